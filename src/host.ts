@@ -1,0 +1,116 @@
+/**
+ * The slice of the DeepSeek Harness host this package reads, as structural
+ * types.
+ *
+ * Why not import the harness's own types: the loader imports this package
+ * with Node's `import()`, and an `@deepseek-ai/*` import from an out-of-tree
+ * package resolves from the package's own `node_modules`, so a second copy of
+ * the harness could appear (PRODUCT.md §2). Everything here mirrors rc.8's
+ * `lib/types/*.d.ts` (`@deepseek-ai/dsh-agent` `Agent` / `AgentRegistry`,
+ * `@deepseek-ai/dsh-session-query` `SessionQueryEngine`,
+ * `@deepseek-ai/dsh-api-session-controller@0.1.2-alpha.2`
+ * `SessionController`), reduced to the members used, every one of them
+ * treated as possibly absent or malformed at run time.
+ *
+ * @module dsh-cross-session/host
+ */
+
+/** A user-role message (`@deepseek-ai/dsh-llm` `UserMessage`). */
+export interface HostUserMessage {
+  readonly id: string
+  readonly role: 'user'
+  readonly content: ReadonlyArray<{ readonly type: 'text', readonly text: string }>
+  readonly source: { readonly kind: 'user' }
+}
+
+/** A live session (`@deepseek-ai/dsh-session` `Session`), as read here. */
+export interface HostSession {
+  readonly id: string
+  readonly header: unknown
+  readonly events: readonly unknown[]
+}
+
+/** A live agent (`@deepseek-ai/dsh-agent` `Agent`), as used here. */
+export interface HostAgent {
+  readonly id: string
+  readonly session: HostSession
+  readonly status: 'idle' | 'running'
+  followup(message: HostUserMessage): void
+  steer(message: HostUserMessage): void
+  whenIdle(): Promise<void>
+}
+
+/** Owned handle of a resumed agent (`AgentHandle`). */
+export interface HostAgentHandle {
+  readonly agent: HostAgent
+  dispose(): Promise<void>
+}
+
+/** `ctx.agents` (`AgentRegistry`). */
+export interface HostAgents {
+  get(id: string): HostAgent | undefined
+  currentInitiator?(): HostAgent | undefined
+  resume(options: { resumeSessionId: string, agentOptions?: Record<string, unknown>, signal?: AbortSignal }): Promise<HostAgentHandle>
+}
+
+/** `ctx.sessionQuery` (`SessionQueryEngine`), the members used. */
+export interface HostSessionQuery {
+  listSessions(signal?: AbortSignal): Promise<unknown[]>
+  readTitleSnapshots(ids: readonly string[], signal?: AbortSignal): Promise<unknown[]>
+  readTitleSnapshot(id: string, signal?: AbortSignal): Promise<unknown>
+  readSurface(id: string): Promise<unknown>
+}
+
+/** `ctx.sessionController` of later harness lines (absent in rc.8). */
+export interface HostSessionController {
+  resolveAgent(sessionId: string): Promise<{ agent: HostAgent } | { error: { code?: string, message?: string } }>
+  prompt(request: { requestId: string, sessionId: string, mode: 'queue' | 'steer', content: ReadonlyArray<{ type: 'text', text: string }> }, signal: AbortSignal): Promise<unknown>
+  inspect?(sessionId: string, signal?: AbortSignal): Promise<{ meta: unknown, events: unknown[] }>
+}
+
+/** `ctx.agentDefaultModel` (deployment default provider/model), if offered. */
+export interface HostDefaultModel {
+  currentSelection(): unknown
+}
+
+/** `ctx.tools` (`ToolRegistry`), the member used. */
+export interface HostTools {
+  register(definition: HostToolDefinition): () => void
+}
+
+/** A raw tool definition as `ctx.tools.register` takes it (seed 000). */
+export interface HostToolDefinition {
+  readonly name: string
+  readonly description: string
+  readonly parameters: unknown
+  readonly output: { readonly schema: unknown, render(args: unknown, value: string): Array<{ type: 'text', text: string }> }
+  execute(args: unknown, exec: HostToolExec): Promise<string>
+  readonly isConcurrencySafe?: (args: unknown) => boolean
+}
+
+/** What the registry passes to `execute` (rc.8 `ToolRunContext`), as read here. */
+export interface HostToolExec {
+  readonly agent?: HostAgent
+  readonly signal?: AbortSignal
+  readonly callId?: string
+}
+
+/** A Cordis logger, the levels used. */
+export interface HostLogger {
+  info(message: string): void
+  warn(message: string): void
+  debug?(message: string): void
+}
+
+/** The Cordis context as this plugin reads it. */
+export interface HostContext {
+  readonly tools: HostTools
+  readonly sessionQuery: HostSessionQuery
+  readonly agents: HostAgents
+  readonly sessionController?: HostSessionController
+  readonly agentDefaultModel?: HostDefaultModel
+  logger(name: string): HostLogger
+  get?(name: string): unknown
+  effect?(execute: () => () => void, label?: string): unknown
+  on?(event: string, listener: (...args: unknown[]) => void): () => void
+}

@@ -1,0 +1,124 @@
+/**
+ * Loop and flood limits of `sessions_send`: causal hop count, per-pair rate,
+ * duplicate suppression, and the ledger that makes a retried tool call
+ * deliver once.
+ *
+ * Source: PRODUCT.md §4 (`rate-limited`, duplicates "within a short window",
+ * `requestId` from the tool call id) and §6 (`maxSendsPerMinute` per
+ * sender→target pair, `maxHops`). All state lives in `lru-cache` instances
+ * with a fixed `max` and a `ttl`, so memory is bounded whatever the number of
+ * peers (PRODUCT.md; issue 5).
+ *
+ * @module dsh-cross-session/limits
+ */
+
+import { createHash } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
+import { parseFrame } from './framing.js'
+import type { LimitVerdict } from './refusals.js'
+
+/** Window of the per-pair rate limit, ms. */
+export const RATE_WINDOW_MS = 60_000
+/** An identical body to the same target within this window is a duplicate, ms. */
+export const DUPLICATE_WINDOW_MS = 120_000
+/** How long a tool call id is remembered for retries, ms. */
+export const CALL_LEDGER_TTL_MS = 30 * 60_000
+/** Most sender→target pairs (and bodies, and call ids) remembered at once. */
+export const MAX_TRACKED_ENTRIES = 4096
+
+/**
+ * Hop of a message this session would send now: one more than the hop of the
+ * framed message that started its current turn, or 1 when a human (or
+ * anything unframed) started it (PRODUCT.md §5; issue 4 §2).
+ * @param latestPromptText - text of the caller's latest user-source prompt.
+ * @returns the outgoing hop and, when framed, the session that relayed to us.
+ */
+export function outgoingHop(latestPromptText: string | undefined): { hop: number, relayedFrom?: string } {
+  const frame = latestPromptText === undefined ? undefined : parseFrame(latestPromptText)
+  if (frame === undefined) return { hop: 1 }
+  return { hop: frame.hop + 1, relayedFrom: frame.fromSessionId }
+}
+
+/** A `(sender, target, body)` key: the body as a digest, so memory stays small. */
+function bodyKey(senderId: string, targetId: string, body: string): string {
+  const digest = createHash('sha256').update(body).digest('base64url')
+  return `${senderId}\u0000${targetId}\u0000${digest}`
+}
+
+function pairKey(senderId: string, targetId: string): string {
+  return `${senderId}\u0000${targetId}`
+}
+
+/** Bounded, per-plugin-instance send state. `now` is injectable for tests. */
+export class SendLimits {
+  private readonly sends = new LRUCache<string, number[]>({ max: MAX_TRACKED_ENTRIES, ttl: RATE_WINDOW_MS })
+  private readonly bodies = new LRUCache<string, number>({ max: MAX_TRACKED_ENTRIES, ttl: DUPLICATE_WINDOW_MS })
+  private readonly calls = new LRUCache<string, string>({ max: MAX_TRACKED_ENTRIES, ttl: CALL_LEDGER_TTL_MS })
+  private readonly now: () => number
+
+  constructor(now: () => number = Date.now) {
+    this.now = now
+  }
+
+  /**
+   * Step 8 of the send order: hop limit first (a relay loop is the costlier
+   * failure), then the pair rate, then duplicates.
+   */
+  check(input: {
+    senderId: string
+    targetId: string
+    body: string
+    latestPromptText: string | undefined
+    maxHops: number
+    maxSendsPerMinute: number
+  }): LimitVerdict {
+    const { hop, relayedFrom } = outgoingHop(input.latestPromptText)
+    if (hop > input.maxHops) {
+      const chain = `${relayedFrom ?? '…'} → ${input.senderId} → ${input.targetId}`
+      return { kind: 'hop-limit', hop, maxHops: input.maxHops, chain }
+    }
+    const now = this.now()
+    const recent = this.recentSends(input.senderId, input.targetId, now)
+    if (recent.length >= input.maxSendsPerMinute) {
+      return {
+        kind: 'pair-rate',
+        count: recent.length,
+        perMinute: input.maxSendsPerMinute,
+        retryInMs: Math.max(0, (recent[0] ?? now) + RATE_WINDOW_MS - now),
+      }
+    }
+    const deliveredAt = this.bodies.get(bodyKey(input.senderId, input.targetId, input.body))
+    if (deliveredAt !== undefined && now - deliveredAt < DUPLICATE_WINDOW_MS) {
+      return { kind: 'duplicate', agoMs: now - deliveredAt }
+    }
+    return { kind: 'ok', hop }
+  }
+
+  /** Count an admitted send against the pair rate and the duplicate window. */
+  recordDelivery(senderId: string, targetId: string, body: string): void {
+    const now = this.now()
+    const key = pairKey(senderId, targetId)
+    this.sends.set(key, [...this.recentSends(senderId, targetId, now), now])
+    this.bodies.set(bodyKey(senderId, targetId, body), now)
+  }
+
+  /** The result text of an earlier call with this id, if it was delivered. */
+  deliveredCall(senderId: string, callId: string): string | undefined {
+    return this.calls.get(pairKey(senderId, callId))
+  }
+
+  /** Remember a delivered call's result text for retries of the same call id. */
+  recordCall(senderId: string, callId: string, resultText: string): void {
+    this.calls.set(pairKey(senderId, callId), resultText)
+  }
+
+  /** Entries held, for the benchmark's memory figures. */
+  size(): { pairs: number, bodies: number, calls: number } {
+    return { pairs: this.sends.size, bodies: this.bodies.size, calls: this.calls.size }
+  }
+
+  private recentSends(senderId: string, targetId: string, now: number): number[] {
+    const times = this.sends.get(pairKey(senderId, targetId)) ?? []
+    return times.filter(time => now - time < RATE_WINDOW_MS)
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The injected interfaces (ports) the three tools depend on.
+ *
+ * The tools never touch the Cordis `ctx`: `src/plugin.ts` builds these ports
+ * from whatever services the host composes (`src/adapters/*`), and unit tests
+ * drive the tools through in-memory fakes of the same shapes (PRODUCT.md §3).
+ * Shapes mirror the rc.8 harness types (`@deepseek-ai/dsh-session`
+ * `SessionHeader`, `@deepseek-ai/dsh-session-query` `SessionRecord` and
+ * `SessionSurfaceSnapshot`) but only the fields this package reads, and every
+ * field read from a backend is treated as possibly malformed.
+ *
+ * @module dsh-cross-session/ports
+ */
+
+/** Durable session header fields this package reads (rc.8 `SessionHeader`). */
+export interface SessionHeaderView {
+  /** Durable session id, e.g. `session-e218…` or a bare UUID for subagents. */
+  readonly id: string
+  /** Creation time, Unix epoch ms. */
+  readonly createdAt: number
+  /** Absolute workspace path the session was created in, if any. */
+  readonly cwd?: string
+  /** The session this one was forked from (subagents carry their owner here). */
+  readonly parentSession?: string
+  /** `'subagent'` for a child created by the subagent tool. */
+  readonly origin?: string
+  /** Agent preset id the session was composed from, if any. */
+  readonly agentPreset?: string
+}
+
+/** One corpus row (rc.8 `SessionRecord`). */
+export interface SessionRecordView {
+  readonly header: SessionHeaderView
+  /** Whether the session is live in this process right now. */
+  readonly live: boolean
+  /** Whether the persistence backend holds it. */
+  readonly persisted: boolean
+}
+
+/**
+ * One current-surface snapshot (rc.8 `SessionSurfaceSnapshot`). `events` are
+ * raw surface events; `src/surface.ts` reads them defensively.
+ */
+export interface SurfaceView {
+  readonly session: SessionHeaderView
+  /** Highest raw-log seq included, or `null` for an empty log. */
+  readonly capturedThroughSeq: number | null
+  readonly events: readonly unknown[]
+}
+
+/**
+ * Read side of the corpus. Backed by `ctx.sessionQuery` plus `ctx.agents.get`
+ * for non-waking liveness. No method may wake a session.
+ */
+export interface SessionQueryPort {
+  /** The whole corpus, newest first (one `sessionQuery.listSessions`). */
+  listSessions(signal: AbortSignal): Promise<SessionRecordView[]>
+  /**
+   * Titles for the given ids in one batch (one `readTitleSnapshots`). Ids
+   * without a title, or whose fold failed, map to `undefined`.
+   */
+  readTitles(sessionIds: readonly string[], signal: AbortSignal): Promise<Map<string, string | undefined>>
+  /**
+   * The current model surface of one session (one `readSurface`), or
+   * `undefined` when no such session exists.
+   */
+  readSurface(sessionId: string, signal: AbortSignal): Promise<SurfaceView | undefined>
+  /**
+   * One session's record without listing the corpus and without waking it,
+   * or `undefined` when no such session exists.
+   */
+  lookup(sessionId: string, signal: AbortSignal): Promise<SessionRecordView | undefined>
+  /** Whether a session is live right now (a non-waking registry lookup). */
+  isLive(sessionId: string): boolean
+}
+
+/** Delivery mode of seed 004: next turn (`queue`) or running turn (`steer`). */
+export type SendMode = 'queue' | 'steer'
+
+/** A target the controller resolved, ready to receive a prompt. */
+export interface ResolvedTarget {
+  readonly sessionId: string
+  /** True when resolving it resumed a cold session. */
+  readonly woke: boolean
+  /** Whether the target was running a turn when resolved. */
+  readonly running: boolean
+  /** Whether admission may go through a path that can wake (allowResume). */
+  readonly mayWake: boolean
+}
+
+/** Outcome of a controller step: done, or refused with the backend's reason. */
+export type ControllerOutcome<T> =
+  | { readonly ok: true, readonly value: T }
+  | { readonly ok: false, readonly reason: string }
+
+/** Where a delivered message landed in the target's durable log. */
+export interface RecordedAt {
+  /** Seq of the first log event that holds the message. */
+  readonly seq: number
+}
+
+/**
+ * Write side: resolve a target and admit one prompt into its inbox. Backed by
+ * `ctx.sessionController` when the host has one, else by an adapter over
+ * `ctx.agents` (rc.8).
+ */
+export interface ControllerPort {
+  /**
+   * Make the target's agent available. With `mayWake: false` this must never
+   * call anything that can resume a session: a target that is not live is
+   * refused with a reason instead.
+   */
+  resolve(sessionId: string, options: { mayWake: boolean, signal: AbortSignal }): Promise<ControllerOutcome<ResolvedTarget>>
+  /**
+   * Admit one user-source prompt. `requestId` is the correlation id; the same
+   * id admitted twice is delivered once.
+   */
+  admit(target: ResolvedTarget, prompt: { requestId: string, mode: SendMode, text: string, signal: AbortSignal }): Promise<ControllerOutcome<{ mode: SendMode, running: boolean }>>
+  /**
+   * Put back to sleep a session that {@link resolve} woke but that did not
+   * take the prompt, so nothing is left woken and abandoned.
+   * @returns what happened to it, in words, for the refusal text.
+   */
+  releaseWoken(target: ResolvedTarget): Promise<string>
+  /**
+   * Wait, at most `timeoutMs`, until the target's durable log holds the
+   * message admitted under `requestId`; `undefined` when the bound passed.
+   */
+  waitRecorded(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal }): Promise<RecordedAt | undefined>
+}
+
+/** The calling session, from `exec.agent` (PRODUCT.md §3). */
+export interface Caller {
+  readonly sessionId: string
+  readonly header: SessionHeaderView
+  /**
+   * Text of the caller's latest user-source prompt (the message that started
+   * its current turn), used to find the causal hop count; `undefined` when
+   * there is none.
+   */
+  latestPromptText(): string | undefined
+}
+
+/** Everything one tool call needs besides its arguments. */
+export interface ToolCallContext {
+  readonly caller: Caller | undefined
+  /** The harness tool call id; `requestId`s derive from it. */
+  readonly callId: string
+  readonly signal: AbortSignal
+}

@@ -1,0 +1,77 @@
+/**
+ * Facts about sessions every tool shares: the one "subagent / not
+ * messageable" predicate, visibility, and defensive reading of backend rows.
+ *
+ * Source: seed 004 (`not-messageable`: "has a parent or `origin: subagent`"),
+ * PRODUCT.md §4 ("One predicate decides … for every tool") and §6
+ * (`visibility: workspace`: same `cwd` as the caller only; others read as not
+ * found).
+ *
+ * @module dsh-cross-session/sessions
+ */
+
+import type { SessionHeaderView, SessionRecordView } from './ports.js'
+import type { Visibility } from './settings.js'
+
+/**
+ * The single predicate for "subagent, not messageable": a header with a
+ * `parentSession` or `origin: 'subagent'`.
+ */
+export function isSubagent(header: SessionHeaderView): boolean {
+  return header.parentSession !== undefined || header.origin === 'subagent'
+}
+
+/** The owning session of a subagent, when the header names one. */
+export function ownerOf(header: SessionHeaderView): string | undefined {
+  return header.parentSession
+}
+
+/**
+ * Whether a session exists for the caller under the visibility setting.
+ * With `workspace`, a session is visible only when both have a `cwd` and the
+ * two are equal (exact string equality, as the harness's own
+ * `tool-session-query` authorises); the caller always sees itself.
+ */
+export function isVisible(target: SessionHeaderView, caller: SessionHeaderView, visibility: Visibility): boolean {
+  if (visibility === 'all' || target.id === caller.id) return true
+  return caller.cwd !== undefined && target.cwd === caller.cwd
+}
+
+/**
+ * Read an untrusted header. Returns `undefined` when the row has no usable
+ * id; optional fields of the wrong type are dropped, a bad `createdAt` reads
+ * as 0 (sorted oldest).
+ */
+export function readHeader(raw: unknown): SessionHeaderView | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined
+  const row = raw as Record<string, unknown>
+  if (typeof row.id !== 'string' || row.id.length === 0) return undefined
+  const createdAt = typeof row.createdAt === 'number' && Number.isFinite(row.createdAt) ? row.createdAt : 0
+  return {
+    id: row.id,
+    createdAt,
+    ...optionalString(row, 'cwd'),
+    ...optionalString(row, 'parentSession'),
+    ...optionalString(row, 'origin'),
+    ...optionalString(row, 'agentPreset'),
+  }
+}
+
+/** Read an untrusted corpus row; `undefined` when it has no usable header. */
+export function readRecord(raw: unknown): SessionRecordView | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined
+  const row = raw as Record<string, unknown>
+  const header = readHeader(row.header)
+  if (header === undefined) return undefined
+  return { header, live: row.live === true, persisted: row.persisted === true }
+}
+
+function optionalString(row: Record<string, unknown>, key: string): Record<string, string> {
+  const value = row[key]
+  return typeof value === 'string' && value.length > 0 ? { [key]: value } : {}
+}
+
+/** `[live|cold, top-level|subagent]` state tag of seed 004's list and read rows. */
+export function stateTag(header: SessionHeaderView, live: boolean): string {
+  return `[${live ? 'live' : 'cold'}, ${isSubagent(header) ? 'subagent' : 'top-level'}]`
+}

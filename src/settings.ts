@@ -1,0 +1,162 @@
+/**
+ * Settings of the `cross-session` namespace, resolved by one pure function.
+ *
+ * Source: PRODUCT.md §6 (keys, defaults, ranges) and seed 004 (`enabled`,
+ * `defaultSendMode`, `allowResume`, `frameMessages`,
+ * `includeInjectedByDefault`, `maxListResults`, `maxReadMessages`,
+ * `maxSendChars`). `recordWaitMs` is this package's addition (PRODUCT.md §4
+ * "Accepted means recorded").
+ *
+ * @module dsh-cross-session/settings
+ */
+
+import type { SendMode } from './ports.js'
+
+/** Who a session may see: every session, or only those sharing its `cwd`. */
+export type Visibility = 'all' | 'workspace'
+
+/** Resolved settings; every field is present and in range. */
+export interface Settings {
+  /** `false` registers no tool at all. */
+  readonly enabled: boolean
+  /** Mode of a `sessions_send` that gives none. */
+  readonly defaultSendMode: SendMode
+  /** Whether a send may wake (resume) a cold session. */
+  readonly allowResume: boolean
+  /** Whether delivered messages carry the cross-session frame (§5). */
+  readonly frameMessages: boolean
+  /** Default of `sessions_read`'s `include_injected`. */
+  readonly includeInjectedByDefault: boolean
+  /** Cap on `sessions_list` rows (1–200). */
+  readonly maxListResults: number
+  /** Cap on `sessions_read` messages (1–100). */
+  readonly maxReadMessages: number
+  /** Cap on characters (code points) per read message (100–20000). */
+  readonly maxMessageChars: number
+  /** Cap on characters (code points) of a sent body (100–40000). */
+  readonly maxSendChars: number
+  /** `workspace`: only sessions with the caller's `cwd` exist for the tools. */
+  readonly visibility: Visibility
+  /** Sends per minute per sender→target pair (1–120). */
+  readonly maxSendsPerMinute: number
+  /** Longest causal relay chain, in hops (1–32). */
+  readonly maxHops: number
+  /** How long a send waits for its message to reach the target's log, ms (0–30000). */
+  readonly recordWaitMs: number
+}
+
+/** Defaults of PRODUCT.md §6. */
+export const DEFAULT_SETTINGS: Settings = Object.freeze({
+  enabled: true,
+  defaultSendMode: 'queue',
+  allowResume: true,
+  frameMessages: true,
+  includeInjectedByDefault: false,
+  maxListResults: 25,
+  maxReadMessages: 12,
+  maxMessageChars: 1200,
+  maxSendChars: 4000,
+  visibility: 'all',
+  maxSendsPerMinute: 6,
+  maxHops: 4,
+  recordWaitMs: 5000,
+})
+
+type Rule =
+  | { readonly kind: 'boolean' }
+  | { readonly kind: 'integer', readonly min: number, readonly max: number }
+  | { readonly kind: 'enum', readonly values: readonly string[] }
+
+const RULES: { readonly [K in keyof Settings]: Rule } = {
+  enabled: { kind: 'boolean' },
+  defaultSendMode: { kind: 'enum', values: ['queue', 'steer'] },
+  allowResume: { kind: 'boolean' },
+  frameMessages: { kind: 'boolean' },
+  includeInjectedByDefault: { kind: 'boolean' },
+  maxListResults: { kind: 'integer', min: 1, max: 200 },
+  maxReadMessages: { kind: 'integer', min: 1, max: 100 },
+  maxMessageChars: { kind: 'integer', min: 100, max: 20000 },
+  maxSendChars: { kind: 'integer', min: 100, max: 40000 },
+  visibility: { kind: 'enum', values: ['all', 'workspace'] },
+  maxSendsPerMinute: { kind: 'integer', min: 1, max: 120 },
+  maxHops: { kind: 'integer', min: 1, max: 32 },
+  recordWaitMs: { kind: 'integer', min: 0, max: 30000 },
+}
+
+/** Setting keys, in table order. */
+export const SETTING_KEYS = Object.keys(RULES) as Array<keyof Settings>
+
+/** Result of {@link resolveSettings}: the settings and one note per change made. */
+export interface ResolvedSettings {
+  readonly settings: Settings
+  /** Human-readable notes, one per value that was not taken as given. */
+  readonly notes: string[]
+}
+
+/**
+ * Resolve settings from an untrusted composition-row `config`.
+ *
+ * Never throws. A missing key takes its default silently; a value of the
+ * wrong type falls back to the default, a number out of range is clamped
+ * (non-integers are rounded), an unknown key is ignored — each of these
+ * leaves a note so the caller can log what it changed.
+ * @param raw - anything (`undefined`, an object, garbage).
+ * @returns the resolved settings and the notes.
+ */
+export function resolveSettings(raw: unknown): ResolvedSettings {
+  const notes: string[] = []
+  const source: Record<string, unknown> = isPlainObject(raw) ? raw : {}
+  if (raw !== undefined && raw !== null && !isPlainObject(raw)) {
+    notes.push(`config is ${describe(raw)}, not an object; using all defaults`)
+  }
+  const out: Record<string, unknown> = {}
+  for (const key of SETTING_KEYS) {
+    const rule = RULES[key]
+    const fallback = DEFAULT_SETTINGS[key]
+    const value = source[key]
+    if (value === undefined) {
+      out[key] = fallback
+      continue
+    }
+    out[key] = resolveOne(key, rule, value, fallback, notes)
+  }
+  for (const key of Object.keys(source)) {
+    if (!(key in RULES)) notes.push(`unknown setting "${key}" ignored`)
+  }
+  return { settings: Object.freeze(out) as unknown as Settings, notes }
+}
+
+function resolveOne(key: string, rule: Rule, value: unknown, fallback: unknown, notes: string[]): unknown {
+  switch (rule.kind) {
+    case 'boolean':
+      if (typeof value === 'boolean') return value
+      notes.push(`${key}: expected true or false, got ${describe(value)}; using ${String(fallback)}`)
+      return fallback
+    case 'enum':
+      if (typeof value === 'string' && rule.values.includes(value)) return value
+      notes.push(`${key}: expected one of ${rule.values.join(' | ')}, got ${describe(value)}; using ${String(fallback)}`)
+      return fallback
+    case 'integer': {
+      if (typeof value !== 'number' || Number.isNaN(value)) {
+        notes.push(`${key}: expected an integer ${rule.min}–${rule.max}, got ${describe(value)}; using ${String(fallback)}`)
+        return fallback
+      }
+      const rounded = Number.isFinite(value) ? Math.round(value) : value
+      const clamped = Math.min(rule.max, Math.max(rule.min, rounded))
+      if (clamped !== value) notes.push(`${key}: ${value} is outside ${rule.min}–${rule.max} or not an integer; using ${clamped}`)
+      return clamped
+    }
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
+  if (typeof value === 'object') return 'an object'
+  return `${typeof value} ${String(value)}`
+}

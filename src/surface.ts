@@ -1,0 +1,166 @@
+/**
+ * From a session's current model surface to the readable messages
+ * `sessions_read` shows: a pure, defensive projection.
+ *
+ * Source: seed 004 `sessions_read` ("What it returns", "What it filters",
+ * provenance labels and the `harness-injected` / `replaced` markers) and
+ * PRODUCT.md §2 (event shapes: a `user/message` event's `data` is the message;
+ * `assistant/message` and `system/message` wrap it as `data.message`; content
+ * blocks `text`, `reasoning`, `tool-call`, …; sources `user`, `plugin`,
+ * `model`, `tool`) and §4 (injected prefixes, incl. `<system-reminder>` that
+ * seed 004 lost to HTML stripping).
+ *
+ * Only text blocks are kept: reasoning, tool calls, tool results and images
+ * are dropped. Malformed events (missing data, non-array content, unknown
+ * shapes) are skipped and counted, never thrown on.
+ *
+ * @module dsh-cross-session/surface
+ */
+
+import { parseFrame } from './framing.js'
+import { oneLine } from './text.js'
+
+/**
+ * Content prefixes that mark harness-injected user-role text (seed 004 "What
+ * it filters"; the first one restored per PRODUCT.md §4).
+ */
+export const INJECTED_PREFIXES = [
+  '<system-reminder>',
+  '[MNEMON]',
+  'MNEMON RUNTIME MEMORY SNAPSHOT',
+  'Current runtime context.',
+] as const
+
+/** One message as `sessions_read` shows it. */
+export interface ReadableMessage {
+  readonly seq: number
+  readonly role: 'user' | 'assistant' | 'system'
+  /** Provenance: `user`, `model:provider/model`, `plugin:name/form`, `peer:<id>`, … */
+  readonly source: string
+  /** Joined text blocks (for a peer message: the frame's body). */
+  readonly text: string
+  /** Harness-injected context (by content prefix, user role only). */
+  readonly injected: boolean
+  /** The event replaced earlier surface nodes (e.g. a compaction summary). */
+  readonly replaced: boolean
+}
+
+/** Result of {@link readableMessages}. */
+export interface Readable {
+  /** Messages in surface (model-history) order, filters applied. */
+  readonly messages: ReadableMessage[]
+  /** Events that looked like messages but could not be read. */
+  readonly malformed: number
+}
+
+/** Options of {@link readableMessages} (seed 004 arguments). */
+export interface ReadableOptions {
+  readonly includeInjected: boolean
+  readonly includeSystem: boolean
+}
+
+/** Whether user-role text is harness-injected context (by prefix). */
+export function isInjectedText(text: string): boolean {
+  const start = text.trimStart()
+  return INJECTED_PREFIXES.some(prefix => start.startsWith(prefix))
+}
+
+/** Provenance label of a message source (seed 004: `user`, `model:p/m`, `plugin:name/form`). */
+export function sourceLabel(source: unknown): string {
+  if (typeof source !== 'object' || source === null) return 'unknown'
+  const value = source as Record<string, unknown>
+  switch (value.kind) {
+    case 'user':
+      return 'user'
+    case 'model':
+      return `model:${labelPart(value.provider)}/${labelPart(value.model)}`
+    case 'plugin':
+      return typeof value.form === 'string' ? `plugin:${labelPart(value.plugin)}/${labelPart(value.form)}` : `plugin:${labelPart(value.plugin)}`
+    case 'tool':
+      return `tool:${labelPart(value.callId)}`
+    default:
+      return typeof value.kind === 'string' ? `other:${labelPart(value.kind)}` : 'unknown'
+  }
+}
+
+function labelPart(value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0) return '?'
+  // Labels sit inside a one-line row header: keep them short and single-line.
+  const line = oneLine(value).replace(/[(),]/g, '_')
+  return line.length > 80 ? `${line.slice(0, 80)}…` : line
+}
+
+/** Joined text of the `text` blocks of a content array, or `undefined` if malformed. */
+export function textOf(content: unknown): string | undefined {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return undefined
+  const parts: string[] = []
+  for (const block of content) {
+    if (typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text') {
+      const text = (block as { text?: unknown }).text
+      if (typeof text === 'string') parts.push(text)
+    }
+  }
+  return parts.join('\n')
+}
+
+interface RawMessage {
+  readonly role: unknown
+  readonly content: unknown
+  readonly source: unknown
+}
+
+/** The message an event carries, per PRODUCT.md §2's two shapes. */
+function messageOf(type: string, data: unknown): RawMessage | undefined {
+  if (typeof data !== 'object' || data === null) return undefined
+  const wrapped = (data as { message?: unknown }).message
+  const message = type === 'user/message' ? data : wrapped
+  if (typeof message !== 'object' || message === null) return undefined
+  return message as RawMessage
+}
+
+const MESSAGE_TYPES = new Set(['user/message', 'assistant/message', 'system/message'])
+
+/**
+ * Project surface events to readable messages.
+ * @param events - raw surface events (untrusted; rc.8 `SurfaceEvent[]`).
+ * @param options - whether injected context and system notices are kept.
+ * @returns readable messages in surface order and the count of malformed ones.
+ */
+export function readableMessages(events: readonly unknown[], options: ReadableOptions): Readable {
+  const messages: ReadableMessage[] = []
+  let malformed = 0
+  for (const raw of events) {
+    if (typeof raw !== 'object' || raw === null) {
+      malformed++
+      continue
+    }
+    const event = raw as { type?: unknown, seq?: unknown, data?: unknown, surfaceOp?: unknown }
+    if (typeof event.type !== 'string' || !MESSAGE_TYPES.has(event.type)) continue
+    const message = messageOf(event.type, event.data)
+    const text = message === undefined ? undefined : textOf(message.content)
+    if (message === undefined || text === undefined || typeof event.seq !== 'number') {
+      malformed++
+      continue
+    }
+    const role = event.type === 'system/message' || message.role === 'system'
+      ? 'system'
+      : event.type === 'assistant/message' ? 'assistant' : 'user'
+    if (role === 'system' && !options.includeSystem) continue
+    if (text.trim().length === 0) continue
+    const injected = role === 'user' && isInjectedText(text)
+    if (injected && !options.includeInjected) continue
+    const frame = role === 'user' ? parseFrame(text) : undefined
+    const replaced = typeof event.surfaceOp === 'object' && event.surfaceOp !== null
+      && (event.surfaceOp as { op?: unknown }).op === 'replace'
+    messages.push({
+      seq: event.seq,
+      role,
+      source: frame === undefined ? sourceLabel(message.source) : `peer:${frame.fromSessionId}, hop ${frame.hop}`,
+      text: frame === undefined ? text : frame.body,
+      injected,
+      replaced,
+    })
+  }
+  return { messages, malformed }
+}

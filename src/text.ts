@@ -1,0 +1,154 @@
+/**
+ * Character counting, visible truncation and display sanitising.
+ *
+ * "Characters" are Unicode code points everywhere in this package (seed 004
+ * caps; PRODUCT.md §4). A cut never splits a surrogate pair or a grapheme
+ * cluster (a combining sequence, an emoji ZWJ sequence, a flag): it moves back
+ * to the start of the cluster that straddles the limit, so a kept prefix is
+ * never longer than the limit.
+ *
+ * @module dsh-cross-session/text
+ */
+
+const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' })
+
+/** Context (UTF-16 units) examined on each side of a cut to find its cluster. */
+const CLUSTER_WINDOW = 256
+
+/** Number of code points in `text` (a lone surrogate counts as one). */
+export function countChars(text: string): number {
+  let count = 0
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i)
+    // A high surrogate followed by a low one is one code point.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) i++
+    }
+    count++
+  }
+  return count
+}
+
+/** UTF-16 index just after the first `chars` code points (or `text.length`). */
+function indexAfterChars(text: string, chars: number): number {
+  let index = 0
+  for (let seen = 0; seen < chars && index < text.length; seen++) {
+    const unit = text.charCodeAt(index)
+    if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length) {
+      const next = text.charCodeAt(index + 1)
+      index += next >= 0xdc00 && next <= 0xdfff ? 2 : 1
+    } else {
+      index += 1
+    }
+  }
+  return index
+}
+
+/** Move `index` back to the start of the grapheme cluster that contains it. */
+function clusterStart(text: string, index: number): number {
+  if (index <= 0 || index >= text.length) return index
+  // Segment only a window around the cut: a 10 MB body is not segmented whole.
+  const from = Math.max(0, index - CLUSTER_WINDOW)
+  const window = text.slice(from, Math.min(text.length, index + CLUSTER_WINDOW))
+  const segment = graphemes.segment(window).containing(index - from)
+  return segment === undefined ? index : from + segment.index
+}
+
+/** Result of {@link truncateChars}. */
+export interface Truncated {
+  /** The kept prefix (never more than `maxChars` code points). */
+  readonly text: string
+  /** Total code points of the input. */
+  readonly totalChars: number
+  /** Code points cut off (0 when nothing was cut). */
+  readonly omittedChars: number
+}
+
+/**
+ * Keep at most `maxChars` code points of `text`, cutting at a grapheme
+ * cluster boundary.
+ * @param text - any string (may hold lone surrogates).
+ * @param maxChars - limit in code points, >= 0.
+ * @returns the prefix and how much was cut.
+ */
+export function truncateChars(text: string, maxChars: number): Truncated {
+  const totalChars = countChars(text)
+  if (totalChars <= maxChars) return { text, totalChars, omittedChars: 0 }
+  const cut = clusterStart(text, indexAfterChars(text, maxChars))
+  const kept = text.slice(0, cut)
+  return { text: kept, totalChars, omittedChars: totalChars - countChars(kept) }
+}
+
+/**
+ * Truncate for display: the kept prefix followed by the seed's visible marker
+ * `…[truncated N chars]` when anything was cut (seed 004 "Truncation is
+ * visible").
+ */
+export function truncateVisibly(text: string, maxChars: number): string {
+  const result = truncateChars(text, maxChars)
+  return result.omittedChars === 0 ? result.text : `${result.text}…[truncated ${result.omittedChars} chars]`
+}
+
+// C0 controls except tab and newline, DEL and C1 controls.
+const CONTROL_CHARS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g
+
+/**
+ * Make backend text safe to show a model: lone surrogates and control
+ * characters (other than tab and newline) become U+FFFD, CRLF becomes LF.
+ */
+export function sanitizeForDisplay(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(CONTROL_CHARS, '\uFFFD').toWellFormed()
+}
+
+/**
+ * Force a value onto one line: line breaks and runs of white space become one
+ * space, control characters and lone surrogates are replaced, ends trimmed.
+ */
+export function oneLine(text: string): string {
+  return sanitizeForDisplay(text).replace(/[\s\u2028\u2029\u0085]+/gu, ' ').trim()
+}
+
+/** Result of {@link findForbiddenChar}: where and what. */
+export interface ForbiddenChar {
+  /** 1-based code point position. */
+  readonly position: number
+  /** `U+XXXX` name of the character. */
+  readonly codePoint: string
+  readonly kind: 'control character' | 'unpaired surrogate'
+}
+
+/**
+ * First character that must not be delivered in a message body: a control
+ * character other than tab, newline and carriage return, or an unpaired
+ * surrogate. `undefined` when the text is clean.
+ */
+export function findForbiddenChar(text: string): ForbiddenChar | undefined {
+  let position = 0
+  for (let i = 0; i < text.length; i++) {
+    position++
+    const unit = text.charCodeAt(i)
+    if (unit >= 0xd800 && unit <= 0xdfff) {
+      const next = text.charCodeAt(i + 1)
+      if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        i++
+        continue
+      }
+      return { position, codePoint: codePointName(unit), kind: 'unpaired surrogate' }
+    }
+    if ((unit < 0x20 && unit !== 0x09 && unit !== 0x0a && unit !== 0x0d) || (unit >= 0x7f && unit <= 0x9f)) {
+      return { position, codePoint: codePointName(unit), kind: 'control character' }
+    }
+  }
+  return undefined
+}
+
+function codePointName(unit: number): string {
+  return `U+${unit.toString(16).toUpperCase().padStart(4, '0')}`
+}
+
+/** Clip a one-line value to `maxChars` code points, marking the cut with `…`. */
+export function clipLine(text: string, maxChars: number): string {
+  const result = truncateChars(text, maxChars)
+  return result.omittedChars === 0 ? result.text : `${result.text}…`
+}

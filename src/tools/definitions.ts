@@ -1,0 +1,87 @@
+/**
+ * The three raw tool definitions as `ctx.tools.register` takes them (seed 000
+ * ToolRegistry API; rc.8 raw definition: `name`, `description`, `parameters`,
+ * `output: {schema, render}`, `execute(args, exec)`; raw tools validate their
+ * own arguments).
+ *
+ * Names are stable (seed 004: "sessions and transcripts may cite them").
+ * Every result is one plain-text block. `execute` has a last safety net: an
+ * unexpected throw becomes a readable `rejected` line and the full error goes
+ * to the log, never to the model.
+ *
+ * @module dsh-cross-session/tools/definitions
+ */
+
+import { nanoid } from 'nanoid'
+import { safeReason, fullError } from '../boundary.js'
+import type { HostToolDefinition, HostToolExec } from '../host.js'
+import type { Caller, ToolCallContext } from '../ports.js'
+import { refusals, renderRefusal } from '../refusals.js'
+import { SessionsListArgs, SessionsReadArgs, SessionsSendArgs } from '../schemas.js'
+import { sessionsList } from './sessions-list.js'
+import { sessionsRead } from './sessions-read.js'
+import { sessionsSend } from './sessions-send.js'
+import type { ToolDeps } from './shared.js'
+
+/** Model-facing descriptions (kept short: they ride every request). */
+export const TOOL_DESCRIPTIONS = {
+  sessions_list: 'List peer dsh sessions, newest first, you last.',
+  sessions_read: 'Read recent text messages of another session. Never wakes it.',
+  sessions_send: 'Message a top-level peer session\'s inbox. Replies come later: use sessions_read.',
+} as const
+
+type ToolName = keyof typeof TOOL_DESCRIPTIONS
+type Executor = (args: unknown, call: ToolCallContext, deps: ToolDeps) => Promise<string>
+
+const EXECUTORS: Record<ToolName, Executor> = {
+  sessions_list: sessionsList,
+  sessions_read: sessionsRead,
+  sessions_send: sessionsSend,
+}
+
+/** JSON Schema exactly as sent to the model: TypeBox's object, plain JSON. */
+export function parametersOf(name: ToolName): Record<string, unknown> {
+  const schema = { sessions_list: SessionsListArgs, sessions_read: SessionsReadArgs, sessions_send: SessionsSendArgs }[name]
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>
+}
+
+const TEXT_OUTPUT = {
+  schema: { type: 'string' },
+  render: (_args: unknown, value: string) => [{ type: 'text' as const, text: value }],
+}
+
+const NEVER_ABORTED = new AbortController().signal
+
+/**
+ * Build the three definitions.
+ * @param deps - ports, settings, limits, log.
+ * @param callerOf - the calling session of one execution (from `exec.agent`,
+ *   else the host's current initiator), or `undefined`.
+ */
+export function toolDefinitions(deps: ToolDeps, callerOf: (exec: HostToolExec) => Caller | undefined): HostToolDefinition[] {
+  return (Object.keys(EXECUTORS) as ToolName[]).map(name => ({
+    name,
+    description: TOOL_DESCRIPTIONS[name],
+    parameters: parametersOf(name),
+    output: TEXT_OUTPUT,
+    // Reads may run beside sibling calls; a send is exclusive (order matters).
+    isConcurrencySafe: () => name !== 'sessions_send',
+    async execute(args: unknown, exec: HostToolExec): Promise<string> {
+      try {
+        const call: ToolCallContext = {
+          caller: callerOf(exec ?? {}),
+          callId: typeof exec?.callId === 'string' && exec.callId.length > 0 ? exec.callId : `local-${nanoid()}`,
+          signal: exec?.signal ?? NEVER_ABORTED,
+        }
+        return await EXECUTORS[name](args, call, deps)
+      } catch (error: unknown) {
+        deps.log(`${name} failed unexpectedly: ${fullError(error)}`)
+        // A send that failed unexpectedly may have got past admission: do not claim it did not.
+        const consequence = name === 'sessions_send'
+          ? 'Whether the message was delivered is unknown; check with sessions_read before sending it again.'
+          : name === 'sessions_read' ? 'Nothing was read.' : 'Nothing was listed.'
+        return renderRefusal(refusals.backend(`running ${name}`, safeReason(error), name), consequence)
+      }
+    },
+  }))
+}

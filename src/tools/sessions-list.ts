@@ -1,0 +1,147 @@
+/**
+ * `sessions_list`: discover peer sessions.
+ *
+ * Source: seed 004 `sessions_list` (arguments, output, ordering, one batched
+ * title fold, local filtering that never uses `searchSessions()`) and
+ * PRODUCT.md §4 (filter order scope → live_only → query; Unicode-aware
+ * case-insensitive matching; caller last and peers fill the limit; titles
+ * folded only for shown rows when there is no query; a capped limit is said).
+ *
+ * Backend calls per call: exactly one `listSessions`, and at most one
+ * `readTitles` (none when no row is shown).
+ *
+ * @module dsh-cross-session/tools/sessions-list
+ */
+
+import { callBackend, renderCancelled } from '../boundary.js'
+import type { SessionRecordView, ToolCallContext } from '../ports.js'
+import { refusals, renderRefusal } from '../refusals.js'
+import { SessionsListArgs, validateArguments } from '../schemas.js'
+import { isSubagent, isVisible, ownerOf, readRecord, stateTag } from '../sessions.js'
+import { displayId, displayTitle, metadataSuffix, type ToolDeps } from './shared.js'
+
+const TOOL = 'sessions_list'
+const NOTHING = 'Nothing was listed.'
+
+/**
+ * Fold a string for case-insensitive, Unicode-aware matching: NFKC, then
+ * upper- and lower-casing (so `ß` matches `SS` and `Ｆｕｌｌ` matches `full`).
+ */
+export function foldForMatch(text: string): string {
+  return text.normalize('NFKC').toUpperCase().toLowerCase()
+}
+
+/** Scope filter of seed 004 (`top-level` default). */
+export function inScope(record: SessionRecordView, scope: 'top-level' | 'subagents' | 'all'): boolean {
+  if (scope === 'all') return true
+  return scope === 'subagents' ? isSubagent(record.header) : !isSubagent(record.header)
+}
+
+/** Whether a row matches a folded query by id, workspace or preset (no title needed). */
+export function matchesMetadata(record: SessionRecordView, foldedQuery: string): boolean {
+  const { id, cwd, agentPreset } = record.header
+  return [id, cwd, agentPreset].some(value => value !== undefined && foldForMatch(value).includes(foldedQuery))
+}
+
+/**
+ * Order rows newest first by creation time, the caller's own row last, and
+ * fill `limit` with peers first (seed 004 "Ordering"; PRODUCT.md §4).
+ * @returns the rows to show, in order.
+ */
+export function orderRows(rows: readonly SessionRecordView[], callerId: string, limit: number): SessionRecordView[] {
+  const sorted = [...rows].sort((a, b) => b.header.createdAt - a.header.createdAt)
+  const peers = sorted.filter(row => row.header.id !== callerId).slice(0, limit)
+  const self = sorted.find(row => row.header.id === callerId)
+  return self !== undefined && peers.length < limit ? [...peers, self] : peers
+}
+
+/**
+ * Execute one `sessions_list` call. Never throws.
+ * @param rawArgs - arguments as the harness passed them (validated here).
+ * @param call - caller, call id and abort signal.
+ * @param deps - ports and settings.
+ * @returns the plain-text tool result (rows and footer, a refusal, or a cancellation).
+ */
+export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps: ToolDeps): Promise<string> {
+  const parsed = validateArguments(SessionsListArgs, rawArgs)
+  if (!parsed.ok) return renderRefusal(refusals.invalidArguments(parsed.problem, TOOL), NOTHING)
+  const caller = call.caller
+  if (caller === undefined) return renderRefusal(refusals.noCaller(), NOTHING)
+  const args = parsed.value
+  const { settings } = deps
+  const limit = Math.min(args.limit ?? settings.maxListResults, settings.maxListResults)
+  const scope = args.scope ?? 'top-level'
+  const query = foldForMatch((args.query ?? '').trim())
+
+  const listed = await callBackend('listing sessions', call.signal, () => deps.sessions.listSessions(call.signal), deps.log)
+  if (!listed.ok) {
+    return listed.cancelled
+      ? renderCancelled(TOOL, listed.step, NOTHING)
+      : renderRefusal(refusals.backend(listed.step, listed.reason, TOOL), NOTHING)
+  }
+  let malformed = 0
+  const candidates: SessionRecordView[] = []
+  for (const raw of Array.isArray(listed.value) ? listed.value : []) {
+    const record = readRecord(raw)
+    if (record === undefined) {
+      malformed++
+      continue
+    }
+    if (!isVisible(record.header, caller.header, settings.visibility)) continue
+    if (!inScope(record, scope)) continue
+    if (args.live_only === true && !record.live) continue
+    candidates.push(record)
+  }
+
+  // With a query, titles decide matches: fold them for every candidate, once.
+  // Without one, fold only the rows that will be shown.
+  let titles = new Map<string, string | undefined>()
+  let titlesFailed: string | undefined
+  const readTitles = async (ids: string[]): Promise<string | undefined> => {
+    if (ids.length === 0) return undefined
+    const result = await callBackend('reading titles', call.signal, () => deps.sessions.readTitles(ids, call.signal), deps.log)
+    if (result.ok) {
+      titles = result.value
+      return undefined
+    }
+    return result.cancelled ? 'cancelled' : result.reason
+  }
+
+  let matched = candidates
+  if (query.length > 0) {
+    titlesFailed = await readTitles(candidates.map(row => row.header.id))
+    if (titlesFailed === 'cancelled') return renderCancelled(TOOL, 'reading titles', NOTHING)
+    matched = candidates.filter(row => matchesMetadata(row, query) || foldForMatch(titles.get(row.header.id) ?? '').includes(query))
+  }
+  const shown = orderRows(matched, caller.sessionId, limit)
+  if (query.length === 0) {
+    titlesFailed = await readTitles(shown.map(row => row.header.id))
+    if (titlesFailed === 'cancelled') return renderCancelled(TOOL, 'reading titles', NOTHING)
+  }
+
+  const lines: string[] = []
+  for (const row of shown) {
+    let line = `- ${displayId(row.header.id)} ${stateTag(row.header, row.live)}${metadataSuffix(row.header)}`
+    if (isSubagent(row.header)) {
+      const owner = ownerOf(row.header)
+      line += owner === undefined ? ' | not messageable' : ` | not messageable (owner ${displayId(owner)})`
+    }
+    if (row.header.id === caller.sessionId) line += ' | this session'
+    lines.push(line, `  ${titlesFailed === undefined ? displayTitle(titles.get(row.header.id)) : '(title unavailable)'}`)
+  }
+  lines.push(`${shown.length} of ${matched.length} considered sessions`)
+  if (args.limit !== undefined && args.limit > settings.maxListResults) {
+    lines.push(`limit ${args.limit} was capped to maxListResults (${settings.maxListResults}).`)
+  }
+  if (shown.length === 0) {
+    lines.push(query.length > 0
+      ? `No session matched query ${JSON.stringify(args.query?.trim())}; try a shorter query, scope "all", or no query.`
+      : 'No session matched; try scope "all" or live_only false.')
+  }
+  if (titlesFailed !== undefined) {
+    lines.push(`Titles could not be read (${titlesFailed})${query.length > 0 ? '; the query matched id, cwd and preset only' : ''}.`)
+  }
+  if (malformed > 0) lines.push(`${malformed} malformed session records were skipped.`)
+  lines.push('Top-level sessions are messageable with sessions_send; subagent sessions are not.')
+  return lines.join('\n')
+}

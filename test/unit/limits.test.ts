@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest'
+import { buildFrame } from '../../src/framing.js'
+import { DUPLICATE_WINDOW_MS, MAX_TRACKED_ENTRIES, outgoingHop, RATE_WINDOW_MS, SendLimits } from '../../src/limits.js'
+
+const input = { senderId: 'a', targetId: 'b', body: 'hi', latestPromptText: undefined, maxHops: 4, maxSendsPerMinute: 3 }
+
+describe('outgoingHop', () => {
+  it('starts at hop 1 after a human-typed prompt', () => {
+    expect(outgoingHop(undefined)).toEqual({ hop: 1 })
+    expect(outgoingHop('please ask session-b')).toEqual({ hop: 1 })
+  })
+
+  it('is one more than the hop of the framed message that started the turn', () => {
+    const framed = buildFrame({ fromSessionId: 'session-x', fromTitle: 't', mode: 'queue', hop: 3, body: 'relay this' }).text
+    expect(outgoingHop(framed)).toEqual({ hop: 4, relayedFrom: 'session-x' })
+  })
+})
+
+describe('SendLimits', () => {
+  it('refuses past the hop limit and names the chain', () => {
+    const limits = new SendLimits(() => 0)
+    const framed = buildFrame({ fromSessionId: 'session-x', fromTitle: 't', mode: 'queue', hop: 4, body: 'b' }).text
+    expect(limits.check({ ...input, latestPromptText: framed })).toEqual({ kind: 'hop-limit', hop: 5, maxHops: 4, chain: 'session-x → a → b' })
+  })
+
+  it('limits sends per sender→target pair per minute, and frees the slot after the window', () => {
+    let now = 1_000_000
+    const limits = new SendLimits(() => now)
+    for (let index = 0; index < 3; index++) {
+      expect(limits.check({ ...input, body: `m${index}` }).kind).toBe('ok')
+      limits.recordDelivery('a', 'b', `m${index}`)
+      now += 1000
+    }
+    expect(limits.check({ ...input, body: 'm3' })).toMatchObject({ kind: 'pair-rate', count: 3, perMinute: 3, retryInMs: RATE_WINDOW_MS - 3000 })
+    // Another pair is not affected.
+    expect(limits.check({ ...input, targetId: 'c', body: 'm3' }).kind).toBe('ok')
+    now += RATE_WINDOW_MS
+    expect(limits.check({ ...input, body: 'm3' }).kind).toBe('ok')
+  })
+
+  it('refuses the same body to the same target within the duplicate window', () => {
+    let now = 0
+    const limits = new SendLimits(() => now)
+    limits.recordDelivery('a', 'b', 'same')
+    now += 5000
+    expect(limits.check({ ...input, body: 'same', maxSendsPerMinute: 100 })).toEqual({ kind: 'duplicate', agoMs: 5000 })
+    expect(limits.check({ ...input, targetId: 'c', body: 'same' }).kind).toBe('ok')
+    now += DUPLICATE_WINDOW_MS
+    expect(limits.check({ ...input, body: 'same', maxSendsPerMinute: 100 }).kind).toBe('ok')
+  })
+
+  it('remembers delivered call ids for retries', () => {
+    const limits = new SendLimits()
+    expect(limits.deliveredCall('a', 'call-1')).toBeUndefined()
+    limits.recordCall('a', 'call-1', 'accepted …')
+    expect(limits.deliveredCall('a', 'call-1')).toBe('accepted …')
+    expect(limits.deliveredCall('b', 'call-1')).toBeUndefined()
+  })
+
+  it('keeps memory bounded whatever the number of peers', () => {
+    const limits = new SendLimits()
+    for (let index = 0; index < MAX_TRACKED_ENTRIES * 3; index++) {
+      limits.recordDelivery('a', `peer-${index}`, 'x')
+      limits.recordCall('a', `call-${index}`, 'ok')
+    }
+    const size = limits.size()
+    expect(size.pairs).toBeLessThanOrEqual(MAX_TRACKED_ENTRIES)
+    expect(size.bodies).toBeLessThanOrEqual(MAX_TRACKED_ENTRIES)
+    expect(size.calls).toBeLessThanOrEqual(MAX_TRACKED_ENTRIES)
+  })
+})

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest'
+import { decideSend, renderRefusal, refusals, type LimitVerdict, type SendFacts, type TargetFact } from '../../src/refusals.js'
+
+const live: TargetFact = { kind: 'present', header: { id: 'session-b', createdAt: 2 }, live: true }
+const cold: TargetFact = { kind: 'present', header: { id: 'session-b', createdAt: 2 }, live: false }
+const subagent: TargetFact = { kind: 'present', header: { id: 'child-1', createdAt: 3, parentSession: 'session-owner', origin: 'subagent' }, live: false }
+const absent: TargetFact = { kind: 'absent' }
+const ok: LimitVerdict = { kind: 'ok', hop: 1 }
+
+const good: SendFacts = { callerId: 'session-a', targetId: 'session-b', body: 'hi', allowResume: true, target: live, limits: ok }
+
+/** Each row breaks one or more rules; the first rule in PRODUCT.md §4 order must win. */
+const table: Array<[string, Partial<SendFacts>, string]> = [
+  ['bad arguments beat everything', { argumentProblem: 'x', callerId: undefined, body: '', target: absent }, 'invalid-arguments'],
+  ['no caller beats empty body', { callerId: undefined, body: '  ', target: absent }, 'rejected'],
+  ['empty body beats self-target', { body: ' \n\t ', targetId: 'session-a' }, 'empty-body'],
+  ['self-target beats not-found', { targetId: 'session-a', target: absent }, 'self-target'],
+  ['not-found beats everything after it', { target: absent, allowResume: false, limits: { kind: 'hop-limit', hop: 9, maxHops: 4, chain: 'x' } }, 'not-found'],
+  ['not-messageable beats resume-disabled', { target: subagent, allowResume: false }, 'not-messageable'],
+  ['not-messageable beats limits', { target: subagent, limits: { kind: 'pair-rate', count: 9, perMinute: 6, retryInMs: 1 } }, 'not-messageable'],
+  ['resume-disabled beats limits', { target: cold, allowResume: false, limits: { kind: 'duplicate', agoMs: 5 } }, 'resume-disabled'],
+  ['hop limit', { limits: { kind: 'hop-limit', hop: 5, maxHops: 4, chain: 'a → b → c' } }, 'rate-limited'],
+  ['pair rate', { limits: { kind: 'pair-rate', count: 6, perMinute: 6, retryInMs: 30_000 } }, 'rate-limited'],
+  ['duplicate', { limits: { kind: 'duplicate', agoMs: 4000 } }, 'rate-limited'],
+]
+
+describe('decideSend: fixed order of checks', () => {
+  it.each(table)('%s', (_label, change, code) => {
+    const decision = decideSend({ ...good, ...change })
+    expect(decision.kind).toBe('refuse')
+    if (decision.kind === 'refuse') expect(decision.refusal.code).toBe(code)
+  })
+
+  it('goes when every check passes, for a live target or a cold one with waking allowed', () => {
+    expect(decideSend(good)).toEqual({ kind: 'go', hop: 1, targetLive: true })
+    expect(decideSend({ ...good, target: cold })).toEqual({ kind: 'go', hop: 1, targetLive: false })
+  })
+
+  it('asks for the target only after arguments, caller, body and self checks pass', () => {
+    const { target: _target, limits: _limits, ...facts } = good
+    expect(decideSend(facts)).toEqual({ kind: 'need', fact: 'target' })
+    expect(decideSend({ ...facts, body: '' }).kind).toBe('refuse')
+    expect(decideSend({ ...facts, targetId: 'session-a' }).kind).toBe('refuse')
+  })
+
+  it('asks for limits only once the target is known, top-level and reachable', () => {
+    const { limits: _limits, ...facts } = good
+    expect(decideSend(facts)).toEqual({ kind: 'need', fact: 'limits' })
+    expect(decideSend({ ...facts, target: subagent }).kind).toBe('refuse')
+    expect(decideSend({ ...facts, target: cold, allowResume: false }).kind).toBe('refuse')
+  })
+
+  // Seed guarantee 1: resume-disabled is decided before anything resolves the
+  // target — "go" (the only path to resolve) is never reached for a cold target
+  // with waking off, whatever the other facts.
+  it('never says go for a cold target when waking is off', () => {
+    for (const limits of [ok, undefined]) {
+      const decision = decideSend({ ...good, target: cold, allowResume: false, ...(limits === undefined ? {} : { limits }) })
+      expect(decision).toMatchObject({ kind: 'refuse', refusal: { code: 'resume-disabled' } })
+    }
+  })
+
+  // Seed guarantee 2: not-messageable is decided right after the non-waking
+  // lookup, before liveness, limits or resolution; the refusal names the owner.
+  it('refuses a subagent before asking for anything else, naming its owner', () => {
+    const { limits: _limits, ...facts } = good
+    const decision = decideSend({ ...facts, target: subagent, allowResume: false })
+    expect(decision.kind).toBe('refuse')
+    if (decision.kind === 'refuse') {
+      expect(decision.refusal.code).toBe('not-messageable')
+      expect(decision.refusal.cause).toContain('owned by session-owner')
+    }
+  })
+})
+
+describe('refusal texts', () => {
+  const all = [
+    refusals.invalidArguments('argument "x" is wrong', 'sessions_send'),
+    refusals.noCaller(),
+    refusals.notFound('session-zzz'),
+    refusals.notMessageable('child-1', 'session-owner'),
+    refusals.notMessageable('child-2', undefined),
+    refusals.resumeDisabled('session-b'),
+    refusals.emptyBody(),
+    refusals.selfTarget('session-a'),
+    refusals.hopLimit(5, 4, 'a → b → c'),
+    refusals.pairRate('session-b', 6, 6, 12_000),
+    refusals.duplicate('session-b', 3000),
+    refusals.rejected('session/agent-busy: busy', 'admitting the message'),
+  ]
+  it.each(all.map(refusal => [refusal.code, refusal] as const))('%s says what happened and what to do next', (code, refusal) => {
+    const text = renderRefusal(refusal, 'Nothing was delivered.')
+    expect(text.startsWith(`refused: ${code} | `)).toBe(true)
+    expect(text).toContain('Nothing was delivered.')
+    expect(refusal.next.length).toBeGreaterThan(10)
+    expect(text.split('\n')).toHaveLength(2)
+  })
+
+  it('uses the seed\'s "what the model should do" wording', () => {
+    expect(refusals.notFound('x').next).toContain('Re-run sessions_list')
+    expect(refusals.notMessageable('x', 'o').next).toContain('owned by another agent')
+    expect(refusals.resumeDisabled('x').next).toContain('left untouched')
+    expect(refusals.emptyBody().next).toContain('Supply a body')
+    expect(refusals.hopLimit(5, 4, 'c').next).toContain('report to your user')
+  })
+
+  it('clips a huge id in not-found', () => {
+    expect(refusals.notFound('x'.repeat(100_000)).cause.length).toBeLessThan(200)
+  })
+})

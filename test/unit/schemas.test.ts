@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest'
+import { SessionsListArgs, SessionsReadArgs, SessionsSendArgs, validateArguments } from '../../src/schemas.js'
+import { parametersOf, TOOL_DESCRIPTIONS } from '../../src/tools/definitions.js'
+
+describe('tool schemas', () => {
+  it('declare exactly the arguments of seed 004 and refuse unknown ones', () => {
+    expect(Object.keys(parametersOf('sessions_list').properties as object)).toEqual(['query', 'scope', 'live_only', 'limit'])
+    expect(Object.keys(parametersOf('sessions_read').properties as object)).toEqual(['session_id', 'max_messages', 'include_injected', 'include_system'])
+    expect(Object.keys(parametersOf('sessions_send').properties as object)).toEqual(['session_id', 'message', 'mode'])
+    expect(parametersOf('sessions_read').required).toEqual(['session_id'])
+    expect(parametersOf('sessions_send').required).toEqual(['session_id', 'message'])
+    for (const name of ['sessions_list', 'sessions_read', 'sessions_send'] as const) {
+      expect(parametersOf(name).additionalProperties).toBe(false)
+    }
+  })
+
+  it('together stay at or under 1,200 bytes as the model receives them', () => {
+    const catalog = (['sessions_list', 'sessions_read', 'sessions_send'] as const).map(name => ({
+      type: 'function', function: { name, description: TOOL_DESCRIPTIONS[name], parameters: parametersOf(name) },
+    }))
+    const bytes = Buffer.byteLength(JSON.stringify(catalog.map(tool => tool.function)))
+    expect(bytes).toBeLessThanOrEqual(1200)
+  })
+})
+
+describe('validateArguments', () => {
+  const cases: Array<[string, unknown, unknown, string]> = [
+    ['wrong type', SessionsListArgs, { query: 3 }, 'argument "query" got the number 3; it accepts a string'],
+    ['out of range', SessionsListArgs, { limit: 0 }, 'argument "limit" got the number 0; it accepts an integer from 1 to 200'],
+    ['non-integer', SessionsReadArgs, { session_id: 'a', max_messages: 2.5 }, 'argument "max_messages" got the number 2.5; it accepts an integer from 1 to 100'],
+    ['bad enum', SessionsSendArgs, { session_id: 'a', message: 'b', mode: 'shout' }, 'argument "mode" got the string "shout"; it accepts one of "queue", "steer"'],
+    ['bad scope', SessionsListArgs, { scope: 'mine' }, 'argument "scope" got the string "mine"; it accepts one of "top-level", "subagents", "all"'],
+    ['unknown argument', SessionsSendArgs, { session_id: 'a', message: 'b', priority: 'high' }, 'unknown argument "priority"; accepted arguments: session_id, message, mode'],
+    ['missing required', SessionsSendArgs, { message: 'b' }, 'argument "session_id" is required: a non-empty string'],
+    ['boolean as string', SessionsReadArgs, { session_id: 'a', include_system: 'true' }, 'argument "include_system" got the string "true"; it accepts true or false'],
+    ['not an object', SessionsListArgs, [1], 'arguments must be a JSON object, got an array of 1; accepted arguments: query, scope, live_only, limit'],
+    ['empty id', SessionsReadArgs, { session_id: '' }, 'argument "session_id" got the string ""; it accepts a non-empty string'],
+  ]
+  it.each(cases)('refuses %s with one readable line', (_label, schema, args, problem) => {
+    const result = validateArguments(schema as typeof SessionsListArgs, args)
+    expect(result).toEqual({ ok: false, problem })
+    if (!result.ok) expect(result.problem).not.toContain('\n')
+  })
+
+  it('accepts valid arguments unchanged (no silent defaults)', () => {
+    expect(validateArguments(SessionsListArgs, {})).toEqual({ ok: true, value: {} })
+    expect(validateArguments(SessionsSendArgs, { session_id: 'a', message: 'b', mode: 'steer' })).toEqual({ ok: true, value: { session_id: 'a', message: 'b', mode: 'steer' } })
+  })
+})

@@ -1,0 +1,31 @@
+import { defineConfig } from 'vitest/config'
+
+/**
+ * Two projects, one command (`npm test`):
+ * - unit: pure functions and the tools over in-memory fakes of the ports;
+ * - e2e: the built plugin mounted in the real published harness
+ *   (@deepseek-ai/dsh@0.1.0-rc.8, installed in e2e/) against a scripted
+ *   local model on 127.0.0.1. Each file boots real harness processes, so
+ *   files run one at a time with generous per-test timeouts.
+ */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 240_000,
+          hookTimeout: 240_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+})
