@@ -44,7 +44,7 @@ export function extraArgumentProblem(sessionId: string, message: string): string
   }
   const forbidden = findForbiddenChar(message)
   if (forbidden !== undefined) {
-    return `argument "message" contains a ${forbidden.kind} (${forbidden.codePoint}) at character ${forbidden.position}; remove it (tab and newline are fine)`
+    return `argument "message" contains ${forbidden.kind === 'control character' ? 'a' : 'an'} ${forbidden.kind} (${forbidden.codePoint}) at character ${forbidden.position}; remove it (tab and newline are fine)`
   }
   return undefined
 }

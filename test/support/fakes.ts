@@ -147,7 +147,11 @@ export class FakeController implements ControllerPort {
   /** Whether messages are recorded in the target's log on admission. */
   recordOnAdmit = true
 
-  constructor(private readonly corpus: FakeSessionQuery) {}
+  private readonly corpus: FakeSessionQuery
+
+  constructor(corpus: FakeSessionQuery) {
+    this.corpus = corpus
+  }
 
   private count(method: string): void {
     this.calls[method] = (this.calls[method] ?? 0) + 1
@@ -255,7 +259,7 @@ export function makeWorld(settings: Partial<Settings> = {}, now?: () => number):
 }
 
 /** A top-level session with sensible defaults. */
-export function session(id: string, createdAt: number, overrides: Partial<FakeSession> & { header?: Partial<SessionHeaderView> } = {}): FakeSession {
+export function session(id: string, createdAt: number, overrides: Partial<Omit<FakeSession, 'header'>> & { header?: Partial<SessionHeaderView> } = {}): FakeSession {
   const { header, ...rest } = overrides
   return {
     live: false,

@@ -1,0 +1,163 @@
+/**
+ * Hostile and broken input (issue 4 §6): every case yields a readable refusal
+ * or a correct partial render — never a throw, never a stack trace, never a
+ * woken-then-abandoned session.
+ */
+import { describe, expect, it } from 'vitest'
+import { sessionsList } from '../../src/tools/sessions-list.js'
+import { sessionsRead } from '../../src/tools/sessions-read.js'
+import { sessionsSend } from '../../src/tools/sessions-send.js'
+import { makeWorld, session, userEvent } from '../support/fakes.js'
+
+function world(settings = {}) {
+  const w = makeWorld(settings)
+  const me = session('session-me', 5000, { live: true })
+  const peer = session('session-peer', 1000, { live: true, title: 'line one\nline two\r\n"quoted"', events: [userEvent(1, 'hello')] })
+  w.corpus.add(me).add(peer)
+  return { w, me, peer }
+}
+
+const tools = { sessions_list: sessionsList, sessions_read: sessionsRead, sessions_send: sessionsSend } as const
+const wrongValues = [null, 42, -1, 1.5, 'text', '', true, [], {}, Number.NaN]
+const argumentsOf = {
+  sessions_list: { query: 'string', scope: 'enum', live_only: 'boolean', limit: 'integer' },
+  sessions_read: { session_id: 'string', max_messages: 'integer', include_injected: 'boolean', include_system: 'boolean' },
+  sessions_send: { session_id: 'string', message: 'string', mode: 'enum' },
+} as const
+const valid = {
+  sessions_list: {},
+  sessions_read: { session_id: 'session-peer' },
+  sessions_send: { session_id: 'session-peer', message: 'hi' },
+} as const
+
+function acceptable(kind: string, value: unknown): boolean {
+  switch (kind) {
+    case 'string': return typeof value === 'string'
+    case 'boolean': return typeof value === 'boolean'
+    case 'integer': return typeof value === 'number' && Number.isInteger(value) && value >= 1
+    default: return false
+  }
+}
+
+describe('wrong types for every argument of every tool', () => {
+  for (const [tool, spec] of Object.entries(argumentsOf)) {
+    for (const [name, kind] of Object.entries(spec)) {
+      for (const value of wrongValues) {
+        if (acceptable(kind, value)) continue
+        it(`${tool}.${name} = ${JSON.stringify(value)}`, async () => {
+          const { w, me } = world()
+          const run = tools[tool as keyof typeof tools]
+          const text = await run({ ...valid[tool as keyof typeof valid], [name]: value }, w.call(me), w.deps)
+          expect(text).toMatch(new RegExp(`^refused: invalid-arguments \\| .*"${name}"`))
+          expect(w.controller.log).toEqual([])
+        })
+      }
+    }
+  }
+})
+
+describe('hostile bodies and ids', () => {
+  it('accepts a 10 MB body by delivering a visibly truncated one', async () => {
+    const { w, me } = world()
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'y'.repeat(10 * 1024 * 1024) }, w.call(me), w.deps)
+    expect(text).toMatch(/chars=4000 \(truncated from 10485760\)/)
+  })
+
+  it('cuts emoji and combining marks at a cluster boundary when truncating a body', async () => {
+    const { w, me } = world({ maxSendChars: 100 })
+    const text = await sessionsSend({ session_id: 'session-peer', message: `${'a'.repeat(99)}e\u0301\u0302 rest` }, w.call(me), w.deps)
+    expect(text).toContain('chars=99 (truncated from 107)')
+  })
+
+  it('refuses ids with white space and reads an unknown weird id as not-found', async () => {
+    const { w, me } = world()
+    expect(await sessionsSend({ session_id: 'session-peer\n', message: 'x' }, w.call(me), w.deps)).toMatch(/^refused: invalid-arguments/)
+    expect(await sessionsRead({ session_id: '../../etc/passwd' }, w.call(me), w.deps)).toMatch(/^refused: not-found/)
+    expect(await sessionsRead({ session_id: 'x'.repeat(100_000) }, w.call(me), w.deps)).toMatch(/^refused: not-found \| no session with id "x{120}…"$/m)
+  })
+
+  it('shows titles with newlines and quotes on one line', async () => {
+    const { w, me } = world()
+    const text = await sessionsList({}, w.call(me), w.deps)
+    expect(text).toContain('\n  line one line two "quoted"\n')
+  })
+})
+
+describe('a backend that throws, hangs or returns garbage', () => {
+  it.each([
+    ['sessions_list', 'listSessions', {}, 'listing sessions failed: EIO: disk on fire'],
+    ['sessions_read', 'readSurface', { session_id: 'session-peer' }, 'reading the session surface failed: EIO: disk on fire'],
+    ['sessions_send', 'lookup', { session_id: 'session-peer', message: 'x' }, 'looking up the target session failed: EIO: disk on fire'],
+  ] as const)('%s: a throwing %s becomes a readable rejected line without the stack', async (tool, method, args, cause) => {
+    const { w, me } = world()
+    w.corpus.fault[method] = 'throw'
+    const text = await tools[tool](args, w.call(me), w.deps)
+    expect(text).toMatch(/^refused: rejected \| /)
+    expect(text).toContain(cause)
+    expect(text).not.toContain('secretFrame')
+    expect(w.logs.join('\n')).toContain('secretFrame')
+    expect(w.controller.log).toEqual([])
+  })
+
+  it('a failing title fold still lists, saying titles could not be read', async () => {
+    const { w, me } = world()
+    w.corpus.fault.readTitles = 'throw'
+    const text = await sessionsList({ query: 'peer' }, w.call(me), w.deps)
+    expect(text).toContain('- session-peer [live, top-level]')
+    expect(text).toContain('(title unavailable)')
+    expect(text).toContain('Titles could not be read (EIO: disk on fire); the query matched id, cwd and preset only.')
+  })
+
+  it.each([
+    ['sessions_list', 'listSessions', {}],
+    ['sessions_read', 'readSurface', { session_id: 'session-peer' }],
+    ['sessions_send', 'lookup', { session_id: 'session-peer', message: 'x' }],
+  ] as const)('%s: a hanging %s is cancelled by the abort signal, never a partial result', async (tool, method, args) => {
+    const { w, me } = world()
+    w.corpus.fault[method] = 'hang'
+    const controller = new AbortController()
+    const pending = tools[tool](args, w.call(me, { signal: controller.signal }), w.deps)
+    setTimeout(() => controller.abort(new Error('user pressed escape')), 20)
+    const text = await pending
+    expect(text).toMatch(new RegExp(`^cancelled \\| ${tool} was cancelled while `))
+    expect(w.controller.log).toEqual([])
+  })
+
+  it('an already-aborted send delivers nothing', async () => {
+    const { w, me, peer } = world()
+    const controller = new AbortController()
+    controller.abort()
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'x' }, w.call(me, { signal: controller.signal }), w.deps)).toMatch(/^cancelled \| /)
+    expect(peer.events).toHaveLength(1)
+  })
+
+  it('malformed list records are skipped and counted', async () => {
+    const { w, me } = world()
+    w.corpus.fault.listSessions = 'garbage'
+    const text = await sessionsList({ scope: 'all' }, w.call(me), w.deps)
+    expect(text).toContain('- session-garbage [cold, top-level]')
+    expect(text).toContain('3 malformed session records were skipped.')
+  })
+
+  it('a malformed surface (non-array events, bad seq) renders what it can', async () => {
+    const { w, me } = world()
+    w.corpus.fault.readSurface = 'garbage'
+    const text = await sessionsRead({ session_id: 'session-peer' }, w.call(me), w.deps)
+    expect(text).toContain('captured through seq: none')
+    expect(text).toContain('(no readable messages)')
+  })
+
+  it('unknown content blocks and source kinds are dropped or labelled, not thrown on', async () => {
+    const { w, me, peer } = world()
+    peer.events.push({ seq: 2, type: 'user/message', surfaceOp: 'append', data: { id: 'm2', role: 'user', content: [{ type: 'hologram' }, { type: 'text', text: 'visible' }, null], source: { kind: 'alien', from: 'mars' } } })
+    const text = await sessionsRead({ session_id: 'session-peer' }, w.call(me), w.deps)
+    expect(text).toContain('--- user (seq 2, other:alien) ---\nvisible')
+  })
+
+  it('control characters in peer text are shown replaced, not raw', async () => {
+    const { w, me, peer } = world()
+    peer.events.push(userEvent(2, 'bell\u0007 and nul\u0000 and lone \uD800'))
+    const text = await sessionsRead({ session_id: 'session-peer', max_messages: 1 }, w.call(me), w.deps)
+    expect(text).toContain('bell\uFFFD and nul\uFFFD and lone \uFFFD')
+  })
+})

@@ -1,0 +1,173 @@
+/**
+ * `src/plugin.ts` driven through a fake host shaped like the rc.8 services:
+ * mounting, `enabled: false`, a missing service, disposal, and the three
+ * tools through the real adapters (`src/adapters/*`).
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { parseFrame } from '../../src/framing.js'
+import { apply, MOUNT_GRACE_MS, name } from '../../src/plugin.js'
+import { FakeHost } from '../support/fake-host.js'
+
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+function mounted(config: unknown = {}) {
+  const host = new FakeHost()
+  apply(host.context(), config)
+  return host
+}
+
+describe('plugin entry', () => {
+  it('is a Cordis plugin named dsh-cross-session that registers the three tools once', () => {
+    const host = mounted()
+    expect(name).toBe('dsh-cross-session')
+    expect([...host.registered.keys()]).toEqual(['sessions_list', 'sessions_read', 'sessions_send'])
+    expect(host.logs).toContainEqual({ level: 'info', message: 'registered sessions_list, sessions_read, sessions_send (delivery via ctx.agents)' })
+    for (const definition of host.registered.values()) {
+      expect(definition.output.render({}, 'text')).toEqual([{ type: 'text', text: 'text' }])
+      expect((definition.parameters as { type: string }).type).toBe('object')
+    }
+  })
+
+  it('with enabled: false registers no tool at all and logs that', () => {
+    const host = mounted({ enabled: false })
+    expect(host.registered.size).toBe(0)
+    expect(host.logs).toContainEqual({ level: 'info', message: 'enabled: false; no tools registered' })
+  })
+
+  it('logs every config value it changed', () => {
+    const host = mounted({ maxHops: 99, visibility: 'everyone' })
+    expect(host.logs.filter(entry => entry.level === 'warn').map(entry => entry.message)).toEqual([
+      'config: visibility: expected one of all | workspace, got "everyone"; using all',
+      'config: maxHops: 99 is outside 1–32 or not an integer; using 32',
+    ])
+  })
+
+  it('fails the mount with one message naming a missing service and its purpose', () => {
+    vi.useFakeTimers()
+    const host = new FakeHost({ omit: ['sessionQuery'] })
+    apply(host.context(), {})
+    expect(host.registered.size).toBe(0)
+    vi.advanceTimersByTime(MOUNT_GRACE_MS)
+    const warnings = host.logs.filter(entry => entry.level === 'warn')
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]?.message).toBe('mount failed: required host service "sessionQuery" (reads the session corpus for sessions_list and sessions_read) is not available; no tool was registered. Mount this plugin in a dsh host or preset composition that provides it.')
+  })
+
+  it('removes all three tools and clears its timer on disposal', () => {
+    const host = mounted()
+    host.dispose()
+    expect(host.registered.size).toBe(0)
+    vi.useFakeTimers()
+    const pending = new FakeHost({ omit: ['agents'] })
+    apply(pending.context(), {})
+    pending.dispose()
+    vi.advanceTimersByTime(MOUNT_GRACE_MS * 2)
+    expect(pending.logs.filter(entry => entry.level === 'warn')).toEqual([])
+  })
+})
+
+describe('the tools through the rc.8 adapters', () => {
+  function scene(config: unknown = {}) {
+    const host = mounted(config)
+    host.persist('session-old', 1000, { title: 'Old work', events: [{ seq: 1, type: 'user/message', surfaceOp: 'append', data: { id: 'u1', role: 'user', content: [{ type: 'text', text: 'earlier question' }], source: { kind: 'user' } } }] })
+    host.persist('child-1', 2000, { header: { parentSession: 'session-old', origin: 'subagent' } })
+    const me = host.goLive('session-me', 3000, [{ seq: 1, type: 'user/message', data: { id: 'p', role: 'user', content: [{ type: 'text', text: 'talk to old' }], source: { kind: 'user' } } }])
+    return { host, me }
+  }
+
+  it('sessions_list reads one listing and one title batch', async () => {
+    const { host, me } = scene()
+    const text = await host.run('sessions_list', {}, me)
+    expect(text).toContain('- session-old [cold, top-level] | cwd=/work/project\n  Old work')
+    expect(text).toMatch(/- session-me \[live, top-level\] \| cwd=\/work\/project \| this session\n {2}\(untitled\)\n2 of 2 considered sessions/)
+    expect(host.calls).toEqual(['sessionQuery.listSessions', 'sessionQuery.readTitleSnapshots(2)'])
+  })
+
+  it('sessions_read reads the surface without waking', async () => {
+    const { host, me } = scene()
+    const text = await host.run('sessions_read', { session_id: 'session-old' }, me)
+    expect(text).toContain('session session-old [cold, top-level]')
+    expect(text).toContain('--- user (seq 1, user) ---\nearlier question')
+    expect(host.calls.some(call => call.startsWith('agents.resume'))).toBe(false)
+    expect(await host.run('sessions_read', { session_id: 'session-ghost' }, me)).toMatch(/^refused: not-found/)
+  })
+
+  it('sessions_send wakes a cold session with the default model and delivers a framed user message', async () => {
+    const { host, me } = scene()
+    const text = await host.run('sessions_send', { session_id: 'session-old', message: 'status?' }, me, 'call-7')
+    expect(text).toMatch(/^accepted for session-old \| mode=queue \| chars=7 \| hop 1 \(woke a cold session\) \| recorded at seq 2/)
+    expect(host.calls).toContain('agents.resume(session-old, {"provider":"deepseek","model":"deepseek-v4-flash"})')
+    const woken = host.live.get('session-old')
+    expect(woken?.received).toHaveLength(1)
+    const delivered = woken?.received[0]
+    expect(delivered?.via).toBe('followup')
+    expect(delivered?.message).toMatchObject({ id: 'cross-session:session-me:call-7', role: 'user', source: { kind: 'user' } })
+    expect(parseFrame(delivered?.message.content[0]?.text ?? '')?.body).toBe('status?')
+    // Disposing the plugin disposes the session it woke.
+    host.dispose()
+    await Promise.resolve()
+    expect(host.resumeDisposed).toEqual(['session-old'])
+  })
+
+  it('with allowResume: false never calls resume, and the log of the cold target is untouched', async () => {
+    const { host, me } = scene({ allowResume: false })
+    const before = JSON.stringify(host.persisted.get('session-old'))
+    const text = await host.run('sessions_send', { session_id: 'session-old', message: 'status?' }, me)
+    expect(text).toMatch(/^refused: resume-disabled/)
+    expect(host.calls.some(call => call.startsWith('agents.resume'))).toBe(false)
+    expect(JSON.stringify(host.persisted.get('session-old'))).toBe(before)
+  })
+
+  it('steer goes to a live agent\'s running turn', async () => {
+    const { host, me } = scene()
+    const busy = host.goLive('session-busy', 2500)
+    busy.status = 'running'
+    const text = await host.run('sessions_send', { session_id: 'session-busy', message: 'change of plan', mode: 'steer' }, me)
+    expect(text).toContain('inserted into the turn that session is running now')
+    expect(busy.received[0]?.via).toBe('steer')
+  })
+
+  it('refuses a subagent naming its owner, and falls back to the current initiator as caller', async () => {
+    const { host, me } = scene()
+    host.initiator = me
+    const text = await host.run('sessions_send', { session_id: 'child-1', message: 'x' }, undefined)
+    expect(text).toContain('refused: not-messageable | child-1 is a subagent session owned by session-old')
+  })
+
+  it('refuses a call with no caller at all', async () => {
+    const { host } = scene()
+    expect(await host.run('sessions_list', {}, undefined)).toMatch(/^refused: rejected \| the calling session could not be identified/)
+  })
+
+  it('uses ctx.sessionController when the host has one (later harness lines)', async () => {
+    const host = new FakeHost()
+    const prompts: unknown[] = []
+    host.services.sessionController = {
+      async resolveAgent(sessionId: string) {
+        const agent = await (host.services.agents as { resume: (o: { resumeSessionId: string }) => Promise<{ agent: unknown }> }).resume({ resumeSessionId: sessionId })
+        return { agent: agent.agent }
+      },
+      async prompt(request: { requestId: string, sessionId: string, content: Array<{ text: string }> }) {
+        prompts.push(request)
+        host.live.get(request.sessionId)?.session.events.push({ seq: 99, type: 'user/message', data: { id: request.requestId } })
+        return { accepted: true }
+      },
+      async inspect(sessionId: string) {
+        const stored = host.persisted.get(sessionId)
+        if (stored === undefined) throw Object.assign(new Error('nope'), { code: 'session/not-found' })
+        return { meta: stored.header, events: stored.events }
+      },
+    }
+    apply(host.context(), {})
+    host.persist('session-old', 1000)
+    const me = host.goLive('session-me', 3000)
+    const text = await host.run('sessions_send', { session_id: 'session-old', message: 'hi' }, me, 'c9')
+    expect(text).toMatch(/^accepted for session-old .*\(woke a cold session\) \| recorded at seq 99/)
+    expect(prompts).toMatchObject([{ requestId: 'cross-session:session-me:c9', sessionId: 'session-old', mode: 'queue' }])
+    expect(host.logs).toContainEqual({ level: 'info', message: 'registered sessions_list, sessions_read, sessions_send (delivery via ctx.sessionController)' })
+    expect(host.calls).not.toContain('sessionQuery.readTitleSnapshot')
+    expect(await host.run('sessions_send', { session_id: 'session-nope', message: 'hi' }, me)).toMatch(/^refused: not-found/)
+  })
+})

@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest'
+import { buildFrame, parseFrame } from '../../src/framing.js'
+import { sessionsSend } from '../../src/tools/sessions-send.js'
+import { makeWorld, session, userEvent } from '../support/fakes.js'
+
+function world(settings = {}) {
+  const w = makeWorld(settings)
+  const me = session('session-me', 5000, { live: true, title: 'Sender "one"\nline two', events: [userEvent(1, 'please coordinate with the others')] })
+  const peer = session('session-peer', 1000, { live: true, title: 'Peer' })
+  const cold = session('session-cold', 900, { title: 'Cold' })
+  const child = session('child-1', 1200, { header: { parentSession: 'session-peer', origin: 'subagent' } })
+  w.corpus.add(me).add(peer).add(cold).add(child)
+  return { w, me, peer, cold, child }
+}
+
+const NOTHING = 'Nothing was delivered.'
+
+describe('sessions_send: accepted', () => {
+  it('queues a framed message, waits until it is recorded, and says so', async () => {
+    const { w, me, peer } = world()
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'can you run the tests?' }, w.call(me, { callId: 'c1' }), w.deps)
+    expect(text).toBe([
+      'accepted for session-peer | mode=queue | chars=22 | hop 1 | recorded at seq 1',
+      'The message is queued in that session\'s inbox and starts its next turn now (it was idle). Its reply will not return through this call; read it later with sessions_read.',
+    ].join('\n'))
+    expect(w.controller.log.map(entry => entry.op)).toEqual(['resolve', 'admit', 'wait'])
+    const admitted = w.controller.log[1]
+    expect(admitted).toMatchObject({ op: 'admit', sessionId: 'session-peer', requestId: 'cross-session:session-me:c1', mode: 'queue' })
+    const frame = parseFrame(admitted?.op === 'admit' ? admitted.text : '')
+    expect(frame).toMatchObject({ fromSessionId: 'session-me', fromTitle: 'Sender "one" line two', mode: 'queue', hop: 1, body: 'can you run the tests?' })
+    expect(peer.events).toHaveLength(1)
+  })
+
+  it('makes a bounded number of backend calls and never lists the corpus', async () => {
+    const { w, me } = world()
+    await sessionsSend({ session_id: 'session-peer', message: 'x' }, w.call(me), w.deps)
+    expect(w.corpus.calls).toEqual({ lookup: 1, readTitles: 1 })
+    expect(w.controller.calls).toEqual({ resolve: 1, admit: 1, waitRecorded: 1 })
+  })
+
+  it('says steer went into the running turn, or started one when idle', async () => {
+    const { w, me } = world()
+    w.controller.resolve = async (sessionId, options) => ({ ok: true, value: { sessionId, woke: false, running: true, mayWake: options.mayWake } })
+    const running = await sessionsSend({ session_id: 'session-peer', message: 'stop, use B', mode: 'steer' }, w.call(me), w.deps)
+    expect(running).toContain('| mode=steer |')
+    expect(running).toContain('inserted into the turn that session is running now')
+    const idle = world()
+    const started = await sessionsSend({ session_id: 'session-peer', message: 'x', mode: 'steer' }, idle.w.call(idle.me), idle.w.deps)
+    expect(started).toContain('That session was idle, so the steering message started a new turn.')
+  })
+
+  it('uses defaultSendMode when mode is absent', async () => {
+    const { w, me } = world({ defaultSendMode: 'steer' })
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'x' }, w.call(me), w.deps)).toContain('mode=steer')
+  })
+
+  it('wakes a cold session when allowed and says so', async () => {
+    const { w, me, cold } = world()
+    const text = await sessionsSend({ session_id: 'session-cold', message: 'wake up' }, w.call(me), w.deps)
+    expect(text).toMatch(/^accepted for session-cold \| mode=queue \| chars=7 \| hop 1 \(woke a cold session\) \| recorded at seq 1/)
+    expect(cold.live).toBe(true)
+  })
+
+  it('truncates a long body to maxSendChars by code points and tells the sender', async () => {
+    const { w, me } = world({ maxSendChars: 100 })
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'é'.repeat(150) }, w.call(me), w.deps)
+    expect(text).toContain('chars=100 (truncated from 150)')
+    expect(text).toContain('Only the first 100 characters were delivered (maxSendChars).')
+    const admitted = w.controller.log.find(entry => entry.op === 'admit')
+    expect(parseFrame(admitted?.op === 'admit' ? admitted.text : '')?.body).toBe('é'.repeat(100))
+  })
+
+  it('delivers the bare body when frameMessages is off', async () => {
+    const { w, me } = world({ frameMessages: false })
+    await sessionsSend({ session_id: 'session-peer', message: 'plain' }, w.call(me), w.deps)
+    expect(w.controller.log.find(entry => entry.op === 'admit')).toMatchObject({ text: 'plain' })
+    expect(w.corpus.calls.readTitles).toBeUndefined()
+  })
+
+  it('carries hop h+1 when the caller\'s turn came from a framed message with hop h', async () => {
+    const { w, me } = world()
+    me.events.push(userEvent(2, buildFrame({ fromSessionId: 'session-peer', fromTitle: 'Peer', mode: 'queue', hop: 2, body: 'relay to cold' }).text))
+    const text = await sessionsSend({ session_id: 'session-cold', message: 'relayed' }, w.call(me), w.deps)
+    expect(text).toContain('| hop 3')
+  })
+
+  it('says when the message was admitted but not yet recorded', async () => {
+    const { w, me } = world({ recordWaitMs: 250 })
+    w.controller.recordOnAdmit = false
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'x' }, w.call(me), w.deps)
+    expect(text).toContain('| admitted, not yet recorded after 250 ms')
+    expect(text).toContain('It is not durable yet')
+  })
+
+  it('never delivers a retried tool call (same call id) twice', async () => {
+    const { w, me, peer } = world()
+    const first = await sessionsSend({ session_id: 'session-peer', message: 'once' }, w.call(me, { callId: 'same' }), w.deps)
+    const second = await sessionsSend({ session_id: 'session-peer', message: 'once' }, w.call(me, { callId: 'same' }), w.deps)
+    expect(second.startsWith(first)).toBe(true)
+    expect(second).toContain('was not delivered again')
+    expect(w.controller.delivered.size).toBe(1)
+    expect(peer.events).toHaveLength(1)
+  })
+})
+
+describe('sessions_send: refusals through the tool', () => {
+  it('not-found touches nothing but the non-waking lookup', async () => {
+    const { w, me } = world()
+    const text = await sessionsSend({ session_id: 'session-ghost', message: 'x' }, w.call(me), w.deps)
+    expect(text).toBe(`refused: not-found | no session with id "session-ghost"\n${NOTHING} Re-run sessions_list for a valid id and pass it exactly as printed.`)
+    expect(w.controller.log).toEqual([])
+  })
+
+  it('not-messageable: nothing touches the target after the lookup; the owner is named', async () => {
+    const { w, me, child } = world({ allowResume: false })
+    const text = await sessionsSend({ session_id: 'child-1', message: 'x' }, w.call(me), w.deps)
+    expect(text).toContain('refused: not-messageable | child-1 is a subagent session owned by session-peer')
+    expect(w.controller.log).toEqual([])
+    expect(w.corpus.calls).toEqual({ lookup: 1 })
+    expect(child.live).toBe(false)
+  })
+
+  it('resume-disabled: with allowResume false a cold target is never resolved or woken', async () => {
+    const { w, me, cold } = world({ allowResume: false })
+    const text = await sessionsSend({ session_id: 'session-cold', message: 'x' }, w.call(me), w.deps)
+    expect(text).toContain('refused: resume-disabled | session-cold is cold')
+    expect(text).toContain('The session was left untouched')
+    expect(w.controller.log).toEqual([])
+    expect(cold.live).toBe(false)
+    expect(cold.events).toEqual([])
+  })
+
+  it('resume-disabled race: a target that goes cold between lookup and delivery is refused, not woken', async () => {
+    const { w, me, peer } = world({ allowResume: false })
+    w.controller.goColdAfterResolve = true
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'x' }, w.call(me), w.deps)
+    expect(text).toMatch(/^refused: rejected \| admitting the message failed: the session went cold before delivery/)
+    expect(w.controller.log.map(entry => entry.op)).toEqual(['resolve', 'admit'])
+    expect(w.controller.log.some(entry => entry.op === 'wake')).toBe(false)
+    expect(w.controller.log[0]).toMatchObject({ mayWake: false })
+    expect(peer.events).toEqual([])
+  })
+
+  it('a prompt that fails after a wake is rejected and the woken session is put back', async () => {
+    const { w, me, cold } = world()
+    w.controller.admitFailure = 'session/agent-busy: the agent refused input'
+    const text = await sessionsSend({ session_id: 'session-cold', message: 'x' }, w.call(me), w.deps)
+    expect(text).toContain('refused: rejected | admitting the message failed: session/agent-busy: the agent refused input; the session this call woke was put back to sleep')
+    expect(w.controller.log.map(entry => entry.op)).toEqual(['resolve', 'wake', 'admit', 'release'])
+    expect(cold.live).toBe(false)
+  })
+
+  it('rejected carries the controller\'s own reason when resolution fails', async () => {
+    const { w, me } = world()
+    w.controller.resolveFailure = 'gateway/internal: resume failed'
+    expect(await sessionsSend({ session_id: 'session-cold', message: 'x' }, w.call(me), w.deps)).toMatch(/^refused: rejected \| resolving the target session failed: gateway\/internal: resume failed/)
+  })
+
+  it('empty-body and self-target make no backend call', async () => {
+    const { w, me } = world()
+    expect(await sessionsSend({ session_id: 'session-peer', message: ' \n\t ' }, w.call(me), w.deps)).toMatch(/^refused: empty-body/)
+    expect(await sessionsSend({ session_id: 'session-me', message: 'hi me' }, w.call(me), w.deps)).toMatch(/^refused: self-target \| session-me is this session/)
+    expect(w.corpus.calls).toEqual({})
+    expect(w.controller.log).toEqual([])
+  })
+
+  it('rate-limited: the hop limit stops a relay chain and tells the model to report instead', async () => {
+    const { w, me } = world({ maxHops: 2 })
+    me.events.push(userEvent(2, buildFrame({ fromSessionId: 'session-peer', fromTitle: 'Peer', mode: 'queue', hop: 2, body: 'pass it on' }).text))
+    const text = await sessionsSend({ session_id: 'session-cold', message: 'passing it on' }, w.call(me), w.deps)
+    expect(text).toContain('refused: rate-limited | this would be hop 3 of a relay chain limited to 2 hops (chain: session-peer → session-me → session-cold)')
+    expect(text).toContain('Stop relaying')
+    expect(w.controller.log).toEqual([])
+  })
+
+  it('rate-limited: per pair per minute, and duplicates', async () => {
+    const { w, me } = world({ maxSendsPerMinute: 2 })
+    await sessionsSend({ session_id: 'session-peer', message: 'a' }, w.call(me), w.deps)
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'a' }, w.call(me), w.deps)).toMatch(/^refused: rate-limited \| the same message was already delivered to session-peer/)
+    await sessionsSend({ session_id: 'session-peer', message: 'b' }, w.call(me), w.deps)
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'c' }, w.call(me), w.deps)).toMatch(/^refused: rate-limited \| 2 messages were already sent to session-peer in the last minute \(limit 2 per minute\)/)
+    expect(w.controller.delivered.size).toBe(2)
+  })
+
+  it.each([
+    [{ session_id: ' session-peer', message: 'x' }, 'argument "session_id" contains white space'],
+    [{ session_id: 'session-peer', message: 'bad\u0000byte' }, 'argument "message" contains a control character (U+0000) at character 4'],
+    [{ session_id: 'session-peer', message: 'lone \uD83D' }, 'argument "message" contains an unpaired surrogate (U+D83D) at character 6'],
+    [{ session_id: 'session-peer', message: 'x', mode: 'later' }, 'argument "mode" got the string "later"'],
+    [{ session_id: 'session-peer', message: 'x', urgent: true }, 'unknown argument "urgent"'],
+    [{ session_id: 42, message: 'x' }, 'argument "session_id" got the number 42'],
+  ])('invalid-arguments %j', async (args, problem) => {
+    const { w, me } = world()
+    const text = await sessionsSend(args, w.call(me), w.deps)
+    expect(text).toMatch(/^refused: invalid-arguments \| /)
+    expect(text).toContain(problem)
+    expect(w.controller.log).toEqual([])
+  })
+
+  it('refuses a call with no caller', async () => {
+    const { w } = world()
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'x' }, w.call(undefined), w.deps)).toMatch(/^refused: rejected \| the calling session could not be identified/)
+  })
+
+  it('visibility workspace: another workspace reads as not-found', async () => {
+    const { w, me, peer } = world({ visibility: 'workspace' })
+    peer.header = { ...peer.header, cwd: '/elsewhere' }
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'x' }, w.call(me), w.deps)).toMatch(/^refused: not-found \| no session with id "session-peer"/)
+    expect(w.controller.log).toEqual([])
+  })
+})
