@@ -93,10 +93,12 @@ export type ControllerOutcome<T> =
   | { readonly ok: true, readonly value: T }
   | { readonly ok: false, readonly reason: string }
 
-/** Where a delivered message landed in the target's durable log. */
+/** Where a delivered message landed in the target's durable log (`src/recorded.ts`). */
 export interface RecordedAt {
-  /** Seq of the first log event that holds the message. */
+  /** Seq of the log event that holds the message. */
   readonly seq: number
+  /** `conversation`: its own `user/message` is logged; `inbox`: only the inbox insertion. */
+  readonly stage: 'conversation' | 'inbox'
 }
 
 /**
@@ -123,10 +125,12 @@ export interface ControllerPort {
    */
   releaseWoken(target: ResolvedTarget): Promise<string>
   /**
-   * Wait, at most `timeoutMs`, until the target's durable log holds the
-   * message admitted under `requestId`; `undefined` when the bound passed.
+   * Wait, at most `timeoutMs`, until the target's conversation holds the
+   * message admitted under `requestId` (or, with `settleForInbox`, until its
+   * inbox does); the best record seen, or `undefined` when the log holds
+   * neither by the bound.
    */
-  waitRecorded(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal }): Promise<RecordedAt | undefined>
+  waitRecorded(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal, settleForInbox: boolean }): Promise<RecordedAt | undefined>
 }
 
 /** The calling session, from `exec.agent` (PRODUCT.md §3). */

@@ -5,9 +5,12 @@
  * Source: PRODUCT.md §4 "Accepted means recorded" — measured in rc.8, a send
  * that wakes a cold session in a one-shot headless run could return before
  * the target's log held the message, and the message was lost with the
- * process. A message counts as recorded once any log event carries its id:
- * the inbox's durable insertion (rc.8 `Inbox.append` "durably record[s] the
- * insertion") or the `user/message` event of the turn that claimed it.
+ * process. Measured again end to end: the inbox insertion
+ * (`agent/inbox/spliced`) is written at once, but a session torn down before
+ * its next step splices the message back out and never sees it. So a message
+ * counts as *recorded* only once its own `user/message` event (the message
+ * id is the request id) is in the log — the step that claims it has started;
+ * an inbox-only record is reported as such.
  *
  * @module dsh-cross-session/recorded
  */
@@ -38,44 +41,76 @@ function carries(value: unknown, messageId: string, depth: number): boolean {
   return false
 }
 
-/** Seq of the first event in `events` (from index `from`) that carries the message. */
-export function findRecordedSeq(events: readonly unknown[], messageId: string, from = 0): number | undefined {
+/** Where a delivered message was found: in the conversation, or only in the inbox. */
+export interface Recorded {
+  readonly seq: number
+  /**
+   * `conversation`: a `user/message` event with the message id — part of the
+   * target's history, replayed on resume. `inbox`: only the durable inbox
+   * insertion — measured in rc.8, a session torn down before its next step
+   * splices it back out, so it is not yet durable.
+   */
+  readonly stage: 'conversation' | 'inbox'
+}
+
+/** Whether an event is the message's own `user/message` (it joined the conversation). */
+export function isConversationRecord(event: unknown, messageId: string): boolean {
+  if (typeof event !== 'object' || event === null) return false
+  const { type, data } = event as { type?: unknown, data?: { id?: unknown } | null }
+  return type === 'user/message' && typeof data === 'object' && data !== null && data.id === messageId
+}
+
+function seqOf(event: unknown, index: number): number {
+  const seq = (event as { seq?: unknown }).seq
+  return typeof seq === 'number' ? seq : index
+}
+
+/**
+ * Scan `events` from index `from`: the conversation record if present, else
+ * the first inbox record, else `undefined`.
+ */
+export function findRecorded(events: readonly unknown[], messageId: string, from = 0): Recorded | undefined {
+  let inbox: Recorded | undefined
   for (let index = Math.max(0, from); index < events.length; index++) {
     const event = events[index]
-    if (eventCarriesMessage(event, messageId)) {
-      const seq = (event as { seq?: unknown }).seq
-      return typeof seq === 'number' ? seq : index
-    }
+    if (isConversationRecord(event, messageId)) return { seq: seqOf(event, index), stage: 'conversation' }
+    if (inbox === undefined && eventCarriesMessage(event, messageId)) inbox = { seq: seqOf(event, index), stage: 'inbox' }
   }
-  return undefined
+  return inbox
 }
 
 /** Poll interval while waiting for a message to be recorded, ms. */
 export const RECORD_POLL_MS = 25
 
 /**
- * Wait until `readEvents()` holds the message, at most `timeoutMs`.
- * Only events appended since the last look (or since `from`) are scanned. Timers are unref'd
- * so a pending wait never keeps a host process alive.
- * @returns the seq where it was recorded, or `undefined` when the bound passed
- *   (or the signal aborted, or the events could no longer be read).
+ * Wait until `readEvents()` holds the message in the conversation, at most
+ * `timeoutMs`; with `settleForInbox`, return as soon as the inbox holds it
+ * (a queued message to a busy session joins the conversation only when its
+ * current turn ends). Only events appended since the last look (or since
+ * `from`) are scanned. Timers are unref'd so a pending wait never keeps a
+ * host process alive.
+ * @returns the best record seen by the bound (conversation, else inbox), or
+ *   `undefined` when the log holds neither (or could no longer be read).
  */
 export async function waitUntilRecorded(
   readEvents: () => readonly unknown[] | undefined,
   messageId: string,
-  options: { timeoutMs: number, signal: AbortSignal, from?: number },
-): Promise<number | undefined> {
+  options: { timeoutMs: number, signal: AbortSignal, from?: number, settleForInbox?: boolean },
+): Promise<Recorded | undefined> {
   const deadline = Date.now() + options.timeoutMs
   // The message cannot precede its admission: start at the log length then.
   let scanned = options.from ?? 0
+  let inbox: Recorded | undefined
   for (;;) {
     const events = readEvents()
-    if (events === undefined) return undefined
-    const seq = findRecordedSeq(events, messageId, scanned)
-    if (seq !== undefined) return seq
+    if (events === undefined) return inbox
+    const found = findRecorded(events, messageId, scanned)
+    if (found?.stage === 'conversation') return found
+    inbox ??= found
+    if (inbox !== undefined && options.settleForInbox === true) return inbox
     scanned = events.length
     const remaining = deadline - Date.now()
-    if (remaining <= 0 || options.signal.aborted) return undefined
+    if (remaining <= 0 || options.signal.aborted) return inbox
     await sleep(Math.min(RECORD_POLL_MS, remaining), options.signal)
   }
 }

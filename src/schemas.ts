@@ -21,7 +21,7 @@ import Value from 'typebox/value'
 
 /** `sessions_list` arguments (seed 004). */
 export const SessionsListArgs = Type.Object({
-  query: Type.Optional(Type.String({ description: 'Filter: id, title, cwd, preset' })),
+  query: Type.Optional(Type.String({ description: 'Match id/title/cwd/preset' })),
   scope: Type.Optional(Type.Enum(['top-level', 'subagents', 'all'])),
   live_only: Type.Optional(Type.Boolean()),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
@@ -29,7 +29,7 @@ export const SessionsListArgs = Type.Object({
 
 /** `sessions_read` arguments (seed 004). */
 export const SessionsReadArgs = Type.Object({
-  session_id: Type.String({ minLength: 1, description: 'Id from sessions_list' }),
+  session_id: Type.String({ description: 'Id from sessions_list' }),
   max_messages: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   include_injected: Type.Optional(Type.Boolean()),
   include_system: Type.Optional(Type.Boolean()),
@@ -37,7 +37,7 @@ export const SessionsReadArgs = Type.Object({
 
 /** `sessions_send` arguments (seed 004). */
 export const SessionsSendArgs = Type.Object({
-  session_id: Type.String({ minLength: 1 }),
+  session_id: Type.String(),
   message: Type.String(),
   mode: Type.Optional(Type.Enum(['queue', 'steer'], { description: 'queue: next turn; steer: running turn' })),
 }, { additionalProperties: false })
@@ -54,8 +54,6 @@ interface PropertySchema {
   readonly enum?: readonly unknown[]
   readonly minimum?: number
   readonly maximum?: number
-  readonly minLength?: number
-  readonly maxLength?: number
 }
 
 interface ObjectSchema {
@@ -110,10 +108,7 @@ export function describeAccepted(property: PropertySchema): string {
     case 'boolean':
       return 'true or false'
     case 'string':
-      if (property.minLength !== undefined && property.maxLength !== undefined) {
-        return `a string of ${property.minLength} to ${property.maxLength} characters`
-      }
-      return property.minLength === 1 ? 'a non-empty string' : 'a string'
+      return 'a string'
     default:
       return 'a valid value'
   }
@@ -137,6 +132,19 @@ export function describeValue(value: unknown): string {
     default:
       return typeof value
   }
+}
+
+/**
+ * Rules on a `session_id` the schema leaves to code (kept out of the schema
+ * to save prompt bytes): not empty, no white space anywhere.
+ * @returns one readable line, or `undefined` when the id is well-formed.
+ */
+export function sessionIdProblem(sessionId: string): string | undefined {
+  if (sessionId.length === 0) return 'argument "session_id" is empty; pass an id exactly as sessions_list prints it'
+  if (/\s/u.test(sessionId)) {
+    return `argument "session_id" contains white space (${JSON.stringify(sessionId.length > 60 ? `${sessionId.slice(0, 60)}…` : sessionId)}); pass the id exactly as sessions_list prints it`
+  }
+  return undefined
 }
 
 function clipName(name: string): string {

@@ -87,7 +87,7 @@ function labelPart(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) return '?'
   // Labels sit inside a one-line row header: keep them short and single-line.
   const line = oneLine(value).replace(/[(),]/g, '_')
-  return line.length > 80 ? `${line.slice(0, 80)}…` : line
+  return line.length > 40 ? `${line.slice(0, 40)}…` : line
 }
 
 /** Joined text of the `text` blocks of a content array, or `undefined` if malformed. */

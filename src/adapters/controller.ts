@@ -115,11 +115,10 @@ type AdmittedAt = Map<string, number>
 
 function makeWaitAndRelease(common: Common, admittedAt: AdmittedAt): Pick<ControllerPort, 'waitRecorded' | 'releaseWoken'> {
   return {
-    async waitRecorded(target, requestId, { timeoutMs, signal }) {
+    async waitRecorded(target, requestId, { timeoutMs, signal, settleForInbox }) {
       const from = admittedAt.get(requestId) ?? 0
       admittedAt.delete(requestId)
-      const seq = await waitUntilRecorded(() => common.agents.get(target.sessionId)?.session.events, requestId, { timeoutMs, signal, from })
-      return seq === undefined ? undefined : { seq }
+      return await waitUntilRecorded(() => common.agents.get(target.sessionId)?.session.events, requestId, { timeoutMs, signal, from, settleForInbox })
     },
     async releaseWoken(target) {
       return await common.woken.release(target.sessionId)

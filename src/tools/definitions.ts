@@ -25,9 +25,9 @@ import type { ToolDeps } from './shared.js'
 
 /** Model-facing descriptions (kept short: they ride every request). */
 export const TOOL_DESCRIPTIONS = {
-  sessions_list: 'List peer dsh sessions, newest first, you last.',
-  sessions_read: 'Read recent text messages of another session. Never wakes it.',
-  sessions_send: 'Message a top-level peer session\'s inbox. Replies come later: use sessions_read.',
+  sessions_list: 'List peer sessions.',
+  sessions_read: 'Read a peer session\'s recent messages.',
+  sessions_send: 'Send a message to a top-level peer session\'s inbox.',
 } as const
 
 type ToolName = keyof typeof TOOL_DESCRIPTIONS

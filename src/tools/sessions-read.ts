@@ -17,10 +17,10 @@
 import { callBackend, renderCancelled } from '../boundary.js'
 import type { ToolCallContext } from '../ports.js'
 import { refusals, renderRefusal } from '../refusals.js'
-import { SessionsReadArgs, validateArguments } from '../schemas.js'
+import { sessionIdProblem, SessionsReadArgs, validateArguments } from '../schemas.js'
 import { isSubagent, isVisible, ownerOf, readHeader, stateTag } from '../sessions.js'
 import { readableMessages, type ReadableMessage } from '../surface.js'
-import { sanitizeForDisplay, truncateVisibly } from '../text.js'
+import { countChars, sanitizeForDisplay, truncateVisibly } from '../text.js'
 import { displayId, displayTitle, metadataSuffix, type ToolDeps } from './shared.js'
 
 const TOOL = 'sessions_read'
@@ -43,6 +43,18 @@ export function windowMessages(messages: readonly ReadableMessage[], maxMessages
   return { shown, omitted: messages.length - shown.length }
 }
 
+/** Room kept under the output budget for the truncation marker, in characters. */
+const MARKER_ROOM = 40
+
+/**
+ * Hold the whole result to `budget` characters (issue 5: a read is never
+ * longer than `maxReadMessages × (maxMessageChars + 200)`), even when row
+ * headings, labels and header lines are hostile-long; the cut is visible.
+ */
+export function capOutput(text: string, budget: number): string {
+  return countChars(text) <= budget ? text : truncateVisibly(text, Math.max(0, budget - MARKER_ROOM))
+}
+
 /**
  * Execute one `sessions_read` call. Never throws, never wakes.
  * @param rawArgs - arguments as the harness passed them (validated here).
@@ -53,7 +65,8 @@ export function windowMessages(messages: readonly ReadableMessage[], maxMessages
  */
 export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps: ToolDeps): Promise<string> {
   const parsed = validateArguments(SessionsReadArgs, rawArgs)
-  if (!parsed.ok) return renderRefusal(refusals.invalidArguments(parsed.problem, TOOL), NOTHING)
+  const problem = parsed.ok ? sessionIdProblem(parsed.value.session_id) : parsed.problem
+  if (!parsed.ok || problem !== undefined) return renderRefusal(refusals.invalidArguments(problem ?? '', TOOL), NOTHING)
   const caller = call.caller
   if (caller === undefined) return renderRefusal(refusals.noCaller(), NOTHING)
   const args = parsed.value
@@ -102,7 +115,7 @@ export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps
     lines.push(messageHeading(message), truncateVisibly(sanitizeForDisplay(message.text), settings.maxMessageChars))
   }
   if (shown.length === 0) lines.push('(no readable messages)')
-  if (omitted > 0) lines.push(`(${omitted} earlier messages omitted)`)
+  if (omitted > 0) lines.push(`(${omitted} earlier ${omitted === 1 ? 'message' : 'messages'} omitted)`)
   if (readable.malformed > 0) lines.push(`(${readable.malformed} malformed events skipped)`)
-  return lines.join('\n')
+  return capOutput(lines.join('\n'), settings.maxReadMessages * (settings.maxMessageChars + 200))
 }

@@ -19,9 +19,9 @@
 
 import { callBackend, renderCancelled } from '../boundary.js'
 import { buildFrame } from '../framing.js'
-import type { ResolvedTarget, SendMode, ToolCallContext } from '../ports.js'
+import type { RecordedAt, ResolvedTarget, SendMode, ToolCallContext } from '../ports.js'
 import { decideSend, refusals, renderRefusal, type SendFacts } from '../refusals.js'
-import { SessionsSendArgs, validateArguments } from '../schemas.js'
+import { sessionIdProblem, SessionsSendArgs, validateArguments } from '../schemas.js'
 import { isVisible } from '../sessions.js'
 import { findForbiddenChar, truncateChars } from '../text.js'
 import { displayId, type ToolDeps } from './shared.js'
@@ -37,11 +37,10 @@ export function requestIdFor(callerId: string, callId: string): string {
   return `cross-session:${callerId}:${callId}`
 }
 
-/** Problems step 1 adds to schema validation: ids with white space, forbidden characters. */
+/** Problems step 1 adds to schema validation: malformed ids, forbidden characters. */
 export function extraArgumentProblem(sessionId: string, message: string): string | undefined {
-  if (/\s/u.test(sessionId)) {
-    return `argument "session_id" contains white space (${JSON.stringify(sessionId.length > 60 ? `${sessionId.slice(0, 60)}…` : sessionId)}); pass the id exactly as sessions_list prints it`
-  }
+  const idProblem = sessionIdProblem(sessionId)
+  if (idProblem !== undefined) return idProblem
   const forbidden = findForbiddenChar(message)
   if (forbidden !== undefined) {
     return `argument "message" contains ${forbidden.kind === 'control character' ? 'a' : 'an'} ${forbidden.kind} (${forbidden.codePoint}) at character ${forbidden.position}; remove it (tab and newline are fine)`
@@ -58,7 +57,8 @@ export interface AcceptedLine {
   readonly hop: number
   readonly woke: boolean
   readonly running: boolean
-  readonly recordedSeq?: number
+  /** Where the message was found by the bound, if anywhere. */
+  readonly recorded?: RecordedAt
   readonly recordWaitMs: number
   readonly waitCancelled: boolean
 }
@@ -71,7 +71,8 @@ export function renderAccepted(line: AcceptedLine): string {
   const chars = line.truncatedFrom === undefined ? `chars=${line.chars}` : `chars=${line.chars} (truncated from ${line.truncatedFrom})`
   let head = `accepted for ${displayId(line.targetId)} | mode=${line.mode} | ${chars} | hop ${line.hop}`
   if (line.woke) head += ' (woke a cold session)'
-  if (line.recordedSeq !== undefined) head += ` | recorded at seq ${line.recordedSeq}`
+  if (line.recorded?.stage === 'conversation') head += ` | recorded at seq ${line.recorded.seq}`
+  else if (line.recorded?.stage === 'inbox') head += ` | in its inbox at seq ${line.recorded.seq}, not yet in its conversation`
   else if (line.waitCancelled) head += ' | admitted; recording not confirmed (wait cancelled)'
   else head += ` | admitted, not yet recorded after ${line.recordWaitMs} ms`
   let body: string
@@ -85,7 +86,10 @@ export function renderAccepted(line: AcceptedLine): string {
       : 'That session was idle, so the steering message started a new turn.'
   }
   if (line.truncatedFrom !== undefined) body += ` Only the first ${line.chars} characters were delivered (maxSendChars).`
-  if (line.recordedSeq === undefined) body += ' It is not durable yet: if that session\'s process ends now, the message may be lost.'
+  if (line.recorded?.stage !== 'conversation') {
+    const joins = line.mode === 'queue' ? 'next turn' : 'next step'
+    body += ` It is not durable until that session's ${joins} starts: if its process ends first, the message may be lost.`
+  }
   body += ' Its reply will not return through this call; read it later with sessions_read.'
   return `${head}\n${body}`
 }
@@ -164,11 +168,18 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     return renderRefusal(refusals.rejected(`${admitted.value.reason}${aftermath}`, 'admitting the message'), NOTHING)
   }
   limits.recordDelivery(caller.sessionId, args.session_id, args.message)
+  const targetRunning = admitted.value.value.running
 
   // Accepted means recorded: wait, bounded, until the target's log holds it.
   const waitSignal = call.signal
   const recorded = await callBackend('waiting for the message to be recorded', waitSignal,
-    () => deps.controller.waitRecorded(target, requestId, { timeoutMs: settings.recordWaitMs, signal: waitSignal }), deps.log)
+    // A queued message to a busy session joins its conversation only when the
+    // current turn ends: the inbox record is all there is to wait for.
+    () => deps.controller.waitRecorded(target, requestId, {
+      timeoutMs: settings.recordWaitMs,
+      signal: waitSignal,
+      settleForInbox: mode === 'queue' && targetRunning,
+    }), deps.log)
   const result = renderAccepted({
     targetId: args.session_id,
     mode,
@@ -176,8 +187,8 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     ...(cut.omittedChars > 0 ? { truncatedFrom: cut.totalChars } : {}),
     hop: decided.hop,
     woke: target.woke,
-    running: admitted.value.value.running,
-    ...(recorded.ok && recorded.value !== undefined ? { recordedSeq: recorded.value.seq } : {}),
+    running: targetRunning,
+    ...(recorded.ok && recorded.value !== undefined ? { recorded: recorded.value } : {}),
     recordWaitMs: settings.recordWaitMs,
     waitCancelled: !recorded.ok && recorded.cancelled,
   })

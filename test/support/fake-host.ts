@@ -36,13 +36,18 @@ export function fakeAgent(header: Record<string, unknown>, events: unknown[] = [
     status: 'idle',
     received: [],
     session: { id: header.id as string, header, events },
+    // As rc.8 logs it: the durable inbox insertion at once; the message's own
+    // user/message when a step claims it (at once for an idle agent or a
+    // steer, only after the current turn for a queue to a running one).
     followup(message) {
       agent.received.push({ via: 'followup', message })
-      events.push({ seq: events.length + 1, type: 'inbox/splice', data: { target: 'nextTurn', inserted: [message] } })
+      events.push({ seq: events.length + 1, type: 'agent/inbox/spliced', data: { target: 'next-turn', inserted: [message] } })
+      if (agent.status === 'idle') events.push({ seq: events.length + 1, type: 'user/message', data: message })
     },
     steer(message) {
       agent.received.push({ via: 'steer', message })
-      events.push({ seq: events.length + 1, type: 'inbox/splice', data: { target: 'nextStep', inserted: [message] } })
+      events.push({ seq: events.length + 1, type: 'agent/inbox/spliced', data: { target: 'next-step', inserted: [message] } })
+      events.push({ seq: events.length + 1, type: 'user/message', data: message })
     },
     whenIdle: async () => undefined,
   }

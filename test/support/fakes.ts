@@ -203,7 +203,7 @@ export class FakeController implements ControllerPort {
     this.log.push({ op: 'wait', sessionId: target.sessionId, requestId })
     const session = this.corpus.sessions.get(target.sessionId)
     const event = session?.events.find(candidate => (candidate as { data?: { id?: string } }).data?.id === requestId) as { seq: number } | undefined
-    return event === undefined ? undefined : { seq: event.seq }
+    return event === undefined ? undefined : { seq: event.seq, stage: 'conversation' }
   }
 }
 

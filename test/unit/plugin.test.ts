@@ -97,7 +97,7 @@ describe('the tools through the rc.8 adapters', () => {
   it('sessions_send wakes a cold session with the default model and delivers a framed user message', async () => {
     const { host, me } = scene()
     const text = await host.run('sessions_send', { session_id: 'session-old', message: 'status?' }, me, 'call-7')
-    expect(text).toMatch(/^accepted for session-old \| mode=queue \| chars=7 \| hop 1 \(woke a cold session\) \| recorded at seq 2/)
+    expect(text).toMatch(/^accepted for session-old \| mode=queue \| chars=7 \| hop 1 \(woke a cold session\) \| recorded at seq 3/)
     expect(host.calls).toContain('agents.resume(session-old, {"provider":"deepseek","model":"deepseek-v4-flash"})')
     const woken = host.live.get('session-old')
     expect(woken?.received).toHaveLength(1)
@@ -127,6 +127,18 @@ describe('the tools through the rc.8 adapters', () => {
     const text = await host.run('sessions_send', { session_id: 'session-busy', message: 'change of plan', mode: 'steer' }, me)
     expect(text).toContain('inserted into the turn that session is running now')
     expect(busy.received[0]?.via).toBe('steer')
+  })
+
+  it('queue to a running agent returns at the inbox record and says it is not in the conversation yet', async () => {
+    const { host, me } = scene()
+    const busy = host.goLive('session-busy', 2500)
+    busy.status = 'running'
+    const started = Date.now()
+    const text = await host.run('sessions_send', { session_id: 'session-busy', message: 'when you are done' }, me)
+    expect(text).toMatch(/^accepted for session-busy \| mode=queue \| chars=17 \| hop 1 \| in its inbox at seq 1, not yet in its conversation\n/)
+    expect(text).toContain('becomes its next turn after the current one ends')
+    expect(text).toContain('It is not durable until that session\'s next turn starts')
+    expect(Date.now() - started).toBeLessThan(4000)
   })
 
   it('refuses a subagent naming its owner, and falls back to the current initiator as caller', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { latestPromptText } from '../../src/caller.js'
-import { eventCarriesMessage, findRecordedSeq, waitUntilRecorded } from '../../src/recorded.js'
+import { eventCarriesMessage, findRecorded, waitUntilRecorded } from '../../src/recorded.js'
 
 describe('eventCarriesMessage', () => {
   it('finds the message in a user/message event or nested in an inbox splice', () => {
@@ -11,18 +11,29 @@ describe('eventCarriesMessage', () => {
     for (const junk of [null, 1, 'x', {}, { data: null }, { data: [[[[[[{ id: 'r1' }]]]]]] }]) expect(eventCarriesMessage(junk, 'r1')).toBe(false)
   })
 
-  it('reports the seq of the first carrying event after a start index', () => {
-    const events = [{ seq: 10, data: { id: 'r1' } }, { seq: 11, data: { id: 'r2' } }, { seq: 12, data: { id: 'r2' } }]
-    expect(findRecordedSeq(events, 'r2')).toBe(11)
-    expect(findRecordedSeq(events, 'r1', 1)).toBeUndefined()
+  it('prefers the conversation record (the message\'s own user/message) over the inbox insertion', () => {
+    const events = [
+      { seq: 10, type: 'agent/inbox/spliced', data: { inserted: [{ id: 'r1' }] } },
+      { seq: 11, type: 'turn/start', data: {} },
+      { seq: 12, type: 'user/message', data: { id: 'r1' } },
+    ]
+    expect(findRecorded(events, 'r1')).toEqual({ seq: 12, stage: 'conversation' })
+    expect(findRecorded(events.slice(0, 2), 'r1')).toEqual({ seq: 10, stage: 'inbox' })
+    expect(findRecorded(events, 'r1', 3)).toBeUndefined()
   })
 })
 
 describe('waitUntilRecorded', () => {
-  it('resolves once the log holds the message', async () => {
-    const events: unknown[] = [{ seq: 1, data: { id: 'old' } }]
-    setTimeout(() => events.push({ seq: 2, data: { inserted: [{ id: 'r1' }] } }), 30)
-    expect(await waitUntilRecorded(() => events, 'r1', { timeoutMs: 2000, signal: new AbortController().signal, from: 1 })).toBe(2)
+  it('waits past the inbox insertion until the message joins the conversation', async () => {
+    const events: unknown[] = [{ seq: 1, data: { id: 'old' } }, { seq: 2, type: 'agent/inbox/spliced', data: { inserted: [{ id: 'r1' }] } }]
+    setTimeout(() => events.push({ seq: 3, type: 'user/message', data: { id: 'r1' } }), 60)
+    expect(await waitUntilRecorded(() => events, 'r1', { timeoutMs: 2000, signal: new AbortController().signal, from: 1 })).toEqual({ seq: 3, stage: 'conversation' })
+  })
+
+  it('settles for the inbox when asked, and reports the inbox record at the bound', async () => {
+    const events: unknown[] = [{ seq: 2, type: 'agent/inbox/spliced', data: { inserted: [{ id: 'r1' }] } }]
+    expect(await waitUntilRecorded(() => events, 'r1', { timeoutMs: 5000, signal: new AbortController().signal, settleForInbox: true })).toEqual({ seq: 2, stage: 'inbox' })
+    expect(await waitUntilRecorded(() => events, 'r1', { timeoutMs: 50, signal: new AbortController().signal })).toEqual({ seq: 2, stage: 'inbox' })
   })
 
   it('gives up at the bound, on abort, or when the log cannot be read', async () => {

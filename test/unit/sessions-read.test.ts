@@ -63,7 +63,7 @@ describe('sessions_read', () => {
 
   it('caps max_messages at maxReadMessages', async () => {
     const { w, me } = world({ maxReadMessages: 2 })
-    expect(await sessionsRead({ session_id: 'session-peer', max_messages: 100 }, w.call(me), w.deps)).toContain('(1 earlier messages omitted)')
+    expect(await sessionsRead({ session_id: 'session-peer', max_messages: 100 }, w.call(me), w.deps)).toContain('(1 earlier message omitted)')
   })
 
   it('truncates a long message visibly, counting code points', async () => {
@@ -108,6 +108,23 @@ describe('sessions_read', () => {
     const hidden = await sessionsRead({ session_id: 'session-peer' }, w.call(me), w.deps)
     const missing = await sessionsRead({ session_id: 'session-nope' }, w.call(me), w.deps)
     expect(hidden.replace('session-peer', 'X')).toBe(missing.replace('session-nope', 'X'))
+  })
+
+  it('refuses an empty id or one with white space as invalid-arguments, before any backend call', async () => {
+    const { w, me } = world()
+    expect(await sessionsRead({ session_id: '' }, w.call(me), w.deps)).toMatch(/^refused: invalid-arguments \| argument "session_id" is empty/)
+    expect(await sessionsRead({ session_id: 'session-peer ' }, w.call(me), w.deps)).toMatch(/^refused: invalid-arguments \| argument "session_id" contains white space/)
+    expect(w.corpus.calls).toEqual({})
+  })
+
+  it('never exceeds maxReadMessages × (maxMessageChars + 200) characters, even with hostile-long headers', async () => {
+    const { w, me, peer } = world({ maxReadMessages: 1, maxMessageChars: 100 })
+    peer.header = { ...peer.header, cwd: `/${'deep/'.repeat(100)}`, agentPreset: 'p'.repeat(500) }
+    peer.title = 'T'.repeat(1000)
+    peer.events.push(userEvent(6, 'x'.repeat(5000), { kind: 'plugin', plugin: 'q'.repeat(300), form: 'f'.repeat(300) }))
+    const text = await sessionsRead({ session_id: 'session-peer', include_injected: true }, w.call(me), w.deps)
+    expect([...text].length).toBeLessThanOrEqual(300)
+    expect(text).toMatch(/…\[truncated \d+ chars\]$/)
   })
 
   it('says when there is nothing readable', async () => {

@@ -89,7 +89,7 @@ describe('sessions_send: accepted', () => {
     w.controller.recordOnAdmit = false
     const text = await sessionsSend({ session_id: 'session-peer', message: 'x' }, w.call(me), w.deps)
     expect(text).toContain('| admitted, not yet recorded after 250 ms')
-    expect(text).toContain('It is not durable yet')
+    expect(text).toContain('It is not durable until that session\'s next turn starts')
   })
 
   it('never delivers a retried tool call (same call id) twice', async () => {

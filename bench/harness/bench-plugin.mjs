@@ -1,0 +1,238 @@
+/**
+ * Bench plugin for the REAL harness (rc.8): mounted by a patch row next to
+ * the package's own plugin row, it registers one tool, `bench_run`. The
+ * scripted model calls it once; its `execute` then times the package's three
+ * tools against the harness's own services and writes the figures to
+ * `config.out` as JSON.
+ *
+ * The timed tools are the package's real definitions: `activate` from the
+ * built plugin (`lib/plugin.js`) is run against a context whose `tools`
+ * captures the three definitions instead of registering them, and whose
+ * `sessionQuery` and `agents` are the host's own services wrapped only to
+ * count calls. `sessionPersistence.list` / `.inspect` are counted too (the
+ * instance methods are wrapped for the run and restored after), because
+ * rc.8's `sessionQuery` does its own listing and full-log inspections inside
+ * `readSurface` and `readTitleSnapshot(s)`. The caller is the bench
+ * session's real agent (`exec.agent`), exactly as the harness passes it.
+ *
+ * Plain JavaScript, so the harness's loader imports it as is.
+ *
+ * Config: `out` (JSON path), `manifest` (the seeded home's manifest object),
+ * `iterations` (timed calls per cheap case, default 7).
+ *
+ * @module bench/harness/bench-plugin
+ */
+import { writeFileSync } from 'node:fs'
+import { performance } from 'node:perf_hooks'
+import { activate } from '../../lib/plugin.js'
+import { resolveSettings } from '../../lib/settings.js'
+
+export const name = 'dsh-cross-session-bench'
+
+const MB = 1024 * 1024
+
+/** Call counters, by `service.method`, plus titles folded. */
+function makeCounters() {
+  return { calls: {}, titlesFolded: 0 }
+}
+
+function bump(counters, key, by = 1) {
+  counters.calls[key] = (counters.calls[key] ?? 0) + by
+}
+
+/** `ctx.sessionQuery` seen through counters (same engine, same arguments). */
+function countingSessionQuery(real, counters) {
+  return {
+    listSessions: signal => { bump(counters, 'sessionQuery.listSessions'); return real.listSessions(signal) },
+    readTitleSnapshots: (ids, signal) => {
+      bump(counters, 'sessionQuery.readTitleSnapshots')
+      counters.titlesFolded += ids.length
+      return real.readTitleSnapshots(ids, signal)
+    },
+    readTitleSnapshot: (id, signal) => {
+      bump(counters, 'sessionQuery.readTitleSnapshot')
+      counters.titlesFolded += 1
+      return real.readTitleSnapshot(id, signal)
+    },
+    readSurface: id => { bump(counters, 'sessionQuery.readSurface'); return real.readSurface(id) },
+  }
+}
+
+/** `ctx.agents` seen through counters (`get`, `resume`). */
+function countingAgents(real, counters) {
+  return {
+    get: id => { bump(counters, 'agents.get'); return real.get(id) },
+    currentInitiator: () => real.currentInitiator?.(),
+    resume: options => { bump(counters, 'agents.resume'); return real.resume(options) },
+    list: () => real.list?.(),
+  }
+}
+
+/** Wrap persistence `list` / `inspect` on the instance; returns the restorer. */
+function countPersistence(persistence, counters) {
+  if (persistence === undefined || persistence === null) return () => {}
+  const restore = []
+  for (const method of ['list', 'inspect']) {
+    const original = persistence[method]
+    if (typeof original !== 'function') continue
+    const had = Object.prototype.hasOwnProperty.call(persistence, method)
+    try {
+      persistence[method] = function counted(...args) {
+        bump(counters, `persistence.${method}`)
+        return original.apply(this, args)
+      }
+      restore.push(() => { if (had) persistence[method] = original; else delete persistence[method] })
+    } catch {
+      // A frozen or proxied service: persistence calls stay uncounted.
+    }
+  }
+  return () => { for (const undo of restore) undo() }
+}
+
+/** The package's three definitions, built by its own `activate`. */
+function packageDefinitions(ctx, config, counters, disposers) {
+  const captured = new Map()
+  const fake = {
+    tools: { register: definition => { captured.set(definition.name, definition); return () => captured.delete(definition.name) } },
+    sessionQuery: countingSessionQuery(ctx.sessionQuery, counters),
+    agents: countingAgents(ctx.agents, counters),
+    get: service => (service === 'sessionController' ? undefined : ctx.get(service)),
+    inject: () => { throw new Error('not used') },
+    effect: execute => { disposers.push(execute()) },
+    logger: () => ({ info() {}, warn() {}, debug() {} }),
+  }
+  const { settings } = resolveSettings(config)
+  activate(fake, settings, () => {})
+  return { definitions: captured, settings }
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+function codePoints(text) {
+  let count = 0
+  for (const _ of text) count++
+  return count
+}
+
+/**
+ * Time one case: `argsFor(i)` gives the arguments of call i (call 0 is the
+ * first, cold call; the median is over calls 1..n). Counters are per call.
+ */
+async function timeCase(row, definition, argsFor, iterations, exec, counters) {
+  const durations = []
+  let first = 0
+  let output = ''
+  let peak = 0
+  const totals = makeCounters()
+  for (let index = 0; index <= iterations; index++) {
+    globalThis.gc?.()
+    const base = process.memoryUsage().heapUsed
+    counters.calls = {}
+    counters.titlesFolded = 0
+    const started = performance.now()
+    output = await definition.execute(argsFor(index), exec(index))
+    const ms = performance.now() - started
+    peak = Math.max(peak, process.memoryUsage().heapUsed)
+    if (index === 0) {
+      first = ms
+      continue
+    }
+    durations.push(ms)
+    for (const [key, value] of Object.entries(counters.calls)) bump(totals, key, value)
+    totals.titlesFolded += counters.titlesFolded
+    void base
+  }
+  const perCall = Object.fromEntries(Object.entries(totals.calls).map(([key, value]) => [key, value / iterations]))
+  return {
+    ...row,
+    iterations,
+    firstMs: first,
+    medianMs: median(durations),
+    calls: perCall,
+    titlesFolded: totals.titlesFolded / iterations,
+    peakHeapMB: peak / MB,
+    outputChars: codePoints(output),
+    outputHead: output.split('\n').slice(0, 2).join(' / ').slice(0, 160),
+    ...(/^(\d+) of \d+ considered sessions$/m.test(output) ? { shown: Number(/^(\d+) of \d+ considered sessions$/m.exec(output)[1]) } : {}),
+  }
+}
+
+export function apply(ctx, config = {}) {
+  ctx.inject(['tools', 'sessionQuery', 'agents'], inner => {
+    inner.effect(() => inner.tools.register({
+      name: 'bench_run',
+      description: 'Run the dsh-cross-session benchmark against this harness.',
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+      output: { schema: { type: 'string' }, render: (_args, value) => [{ type: 'text', text: value }] },
+      async execute(_args, exec) {
+        try {
+          const rows = await runAll(inner, config, exec)
+          writeFileSync(config.out, JSON.stringify({ ok: true, rows }, null, 2))
+          return `bench finished: ${rows.length} rows`
+        } catch (error) {
+          writeFileSync(config.out, JSON.stringify({ ok: false, error: String(error?.stack ?? error) }))
+          return `bench failed: ${String(error)}`
+        }
+      },
+    }), 'bench_run')
+  })
+}
+
+async function runAll(ctx, config, exec) {
+  const manifest = config.manifest
+  const iterations = config.iterations ?? 7
+  const corpus = manifest.sessions
+  const counters = makeCounters()
+  const disposers = []
+  const restorePersistence = countPersistence(ctx.get('sessionPersistence'), counters)
+  let serial = 0
+  const execFor = () => () => ({ agent: exec.agent, signal: exec.signal, callId: `bench-${++serial}` })
+  const rows = []
+  try {
+    const waking = packageDefinitions(ctx, {}, counters, disposers)
+    const noWake = packageDefinitions(ctx, { allowResume: false }, counters, disposers)
+    const list = waking.definitions.get('sessions_list')
+    const read = waking.definitions.get('sessions_read')
+    const send = waking.definitions.get('sessions_send')
+    const sendNoWake = noWake.definitions.get('sessions_send')
+    const common = { suite: 'real', corpus }
+    const slow = Math.max(2, Math.min(iterations, corpus > 500 ? 2 : 3))
+
+    rows.push(await timeCase({ ...common, tool: 'sessions_list', case: 'no query' }, list, () => ({}), iterations, execFor(), counters))
+    rows.push(await timeCase({ ...common, tool: 'sessions_list', case: 'live_only' }, list, () => ({ live_only: true }), iterations, execFor(), counters))
+    rows.push(await timeCase({ ...common, tool: 'sessions_list', case: 'query (title word)' }, list, () => ({ query: manifest.smallWord }), slow, execFor(), counters))
+
+    rows.push(await timeCase({ ...common, tool: 'sessions_read', case: 'self (live)', events: exec.agent?.session?.events?.length }, read, () => ({ session_id: exec.agent.session.id }), iterations, execFor(), counters))
+    const small = await countEvents(ctx, manifest.smallId)
+    rows.push(await timeCase({ ...common, tool: 'sessions_read', case: 'cold', events: small }, read, () => ({ session_id: manifest.smallId }), iterations, execFor(), counters))
+    for (const [events, id] of Object.entries(manifest.longIds)) {
+      rows.push(await timeCase({ ...common, tool: 'sessions_read', case: 'cold', events: Number(events) }, read, () => ({ session_id: id }), Number(events) > 5000 ? slow : iterations, execFor(), counters))
+    }
+
+    rows.push(await timeCase({ ...common, tool: 'sessions_send', case: 'not-found' }, send, index => ({ session_id: `session-missing-${index}`, message: 'hello' }), iterations, execFor(), counters))
+    rows.push(await timeCase({ ...common, tool: 'sessions_send', case: 'resume-disabled (cold)' }, sendNoWake, () => ({ session_id: manifest.smallId, message: 'hello' }), iterations, execFor(), counters))
+    const targets = manifest.sendTargets
+    const wakes = Math.min(3, targets.length - 1)
+    rows.push(await timeCase({ ...common, tool: 'sessions_send', case: 'accepted, wakes cold' }, send, index => ({ session_id: targets[index], message: `wake-up note ${index}` }), wakes, execFor(), counters))
+    rows.push(await timeCase({ ...common, tool: 'sessions_send', case: 'accepted, live peer' }, send, index => ({ session_id: targets[1], message: `follow-up note ${index}` }), 3, execFor(), counters))
+  } finally {
+    restorePersistence()
+    for (const dispose of disposers.reverse()) {
+      try { await dispose?.() } catch { /* reported by the package's own logger */ }
+    }
+  }
+  return rows
+}
+
+async function countEvents(ctx, id) {
+  try {
+    const surface = await ctx.sessionQuery.listEvents(id)
+    return surface.length
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * `npm run bench`: how each tool's cost grows with the corpus, and the
+ * budgets of issue 5, PASS/FAIL.
+ *
+ * 1. In memory: the package's executors over the counting fakes, corpora of
+ *    100 / 1,000 / 10,000 / 50,000 sessions and surfaces of 100 / 1,000 /
+ *    10,000 / 100,000 events; schema bytes; send-limiter memory.
+ * 2. Real harness (rc.8): seeded `DSH_HOME`s of 120 and 1,000 persisted
+ *    sessions, one headless harness process each, the package's own
+ *    definitions timed inside it against `ctx.sessionQuery` / `ctx.agents`.
+ *
+ * Options: `--quick` (fewer iterations), `--no-harness`, `--fresh` (re-seed
+ * the homes), `--out FILE` (also write the markdown report there; default
+ * `.tmp/bench/report.md`). Exit code 1 when a budget fails.
+ *
+ * Needs `--expose-gc` and a large young generation for the heap figures
+ * (see ./measure.ts): when started without them it re-runs itself with them.
+ *
+ * @module bench/run
+ */
+
+import { spawnSync } from 'node:child_process'
+import { cpus, totalmem } from 'node:os'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { limiterCases, listCases, readCases, schemaBytes, sendCases } from './cases.js'
+import { memoryVerdicts, realVerdicts, type Verdict } from './budgets.js'
+import { ROOT } from './harness/dsh.js'
+import { runHarnessBench, type HarnessResult } from './harness/run-harness.js'
+import type { CaseRow } from './measure.js'
+import { caseTable, limiterTable, verdictTable } from './table.js'
+
+const NODE_FLAGS = ['--expose-gc', '--max-semi-space-size=256']
+
+if (typeof (globalThis as { gc?: unknown }).gc !== 'function') {
+  const child = spawnSync(process.execPath, [...NODE_FLAGS, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' })
+  process.exit(child.status ?? 1)
+}
+
+const argv = new Set(process.argv.slice(2))
+const quick = argv.has('--quick')
+const outIndex = process.argv.indexOf('--out')
+const workDir = join(ROOT, '.tmp', 'bench')
+const outFile = outIndex > 0 ? process.argv[outIndex + 1]! : join(workDir, 'report.md')
+const log = (line: string): void => { process.stderr.write(`${line}\n`) }
+
+function machine(): string {
+  const nproc = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()
+  return `nproc ${nproc || cpus().length}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${process.platform}-${process.arch}`
+}
+
+async function main(): Promise<void> {
+  const started = Date.now()
+  const out: string[] = [`# dsh-cross-session benchmark`, '', `machine: ${machine()}`, `date: ${new Date().toISOString()}${quick ? ' (--quick)' : ''}`, '']
+
+  log('in-memory: sessions_list')
+  const memory: CaseRow[] = [...await listCases(quick, log)]
+  log('in-memory: sessions_read')
+  memory.push(...await readCases(quick, log))
+  log('in-memory: sessions_send')
+  memory.push(...await sendCases(quick, log))
+  const schemas = schemaBytes()
+  const limiter = limiterCases()
+  const verdicts: Verdict[] = memoryVerdicts(memory, schemas.total, limiter)
+  out.push('## In memory (package executors over the counting fakes)', '', caseTable(memory), '')
+  out.push(`Schemas as the model receives them (request \`tools\` entries, compact JSON): ${Object.entries(schemas.perTool).map(([name, bytes]) => `${name} ${bytes}`).join(', ')}; total ${schemas.total} bytes (${schemas.inner} without the \`{"type":"function"}\` wrappers).`, '')
+  out.push('Send limiter, one sender to N distinct peers:', '', limiterTable(limiter), '')
+
+  if (!argv.has('--no-harness')) {
+    log('building lib/ (tsc -p tsconfig.build.json)')
+    const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
+    if (build.status !== 0) throw new Error('build failed')
+    const results: HarnessResult[] = []
+    for (const size of [120, 1_000]) {
+      log(`real harness: ${size} persisted sessions`)
+      results.push(await runHarnessBench(workDir, size, { fresh: argv.has('--fresh'), iterations: quick ? 2 : 5, log }))
+    }
+    const real = results.flatMap(result => result.rows)
+    out.push('## Real harness (rc.8 `ctx.sessionQuery` / `ctx.agents`, persisted JSONL+zstd corpus)', '', caseTable(real), '')
+    for (const result of results) {
+      out.push(`- ${result.manifest.sessions} sessions: seeded from ${result.manifest.realRuns} real headless runs (home reused or built in ${result.manifest.seedMs} ms); harness process ${result.bootMs} ms end to end.`)
+    }
+    const wire = results[0]!.wireToolBytes
+    const wireTotal = Object.values(wire).reduce((sum, bytes) => sum + bytes, 0)
+    out.push('', `Tools on the wire (the chat request's \`tools\` entries, \`{"type":"function","function":{…}}\`, as the harness sent them): ${Object.entries(wire).map(([name, bytes]) => `${name} ${bytes}`).join(', ')}; total ${wireTotal} bytes.`, '')
+    verdicts.push(...realVerdicts(real))
+  }
+
+  out.push('## Budgets', '', verdictTable(verdicts), '')
+  const seconds = ((Date.now() - started) / 1000).toFixed(0)
+  out.push(`Bench wall time: ${seconds} s.`)
+  const report = out.join('\n')
+  process.stdout.write(`${report}\n`)
+  mkdirSync(join(outFile, '..'), { recursive: true })
+  writeFileSync(outFile, `${report}\n`)
+  const failed = verdicts.filter(verdict => !verdict.pass)
+  log(failed.length === 0 ? 'all budgets PASS' : `${failed.length} budget(s) FAIL`)
+  process.exitCode = failed.length === 0 ? 0 : 1
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exitCode = 2
+})

@@ -1,0 +1,87 @@
+/**
+ * Scenario building blocks for the fake model: route each request to the
+ * script of the session it came from, and write scripts as a list of steps.
+ *
+ * Routing is by a marker in the session's *first* real user message (e.g.
+ * `ROLE:A`), which stays in the session's history for its whole life, so a
+ * session woken later by a cross-session message still reaches its own
+ * script. Within a script, the position is counted from the session's last
+ * real user message (the one that triggered this turn, or a steered or
+ * delivered peer message): step 0 answers it, step k follows the k-th tool
+ * round after it.
+ * @module test/e2e/support/scenario
+ */
+import { isInjected, textOf, type ModelRequest, type Reply, type Scenario, type ScriptedCall, type ToolResult, type WireMessage } from './fake-model.ts'
+
+/** Where a request sits in its session's current turn. */
+export interface Turn {
+  /** Tool rounds since the last real user message. */
+  step: number
+  /** Text of that user message. */
+  trigger: string
+  /** Results of the newest tool round (empty at step 0). */
+  results: ToolResult[]
+  request: ModelRequest
+}
+
+export type ActorScript = (turn: Turn) => Reply | Promise<Reply>
+
+function realUserIndexes(messages: WireMessage[]): number[] {
+  return messages.flatMap((m, i) => (m.role === 'user' && !isInjected(textOf(m)) ? [i] : []))
+}
+
+/** The {@link Turn} view of a request. */
+export function turnOf(request: ModelRequest): Turn {
+  const indexes = realUserIndexes(request.messages)
+  const last = indexes.at(-1) ?? -1
+  const after = request.messages.slice(last + 1)
+  return {
+    step: after.filter((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0).length,
+    trigger: last >= 0 ? textOf(request.messages[last]) : '',
+    results: request.toolResults,
+    request,
+  }
+}
+
+/** First real user text of a request (the routing key's home). */
+export function firstUserText(request: ModelRequest): string {
+  const first = realUserIndexes(request.messages)[0]
+  return first === undefined ? '' : textOf(request.messages[first])
+}
+
+/**
+ * Route requests by marker: the first actor whose key occurs in the
+ * session's first real user message answers. Unrouted requests get a plain
+ * text answer (never an empty one).
+ */
+export function router(actors: Record<string, ActorScript>): Scenario {
+  return (request) => {
+    const first = firstUserText(request)
+    for (const [key, script] of Object.entries(actors)) if (first.includes(key)) return script(turnOf(request))
+    return { text: `unrouted request ${request.index}` }
+  }
+}
+
+export type StepSpec = ScriptedCall | ((turn: Turn) => ScriptedCall | Reply | Promise<ScriptedCall | Reply>)
+
+/**
+ * A script that makes the given calls one per step, then answers `final`.
+ * A step function may return a full {@link Reply} (e.g. with `delayMs`).
+ */
+export function steps(list: StepSpec[], final: string | ((turn: Turn) => string | Reply | Promise<Reply>)): ActorScript {
+  return async (turn) => {
+    const spec = list[turn.step]
+    if (spec === undefined) {
+      if (typeof final === 'string') return { text: final }
+      const out = await final(turn)
+      return typeof out === 'string' ? { text: out } : out
+    }
+    const value = typeof spec === 'function' ? await spec(turn) : spec
+    return 'name' in value && 'args' in value ? { calls: [value as ScriptedCall] } : (value as Reply)
+  }
+}
+
+/** A script that only ever answers with text. */
+export function says(text: string | ((turn: Turn) => string)): ActorScript {
+  return (turn) => ({ text: typeof text === 'string' ? text : text(turn) })
+}

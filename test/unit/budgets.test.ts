@@ -1,0 +1,114 @@
+/**
+ * The deterministic budgets of issue 5 (backend call counts, titles folded,
+ * schema bytes, limiter bounds), asserted through the counting fakes. Timings
+ * are not asserted here: `npm run bench` measures them.
+ *
+ * @module test/unit/budgets
+ */
+
+import { describe, expect, it } from 'vitest'
+import { MAX_TRACKED_ENTRIES, SendLimits } from '../../src/limits.js'
+import { parametersOf, TOOL_DESCRIPTIONS } from '../../src/tools/definitions.js'
+import { sessionsList } from '../../src/tools/sessions-list.js'
+import { sessionsRead } from '../../src/tools/sessions-read.js'
+import { sessionsSend } from '../../src/tools/sessions-send.js'
+import { corpusWorld, surfaceEvents } from '../../bench/corpus.js'
+import { SCHEMA_BUDGET_BYTES, SEND_ACCEPTED_MAX_CALLS, SEND_REFUSED_MAX_CALLS } from '../../bench/budgets.js'
+import { shownRows } from '../../bench/measure.js'
+
+function delta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const [method, count] of Object.entries(after)) if (count - (before[method] ?? 0) > 0) out[method] = count - (before[method] ?? 0)
+  return out
+}
+
+describe('sessions_list call budget', () => {
+  const cw = corpusWorld(2_000)
+  const counts = () => ({ ...cw.world.corpus.calls, ...cw.world.controller.calls })
+
+  for (const args of [{}, { query: 'reconcile' }, { limit: 200, scope: 'all' }, { live_only: true }, { query: 'no-such-thing-anywhere' }]) {
+    it(`makes exactly one listSessions and at most one readTitles (${JSON.stringify(args)})`, async () => {
+      const before = counts()
+      await sessionsList(args, cw.world.call(cw.caller), cw.world.deps)
+      const made = delta(before, counts())
+      expect(made.listSessions).toBe(1)
+      expect(made.readTitles ?? 0).toBeLessThanOrEqual(1)
+      expect(Object.keys(made).sort()).toEqual(Object.keys(made).filter(method => method === 'listSessions' || method === 'readTitles').sort())
+    })
+  }
+
+  it('folds no more titles than rows shown when there is no query', async () => {
+    for (const args of [{}, { limit: 3 }, { limit: 200, scope: 'all' }, { live_only: true }]) {
+      const folded = cw.world.corpus.titlesFolded
+      const output = await sessionsList(args, cw.world.call(cw.caller), cw.world.deps)
+      const shown = shownRows(output)
+      expect(shown).toBeDefined()
+      expect(cw.world.corpus.titlesFolded - folded).toBeLessThanOrEqual(shown!)
+    }
+  })
+})
+
+describe('sessions_read call budget', () => {
+  it('makes one readSurface, no listSessions, and never touches the controller', async () => {
+    const cw = corpusWorld(1_000)
+    const target = cw.coldPeers[0]!
+    target.events = surfaceEvents(2_000)
+    const before = { ...cw.world.corpus.calls }
+    const output = await sessionsRead({ session_id: target.header.id }, cw.world.call(cw.caller), cw.world.deps)
+    const made = delta(before, cw.world.corpus.calls)
+    expect(made.readSurface).toBe(1)
+    expect(made.listSessions ?? 0).toBe(0)
+    expect(made.lookup ?? 0).toBe(0)
+    expect(cw.world.controller.log).toEqual([])
+    expect(output.length).toBeLessThanOrEqual(cw.world.deps.settings.maxReadMessages * (cw.world.deps.settings.maxMessageChars + 200))
+  })
+})
+
+describe('sessions_send call budget', () => {
+  const cw = corpusWorld(5_000)
+  const counts = () => ({ ...cw.world.corpus.calls, ...cw.world.controller.calls })
+  const total = (calls: Record<string, number>) => Object.values(calls).reduce((sum, n) => sum + n, 0)
+
+  it(`an accepted send makes at most ${SEND_ACCEPTED_MAX_CALLS} port calls and no listSessions`, async () => {
+    for (const target of [cw.coldPeers[0]!, cw.livePeer]) {
+      const before = counts()
+      const output = await sessionsSend({ session_id: target.header.id, message: `hello ${target.header.id}` }, cw.world.call(cw.caller), cw.world.deps)
+      expect(output).toMatch(/^accepted for /)
+      const made = delta(before, counts())
+      expect(made.listSessions ?? 0).toBe(0)
+      expect(made.lookup).toBe(1)
+      expect(total(made)).toBeLessThanOrEqual(SEND_ACCEPTED_MAX_CALLS)
+    }
+  })
+
+  it(`a send refused after its lookup makes at most ${SEND_REFUSED_MAX_CALLS} port call`, async () => {
+    const noWake = { ...cw.world.deps, settings: { ...cw.world.deps.settings, allowResume: false } }
+    const cases: Array<[unknown, typeof noWake]> = [
+      [{ session_id: 'session-missing', message: 'hi' }, cw.world.deps],
+      [{ session_id: cw.subagent.header.id, message: 'hi' }, cw.world.deps],
+      [{ session_id: cw.coldPeers[3]!.header.id, message: 'hi' }, noWake],
+    ]
+    for (const [args, deps] of cases) {
+      const before = counts()
+      const output = await sessionsSend(args, cw.world.call(cw.caller), deps)
+      expect(output).toMatch(/^refused: /)
+      const made = delta(before, counts())
+      expect(made.listSessions ?? 0).toBe(0)
+      expect(total(made)).toBeLessThanOrEqual(SEND_REFUSED_MAX_CALLS)
+    }
+  })
+})
+
+describe('bounded state and catalog size', () => {
+  it('keeps send-limiter state bounded whatever the number of peers', () => {
+    const limits = new SendLimits()
+    for (let index = 0; index < 3 * MAX_TRACKED_ENTRIES; index++) {
+      limits.recordDelivery('session-a', `session-peer-${index}`, 'body')
+      limits.recordCall('session-a', `call-${index}`, 'accepted')
+    }
+    const size = limits.size()
+    expect(size.pairs).toBeLessThanOrEqual(MAX_TRACKED_ENTRIES)
+    expect(size.bodies).toBeLessThanOrEqual(MAX_TRACKED_ENTRIES)
+    expect(size.calls).toBeLessThanOrEqual(MAX_TRACKED_ENTRIES)
+  })
+})
