@@ -70,6 +70,7 @@ const titles: Record<Name, string> = { Alpha: 'Investigate flaky login test', Br
 // ── the scripted model, printing every call and result as it happens ───────
 
 const printed = new Set<string>()
+let frameShown = false
 const route = router(Object.fromEntries(NAMES.map((n) => [`You are ${n}`, scripts[n]])))
 const model = await startFakeModel({
   title: (request) => titles[NAMES.find((n) => request.allUserText.includes(`You are ${n}`)) ?? 'Alpha'],
@@ -81,7 +82,18 @@ const model = await startFakeModel({
       console.log(`   ◀ ${who} got:\n${indent(result.content)}`)
     }
     const turn = turnOf(request)
-    if (turn.step === 0) console.log(`\n● ${who} (${ids[who as Name] ? short(ids[who as Name]) : 'new session'}) receives: ${turn.trigger.split('\n').slice(0, 2).join(' / ').slice(0, 110)}`)
+    if (turn.step === 0) {
+      const label = `\n● ${who} (${ids[who as Name] ? short(ids[who as Name]) : 'new session'}) receives`
+      // The first cross-session message is shown whole, so the frame is seen once.
+      if (turn.trigger.startsWith('Cross-session message') && !frameShown) {
+        frameShown = true
+        console.log(`${label} (the framed message exactly as its model sees it):\n${indent(turn.trigger)}`)
+      } else {
+        const lines = turn.trigger.split('\n')
+        const head = lines.slice(0, 2).join(' / ')
+        console.log(`${label}: ${head.length > 110 || lines.length > 2 ? `${head.slice(0, 110)}…` : head}`)
+      }
+    }
     const reply: Reply = await route(request)
     if ('calls' in reply) for (const call of reply.calls) console.log(`   ▶ ${who} calls ${call.name} ${JSON.stringify(call.args)}`)
     else console.log(`   ✎ ${who} answers: ${reply.text}`)
@@ -95,6 +107,7 @@ const started = Date.now()
 console.log(`dsh-cross-session demo: DeepSeek Harness rc.8, scripted model at ${model.url}, DSH_HOME=${h.home}`)
 const patch = writePatch(h)
 
+console.log('(◀ lines print when the model next hears from that session, so a send\'s result can appear after the turn it started elsewhere.)')
 console.log('\n── 1. Alpha works alone (headless run; afterwards it is a cold, persisted session)')
 ids.Alpha = (await runHeadless(h, model, 'You are Alpha. Find out why the login test is flaky.', { patch })).sessionId
 
