@@ -46,6 +46,26 @@ export async function callBackend<T>(step: string, signal: AbortSignal, run: () 
 }
 
 /**
+ * Run one backend step that commits something (waking a session, admitting a
+ * prompt) to completion, even if the call is cancelled meanwhile: racing it
+ * against the signal would report "cancelled, nothing delivered" while the
+ * backend goes on to wake or deliver. The caller checks `signal.aborted`
+ * afterwards and undoes or reports what happened. A signal already aborted
+ * before the step starts skips it.
+ * @returns the value, `cancelled` (only when aborted before the start), or a
+ *   one-line reason.
+ */
+export async function callCommit<T>(step: string, signal: AbortSignal, run: () => Promise<T>, log: DiagnosticSink): Promise<BackendResult<T>> {
+  if (signal.aborted) return { ok: false, cancelled: true, step }
+  try {
+    return { ok: true, value: await run() }
+  } catch (error: unknown) {
+    log(`${step} failed: ${fullError(error)}`)
+    return { ok: false, cancelled: false, step, reason: safeReason(error) }
+  }
+}
+
+/**
  * Settle with `promise`, or reject as soon as `signal` aborts: a backend that
  * ignores its signal (or hangs) cannot hold the tool call past cancellation.
  */

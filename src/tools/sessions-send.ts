@@ -17,7 +17,7 @@
  * @module dsh-cross-session/tools/sessions-send
  */
 
-import { callBackend, renderCancelled } from '../boundary.js'
+import { callBackend, callCommit, renderCancelled } from '../boundary.js'
 import { buildFrame } from '../framing.js'
 import type { RecordedAt, ResolvedTarget, SendMode, ToolCallContext } from '../ports.js'
 import { decideSend, refusals, renderRefusal, type SendFacts } from '../refusals.js'
@@ -142,42 +142,45 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     }).text
   }
 
-  // Step 9: resolve. Waking is allowed only when allowResume is on.
-  const resolved = await callBackend('resolving the target session', call.signal,
+  // Step 9: resolve. Waking is allowed only when allowResume is on. Run to
+  // completion: a wake cut off by cancellation would leave a session woken
+  // with nobody to deliver to, so it is undone below instead.
+  const resolved = await callCommit('resolving the target session', call.signal,
     () => deps.controller.resolve(args.session_id, { mayWake: settings.allowResume, signal: call.signal }), deps.log)
   if (!resolved.ok) {
-    return resolved.cancelled
+    // A resume given our signal rejects when it fires: that is a cancellation, not a failure.
+    return resolved.cancelled || call.signal.aborted
       ? renderCancelled(TOOL, resolved.step, NOTHING)
       : renderRefusal(refusals.rejected(resolved.reason, resolved.step), NOTHING)
   }
   if (!resolved.value.ok) return renderRefusal(refusals.rejected(resolved.value.reason, 'resolving the target session'), NOTHING)
   const target = resolved.value.value
+  // What happened to a session this call woke but did not deliver to.
+  const undoWake = async (): Promise<string> => target.woke ? `; ${await releaseQuietly(deps, target)}` : ''
+  if (call.signal.aborted) return renderCancelled(TOOL, `resolving the target session${await undoWake()}`, NOTHING)
 
-  // Step 10: admit. A failure after a wake puts the woken session back to sleep.
+  // Step 10: admit, also to completion: once admitted, the message is
+  // delivered whatever happens to this call. A failure after a wake puts the
+  // woken session back to sleep.
   const requestId = requestIdFor(caller.sessionId, call.callId)
-  const admitted = await callBackend('admitting the message', call.signal,
+  const admitted = await callCommit('admitting the message', call.signal,
     () => deps.controller.admit(target, { requestId, mode, text, signal: call.signal }), deps.log)
   if (!admitted.ok) {
-    const aftermath = target.woke ? `; ${await releaseQuietly(deps, target)}` : ''
     return admitted.cancelled
-      ? renderCancelled(TOOL, `admitting the message${aftermath}`, NOTHING)
-      : renderRefusal(refusals.rejected(`${admitted.reason}${aftermath}`, admitted.step), NOTHING)
+      ? renderCancelled(TOOL, `admitting the message${await undoWake()}`, NOTHING)
+      : renderRefusal(refusals.rejected(`${admitted.reason}${await undoWake()}`, admitted.step), NOTHING)
   }
-  if (!admitted.value.ok) {
-    const aftermath = target.woke ? `; ${await releaseQuietly(deps, target)}` : ''
-    return renderRefusal(refusals.rejected(`${admitted.value.reason}${aftermath}`, 'admitting the message'), NOTHING)
-  }
+  if (!admitted.value.ok) return renderRefusal(refusals.rejected(`${admitted.value.reason}${await undoWake()}`, 'admitting the message'), NOTHING)
   limits.recordDelivery(caller.sessionId, args.session_id, args.message)
   const targetRunning = admitted.value.value.running
 
   // Accepted means recorded: wait, bounded, until the target's log holds it.
-  const waitSignal = call.signal
-  const recorded = await callBackend('waiting for the message to be recorded', waitSignal,
+  const recorded = await callBackend('waiting for the message to be recorded', call.signal,
     // A queued message to a busy session joins its conversation only when the
     // current turn ends: the inbox record is all there is to wait for.
     () => deps.controller.waitRecorded(target, requestId, {
       timeoutMs: settings.recordWaitMs,
-      signal: waitSignal,
+      signal: call.signal,
       settleForInbox: mode === 'queue' && targetRunning,
     }), deps.log)
   const result = renderAccepted({

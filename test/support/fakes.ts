@@ -146,6 +146,9 @@ export class FakeController implements ControllerPort {
   goColdAfterResolve = false
   /** Whether messages are recorded in the target's log on admission. */
   recordOnAdmit = true
+  /** Called just before `resolve` / `admit` return (e.g. to cancel the call mid-step). */
+  afterResolve: (() => void) | undefined
+  afterAdmit: (() => void) | undefined
 
   private readonly corpus: FakeSessionQuery
 
@@ -171,6 +174,7 @@ export class FakeController implements ControllerPort {
       woke = true
     }
     if (this.goColdAfterResolve) session.live = false
+    this.afterResolve?.()
     return { ok: true, value: { sessionId, woke, running: false, mayWake: options.mayWake } }
   }
 
@@ -187,6 +191,7 @@ export class FakeController implements ControllerPort {
         session.events.push({ ...(userEvent(seq, prompt.text) as object), data: { id: prompt.requestId, role: 'user', content: [{ type: 'text', text: prompt.text }], source: { kind: 'user' } } })
       }
     }
+    this.afterAdmit?.()
     return { ok: true, value: { mode: prompt.mode, running: target.running } }
   }
 

@@ -150,6 +150,27 @@ describe('sessions_send: refusals through the tool', () => {
     expect(cold.live).toBe(false)
   })
 
+  it('a cancellation while waking puts the woken session back and delivers nothing', async () => {
+    const { w, me, cold } = world()
+    const abort = new AbortController()
+    w.controller.afterResolve = () => abort.abort()
+    const text = await sessionsSend({ session_id: 'session-cold', message: 'x' }, w.call(me, { signal: abort.signal }), w.deps)
+    expect(text).toBe('cancelled | sessions_send was cancelled while resolving the target session; the session this call woke was put back to sleep\nNothing was delivered.')
+    expect(w.controller.log.map(entry => entry.op)).toEqual(['resolve', 'wake', 'release'])
+    expect(cold.live).toBe(false)
+  })
+
+  it('a cancellation after admission still reports the delivery, never "nothing delivered"', async () => {
+    const { w, me, peer } = world()
+    const abort = new AbortController()
+    w.controller.recordOnAdmit = false
+    w.controller.afterAdmit = () => abort.abort()
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'x' }, w.call(me, { signal: abort.signal }), w.deps)
+    expect(text).toMatch(/^accepted for session-peer \| mode=queue \| chars=1 \| hop 1 \| admitted; recording not confirmed \(wait cancelled\)/)
+    expect(w.controller.delivered.size).toBe(1)
+    expect(peer.live).toBe(true)
+  })
+
   it('rejected carries the controller\'s own reason when resolution fails', async () => {
     const { w, me } = world()
     w.controller.resolveFailure = 'gateway/internal: resume failed'
