@@ -111,6 +111,19 @@ describe('the tools through the rc.8 adapters', () => {
     expect(host.resumeDisposed).toEqual(['session-old'])
   })
 
+  it('two senders waking the same cold session at once share one resume', async () => {
+    const { host, me } = scene()
+    const other = host.goLive('session-other', 3500)
+    const [first, second] = await Promise.all([
+      host.run('sessions_send', { session_id: 'session-old', message: 'from me' }, me),
+      host.run('sessions_send', { session_id: 'session-old', message: 'from other' }, other),
+    ])
+    expect(host.calls.filter(call => call.startsWith('agents.resume'))).toHaveLength(1)
+    expect(first).toMatch(/^accepted for session-old/)
+    expect(second).toMatch(/^accepted for session-old/)
+    expect(host.live.get('session-old')?.received).toHaveLength(2)
+  })
+
   it('with allowResume: false never calls resume, and the log of the cold target is untouched', async () => {
     const { host, me } = scene({ allowResume: false })
     const before = JSON.stringify(host.persisted.get('session-old'))
