@@ -11,7 +11,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModel, type FakeModel } from './support/fake-model.ts'
-import { makeHome, assertPrerequisites, readLog, readSession, readSessions, runHeadless, sleep, titleOf, transcript, waitFor, writePatch, type DshHome, SKIP_E2E } from './support/harness.ts'
+import { makeHome, assertPrerequisites, readLog, readSession, readSessions, runHeadless, sleep, titleOf, transcript, waitFor, writePatch, type DshHome, SKIP_E2E, tearDown } from './support/harness.ts'
 import { router, says, steps } from './support/scenario.ts'
 
 
@@ -28,9 +28,8 @@ describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
   let h: DshHome
   let model: FakeModel | undefined
   afterEach(async () => {
-    await model?.close()
+    await tearDown({ model, h })
     model = undefined
-    h?.cleanup()
   })
 
   it('lists a persisted session as cold, top-level with its real title, the caller last; reads its text only', async () => {

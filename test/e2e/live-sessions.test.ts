@@ -10,7 +10,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModel, type FakeModel } from './support/fake-model.ts'
-import { historyEvents, makeHome, messageText, assertPrerequisites, sleep, startWeb, waitFor, writePatch, type DshHome, type SessionEvent, type WebHarness, SKIP_E2E } from './support/harness.ts'
+import { historyEvents, makeHome, messageText, assertPrerequisites, sleep, startWeb, waitFor, writePatch, type DshHome, type SessionEvent, type WebHarness, SKIP_E2E, tearDown } from './support/harness.ts'
 import { router, steps, type ActorScript } from './support/scenario.ts'
 
 
@@ -31,12 +31,8 @@ describe.skipIf(SKIP_E2E)('live sessions (web profile)', () => {
   let model: FakeModel | undefined
   let web: WebHarness | undefined
   afterEach(async () => {
-    await web?.stop()
-    await model?.close()
-    h?.cleanup()
-    web = undefined
-    model = undefined
-    h = undefined
+    await tearDown({ web, model, h })
+    web = model = h = undefined
   })
 
   /**

@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModel, type FakeModel, type WireTool } from './support/fake-model.ts'
-import { E2E_DIR, makeHome, assertPrerequisites, nodeBinary, pluginRow, readLog, ROOT, runDsh, runHeadless, startWeb, writePatch, type DshHome, type WebHarness, SKIP_E2E } from './support/harness.ts'
+import { E2E_DIR, makeHome, assertPrerequisites, nodeBinary, pluginRow, readLog, ROOT, runDsh, runHeadless, startWeb, writePatch, type DshHome, type WebHarness, SKIP_E2E, tearDown } from './support/harness.ts'
 import { router, says, steps } from './support/scenario.ts'
 
 const TOOLS = ['sessions_list', 'sessions_read', 'sessions_send']
@@ -33,12 +33,8 @@ describe.skipIf(SKIP_E2E)('mounting', () => {
   let model: FakeModel | undefined
   let web: WebHarness | undefined
   afterEach(async () => {
-    await web?.stop()
-    await model?.close()
-    h?.cleanup()
-    web = undefined
-    model = undefined
-    h = undefined
+    await tearDown({ web, model, h })
+    web = model = h = undefined
   })
 
   it('host row registers three fixed schemas; enabled: false registers none', async () => {

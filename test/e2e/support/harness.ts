@@ -449,3 +449,14 @@ export async function waitFor<T>(check: () => T | undefined | false | Promise<T 
     await sleep(100)
   }
 }
+
+/**
+ * End one test's harness parts, in dependency order: the web host first (it
+ * talks to the model), then the model, then the `DSH_HOME` folder. Any part
+ * may be absent.
+ */
+export async function tearDown(parts: { web?: WebHarness; model?: FakeModel; h?: DshHome }): Promise<void> {
+  await parts.web?.stop()
+  await parts.model?.close()
+  parts.h?.cleanup()
+}
