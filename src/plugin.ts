@@ -20,8 +20,8 @@
  *    nothing;
  * 4. builds the ports — `ctx.sessionController` when the host has one, else
  *    the adapter over `ctx.agents` (rc.8) — and registers the three tools once;
- * 5. on disposal unregisters all three, clears its timer and disposes every
- *    session it woke.
+ * 5. on disposal unregisters all three, clears its timer, cancels calls in
+ *    flight (and their bounded waits), and disposes every session it woke.
  *
  * @module dsh-cross-session
  */
@@ -83,13 +83,16 @@ export function activate(ctx: PluginContext, settings: Settings, log: (level: 'i
     ? createAgentsController(ctx.agents, defaultModel, woken)
     : createSessionControllerPort(controllerService, ctx.agents, woken)
   const deps = { sessions, controller, settings, limits: new SendLimits(), log: (message: string) => log('warn', message) }
-  const definitions = toolDefinitions(deps, exec => resolveCaller(exec, ctx.agents))
+  // Disposal cancels calls in flight (and their bounded waits) with this.
+  const lifetime = new AbortController()
+  const definitions = toolDefinitions(deps, exec => resolveCaller(exec, ctx.agents), lifetime.signal)
   for (const definition of definitions) {
     ctx.effect(() => ctx.tools.register(definition), `tools.register(${definition.name})`)
   }
   ctx.effect(() => () => {
+    lifetime.abort(new Error('dsh-cross-session was disposed'))
     void woken.releaseAll(message => log('warn', message))
-  }, 'cross-session.woken-sessions')
+  }, 'cross-session.lifetime')
   log('info', `registered ${definitions.map(definition => definition.name).join(', ')} (delivery via ${controllerService === undefined ? 'ctx.agents' : 'ctx.sessionController'})`)
   return definitions.length
 }

@@ -57,8 +57,10 @@ const NEVER_ABORTED = new AbortController().signal
  * @param deps - ports, settings, limits, log.
  * @param callerOf - the calling session of one execution (from `exec.agent`,
  *   else the host's current initiator), or `undefined`.
+ * @param lifetime - aborted when the plugin is disposed: every call in flight
+ *   is cancelled with it, so no wait or poll outlives the plugin.
  */
-export function toolDefinitions(deps: ToolDeps, callerOf: (exec: HostToolExec) => Caller | undefined): HostToolDefinition[] {
+export function toolDefinitions(deps: ToolDeps, callerOf: (exec: HostToolExec) => Caller | undefined, lifetime: AbortSignal = NEVER_ABORTED): HostToolDefinition[] {
   return (Object.keys(EXECUTORS) as ToolName[]).map(name => ({
     name,
     description: TOOL_DESCRIPTIONS[name],
@@ -71,7 +73,7 @@ export function toolDefinitions(deps: ToolDeps, callerOf: (exec: HostToolExec) =
         const call: ToolCallContext = {
           caller: callerOf(exec ?? {}),
           callId: typeof exec?.callId === 'string' && exec.callId.length > 0 ? exec.callId : `local-${nanoid()}`,
-          signal: exec?.signal ?? NEVER_ABORTED,
+          signal: AbortSignal.any([exec?.signal ?? NEVER_ABORTED, lifetime]),
         }
         return await EXECUTORS[name](args, call, deps)
       } catch (error: unknown) {

@@ -111,6 +111,23 @@ describe('the tools through the rc.8 adapters', () => {
     expect(host.resumeDisposed).toEqual(['session-old'])
   })
 
+  it('disposal cancels a send still waiting for its message to be recorded', async () => {
+    const { host, me } = scene({ recordWaitMs: 30000 })
+    const busy = host.goLive('session-busy', 2500)
+    busy.status = 'running'
+    // A turn that never reaches its next step: the steer stays in the inbox.
+    busy.steer = message => {
+      busy.received.push({ via: 'steer', message })
+    }
+    const started = Date.now()
+    const pending = host.run('sessions_send', { session_id: 'session-busy', message: 'steer me', mode: 'steer' }, me)
+    while (busy.received.length === 0) await new Promise(resolve => setTimeout(resolve, 5))
+    host.dispose()
+    const text = await pending
+    expect(text).toMatch(/^accepted for session-busy \| mode=steer .*\| admitted; recording not confirmed \(wait cancelled\)/)
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+
   it('two senders waking the same cold session at once share one resume', async () => {
     const { host, me } = scene()
     const other = host.goLive('session-other', 3500)
