@@ -59,7 +59,9 @@ export function missingServices(has: (service: string) => boolean): string[] {
 /** The one message a failed mount logs. */
 export function missingServiceMessage(missing: readonly string[]): string {
   const listed = missing.map(service => `"${service}" (${REQUIRED_SERVICES[service as keyof typeof REQUIRED_SERVICES]})`).join(', ')
-  return `mount failed: required host service ${listed} is not available; no tool was registered. `
+  const noun = missing.length === 1 ? 'service' : 'services'
+  const verb = missing.length === 1 ? 'is' : 'are'
+  return `mount failed: required host ${noun} ${listed} ${verb} not available; no tool was registered. `
     + 'Mount this plugin in a dsh host or preset composition that provides it.'
 }
 

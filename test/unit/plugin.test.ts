@@ -55,6 +55,16 @@ describe('plugin entry', () => {
     expect(warnings[0]?.message).toBe('mount failed: required host service "sessionQuery" (reads the session corpus for sessions_list and sessions_read) is not available; no tool was registered. Mount this plugin in a dsh host or preset composition that provides it.')
   })
 
+  it('names every missing service', () => {
+    vi.useFakeTimers()
+    const host = new FakeHost({ omit: ['sessionQuery', 'agents'] })
+    apply(host.context(), {})
+    vi.advanceTimersByTime(MOUNT_GRACE_MS)
+    expect(host.logs.filter(entry => entry.level === 'warn').map(entry => entry.message)).toEqual([
+      'mount failed: required host services "sessionQuery" (reads the session corpus for sessions_list and sessions_read), "agents" (identifies the calling session and delivers sessions_send messages) are not available; no tool was registered. Mount this plugin in a dsh host or preset composition that provides it.',
+    ])
+  })
+
   it('removes all three tools and clears its timer on disposal', () => {
     const host = mounted()
     host.dispose()
