@@ -110,7 +110,4 @@ export interface HostContext {
   readonly sessionController?: HostSessionController
   readonly agentDefaultModel?: HostDefaultModel
   logger(name: string): HostLogger
-  get?(name: string): unknown
-  effect?(execute: () => () => void, label?: string): unknown
-  on?(event: string, listener: (...args: unknown[]) => void): () => void
 }

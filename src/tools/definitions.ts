@@ -17,7 +17,7 @@ import { safeReason, fullError } from '../boundary.js'
 import type { HostToolDefinition, HostToolExec } from '../host.js'
 import type { Caller, ToolCallContext } from '../ports.js'
 import { refusals, renderRefusal } from '../refusals.js'
-import { SessionsListArgs, SessionsReadArgs, SessionsSendArgs } from '../schemas.js'
+import { TOOL_SCHEMAS } from '../schemas.js'
 import { sessionsList } from './sessions-list.js'
 import { sessionsRead } from './sessions-read.js'
 import { sessionsSend } from './sessions-send.js'
@@ -41,8 +41,7 @@ const EXECUTORS: Record<ToolName, Executor> = {
 
 /** JSON Schema exactly as sent to the model: TypeBox's object, plain JSON. */
 export function parametersOf(name: ToolName): Record<string, unknown> {
-  const schema = { sessions_list: SessionsListArgs, sessions_read: SessionsReadArgs, sessions_send: SessionsSendArgs }[name]
-  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>
+  return JSON.parse(JSON.stringify(TOOL_SCHEMAS[name])) as Record<string, unknown>
 }
 
 const TEXT_OUTPUT = {
