@@ -23,6 +23,7 @@
 
 import type { SessionHeaderView } from './ports.js'
 import { isSubagent, ownerOf } from './sessions.js'
+import { clipLine } from './text.js'
 
 /** Every refusal code this package returns. */
 export type RefusalCode =
@@ -72,7 +73,7 @@ export const refusals = {
   }),
   notFound: (sessionId: string): Refusal => ({
     code: 'not-found',
-    cause: `no session with id ${JSON.stringify(clipId(sessionId))}`,
+    cause: `no session with id ${JSON.stringify(clipLine(sessionId, 120))}`,
     next: 'Re-run sessions_list for a valid id and pass it exactly as printed.',
   }),
   notMessageable: (sessionId: string, owner: string | undefined): Refusal => ({
@@ -124,11 +125,6 @@ export const refusals = {
     next: `Try ${tool} again later; if it keeps failing, tell your user.`,
   }),
 } as const
-
-/** An id as quoted in a refusal: ids are untrusted and may be huge. */
-function clipId(sessionId: string): string {
-  return sessionId.length > 120 ? `${sessionId.slice(0, 120).toWellFormed()}…` : sessionId.toWellFormed()
-}
 
 /** A rate or hop limit verdict (from `src/limits.ts`). */
 export type LimitVerdict =

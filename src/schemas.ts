@@ -18,6 +18,7 @@
 
 import Type, { type Static, type TSchema } from 'typebox'
 import Value from 'typebox/value'
+import { clipLine, countChars } from './text.js'
 
 /** `sessions_list` arguments (seed 004). */
 export const SessionsListArgs = Type.Object({
@@ -81,7 +82,7 @@ export function validateArguments<S extends TSchema>(schema: S, args: unknown): 
   const record = args as Record<string, unknown>
   const unknown = Object.keys(record).find(key => !Object.hasOwn(shape.properties, key))
   if (unknown !== undefined) {
-    return { ok: false, problem: `unknown argument "${clipName(unknown)}"; ${accepted}` }
+    return { ok: false, problem: `unknown argument "${clipLine(unknown, 40)}"; ${accepted}` }
   }
   for (const name of shape.required ?? []) {
     if (record[name] === undefined) {
@@ -120,8 +121,8 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return `an array of ${value.length}`
   switch (typeof value) {
     case 'string': {
-      const shown = value.length > 40 ? `${value.slice(0, 40).toWellFormed()}…` : value.toWellFormed()
-      return `the string ${JSON.stringify(shown)}${value.length > 40 ? ` (${value.length} UTF-16 units)` : ''}`
+      const chars = countChars(value)
+      return `the string ${JSON.stringify(clipLine(value, 40))}${chars > 40 ? ` (${chars} characters)` : ''}`
     }
     case 'number':
       return Number.isFinite(value) ? `the number ${value}` : `the number ${String(value)}`
@@ -142,13 +143,9 @@ export function describeValue(value: unknown): string {
 export function sessionIdProblem(sessionId: string): string | undefined {
   if (sessionId.length === 0) return 'argument "session_id" is empty; pass an id exactly as sessions_list prints it'
   if (/\s/u.test(sessionId)) {
-    return `argument "session_id" contains white space (${JSON.stringify(sessionId.length > 60 ? `${sessionId.slice(0, 60)}…` : sessionId)}); pass the id exactly as sessions_list prints it`
+    return `argument "session_id" contains white space (${JSON.stringify(clipLine(sessionId, 60))}); pass the id exactly as sessions_list prints it`
   }
   return undefined
-}
-
-function clipName(name: string): string {
-  return name.length > 40 ? `${name.slice(0, 40)}…` : name
 }
 
 /** The three tool schemas, by tool name, exactly as registered. */

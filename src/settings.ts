@@ -11,6 +11,7 @@
  */
 
 import type { SendMode } from './ports.js'
+import { clipLine } from './text.js'
 
 /** Who a session may see: every session, or only those sharing its `cwd`. */
 export type Visibility = 'all' | 'workspace'
@@ -156,7 +157,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function describe(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
+  if (typeof value === 'string') return JSON.stringify(clipLine(value, 40))
   if (typeof value === 'object') return 'an object'
   return `${typeof value} ${String(value)}`
 }

@@ -18,7 +18,7 @@
  */
 
 import { parseFrame } from './framing.js'
-import { oneLine } from './text.js'
+import { clipLine, oneLine } from './text.js'
 
 /**
  * Content prefixes that mark harness-injected user-role text (seed 004 "What
@@ -86,8 +86,7 @@ export function sourceLabel(source: unknown): string {
 function labelPart(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) return '?'
   // Labels sit inside a one-line row header: keep them short and single-line.
-  const line = oneLine(value).replace(/[(),]/g, '_')
-  return line.length > 40 ? `${line.slice(0, 40)}…` : line
+  return clipLine(oneLine(value).replace(/[(),]/g, '_'), 40)
 }
 
 /** Joined text of the `text` blocks of a content array, or `undefined` if malformed. */

@@ -147,8 +147,11 @@ function codePointName(unit: number): string {
   return `U+${unit.toString(16).toUpperCase().padStart(4, '0')}`
 }
 
-/** Clip a one-line value to `maxChars` code points, marking the cut with `…`. */
+/**
+ * Clip an untrusted value for display: at most `maxChars` code points, cut at
+ * a grapheme boundary and marked with `…`; lone surrogates become U+FFFD.
+ */
 export function clipLine(text: string, maxChars: number): string {
   const result = truncateChars(text, maxChars)
-  return result.omittedChars === 0 ? result.text : `${result.text}…`
+  return (result.omittedChars === 0 ? result.text : `${result.text}…`).toWellFormed()
 }
