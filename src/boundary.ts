@@ -40,8 +40,7 @@ export async function callBackend<T>(step: string, signal: AbortSignal, run: () 
     return { ok: true, value }
   } catch (error: unknown) {
     if (signal.aborted) return { ok: false, cancelled: true, step }
-    log(`${step} failed: ${fullError(error)}`)
-    return { ok: false, cancelled: false, step, reason: safeReason(error) }
+    return failed(step, error, log)
   }
 }
 
@@ -60,9 +59,14 @@ export async function callCommit<T>(step: string, signal: AbortSignal, run: () =
   try {
     return { ok: true, value: await run() }
   } catch (error: unknown) {
-    log(`${step} failed: ${fullError(error)}`)
-    return { ok: false, cancelled: false, step, reason: safeReason(error) }
+    return failed(step, error, log)
   }
+}
+
+/** A failed step: the full error to the log, a one-line reason to the model. */
+function failed(step: string, error: unknown, log: DiagnosticSink): BackendResult<never> {
+  log(`${step} failed: ${fullError(error)}`)
+  return { ok: false, cancelled: false, step, reason: safeReason(error) }
 }
 
 /**
