@@ -10,16 +10,20 @@
  *       config: { allowResume: true }  # keys: docs/tools.md "Settings"
  * ```
  *
- * What `apply` does (PRODUCT.md §3, §6, §7):
- * 1. resolves the row's `config` with {@link resolveSettings} (never throws;
- *    every value it changed is logged);
- * 2. with `enabled: false`, registers no tool at all and logs that;
+ * What `apply` does (PRODUCT.md §3, §6, §7; issue 9):
+ * 1. resolves the row's `config` with `resolveSettings` (never throws;
+ *    every value it changed is logged) into a {@link SettingsSource};
+ * 2. on the host plane registers the `cross-session` settings namespace
+ *    (schema defaults < row config < `$DSH_HOME/settings.yaml`); a preset row
+ *    reads the host's section instead (src/settings-wiring.ts); every tool
+ *    call reads the current value;
  * 3. waits for the required host services (`tools`, `sessionQuery`,
  *    `agents`); if one is still missing after {@link MOUNT_GRACE_MS} it logs
  *    one message naming the service and what it is for, and registers
  *    nothing;
  * 4. builds the ports — `ctx.sessionController` when the host has one, else
- *    the adapter over `ctx.agents` (rc.8) — and registers the three tools once;
+ *    the adapter over `ctx.agents` (rc.8) — and keeps the three tools
+ *    registered while `enabled` is true (a live `false` unregisters them);
  * 5. on disposal unregisters all three, clears its timer, cancels calls in
  *    flight (and their bounded waits), and disposes every session it woke.
  *
@@ -31,8 +35,11 @@ import { createSessionQueryPort } from './adapters/session-query.js'
 import { resolveCaller } from './caller.js'
 import type { HostContext, HostDefaultModel, HostSessionController } from './host.js'
 import { SendLimits } from './limits.js'
-import { resolveSettings, type Settings } from './settings.js'
+import { SettingsSource } from './settings-source.js'
+import { attachSettings, isScopedContext, type SettingsContext } from './settings-wiring.js'
 import { toolDefinitions } from './tools/definitions.js'
+
+export { Config, SETTINGS_NAMESPACE } from './config.js'
 
 /** Plugin name shown by the Cordis loader and in log lines. */
 export const name = 'dsh-cross-session'
@@ -70,13 +77,17 @@ export interface PluginContext extends HostContext {
   get(name: string): unknown
   inject(deps: string[], callback: (ctx: PluginContext) => void): unknown
   effect(execute: () => () => void, label?: string): unknown
+  on?(event: string, listener: (...args: unknown[]) => void): unknown
+  readonly fiber?: { readonly state: number }
 }
 
 /**
- * Register the three tools on a context that has every required service.
- * @returns the number of tools registered (3).
+ * Build the ports and keep the three tools registered while the current
+ * settings say `enabled` (issue 9: `false` unregisters them, `true`
+ * registers them again; each toggle is logged).
+ * @returns `sync`: re-judge registration against the current settings.
  */
-export function activate(ctx: PluginContext, settings: Settings, log: (level: 'info' | 'warn', message: string) => void): number {
+export function activate(ctx: PluginContext, source: SettingsSource, log: (level: 'info' | 'warn', message: string) => void): () => void {
   const controllerService = ctx.get('sessionController') as HostSessionController | undefined
   const defaultModel = ctx.get('agentDefaultModel') as HostDefaultModel | undefined
   const woken = new WokenSessions()
@@ -84,45 +95,67 @@ export function activate(ctx: PluginContext, settings: Settings, log: (level: 'i
   const controller = controllerService === undefined
     ? createAgentsController(ctx.agents, defaultModel, woken)
     : createSessionControllerPort(controllerService, ctx.agents, woken)
-  const deps = { sessions, controller, settings, limits: new SendLimits(), log: (message: string) => log('warn', message) }
+  // `settings` is a getter: every tool call reads the current value (O(1), src/settings-source.ts).
+  const deps = {
+    sessions, controller, limits: new SendLimits(), log: (message: string) => log('warn', message),
+    get settings() { return source.current },
+  }
   // Disposal cancels calls in flight (and their bounded waits) with this.
   const lifetime = new AbortController()
   const definitions = toolDefinitions(deps, exec => resolveCaller(exec, ctx.agents), lifetime.signal)
-  for (const definition of definitions) {
-    ctx.effect(() => ctx.tools.register(definition), `tools.register(${definition.name})`)
+  let registered: Array<() => void> | undefined
+  let disposed = false
+  const unregister = (): void => {
+    for (const dispose of registered?.splice(0).reverse() ?? []) dispose()
+    registered = undefined
+  }
+  const sync = (): void => {
+    if (disposed) return
+    const enabled = source.current.enabled
+    if (enabled && registered === undefined) {
+      registered = definitions.map(definition => ctx.tools.register(definition))
+      log('info', `registered ${definitions.map(definition => definition.name).join(', ')} (delivery via ${controllerService === undefined ? 'ctx.agents' : 'ctx.sessionController'})`)
+    } else if (!enabled && registered !== undefined) {
+      unregister()
+      log('info', 'enabled: false; sessions_list, sessions_read and sessions_send unregistered')
+    }
   }
   ctx.effect(() => () => {
+    disposed = true
+    unregister()
     lifetime.abort(new Error('dsh-cross-session was disposed'))
     void woken.releaseAll(message => log('warn', message))
   }, 'cross-session.lifetime')
-  log('info', `registered ${definitions.map(definition => definition.name).join(', ')} (delivery via ${controllerService === undefined ? 'ctx.agents' : 'ctx.sessionController'})`)
-  return definitions.length
+  if (!source.current.enabled) log('info', 'enabled: false; no tools registered')
+  sync()
+  return sync
 }
 
 /**
  * Cordis `apply`.
  * @param ctx - the plugin context (host plane or a preset's agent scope).
- * @param config - the composition row's `config` (untrusted).
+ * @param config - the composition row's `config` (untrusted; Cordis has
+ *   run it through {@link Config}, which lets every value through).
  */
 export function apply(ctx: PluginContext, config: unknown): void {
   const logger = ctx.logger('cross-session')
   const log = (level: 'info' | 'warn', message: string): void => logger[level](message)
-  const { settings, notes } = resolveSettings(config)
-  for (const note of notes) log('warn', `config: ${note}`)
-  if (!settings.enabled) {
-    log('info', 'enabled: false; no tools registered')
-    return
+  const source = new SettingsSource(config, log)
+  let sync: (() => void) | undefined
+  const onChange = (): void => {
+    void source.current
+    sync?.()
   }
+  attachSettings(ctx as unknown as SettingsContext, isScopedContext(ctx) ? 'preset' : 'host', source, log, onChange)
   const required = Object.keys(REQUIRED_SERVICES)
-  let active = false
   ctx.inject(required, inner => {
-    active = true
-    activate(inner, settings, log)
+    sync = activate(inner, source, log)
   })
-  if (active) return
-  // Still pending: tell the user which service is missing if it stays so.
+  // One check after the grace period: a required service still missing, and
+  // whether this composition has a settings service at all (issue 9 §4).
   const timer = setTimeout(() => {
-    if (active) return
+    if (ctx.get('settings') === undefined) log('info', 'settings: no settings service in this composition; the row config alone applies')
+    if (sync !== undefined || !source.current.enabled) return
     const missing = missingServices(service => ctx.get(service) !== undefined)
     log('warn', missingServiceMessage(missing.length > 0 ? missing : required))
   }, MOUNT_GRACE_MS)

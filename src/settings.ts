@@ -63,12 +63,14 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   recordWaitMs: 5000,
 })
 
-type Rule =
+/** How one setting is judged: its type and, for numbers, the range it is clamped into. */
+export type SettingRule =
   | { readonly kind: 'boolean' }
   | { readonly kind: 'integer', readonly min: number, readonly max: number }
   | { readonly kind: 'enum', readonly values: readonly string[] }
 
-const RULES: { readonly [K in keyof Settings]: Rule } = {
+/** Type and range of every setting (PRODUCT.md §6); src/config.ts builds the schemastery `Config` from it. */
+export const SETTING_RULES: { readonly [K in keyof Settings]: SettingRule } = {
   enabled: { kind: 'boolean' },
   defaultSendMode: { kind: 'enum', values: ['queue', 'steer'] },
   allowResume: { kind: 'boolean' },
@@ -85,7 +87,7 @@ const RULES: { readonly [K in keyof Settings]: Rule } = {
 }
 
 /** Setting keys, in table order. */
-export const SETTING_KEYS = Object.keys(RULES) as Array<keyof Settings>
+export const SETTING_KEYS = Object.keys(SETTING_RULES) as Array<keyof Settings>
 
 /** Result of {@link resolveSettings}: the settings and one note per change made. */
 export interface ResolvedSettings {
@@ -112,7 +114,7 @@ export function resolveSettings(raw: unknown): ResolvedSettings {
   }
   const out: Record<string, unknown> = {}
   for (const key of SETTING_KEYS) {
-    const rule = RULES[key]
+    const rule = SETTING_RULES[key]
     const fallback = DEFAULT_SETTINGS[key]
     const value = source[key]
     if (value === undefined) {
@@ -122,12 +124,13 @@ export function resolveSettings(raw: unknown): ResolvedSettings {
     out[key] = resolveOne(key, rule, value, fallback, notes)
   }
   for (const key of Object.keys(source)) {
-    if (!(key in RULES)) notes.push(`unknown setting "${key}" ignored`)
+    // Own keys only: `constructor` or `toString` are not settings (issue 11).
+    if (!Object.hasOwn(SETTING_RULES, key)) notes.push(`unknown setting "${key}" ignored`)
   }
   return { settings: Object.freeze(out) as unknown as Settings, notes }
 }
 
-function resolveOne(key: string, rule: Rule, value: unknown, fallback: unknown, notes: string[]): unknown {
+function resolveOne(key: string, rule: SettingRule, value: unknown, fallback: unknown, notes: string[]): unknown {
   switch (rule.kind) {
     case 'boolean':
       if (typeof value === 'boolean') return value

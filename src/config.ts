@@ -1,0 +1,120 @@
+/**
+ * The schemastery `Config` of the `cross-session` settings namespace: the
+ * one table of settings (key, type, default, range, description in English
+ * and Chinese) that the plugin entry exports, the harness's settings service
+ * registers, Cordis validates the composition row with, and README.md and
+ * docs/tools.md print ({@link settingsTableMarkdown}; test/unit/docs.test.ts
+ * fails on drift). Issue 9.
+ *
+ * **Permissive on purpose** (issue 9 §3; PRODUCT.md §2 "a stored section
+ * that fails the schema makes the plugin fail to load"): every key is
+ * `union([typed, any])` with its default on the union, so a wrong type or an
+ * out-of-range number in `settings.yaml` (or in the row) passes the schema
+ * unchanged and reaches {@link resolveSettings}, the one place that clamps,
+ * defaults and notes each change. The typed member (`list[0]`) carries the
+ * type and, for numbers, the range, for the table and for a settings card.
+ *
+ * Runtime import of `@deepseek-ai/schemastery` (a peer): a second copy, as a
+ * path-mounted plugin gets, is harmless — schemastery brands schemas with
+ * `Symbol.for('schemastery')` and numbers them through `globalThis`; the
+ * settings service only calls `schema(value)` and `schema.toJSON()`; Cordis
+ * only calls `Config['~standard'].validate` (rc.8 cordis lib/index.js
+ * `resolveConfig`). See docs/architecture.md "Settings".
+ *
+ * @module dsh-cross-session/config
+ */
+
+import Schema from '@deepseek-ai/schemastery'
+import { DEFAULT_SETTINGS, SETTING_KEYS, SETTING_RULES, type Settings } from './settings.js'
+
+/** The settings namespace (a section of `$DSH_HOME/settings.yaml`). */
+export const SETTINGS_NAMESPACE = 'cross-session'
+
+/** What each setting means, in English and Chinese (`zh-CN`, the harness's client locale). */
+export const SETTING_DESCRIPTIONS: { readonly [K in keyof Settings]: { readonly en: string, readonly zh: string } } = {
+  enabled: { en: '`false` unregisters the three tools', zh: '为 `false` 时注销三个工具' },
+  defaultSendMode: { en: 'mode of a `sessions_send` that names none', zh: '`sessions_send` 未指定模式时使用的模式' },
+  allowResume: { en: 'whether a send may wake a cold session', zh: '发送是否可以唤醒未运行的会话' },
+  frameMessages: { en: 'wrap delivered messages in the cross-session frame', zh: '投递的消息是否带跨会话信封' },
+  includeInjectedByDefault: { en: 'default of `sessions_read`\'s `include_injected`', zh: '`sessions_read` 的 `include_injected` 默认值' },
+  maxListResults: { en: 'cap on `sessions_list` rows', zh: '`sessions_list` 最多返回的行数' },
+  maxReadMessages: { en: 'cap on `sessions_read` messages', zh: '`sessions_read` 最多返回的消息数' },
+  maxMessageChars: { en: 'characters per read message (then `…[truncated N chars]`)', zh: '读取时每条消息的最多字符数' },
+  maxSendChars: { en: 'characters of a sent body (the sender is told when cut)', zh: '发送正文的最多字符数（截断时告知发送方）' },
+  visibility: { en: '`workspace`: only sessions with the caller\'s `cwd` exist', zh: '`workspace`：只可见与调用方 `cwd` 相同的会话' },
+  maxSendsPerMinute: { en: 'sends per minute per sender→target pair', zh: '每对发送方→接收方每分钟最多发送次数' },
+  maxHops: { en: 'longest causal relay chain A→B→C→…', zh: '转发链的最大跳数' },
+  recordWaitMs: { en: 'how long a send waits to see its message in the target\'s log, ms', zh: '发送等待消息写入目标会话日志的时长（毫秒）' },
+}
+
+function typed(key: keyof Settings): Schema {
+  const rule = SETTING_RULES[key]
+  switch (rule.kind) {
+    case 'boolean': return Schema.boolean()
+    case 'enum': return Schema.union(rule.values.map(value => Schema.const(value)))
+    case 'integer': return Schema.number().step(1).min(rule.min).max(rule.max)
+  }
+}
+
+function entry(key: keyof Settings): Schema {
+  const { en, zh } = SETTING_DESCRIPTIONS[key]
+  // `any` last: a value the typed member refuses still passes, for resolveSettings to judge and note.
+  return Schema.union([typed(key), Schema.any().hidden()])
+    .default(DEFAULT_SETTINGS[key])
+    .description(en)
+    .extra('description', { '': en, 'zh-CN': zh })
+}
+
+/** The row and settings-section value before {@link resolveSettings}: any key may hold anything. */
+export type ConfigInput = { [K in keyof Settings]?: unknown } & Record<string, unknown>
+
+/**
+ * Schemastery schema of the `cross-session` section (and of the row
+ * `config`): keys in table order, each `union([typed, any])` with a default.
+ */
+export const Config: Schema<ConfigInput> = Schema.object(
+  Object.fromEntries(SETTING_KEYS.map(key => [key, entry(key)])),
+) as unknown as Schema<ConfigInput>
+
+/** One row of the settings table, read back from {@link Config}. */
+export interface SettingRow {
+  readonly key: string
+  readonly default: unknown
+  /** `1–200`, `queue | steer`, or empty for booleans. */
+  readonly range: string
+  readonly description: string
+}
+
+interface SchemaNode {
+  readonly type: string
+  readonly value?: unknown
+  readonly list?: readonly SchemaNode[]
+  readonly dict?: Readonly<Record<string, SchemaNode>>
+  readonly meta: { readonly default?: unknown, readonly min?: number, readonly max?: number, readonly description?: unknown }
+}
+
+/** The table's rows, read from the schema itself (so the docs print what the schema says). */
+export function settingRows(schema: Schema = Config): SettingRow[] {
+  const dict = (schema as unknown as SchemaNode).dict ?? {}
+  return Object.entries(dict).map(([key, node]) => {
+    const first = node.list?.[0]
+    const range = first === undefined ? ''
+      : first.type === 'number' ? `${first.meta.min}–${first.meta.max}`
+        : first.type === 'union' ? (first.list ?? []).map(option => String(option.value)).join(' \\| ')
+          : ''
+    const description = node.meta.description
+    const text = typeof description === 'string' ? description : String((description as Record<string, unknown> | undefined)?.[''] ?? '')
+    return { key, default: node.meta.default, range, description: text }
+  })
+}
+
+/** The settings table as Markdown, exactly as README.md and docs/tools.md carry it. */
+export function settingsTableMarkdown(schema: Schema = Config): string {
+  const lines = ['| key | default | range | meaning |', '|---|---|---|---|']
+  for (const row of settingRows(schema)) {
+    const value = typeof row.default === 'number' ? String(row.default) : `\`${String(row.default)}\``
+    const range = row.range.includes('|') ? row.range.split(' \\| ').map(option => `\`${option}\``).join(' \\| ') : row.range
+    lines.push(`| \`${row.key}\` | ${value} | ${range} | ${row.description} |`)
+  }
+  return lines.join('\n')
+}
