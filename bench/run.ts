@@ -25,6 +25,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { limiterCases, listCases, readCases, schemaBytes, sendCases } from './cases.js'
 import { memoryVerdicts, realVerdicts, type Verdict } from './budgets.js'
+import { settingsReadCost } from './settings.js'
 import { ROOT } from './harness/dsh.js'
 import { runHarnessBench, type HarnessResult } from './harness/run-harness.js'
 import type { CaseRow } from './measure.js'
@@ -65,6 +66,9 @@ async function main(): Promise<void> {
   out.push('## In memory (package executors over the counting fakes)', '', caseTable(memory), '')
   out.push(`Schemas as the model receives them (request \`tools\` entries, compact JSON): ${Object.entries(schemas.perTool).map(([name, bytes]) => `${name} ${bytes}`).join(', ')}; total ${schemas.total} bytes (${schemas.inner} without the \`{"type":"function"}\` wrappers).`, '')
   out.push('Send limiter, one sender to N distinct peers:', '', limiterTable(limiter), '')
+  log('in-memory: settings read per tool call')
+  const settingsCost = await settingsReadCost(quick)
+  out.push(`Settings read per tool call (real rc.8 settings service, issue 9): ${settingsCost.readonlyNs.toFixed(1)} ns while unchanged (median of 5 × ${settingsCost.reads} reads); ${(settingsCost.afterChangeNs / 1000).toFixed(1)} µs for the first read after a change (one resolveSettings).`, '')
 
   if (!argv.has('--no-harness')) {
     log('building lib/ (tsc -p tsconfig.build.json)')

@@ -162,6 +162,18 @@ describe('a hostile settings section never stops the boot', () => {
   })
 })
 
+describe('a row config that is not a map', () => {
+  it('is refused by Cordis at load with its invalid config error (the loader validates the row with Config)', async () => {
+    const { root } = await realRoot()
+    const host = new FakeHost()
+    provideSessions(root, host)
+    const fiber = root.plugin({ name: 'dsh-cross-session', Config, apply } as never, 5 as never) as unknown as { _error?: Error }
+    await settle()
+    expect(host.registered.size).toBe(0)
+    expect(String(fiber._error)).toMatch(/invalid config:\n {2}- expected object but got 5/)
+  })
+})
+
 describe('without a settings service', () => {
   it('the row config alone applies, with one info line', async () => {
     vi.useFakeTimers()
