@@ -10,7 +10,8 @@
  * `enabled` (the next model request offers none of the three tools, then
  * all three again). A hostile `settings.yaml` still boots with the tools.
  * A host row and a preset row together register the namespace once, and
- * the preset's sessions follow the host section.
+ * the preset's sessions follow the host section; a preset row alone
+ * registers nothing and uses its own row config.
  * @module test/e2e/settings
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -73,6 +74,7 @@ describe.skipIf(SKIP_E2E)('live settings (dsh web)', () => {
         'ROLE:LIST': steps([{ name: 'sessions_list', args: {} }], 'listed'),
         'ROLE:SEND': steps([() => ({ name: 'sessions_send', args: { session_id: coldId, message: 'wake up please' } })], 'sent'),
         'ROLE:API': steps([{ name: 'sessions_list', args: {} }], 'listed via api'),
+        'ROLE:TOGGLE': says('toggled'),
         'ROLE:': says('ok'),
       }),
     })
@@ -103,20 +105,22 @@ describe.skipIf(SKIP_E2E)('live settings (dsh web)', () => {
     expect(refused).toMatch(/^refused: resume-disabled/)
     expect(readFileSync(coldPath).equals(before)).toBe(true)
 
-    // 3. enabled: false: the next model request offers none of the three; true brings them back.
+    // 3. enabled: false: the next model request of a running conversation offers none of the three; true brings them back.
+    const toggler = await web.create()
+    await web.prompt(toggler.sessionId, 'ROLE:TOGGLE TURN-1')
+    await web.waitIdle(toggler.sessionId)
+    expect(ours(catalogOf(model, 'TURN-1'))).toEqual(TOOLS)
     await writeSettings(h, web, `${NS}:\n  enabled: false\n`, (value) => value.enabled === false)
     await waitFor(() => readLog(h!).some((l) => l.name === 'cross-session' && /enabled: false; .* unregistered/.test(l.text)), 'the tools to be unregistered')
-    const off = await web.create()
-    await web.prompt(off.sessionId, 'ROLE:OFF anyone?')
-    await web.waitIdle(off.sessionId)
-    expect(catalogOf(model, 'ROLE:OFF').length).toBeGreaterThan(5) // the harness's own tools remain
-    expect(ours(catalogOf(model, 'ROLE:OFF'))).toEqual([])
+    await web.prompt(toggler.sessionId, 'TURN-2 anyone?')
+    await web.waitIdle(toggler.sessionId, { turns: 2 })
+    expect(catalogOf(model, 'TURN-2').length).toBeGreaterThan(5) // the harness's own tools remain
+    expect(ours(catalogOf(model, 'TURN-2'))).toEqual([])
     await writeSettings(h, web, `${NS}:\n  enabled: true\n`, (value) => value.enabled === true)
     await waitFor(() => readLog(h!).filter((l) => l.name === 'cross-session' && /^registered sessions_list/.test(l.text)).length >= 2, 'the tools to be registered again')
-    const on = await web.create()
-    await web.prompt(on.sessionId, 'ROLE:ON anyone?')
-    await web.waitIdle(on.sessionId)
-    expect(ours(catalogOf(model, 'ROLE:ON'))).toEqual(TOOLS)
+    await web.prompt(toggler.sessionId, 'TURN-3 anyone?')
+    await web.waitIdle(toggler.sessionId, { turns: 3 })
+    expect(ours(catalogOf(model, 'TURN-3'))).toEqual(TOOLS)
 
     // 4. The web UI's write: settings.mutate with the revision it read; a stale revision is refused.
     const current = (await describeSection(web))!
@@ -185,5 +189,23 @@ describe.skipIf(SKIP_E2E)('live settings (dsh web)', () => {
     expect(log.some((l) => /already registered/.test(l.text)), JSON.stringify(log.filter((l) => l.type !== 'info'))).toBe(false)
     expect(log.filter((l) => l.name === 'cross-session' && /^settings: section "cross-session" registered/.test(l.text))).toHaveLength(1)
     expect(log.some((l) => l.name === 'cross-session' && /^settings: preset row/.test(l.text))).toBe(true)
+  })
+
+  it('a preset row alone registers nothing and uses its own row config', async () => {
+    h = makeHome('settings-preset-alone')
+    const presetDir = join(h.home, '.agent-presets', 'xs-peers')
+    mkdirSync(presetDir, { recursive: true })
+    writeFileSync(join(presetDir, 'preset.yml'), 'name: Cross-session peers\ndescription: e2e preset that mounts dsh-cross-session\norder: 9\n')
+    writeFileSync(join(presetDir, 'agent.cordis.yml'), `- ${JSON.stringify(pluginRow({ maxListResults: 2 }))}\n`)
+    writeFileSync(join(h.home, 'settings.yaml'), `${NS}:\n  maxListResults: 1\n`)
+    model = await startFakeModel({ scenario: router({ 'ROLE:P': steps([{ name: 'sessions_list', args: {} }], 'listed'), 'ROLE:': says('ok') }) })
+    web = await startWeb(h, model, { patch: writePatch(h, { logLevel: 3, plugin: false }) })
+    for (let i = 0; i < 3; i++) await web.create()
+    const peer = await web.create({ agentPreset: 'xs-peers' })
+    await web.prompt(peer.sessionId, 'ROLE:P who else is here?')
+    await web.waitIdle(peer.sessionId)
+    expect(listRows(model.toolResults('sessions_list')[0]?.content)).toHaveLength(2)
+    expect(await describeSection(web)).toBeUndefined()
+    expect(readLog(h).some((l) => l.name === 'cross-session' && /^settings: preset row/.test(l.text))).toBe(true)
   })
 })
