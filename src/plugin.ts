@@ -113,7 +113,16 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
     if (disposed) return
     const enabled = source.current.enabled
     if (enabled && registered === undefined) {
-      registered = definitions.map(definition => ctx.tools.register(definition))
+      const done: Array<() => void> = []
+      try {
+        for (const definition of definitions) done.push(ctx.tools.register(definition))
+      } catch (error: unknown) {
+        // All three or none: a half-registered set would offer a list without its read.
+        for (const dispose of done.reverse()) dispose()
+        log('warn', `could not register the tools: ${error instanceof Error ? error.message : String(error)}`)
+        return
+      }
+      registered = done
       log('info', `registered ${definitions.map(definition => definition.name).join(', ')} (delivery via ${controllerService === undefined ? 'ctx.agents' : 'ctx.sessionController'})`)
     } else if (!enabled && registered !== undefined) {
       unregister()

@@ -162,6 +162,23 @@ describe('a hostile settings section never stops the boot', () => {
   })
 })
 
+describe('registration is all three or none', () => {
+  it('a registry that refuses one tool leaves none registered and says why', () => {
+    const host = new FakeHost()
+    const tools = host.services.tools as { register(definition: { name: string }): () => void }
+    const register = tools.register.bind(tools)
+    host.services.tools = {
+      register(definition: { name: string }) {
+        if (definition.name === 'sessions_send') throw new Error('tool "sessions_send" is already registered')
+        return register(definition)
+      },
+    }
+    apply(host.context(), {})
+    expect(host.registered.size).toBe(0)
+    expect(host.logs).toContainEqual({ level: 'warn', message: 'could not register the tools: tool "sessions_send" is already registered' })
+  })
+})
+
 describe('a row config that is not a map', () => {
   it('is refused by Cordis at load with its invalid config error (the loader validates the row with Config)', async () => {
     const { root } = await realRoot()
