@@ -97,7 +97,10 @@ export interface ResolvedSettings {
 }
 
 /**
- * Resolve settings from an untrusted composition-row `config`.
+ * Resolve settings from an untrusted value: the composition row's `config`,
+ * or the `cross-session` section the settings service layered over it
+ * (issue 9; its schema lets every value through so that this function,
+ * the one place that judges values, can clamp, default and note them).
  *
  * Never throws. A missing key takes its default silently; a value of the
  * wrong type falls back to the default, a number out of range is clamped
