@@ -63,12 +63,12 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   recordWaitMs: 5000,
 })
 
-type Rule =
+export type Rule =
   | { readonly kind: 'boolean' }
   | { readonly kind: 'integer', readonly min: number, readonly max: number }
   | { readonly kind: 'enum', readonly values: readonly string[] }
 
-const RULES: { readonly [K in keyof Settings]: Rule } = {
+export const RULES: { readonly [K in keyof Settings]: Rule } = {
   enabled: { kind: 'boolean' },
   defaultSendMode: { kind: 'enum', values: ['queue', 'steer'] },
   allowResume: { kind: 'boolean' },
