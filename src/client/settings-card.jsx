@@ -114,7 +114,8 @@ function Field({ row, view, draft, error, lang, t, onEdit, disabled }) {
     <div className="xs-field" data-xs-field={row.key} data-xs-value={valueText(current)}>
       <label htmlFor={id}>{row.label[lang]}</label>
       <div>{control}{isOverridden(row, view) ? <span className="xs-hint">{` ${t('card.overridden')}`}</span> : null}</div>
-      <span className="xs-hint">{`${row.description[lang]} ${t('card.default')}: ${valueText(row.default)} · ${t('card.range')}: ${rangeText(row)}`}</span>
+      <span className="xs-hint">{row.description[lang]}</span>
+      <span className="xs-hint xs-meta">{`${t('card.default')}: ${valueText(row.default)} · ${t('card.range')}: ${rangeText(row)}`}</span>
       {error !== undefined ? <span className="xs-error" role="alert" data-xs-error={row.key}>{error[lang]}</span> : null}
     </div>
   )

@@ -30,6 +30,7 @@ const CSS = `
 .xs-field .xs-hint{grid-column:2;color:var(--dsw-alias-label-tertiary);font-size:12px;line-height:18px}
 .xs-field input,.xs-field select{width:160px;font:inherit;font-size:13px;padding:2px 6px;border-radius:6px;border:1px solid var(--dsw-alias-border-l1,#ccc);background:transparent;color:var(--dsw-alias-label-primary)}
 .xs-field input[aria-invalid=true]{border-color:var(--dsw-alias-state-error-primary,#cf222e)}
+.xs-field .xs-meta{color:var(--dsw-alias-label-caption);font-family:var(--ds-font-family-code,monospace);font-size:11px}
 .xs-error{grid-column:2;color:var(--dsw-alias-state-error-primary,#cf222e);font-size:12px}
 .xs-actions{display:flex;gap:8px;align-items:center}
 .xs-actions button{font:inherit;font-size:13px;padding:2px 12px;border-radius:6px;border:1px solid var(--dsw-alias-border-l1,#ccc);background:transparent;color:var(--dsw-alias-label-primary);cursor:pointer}
