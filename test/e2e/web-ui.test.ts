@@ -20,7 +20,7 @@ import { router, steps } from './support/scenario.ts'
 const noBrowser = missingBrowser()
 if (noBrowser !== undefined && !SKIP_E2E) console.warn(`web-ui e2e skipped: ${noBrowser}`)
 
-const NOWHERE = 'session-00000000-0000-4000-8000-000000000000'
+const NOWHERE = 'session-00000000-0000-4000-8000-000000000000' // shortId: 0000…
 
 /** The plugin by name (browser half served) plus issue 9's stand-in settings section. */
 function webPatch(h: DshHome): string {
@@ -82,6 +82,21 @@ describe.skipIf(SKIP_E2E || noBrowser !== undefined)('web face (dsh web + headle
     await web.waitIdle(alphaId, { turns: 2 })
     const recordedSeq = Number(/recorded at seq (\d+)/.exec(model.toolResults('sessions_send')[0]?.content ?? '')?.[1])
     expect(recordedSeq).toBeGreaterThan(0)
+
+    // The presenters as every client gets them: the host's API attaches their views to history events.
+    const history = await web.rpc<{ events: Array<{ event: { type: string; data: any }; view?: { for: string; view: { title?: string } } }> }>('session.history', { sessionId: bravoId })
+    const titles = history.events.filter((e) => e.view !== undefined).map((e) => `${e.view!.for}: ${e.view!.view.title}`)
+    const short = `${alphaId.slice('session-'.length, 'session-'.length + 4)}…`
+    expect(titles).toEqual([
+      'call: List sessions',
+      'result: Listed 2 sessions (2 live)',
+      `call: Read ${short}`,
+      `result: Read ${short} "Fix the reasoning-effort config" — 2 of 2 messages`,
+      `call: Send to ${short} (queue)`,
+      `result: Sent to ${short} (queue, hop 1) — recorded at seq ${recordedSeq}`,
+      'call: Send to 0000…',
+      'result: Send to 0000… — refused: not-found',
+    ])
 
     page = await browser!.newPage({ viewport: { width: 1180, height: 860 } })
     await openApp(page, web.port)
