@@ -67,4 +67,5 @@ install(root, 'package dependencies')
 if (!args.has('--no-e2e')) install(join(root, 'e2e'), 'DeepSeek Harness rc.8 (end-to-end)')
 if (!args.has('--no-build')) {
   run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], root, 'building lib/ (tsc)')
+  run(process.execPath, [join(root, 'scripts', 'build-client.mjs')], root, 'building lib/client.js (browser half)')
 }

@@ -26,26 +26,10 @@
 
 import Schema from '@deepseek-ai/schemastery'
 import { DEFAULT_SETTINGS, SETTING_KEYS, SETTING_RULES, type Settings } from './settings.js'
+import { SETTINGS_NAMESPACE, SETTINGS_TABLE } from './settings-table.js'
 
-/** The settings namespace (a section of `$DSH_HOME/settings.yaml`). */
-export const SETTINGS_NAMESPACE = 'cross-session'
-
-/** What each setting means, in English and Chinese (`zh-CN`, the harness's client locale). */
-export const SETTING_DESCRIPTIONS: { readonly [K in keyof Settings]: { readonly en: string, readonly zh: string } } = {
-  enabled: { en: '`false` unregisters the three tools', zh: '为 `false` 时注销三个工具' },
-  defaultSendMode: { en: 'mode of a `sessions_send` that names none', zh: '`sessions_send` 未指定模式时使用的模式' },
-  allowResume: { en: 'whether a send may wake a cold session', zh: '发送是否可以唤醒未运行的会话' },
-  frameMessages: { en: 'wrap delivered messages in the cross-session frame', zh: '投递的消息是否带跨会话信封' },
-  includeInjectedByDefault: { en: 'default of `sessions_read`\'s `include_injected`', zh: '`sessions_read` 的 `include_injected` 默认值' },
-  maxListResults: { en: 'cap on `sessions_list` rows', zh: '`sessions_list` 最多返回的行数' },
-  maxReadMessages: { en: 'cap on `sessions_read` messages', zh: '`sessions_read` 最多返回的消息数' },
-  maxMessageChars: { en: 'characters per read message (then `…[truncated N chars]`)', zh: '读取时每条消息的最多字符数' },
-  maxSendChars: { en: 'characters of a sent body (the sender is told when cut)', zh: '发送正文的最多字符数（截断时告知发送方）' },
-  visibility: { en: '`workspace`: only sessions with the caller\'s `cwd` exist', zh: '`workspace`：只可见与调用方 `cwd` 相同的会话' },
-  maxSendsPerMinute: { en: 'sends per minute per sender→target pair', zh: '每对发送方→接收方每分钟最多发送次数' },
-  maxHops: { en: 'longest causal relay chain A→B→C→…', zh: '转发链的最大跳数' },
-  recordWaitMs: { en: 'how long a send waits to see its message in the target\'s log, ms', zh: '发送等待消息写入目标会话日志的时长（毫秒）' },
-}
+/** The settings namespace (a section of `$DSH_HOME/settings.yaml`); defined with the plain-data table. */
+export { SETTINGS_NAMESPACE }
 
 function typed(key: keyof Settings): Schema {
   const rule = SETTING_RULES[key]
@@ -57,7 +41,8 @@ function typed(key: keyof Settings): Schema {
 }
 
 function entry(key: keyof Settings): Schema {
-  const { en, zh } = SETTING_DESCRIPTIONS[key]
+  // One copy of every description: the plain-data table the web card reads too.
+  const { en, zh } = SETTINGS_TABLE.find(row => row.key === key)!.description
   // `any` last: a value the typed member refuses still passes, for resolveSettings to judge and note.
   return Schema.union([typed(key), Schema.any().hidden()])
     .default(DEFAULT_SETTINGS[key])

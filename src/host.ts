@@ -15,6 +15,8 @@
  * @module dsh-cross-session/host
  */
 
+import type { CallView, PresentedResult, ResultView } from './presenters.js'
+
 /** A user-role message (`@deepseek-ai/dsh-llm` `UserMessage`). */
 export interface HostUserMessage {
   readonly id: string
@@ -86,6 +88,9 @@ export interface HostToolDefinition {
   readonly output: { readonly schema: unknown, render(args: unknown, value: string): Array<{ type: 'text', text: string }> }
   execute(args: unknown, exec: HostToolExec): Promise<string>
   readonly isConcurrencySafe?: (args: unknown) => boolean
+  /** rc.8 `ToolDefinition.presentCall` / `presentResult` (UI views; issue 12). */
+  readonly presentCall?: (args: unknown) => CallView | undefined
+  readonly presentResult?: (args: unknown, result: PresentedResult) => ResultView | undefined
 }
 
 /** What the registry passes to `execute` (rc.8 `ToolRunContext`), as read here. */

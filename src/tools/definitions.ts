@@ -16,6 +16,7 @@ import { nanoid } from 'nanoid'
 import { safeReason, fullError } from '../boundary.js'
 import type { HostToolDefinition, HostToolExec } from '../host.js'
 import type { Caller, ToolCallContext } from '../ports.js'
+import { presentCall, presentResult, type PresentedResult } from '../presenters.js'
 import { refusals, renderRefusal } from '../refusals.js'
 import { TOOL_SCHEMAS } from '../schemas.js'
 import { sessionsList } from './sessions-list.js'
@@ -67,6 +68,9 @@ export function toolDefinitions(deps: ToolDeps, callerOf: (exec: HostToolExec) =
     output: TEXT_OUTPUT,
     // Reads may run beside sibling calls; a send is exclusive (order matters).
     isConcurrencySafe: () => name !== 'sessions_send',
+    // UI presentation only (never sent to the model): src/presenters.ts, issue 12.
+    presentCall: (args: unknown) => presentCall(name, args),
+    presentResult: (args: unknown, result: PresentedResult) => presentResult(name, args, result),
     async execute(args: unknown, exec: HostToolExec): Promise<string> {
       try {
         const call: ToolCallContext = {

@@ -1,0 +1,88 @@
+/**
+ * Decisions of the web settings card (src/client/settings-card.jsx), as pure
+ * functions: what a field shows, whether a save may write, and what a save
+ * that did not land means. Issue 12.
+ *
+ * The card writes through the client settings scope (rc.8
+ * `@deepseek-ai/dsh-client-runtime` lib/types/client/contract/settings-scope.d.ts
+ * `SettingsScope`): `set(field, value)` carries the namespace revision the
+ * mirror last saw and, when the host refuses (stale revision or invalid
+ * value), reloads the host state and resolves without saying why. So the card
+ * fences on its own too: it remembers the revision its edits were made
+ * against, refuses to write over a newer one, and reads a write's outcome
+ * back from the user layer.
+ *
+ * @module dsh-cross-session/client/card-model
+ */
+
+import { parseSettingInput, type Bilingual, type SettingRow } from '../settings-table.js'
+
+/** The scope snapshot as the card reads it (`SettingsScopeSnapshot`). */
+export interface ScopeView {
+  readonly status: 'loading' | 'ready' | 'unavailable'
+  readonly value?: unknown
+  readonly user?: unknown
+  readonly revision?: number
+  readonly writable: boolean
+}
+
+function recordOf(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {}
+}
+
+/** The effective value of one setting (host-resolved section, else the default). */
+export function currentValue(row: SettingRow, view: ScopeView): boolean | number | string {
+  const value = recordOf(view.value)[row.key]
+  return typeof value === typeof row.default ? value as boolean | number | string : row.default
+}
+
+/** Whether the user layer carries the key (presence, not value, marks an override). */
+export function isOverridden(row: SettingRow, view: ScopeView): boolean {
+  return Object.hasOwn(recordOf(view.user), row.key)
+}
+
+/** `1–200`, `queue | steer`, `true | false`, with the unit when there is one. */
+export function rangeText(row: SettingRow): string {
+  if (row.kind === 'integer') return `${row.min}–${row.max}${row.unit === undefined ? '' : ` ${row.unit}`}`
+  if (row.kind === 'enum') return (row.values ?? []).join(' | ')
+  return 'true | false'
+}
+
+/** What a save should do. */
+export type SavePlan =
+  | { readonly kind: 'nothing' }
+  | { readonly kind: 'invalid', readonly errors: Readonly<Record<string, Bilingual>> }
+  | { readonly kind: 'conflict', readonly editedAt: number | undefined, readonly now: number | undefined }
+  | { readonly kind: 'write', readonly writes: ReadonlyArray<{ readonly key: string, readonly value: boolean | number | string }> }
+
+/**
+ * Decide a save.
+ * @param rows - the settings table.
+ * @param drafts - typed text per key (only edited keys).
+ * @param view - the scope snapshot now.
+ * @param editedAt - the revision the first draft was typed against.
+ * @returns `invalid` (every bad field with its reason) before `conflict`
+ *   (the document moved since editing began), else the writes of the drafts
+ *   that differ from the current value.
+ */
+export function planSave(rows: readonly SettingRow[], drafts: ReadonlyMap<string, string>, view: ScopeView, editedAt: number | undefined): SavePlan {
+  const errors: Record<string, Bilingual> = {}
+  const writes: Array<{ key: string, value: boolean | number | string }> = []
+  for (const row of rows) {
+    const text = drafts.get(row.key)
+    if (text === undefined) continue
+    const parsed = parseSettingInput(row, text)
+    if (!parsed.ok) errors[row.key] = parsed.reason
+    else if (parsed.value !== currentValue(row, view)) writes.push({ key: row.key, value: parsed.value })
+  }
+  if (Object.keys(errors).length > 0) return { kind: 'invalid', errors }
+  if (writes.length === 0) return { kind: 'nothing' }
+  if (editedAt !== view.revision) return { kind: 'conflict', editedAt, now: view.revision }
+  return { kind: 'write', writes }
+}
+
+/** Keys whose write did not land: the user layer after the write does not hold the value. */
+export function unlanded(writes: ReadonlyArray<{ readonly key: string, readonly value: unknown }>, after: ScopeView): string[] {
+  const user = recordOf(after.user)
+  return writes.filter(write => user[write.key] !== write.value).map(write => write.key)
+}

@@ -1,0 +1,71 @@
+/**
+ * The received side: a delivered peer message (a `user/message` whose text is
+ * exactly one cross-session frame, src/framing.ts `parseFrame`) gets a row of
+ * its own in the target's chat — "Message from session 4b91… "title" · queue
+ * · hop 1 · Open session" — so it does not read as the human's words.
+ *
+ * rc.8 offers no per-message seat inside the user bubble: user messages are
+ * the built-in `user` Chat Node (dsh-client-ui-conversation), and every
+ * Definition that matches an event builds its own node (dsh-client-runtime
+ * `dispatchInput`). So this Definition adds a `cross-session-message` node
+ * next to the bubble, which remains (the issue's "add a row of your own if
+ * the bubble remains"). Shapes follow the rc.8 cookbook "adding a
+ * conversation node" and ui-workflow-run's `ctx.sessions.open`. Issue 12.
+ * @module dsh-cross-session/client/received
+ */
+import { parseFrame } from '../framing.ts'
+import { shortId } from '../tool-results.ts'
+
+/** Node kind (the keyed `conversation.chat.node` entry). */
+export const RECEIVED_KIND = 'cross-session-message'
+
+function textOf(message) {
+  const content = message?.content
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content.filter(block => block?.type === 'text').map(block => block.text).join('')
+}
+
+/** Conversation Definition: one node per framed user message, keyed by its seq. */
+export const receivedDefinition = {
+  kind: RECEIVED_KIND,
+  target: 'chat',
+  match: (event) => {
+    if (event?.type !== 'user/message') return null
+    return parseFrame(textOf(event.data)) === undefined ? null : { id: String(event.seq), role: 'start' }
+  },
+  start: (_context, match) => {
+    const frame = parseFrame(textOf(match.event.data))
+    return { seq: match.event.seq, fromSessionId: frame.fromSessionId, fromTitle: frame.fromTitle, mode: frame.mode, hop: frame.hop }
+  },
+  update: (context) => context.state,
+  buildViewNode: (context) => {
+    const state = context.state
+    if (state === undefined) return null
+    return {
+      key: context.key,
+      kind: RECEIVED_KIND,
+      id: context.id,
+      target: 'chat',
+      anchorSeq: state.seq,
+      location: context.start?.location ?? context.matches[0]?.location ?? { kind: 'unresolved' },
+      visibility: 'visible',
+      data: state,
+    }
+  },
+}
+
+/** The row: who sent it, how, and a link to open the sender. */
+export function ReceivedRow({ node, openSession, t }) {
+  const data = node.data
+  return (
+    <div className="xs-row" data-xs-received={data.fromSessionId}>
+      <div className="xs-head">
+        <span className="xs-title">{t('received.from')}</span>
+        <span className="xs-chip xs-mono" title={data.fromSessionId}>{shortId(data.fromSessionId)}</span>
+        <span className="xs-summary">{`"${data.fromTitle}" · ${data.mode} · ${t('send.hop', { hop: data.hop })}`}</span>
+        <a href="#" data-xs-open={data.fromSessionId} onClick={(event) => { event.preventDefault(); openSession(data.fromSessionId) }}>{t('received.open')}</a>
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,132 @@
+/**
+ * `presentCall` / `presentResult` of the three tools: how a UI (the terminal
+ * UI, the web generic row, any ACP client) titles a call and summarises its
+ * result, instead of showing only the tool name. Issue 12.
+ *
+ * Shapes are rc.8's `GenericCallView` / `GenericResultView` / `ToolResult`
+ * (`@deepseek-ai/dsh-tools@0.1.0-rc.8` lib/types/presentation.d.ts and
+ * lib/types/index.d.ts), restated here as the subset used. Both functions are
+ * pure and depend only on their inputs (a UI calls them live and on replay);
+ * they return `undefined` for anything they cannot read, which keeps the
+ * host's generic presentation.
+ *
+ * @module dsh-cross-session/presenters
+ */
+
+import { parseListResult, parseReadResult, parseRefusal, parseSendResult, shortId } from './tool-results.js'
+
+/** rc.8 `ContentBlock`, text only (all this plugin emits). */
+export interface TextBlock { readonly type: 'text', readonly text: string }
+
+/** rc.8 `GenericCallView`. */
+export interface CallView {
+  readonly card: 'generic'
+  readonly title: string
+  readonly kind?: 'read' | 'search' | 'other'
+  readonly rawInput?: unknown
+}
+
+/** rc.8 `GenericResultView`. */
+export interface ResultView {
+  readonly card: 'generic'
+  readonly title?: string
+  readonly content?: TextBlock[]
+}
+
+/** rc.8 `ToolResult` as read here. */
+export interface PresentedResult {
+  readonly content: ReadonlyArray<{ readonly type: string, readonly text?: string }>
+  readonly isError: boolean
+}
+
+type ToolName = 'sessions_list' | 'sessions_read' | 'sessions_send'
+
+function record(args: unknown): Record<string, unknown> {
+  return typeof args === 'object' && args !== null && !Array.isArray(args) ? args as Record<string, unknown> : {}
+}
+
+function stringArg(args: unknown, key: string): string | undefined {
+  const value = record(args)[key]
+  return typeof value === 'string' && value.trim().length > 0 ? value.trim() : undefined
+}
+
+/** One line, at most `max` code points (titles are one line in every UI). */
+function clip(text: string, max: number): string {
+  const chars = Array.from(text.replace(/\s+/g, ' ').trim())
+  return chars.length <= max ? chars.join('') : `${chars.slice(0, max - 1).join('')}…`
+}
+
+function resultText(result: PresentedResult): string {
+  return result.content.flatMap(block => block.type === 'text' && typeof block.text === 'string' ? [block.text] : []).join('\n')
+}
+
+/**
+ * Pending-call view.
+ * @param name - the tool.
+ * @param args - the call's arguments as the model sent them (unvalidated).
+ * @returns e.g. `{card: 'generic', title: 'Send to 4b91… (queue)'}`; never `undefined` for these tools.
+ */
+export function presentCall(name: ToolName, args: unknown): CallView {
+  switch (name) {
+    case 'sessions_list': {
+      const query = stringArg(args, 'query')
+      return { card: 'generic', kind: 'search', title: query === undefined ? 'List sessions' : `List sessions matching "${clip(query, 40)}"` }
+    }
+    case 'sessions_read': {
+      const id = stringArg(args, 'session_id')
+      return { card: 'generic', kind: 'read', title: id === undefined ? 'Read a session' : `Read ${shortId(id)}` }
+    }
+    case 'sessions_send': {
+      const id = stringArg(args, 'session_id')
+      const mode = stringArg(args, 'mode')
+      const target = id === undefined ? 'Send to a session' : `Send to ${shortId(id)}`
+      const message = stringArg(args, 'message')
+      return {
+        card: 'generic',
+        kind: 'other',
+        title: mode === 'queue' || mode === 'steer' ? `${target} (${mode})` : target,
+        ...(message === undefined ? {} : { rawInput: message }),
+      }
+    }
+  }
+}
+
+/**
+ * Completed-call view: a title saying the outcome and a compact summary.
+ * @param name - the tool.
+ * @param args - the call's arguments.
+ * @param result - the durable result projection.
+ * @returns the view, or `undefined` when the result text is not one this
+ *   plugin writes (the host then shows the raw text).
+ */
+export function presentResult(name: ToolName, args: unknown, result: PresentedResult): ResultView | undefined {
+  const text = resultText(result)
+  const refusal = parseRefusal(text)
+  if (refusal !== undefined) {
+    const call = presentCall(name, args).title
+    return { card: 'generic', title: `${call} — ${refusal.outcome === 'cancelled' ? 'cancelled' : `refused: ${refusal.code}`}`, content: [{ type: 'text', text }] }
+  }
+  switch (name) {
+    case 'sessions_list': {
+      const list = parseListResult(text)
+      if (list === undefined) return undefined
+      const live = list.rows.filter(row => row.live).length
+      const lines = list.rows.map(row => `${shortId(row.sessionId)} ${row.live ? 'live' : 'cold'}${row.self ? ' (this session)' : ''}${row.messageable ? '' : ' (not messageable)'} · ${row.title}${row.cwd === undefined ? '' : ` · ${row.cwd}`}`)
+      return { card: 'generic', title: `Listed ${list.rows.length} ${list.rows.length === 1 ? 'session' : 'sessions'} (${live} live)`, content: [{ type: 'text', text: [...lines, ...list.footer.slice(0, 1)].join('\n') }] }
+    }
+    case 'sessions_read': {
+      const read = parseReadResult(text)
+      if (read === undefined) return undefined
+      const omitted = read.omitted > 0 ? `, ${read.omitted} omitted` : ''
+      return { card: 'generic', title: `Read ${shortId(read.sessionId)} "${clip(read.title, 40)}" — ${read.messages.length} of ${read.readable} messages${omitted}`, content: [{ type: 'text', text }] }
+    }
+    case 'sessions_send': {
+      const sent = parseSendResult(text)
+      if (sent === undefined) return undefined
+      const outcome = sent.recorded.stage === 'conversation'
+        ? `recorded at seq ${sent.recorded.seq}`
+        : sent.recorded.stage === 'inbox' ? `in inbox at seq ${sent.recorded.seq}` : 'accepted, not yet recorded'
+      return { card: 'generic', title: `Sent to ${shortId(sent.sessionId)} (${sent.mode}, hop ${sent.hop}) — ${outcome}${sent.woke ? ', woke it' : ''}`, content: [{ type: 'text', text }] }
+    }
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * The `cross-session` settings as plain data, for surfaces that show or edit
+ * them (the web settings card, docs): one row per key with its kind, default,
+ * range, and label/description in English and Chinese.
+ *
+ * Generated from `src/settings.ts` (`SETTING_RULES`, `DEFAULT_SETTINGS`,
+ * `SETTING_KEYS`), so ranges and defaults cannot drift from the resolver.
+ * The English and Chinese descriptions here are the only copy: the
+ * schemastery `Config` (src/config.ts) takes them from this table, and the
+ * browser half bundles this module without schemastery. Issues 9 and 12.
+ *
+ * @module dsh-cross-session/settings-table
+ */
+
+import { DEFAULT_SETTINGS, SETTING_RULES, SETTING_KEYS, type Settings } from './settings.js'
+
+/** The settings namespace (the host settings section and the card's slot key). */
+export const SETTINGS_NAMESPACE = 'cross-session'
+
+/** One string in both languages the harness's own cards ship. */
+export interface Bilingual {
+  readonly en: string
+  readonly zh: string
+}
+
+/** One setting row. Integers carry `min`/`max` (inclusive); enums carry `values`. */
+export interface SettingRow {
+  readonly key: keyof Settings
+  readonly kind: 'boolean' | 'integer' | 'enum'
+  readonly default: boolean | number | string
+  readonly min?: number
+  readonly max?: number
+  readonly values?: readonly string[]
+  /** Unit of an integer (`ms`, `characters`), when it has one. */
+  readonly unit?: string
+  readonly label: Bilingual
+  readonly description: Bilingual
+}
+
+const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: Bilingual, unit?: string } } = {
+  enabled: {
+    label: { en: 'Enabled', zh: '启用' },
+    description: { en: 'Register the three session tools. Off registers none.', zh: '注册三个会话工具；关闭后一个也不注册。' },
+  },
+  defaultSendMode: {
+    label: { en: 'Default send mode', zh: '默认发送模式' },
+    description: { en: 'Mode of a sessions_send that gives none: queue waits for the next turn, steer joins the running one.', zh: '未指定模式的 sessions_send 使用此模式：queue 等下一轮，steer 插入正在运行的一轮。' },
+  },
+  allowResume: {
+    label: { en: 'Wake cold sessions', zh: '唤醒冷会话' },
+    description: { en: 'Whether a send may resume a session that is not live. Off refuses with resume-disabled.', zh: '发送是否可以恢复未运行的会话；关闭时以 resume-disabled 拒绝。' },
+  },
+  frameMessages: {
+    label: { en: 'Frame messages', zh: '消息加框' },
+    description: { en: 'Wrap delivered messages in the cross-session frame (sender, hop, boundary token).', zh: '用跨会话框包裹送达的消息（发送者、跳数、边界令牌）。' },
+  },
+  includeInjectedByDefault: {
+    label: { en: 'Show injected context', zh: '显示注入上下文' },
+    description: { en: 'Default of sessions_read include_injected.', zh: 'sessions_read 的 include_injected 默认值。' },
+  },
+  maxListResults: {
+    label: { en: 'List rows', zh: '列表行数上限' },
+    description: { en: 'Most rows sessions_list returns.', zh: 'sessions_list 最多返回的行数。' },
+  },
+  maxReadMessages: {
+    label: { en: 'Read messages', zh: '读取消息上限' },
+    description: { en: 'Most messages sessions_read returns.', zh: 'sessions_read 最多返回的消息数。' },
+  },
+  maxMessageChars: {
+    label: { en: 'Characters per read message', zh: '每条读取消息的字符上限' },
+    description: { en: 'Longer messages are cut with a visible marker.', zh: '更长的消息会被截断并带有可见标记。' },
+    unit: 'characters',
+  },
+  maxSendChars: {
+    label: { en: 'Characters per send', zh: '每次发送的字符上限' },
+    description: { en: 'Longer bodies are truncated and the result says so.', zh: '更长的正文会被截断，结果会说明。' },
+    unit: 'characters',
+  },
+  visibility: {
+    label: { en: 'Visibility', zh: '可见范围' },
+    description: { en: 'all: every session; workspace: only sessions sharing the caller\'s working directory.', zh: 'all：所有会话；workspace：仅与调用者工作目录相同的会话。' },
+  },
+  maxSendsPerMinute: {
+    label: { en: 'Sends per minute', zh: '每分钟发送上限' },
+    description: { en: 'Per sender→target pair; more is refused rate-limited.', zh: '每对发送者→目标；超出以 rate-limited 拒绝。' },
+  },
+  maxHops: {
+    label: { en: 'Relay hops', zh: '转发跳数上限' },
+    description: { en: 'Longest causal relay chain; a longer one is refused rate-limited.', zh: '因果转发链的最大长度；更长的以 rate-limited 拒绝。' },
+  },
+  recordWaitMs: {
+    label: { en: 'Record wait', zh: '记录等待' },
+    description: { en: 'How long a send waits for its message to reach the target\'s log.', zh: '发送等待消息写入目标日志的最长时间。' },
+    unit: 'ms',
+  },
+}
+
+/** Every setting, in table order (`SETTING_KEYS`). */
+export const SETTINGS_TABLE: readonly SettingRow[] = Object.freeze(SETTING_KEYS.map((key): SettingRow => {
+  const rule = SETTING_RULES[key]
+  const copy = COPY[key]
+  const base = { key, default: DEFAULT_SETTINGS[key], label: copy.label, description: copy.description, ...(copy.unit === undefined ? {} : { unit: copy.unit }) }
+  if (rule.kind === 'integer') return { ...base, kind: 'integer', min: rule.min, max: rule.max }
+  if (rule.kind === 'enum') return { ...base, kind: 'enum', values: [...rule.values] }
+  return { ...base, kind: 'boolean' }
+}))
+
+/** Result of {@link parseSettingInput}: a value to write, or a reason in both languages. */
+export type SettingInput =
+  | { readonly ok: true, readonly value: boolean | number | string }
+  | { readonly ok: false, readonly reason: Bilingual }
+
+/**
+ * Check one value typed into the card before it is written. Strict (no
+ * clamping, no rounding): the card refuses inline rather than storing a value
+ * the resolver would change (house rule: never a silent default over a wrong value).
+ * @param row - the setting.
+ * @param text - what the user entered (`true`/`false` for booleans).
+ */
+export function parseSettingInput(row: SettingRow, text: string): SettingInput {
+  const trimmed = text.trim()
+  switch (row.kind) {
+    case 'boolean':
+      if (trimmed === 'true' || trimmed === 'false') return { ok: true, value: trimmed === 'true' }
+      return { ok: false, reason: { en: 'Expected true or false.', zh: '应为 true 或 false。' } }
+    case 'enum':
+      if (row.values?.includes(trimmed) === true) return { ok: true, value: trimmed }
+      return { ok: false, reason: { en: `Expected one of ${row.values?.join(', ')}.`, zh: `应为以下之一：${row.values?.join('、')}。` } }
+    case 'integer': {
+      const value = /^-?\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN
+      const min = row.min ?? Number.MIN_SAFE_INTEGER
+      const max = row.max ?? Number.MAX_SAFE_INTEGER
+      if (Number.isSafeInteger(value) && value >= min && value <= max) return { ok: true, value }
+      return { ok: false, reason: { en: `Expected a whole number from ${min} to ${max}.`, zh: `应为 ${min} 到 ${max} 之间的整数。` } }
+    }
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * Parsers of the three tools' plain-text results (the formats of
+ * docs/tools.md, written by src/tools/sessions-*.ts), for presentation only:
+ * the tool presenters (src/presenters.ts) and the web tool rows
+ * (src/client/) read the same structured view. Issue 12.
+ *
+ * Pure and total: every parser returns `undefined` for text it does not
+ * recognise, and the caller falls back to a generic view. Nothing here is
+ * trusted for decisions; peer text can contain anything, so a message body
+ * that happens to look like a heading may be split wrongly — the fallback
+ * is a readable row, never an error.
+ *
+ * @module dsh-cross-session/tool-results
+ */
+
+/** A `refused: <code> | <cause>` or `cancelled | <detail>` result, any tool. */
+export interface RefusedResult {
+  readonly outcome: 'refused' | 'cancelled'
+  /** Refusal code (`not-found`, `rate-limited`, …) or `cancelled`. */
+  readonly code: string
+  readonly cause: string
+  /** The lines after the first (what was not done, what to do next). */
+  readonly advice: string
+}
+
+/** One `sessions_list` row. */
+export interface ListRow {
+  readonly sessionId: string
+  readonly live: boolean
+  readonly subagent: boolean
+  readonly cwd?: string
+  readonly preset?: string
+  readonly messageable: boolean
+  readonly owner?: string
+  readonly self: boolean
+  readonly title: string
+}
+
+/** A parsed `sessions_list` result. */
+export interface ListResult {
+  readonly outcome: 'listed'
+  readonly rows: readonly ListRow[]
+  /** Footer lines (`3 of 3 considered sessions`, notes). */
+  readonly footer: readonly string[]
+}
+
+/** One message of a `sessions_read` window. */
+export interface ReadMessage {
+  readonly role: string
+  readonly seq: number
+  /** Provenance markers (`user`, `model:…`, `peer:<id>`, `hop 1`, `harness-injected`, …). */
+  readonly markers: readonly string[]
+  readonly text: string
+}
+
+/** A parsed `sessions_read` result. */
+export interface ReadResult {
+  readonly outcome: 'read'
+  readonly sessionId: string
+  readonly live: boolean
+  readonly subagent: boolean
+  readonly cwd?: string
+  readonly title: string
+  /** Readable messages the target has. */
+  readonly readable: number
+  /** Newest seq the read covered, `undefined` when the log had none. */
+  readonly capturedThrough?: number
+  /** Shown messages, newest first (as the tool prints them). */
+  readonly messages: readonly ReadMessage[]
+  readonly omitted: number
+}
+
+/** A parsed accepted `sessions_send` result. */
+export interface SendResult {
+  readonly outcome: 'accepted'
+  readonly sessionId: string
+  readonly mode: 'queue' | 'steer'
+  readonly chars: number
+  readonly truncatedFrom?: number
+  readonly hop: number
+  readonly woke: boolean
+  /** Where delivery stands: recorded in the conversation at a seq, in the inbox at a seq, or not confirmed. */
+  readonly recorded: { readonly stage: 'conversation' | 'inbox', readonly seq: number } | { readonly stage: 'unconfirmed', readonly note: string }
+  /** The explanation lines after the first. */
+  readonly note: string
+}
+
+const REFUSED = /^refused: ([a-z][a-z-]*) \| (.*)$/
+const CANCELLED = /^cancelled \| (.*)$/
+
+/** `refused: …` / `cancelled | …` of any tool, else `undefined`. */
+export function parseRefusal(text: string): RefusedResult | undefined {
+  const [first = '', ...rest] = text.split('\n')
+  const refused = REFUSED.exec(first)
+  if (refused !== null) return { outcome: 'refused', code: refused[1]!, cause: refused[2]!, advice: rest.join('\n') }
+  const cancelled = CANCELLED.exec(first)
+  if (cancelled !== null) return { outcome: 'cancelled', code: 'cancelled', cause: cancelled[1]!, advice: rest.join('\n') }
+  return undefined
+}
+
+const ROW_HEAD = /^- (\S+) \[(live|cold), (top-level|subagent)\](.*)$/
+
+/** Split ` | cwd=… | preset=… | marks` into fields (a cwd containing ` | ` is rare; it would end early). */
+function suffixFields(suffix: string): { cwd?: string, preset?: string, marks: string[] } {
+  const out: { cwd?: string, preset?: string, marks: string[] } = { marks: [] }
+  for (const part of suffix.split(' | ').slice(1)) {
+    if (part.startsWith('cwd=')) out.cwd = part.slice(4)
+    else if (part.startsWith('preset=')) out.preset = part.slice(7)
+    else out.marks.push(part)
+  }
+  return out
+}
+
+/** A `sessions_list` result, or `undefined` when the text is not one. */
+export function parseListResult(text: string): ListResult | undefined {
+  const lines = text.split('\n')
+  const rows: ListRow[] = []
+  let index = 0
+  while (index < lines.length) {
+    const head = ROW_HEAD.exec(lines[index]!)
+    if (head === null) break
+    const titleLine = lines[index + 1]
+    if (titleLine === undefined || !titleLine.startsWith('  ')) return undefined
+    const fields = suffixFields(head[4]!)
+    const notMessageable = fields.marks.find(mark => mark.startsWith('not messageable'))
+    const owner = notMessageable === undefined ? undefined : /\(owner (\S+)\)/.exec(notMessageable)?.[1]
+    rows.push({
+      sessionId: head[1]!,
+      live: head[2] === 'live',
+      subagent: head[3] === 'subagent',
+      ...(fields.cwd === undefined ? {} : { cwd: fields.cwd }),
+      ...(fields.preset === undefined ? {} : { preset: fields.preset }),
+      messageable: notMessageable === undefined,
+      ...(owner === undefined ? {} : { owner }),
+      self: fields.marks.includes('this session'),
+      title: titleLine.slice(2),
+    })
+    index += 2
+  }
+  const footer = lines.slice(index)
+  if (!/^\d+ of \d+ considered sessions?$/.test(footer[0] ?? '') && !/^No /.test(footer[0] ?? '')) return undefined
+  return { outcome: 'listed', rows, footer }
+}
+
+const READ_HEAD = /^session (\S+) \[(live|cold), (top-level|subagent)\](.*)$/
+const READ_COUNTS = /^readable messages: (\d+) \| captured through seq: (\d+|none)$/
+const HEADING = /^--- (\w+) \(seq (\d+), (.*)\) ---$/
+const OMITTED = /^\((\d+) earlier messages? omitted\)$/
+
+/** A `sessions_read` result, or `undefined` when the text is not one. */
+export function parseReadResult(text: string): ReadResult | undefined {
+  const lines = text.split('\n')
+  const head = READ_HEAD.exec(lines[0] ?? '')
+  const titleLine = lines[1] ?? ''
+  const counts = READ_COUNTS.exec(lines[2] ?? '')
+  if (head === null || !titleLine.startsWith('title: ') || counts === null) return undefined
+  let end = lines.length
+  let omitted = 0
+  const last = OMITTED.exec(lines[end - 1] ?? '')
+  if (last !== null) {
+    omitted = Number(last[1])
+    end -= 1
+  }
+  const messages: ReadMessage[] = []
+  let current: { role: string, seq: number, markers: string[], body: string[] } | undefined
+  for (const line of lines.slice(3, end)) {
+    const heading = HEADING.exec(line)
+    if (heading !== null) {
+      if (current !== undefined) messages.push({ role: current.role, seq: current.seq, markers: current.markers, text: current.body.join('\n') })
+      current = { role: heading[1]!, seq: Number(heading[2]), markers: heading[3]!.split(', '), body: [] }
+    } else if (current !== undefined) {
+      current.body.push(line)
+    } else if (line !== '(no readable messages)') {
+      return undefined
+    }
+  }
+  if (current !== undefined) messages.push({ role: current.role, seq: current.seq, markers: current.markers, text: current.body.join('\n') })
+  const fields = suffixFields(head[4]!)
+  return {
+    outcome: 'read',
+    sessionId: head[1]!,
+    live: head[2] === 'live',
+    subagent: head[3] === 'subagent',
+    ...(fields.cwd === undefined ? {} : { cwd: fields.cwd }),
+    title: titleLine.slice('title: '.length),
+    readable: Number(counts[1]),
+    ...(counts[2] === 'none' ? {} : { capturedThrough: Number(counts[2]) }),
+    messages,
+    omitted,
+  }
+}
+
+const ACCEPTED = /^accepted for (\S+) \| mode=(queue|steer) \| chars=(\d+)(?: \(truncated from (\d+)\))? \| hop (\d+)( \(woke a cold session\))? \| (.*)$/
+
+/** An accepted `sessions_send` result, or `undefined` when the text is not one. */
+export function parseSendResult(text: string): SendResult | undefined {
+  const [first = '', ...rest] = text.split('\n')
+  const match = ACCEPTED.exec(first)
+  if (match === null) return undefined
+  const tail = match[7]!
+  const recordedAt = /^recorded at seq (\d+)$/.exec(tail)
+  const inbox = /^in its inbox at seq (\d+), not yet in its conversation$/.exec(tail)
+  const recorded: SendResult['recorded'] = recordedAt !== null
+    ? { stage: 'conversation', seq: Number(recordedAt[1]) }
+    : inbox !== null ? { stage: 'inbox', seq: Number(inbox[1]) } : { stage: 'unconfirmed', note: tail }
+  return {
+    outcome: 'accepted',
+    sessionId: match[1]!,
+    mode: match[2] as 'queue' | 'steer',
+    chars: Number(match[3]),
+    ...(match[4] === undefined ? {} : { truncatedFrom: Number(match[4]) }),
+    hop: Number(match[5]),
+    woke: match[6] !== undefined,
+    recorded,
+    note: rest.join('\n'),
+  }
+}
+
+/**
+ * A session id as a human scans it: the first 4 characters of its random
+ * part and an ellipsis (`session-4b91c2d0-…` → `4b91…`). Ids of other shapes
+ * keep their first 8 characters.
+ */
+export function shortId(sessionId: string): string {
+  const core = sessionId.startsWith('session-') ? sessionId.slice('session-'.length) : sessionId
+  const chars = Array.from(core)
+  const keep = sessionId.startsWith('session-') ? 4 : 8
+  return chars.length <= keep ? core : `${chars.slice(0, keep).join('')}…`
+}

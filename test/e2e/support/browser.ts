@@ -1,0 +1,72 @@
+/**
+ * Headless Chromium for the web e2e: Debian's `chromium` package driven by
+ * playwright-core over CDP (no bundled browser download). `.ci/run` installs
+ * the package when it is missing; a machine without it skips the browser
+ * tests with one line saying why.
+ *
+ * The web UI keeps a live connection, so pages are driven by waiting for
+ * selectors, never by "network idle" or a virtual time budget.
+ * @module test/e2e/support/browser
+ */
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { ROOT, type DshHome } from './harness.ts'
+
+const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter((p): p is string => typeof p === 'string' && p.length > 0)
+
+/** The Chromium executable, or undefined when none is installed. */
+export function chromiumPath(): string | undefined {
+  return CANDIDATES.find((path) => existsSync(path))
+}
+
+/** Why the browser e2e cannot run here (one line), or undefined. */
+export function missingBrowser(): string | undefined {
+  return chromiumPath() === undefined ? `no Chromium found (${CANDIDATES.join(', ')}); install Debian's chromium package (.ci/run does) or set CHROMIUM_PATH` : undefined
+}
+
+/** Launch headless Chromium (`--no-sandbox`: CI runs as root). */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath()!, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
+}
+
+/**
+ * Make the package resolvable by name from the harness home, as an installed
+ * plugin is: the web host serves a plugin's browser half only for a loader
+ * entry whose name resolves to a package declaring `dsh.client` (rc.8
+ * dsh-client-modules lib/index.js `resolveMeta`, resolved from the profile
+ * directory under `DSH_HOME`). A path entry (the other e2e tests) gets no
+ * browser half.
+ */
+export function installByName(h: DshHome): void {
+  mkdirSync(join(h.home, 'node_modules'), { recursive: true })
+  symlinkSync(ROOT, join(h.home, 'node_modules', 'dsh-cross-session'), 'dir')
+}
+
+/**
+ * Open the app and dismiss the "Internal Testing Notice" a fresh home shows on
+ * first load. The notice can arrive after the sidebar renders (it makes the
+ * page inert until dismissed), so wait for it rather than for the sidebar;
+ * a page that never shows it costs the wait and goes on.
+ */
+export async function openApp(page: Page, port: number): Promise<void> {
+  await page.goto(`http://127.0.0.1:${port}/`)
+  await page.getByText('Workspaces').first().waitFor({ timeout: 30_000 })
+  const notice = page.getByRole('button', { name: 'Continue' })
+  if (await notice.waitFor({ timeout: 15_000 }).then(() => true, () => false)) await notice.click()
+  await notice.waitFor({ state: 'detached', timeout: 15_000 }).catch(() => undefined)
+}
+
+/** Open a session from the sidebar by its title. */
+export async function openSession(page: Page, title: string): Promise<void> {
+  const row = page.getByRole('treeitem').filter({ hasText: title })
+  if (!(await row.first().isVisible().catch(() => false))) await page.getByText('Ungrouped').first().click()
+  await row.first().click()
+  await page.locator('header, [role=tablist]').getByText(title).first().waitFor({ timeout: 30_000 }).catch(() => undefined)
+}
+
+/** Open Settings → Plugins → Plugin configuration. */
+export async function openPluginSettings(page: Page): Promise<void> {
+  await page.getByText('Settings', { exact: true }).last().click()
+  await page.getByText('Plugins', { exact: true }).first().click()
+}

@@ -1,0 +1,36 @@
+/** Decisions of the web settings card (src/client/card-model.ts). */
+import { describe, expect, it } from 'vitest'
+import { currentValue, isOverridden, planSave, rangeText, unlanded, type ScopeView } from '../../src/client/card-model.js'
+import { SETTINGS_TABLE } from '../../src/settings-table.js'
+
+const row = (key: string) => SETTINGS_TABLE.find(r => r.key === key)!
+const view = (value: Record<string, unknown>, user: Record<string, unknown> | undefined, revision: number): ScopeView => ({ status: 'ready', value, user, revision, writable: true })
+
+describe('card model', () => {
+  it('shows the host-resolved value, else the default, and marks overrides by presence', () => {
+    const v = view({ maxHops: 7, maxListResults: 'garbage' }, { maxHops: 7 }, 3)
+    expect(currentValue(row('maxHops'), v)).toBe(7)
+    expect(currentValue(row('maxListResults'), v)).toBe(25)
+    expect(isOverridden(row('maxHops'), v)).toBe(true)
+    expect(isOverridden(row('maxListResults'), v)).toBe(false)
+    expect(rangeText(row('recordWaitMs'))).toBe('0–30000 ms')
+    expect(rangeText(row('defaultSendMode'))).toBe('queue | steer')
+  })
+
+  it('refuses invalid drafts (all of them, with reasons) before anything else', () => {
+    const plan = planSave(SETTINGS_TABLE, new Map([['maxHops', '99'], ['visibility', 'team'], ['maxReadMessages', '5']]), view({}, undefined, 1), 0)
+    expect(plan.kind).toBe('invalid')
+    expect(Object.keys(plan.kind === 'invalid' ? plan.errors : {})).toEqual(['visibility', 'maxHops'])
+  })
+
+  it('refuses to write over a document that moved since editing began', () => {
+    expect(planSave(SETTINGS_TABLE, new Map([['maxHops', '5']]), view({}, undefined, 4), 3)).toEqual({ kind: 'conflict', editedAt: 3, now: 4 })
+  })
+
+  it('writes only drafts that change a value, and reports writes that did not land', () => {
+    const v = view({ maxHops: 4, maxListResults: 25 }, {}, 2)
+    expect(planSave(SETTINGS_TABLE, new Map([['maxHops', '4']]), v, 2)).toEqual({ kind: 'nothing' })
+    expect(planSave(SETTINGS_TABLE, new Map([['maxHops', '6'], ['allowResume', 'false']]), v, 2)).toEqual({ kind: 'write', writes: [{ key: 'allowResume', value: false }, { key: 'maxHops', value: 6 }] })
+    expect(unlanded([{ key: 'maxHops', value: 6 }, { key: 'allowResume', value: false }], view({}, { maxHops: 6 }, 3))).toEqual(['allowResume'])
+  })
+})
