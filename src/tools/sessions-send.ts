@@ -19,6 +19,7 @@
 
 import { callBackend, callCommit, renderCancelled } from '../boundary.js'
 import { buildFrame } from '../framing.js'
+import { callIdentity } from '../limits.js'
 import type { RecordedAt, ResolvedTarget, SendMode, ToolCallContext } from '../ports.js'
 import { decideSend, refusals, renderRefusal, type SendFacts } from '../refusals.js'
 import { sessionIdProblem, SessionsSendArgs, validateArguments } from '../schemas.js'
@@ -30,11 +31,14 @@ const TOOL = 'sessions_send'
 const NOTHING = 'Nothing was delivered.'
 
 /**
- * Correlation id of one send, derived from the tool call id so a retried
- * call (same id) is recognised and never delivered twice.
+ * Correlation id (and, on rc.8, message id) of one send: caller plus
+ * {@link callIdentity} — the call id and a digest of the arguments — so a
+ * provider that repeats `call_0` for different sends never gives two
+ * different messages one id (issue 11 §2), while a true retry keeps its id.
  */
-export function requestIdFor(callerId: string, callId: string): string {
-  return `cross-session:${callerId}:${callId}`
+export function requestIdFor(callerId: string, identity: string): string {
+  const [callId = '', digest = ''] = identity.split('\u0000')
+  return `cross-session:${callerId}:${callId}:${digest.slice(0, 16)}`
 }
 
 /** Problems step 1 adds to schema validation: malformed ids, forbidden characters. */
@@ -117,10 +121,13 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     allowResume: settings.allowResume,
   }
 
-  // A retried tool call (same call id) returns its first result, never a second delivery.
+  // A retried tool call (same caller, same call id, same arguments) returns
+  // its first result, never a second delivery. A repeated id with other
+  // arguments is a new call (issue 11 §2).
+  const identity = args === undefined ? '' : callIdentity(call.callId, args)
   if (args !== undefined && caller !== undefined && facts.argumentProblem === undefined) {
-    const earlier = limits.deliveredCall(caller.sessionId, call.callId)
-    if (earlier !== undefined) return `${earlier}\n(This tool call id was already delivered once; it was not delivered again.)`
+    const earlier = limits.deliveredCall(caller.sessionId, identity)
+    if (earlier !== undefined) return `${earlier}\n(This tool call, same id and arguments, was already delivered once; it was not delivered again.)`
   }
 
   const decided = await gatherAndDecide(facts, call, deps)
@@ -162,7 +169,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   // Step 10: admit, also to completion: once admitted, the message is
   // delivered whatever happens to this call. A failure after a wake puts the
   // woken session back to sleep.
-  const requestId = requestIdFor(caller.sessionId, call.callId)
+  const requestId = requestIdFor(caller.sessionId, identity)
   const admitted = await callCommit('admitting the message', call.signal,
     () => deps.controller.admit(target, { requestId, mode, text, signal: call.signal }), deps.log)
   if (!admitted.ok) {
@@ -195,7 +202,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     recordWaitMs: settings.recordWaitMs,
     waitCancelled: !recorded.ok && recorded.cancelled,
   })
-  limits.recordCall(caller.sessionId, call.callId, result)
+  limits.recordCall(caller.sessionId, identity, result)
   return result
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildFrame } from '../../src/framing.js'
-import { DUPLICATE_WINDOW_MS, MAX_TRACKED_ENTRIES, outgoingHop, RATE_WINDOW_MS, SendLimits } from '../../src/limits.js'
+import { callIdentity, DUPLICATE_WINDOW_MS, MAX_TRACKED_ENTRIES, outgoingHop, RATE_WINDOW_MS, SendLimits } from '../../src/limits.js'
 
 const input = { senderId: 'a', targetId: 'b', body: 'hi', latestPromptText: undefined, maxHops: 4, maxSendsPerMinute: 3 }
 
@@ -49,19 +49,26 @@ describe('SendLimits', () => {
     expect(limits.check({ ...input, body: 'same', maxSendsPerMinute: 100 }).kind).toBe('ok')
   })
 
-  it('remembers delivered call ids for retries', () => {
+  it('remembers delivered calls for retries by caller, call id and arguments', () => {
     const limits = new SendLimits()
-    expect(limits.deliveredCall('a', 'call-1')).toBeUndefined()
-    limits.recordCall('a', 'call-1', 'accepted …')
-    expect(limits.deliveredCall('a', 'call-1')).toBe('accepted …')
-    expect(limits.deliveredCall('b', 'call-1')).toBeUndefined()
+    const x = callIdentity('call-1', { session_id: 't1', message: 'X' })
+    expect(limits.deliveredCall('a', x)).toBeUndefined()
+    limits.recordCall('a', x, 'accepted …')
+    expect(limits.deliveredCall('a', x)).toBe('accepted …')
+    expect(limits.deliveredCall('b', x)).toBeUndefined()
+    // Issue 11 §2: a provider repeating call_0 for another send is a new call.
+    expect(limits.deliveredCall('a', callIdentity('call-1', { session_id: 't2', message: 'X' }))).toBeUndefined()
+    expect(limits.deliveredCall('a', callIdentity('call-1', { session_id: 't1', message: 'Y' }))).toBeUndefined()
+    expect(limits.deliveredCall('a', callIdentity('call-1', { session_id: 't1', message: 'X', mode: 'steer' }))).toBeUndefined()
+    // No separator confusion between fields.
+    expect(callIdentity('c', { session_id: 'a', message: 'b c' })).not.toBe(callIdentity('c', { session_id: 'a b', message: 'c' }))
   })
 
   it('keeps memory bounded whatever the number of peers', () => {
     const limits = new SendLimits()
     for (let index = 0; index < MAX_TRACKED_ENTRIES * 3; index++) {
       limits.recordDelivery('a', `peer-${index}`, 'x')
-      limits.recordCall('a', `call-${index}`, 'ok')
+      limits.recordCall('a', callIdentity(`call-${index}`, { session_id: 'p', message: 'x' }), 'ok')
     }
     const size = limits.size()
     expect(size.pairs).toBeLessThanOrEqual(MAX_TRACKED_ENTRIES)

@@ -113,7 +113,7 @@ describe('the tools through the rc.8 adapters', () => {
     expect(woken?.received).toHaveLength(1)
     const delivered = woken?.received[0]
     expect(delivered?.via).toBe('followup')
-    expect(delivered?.message).toMatchObject({ id: 'cross-session:session-me:call-7', role: 'user', source: { kind: 'user' } })
+    expect(delivered?.message).toMatchObject({ id: expect.stringMatching(/^cross-session:session-me:call-7:/), role: 'user', source: { kind: 'user' } })
     expect(parseFrame(delivered?.message.content[0]?.text ?? '')?.body).toBe('status?')
     // Disposing the plugin disposes the session it woke.
     host.dispose()
@@ -217,7 +217,7 @@ describe('the tools through the rc.8 adapters', () => {
     const me = host.goLive('session-me', 3000)
     const text = await host.run('sessions_send', { session_id: 'session-old', message: 'hi' }, me, 'c9')
     expect(text).toMatch(/^accepted for session-old .*\(woke a cold session\) \| recorded at seq 99/)
-    expect(prompts).toMatchObject([{ requestId: 'cross-session:session-me:c9', sessionId: 'session-old', mode: 'queue' }])
+    expect(prompts).toMatchObject([{ requestId: expect.stringMatching(/^cross-session:session-me:c9:/), sessionId: 'session-old', mode: 'queue' }])
     expect(host.logs).toContainEqual({ level: 'info', message: 'registered sessions_list, sessions_read, sessions_send (delivery via ctx.sessionController)' })
     expect(host.calls).not.toContain('sessionQuery.readTitleSnapshot')
     expect(await host.run('sessions_send', { session_id: 'session-nope', message: 'hi' }, me)).toMatch(/^refused: not-found/)

@@ -25,7 +25,7 @@ describe('sessions_send: accepted', () => {
     ].join('\n'))
     expect(w.controller.log.map(entry => entry.op)).toEqual(['resolve', 'admit', 'wait'])
     const admitted = w.controller.log[1]
-    expect(admitted).toMatchObject({ op: 'admit', sessionId: 'session-peer', requestId: 'cross-session:session-me:c1', mode: 'queue' })
+    expect(admitted).toMatchObject({ op: 'admit', sessionId: 'session-peer', requestId: expect.stringMatching(/^cross-session:session-me:c1:[\w-]{16}$/), mode: 'queue' })
     const frame = parseFrame(admitted?.op === 'admit' ? admitted.text : '')
     expect(frame).toMatchObject({ fromSessionId: 'session-me', fromTitle: 'Sender "one" line two', mode: 'queue', hop: 1, body: 'can you run the tests?' })
     expect(peer.events).toHaveLength(1)
@@ -100,6 +100,24 @@ describe('sessions_send: accepted', () => {
     expect(second).toContain('was not delivered again')
     expect(w.controller.delivered.size).toBe(1)
     expect(peer.events).toHaveLength(1)
+  })
+
+  it('treats a repeated call id with other arguments as a new call (providers that answer call_0 every time)', async () => {
+    const { w, me, peer, cold } = world()
+    cold.live = true
+    const first = await sessionsSend({ session_id: 'session-peer', message: 'body X' }, w.call(me, { callId: 'call_0' }), w.deps)
+    const second = await sessionsSend({ session_id: 'session-cold', message: 'body Y' }, w.call(me, { callId: 'call_0' }), w.deps)
+    expect(first).toMatch(/^accepted for session-peer /)
+    expect(second).toMatch(/^accepted for session-cold /)
+    expect(second).not.toContain('not delivered again')
+    expect(cold.events).toHaveLength(1)
+    expect(peer.events).toHaveLength(1)
+    // Two deliveries, two distinct message ids.
+    expect(w.controller.delivered.size).toBe(2)
+    // The same target and id with another body is new too.
+    const third = await sessionsSend({ session_id: 'session-peer', message: 'body Z' }, w.call(me, { callId: 'call_0' }), w.deps)
+    expect(third).not.toContain('not delivered again')
+    expect(peer.events).toHaveLength(2)
   })
 })
 
