@@ -93,6 +93,19 @@ export type ControllerOutcome<T> =
   | { readonly ok: true, readonly value: T }
   | { readonly ok: false, readonly reason: string }
 
+/**
+ * An admitted prompt. `recordFrom` is the target's log length at admission,
+ * handed back to {@link ControllerPort.waitRecorded} so the wait scans only
+ * what follows; it travels with the call instead of living in adapter state,
+ * so a call cancelled (or failing) between admission and wait leaves nothing
+ * behind (issue 11 §6).
+ */
+export interface Admitted {
+  readonly mode: SendMode
+  readonly running: boolean
+  readonly recordFrom?: number
+}
+
 /** Where a delivered message landed in the target's durable log (`src/recorded.ts`). */
 export interface RecordedAt {
   /** Seq of the log event that holds the message. */
@@ -117,7 +130,7 @@ export interface ControllerPort {
    * Admit one user-source prompt. `requestId` is the correlation id; the same
    * id admitted twice is delivered once.
    */
-  admit(target: ResolvedTarget, prompt: { requestId: string, mode: SendMode, text: string, signal: AbortSignal }): Promise<ControllerOutcome<{ mode: SendMode, running: boolean }>>
+  admit(target: ResolvedTarget, prompt: { requestId: string, mode: SendMode, text: string, signal: AbortSignal }): Promise<ControllerOutcome<Admitted>>
   /**
    * Put back to sleep a session that {@link resolve} woke but that did not
    * take the prompt, so nothing is left woken and abandoned.
@@ -130,7 +143,7 @@ export interface ControllerPort {
    * inbox does); the best record seen, or `undefined` when the log holds
    * neither by the bound.
    */
-  waitRecorded(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal, settleForInbox: boolean }): Promise<RecordedAt | undefined>
+  waitRecorded(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal, settleForInbox: boolean, from?: number }): Promise<RecordedAt | undefined>
 }
 
 /** The calling session, from `exec.agent` (PRODUCT.md §3). */

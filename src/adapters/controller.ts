@@ -23,7 +23,7 @@
  */
 
 import type { HostAgent, HostAgentHandle, HostAgents, HostDefaultModel, HostSessionController, HostUserMessage } from '../host.js'
-import type { ControllerOutcome, ControllerPort, ResolvedTarget, SendMode } from '../ports.js'
+import type { Admitted, ControllerOutcome, ControllerPort, ResolvedTarget, SendMode } from '../ports.js'
 import { waitUntilRecorded } from '../recorded.js'
 
 /** Handles of sessions this plugin woke, and the shared in-flight wakes. */
@@ -102,22 +102,18 @@ interface Common {
 }
 
 /** Deliver to a live agent's inbox directly (never wakes anything). */
-function deliverToLiveAgent(agent: HostAgent, mode: SendMode, requestId: string, text: string): ControllerOutcome<{ mode: SendMode, running: boolean }> {
+function deliverToLiveAgent(agent: HostAgent, mode: SendMode, requestId: string, text: string): ControllerOutcome<Admitted> {
   const running = agent.status === 'running'
+  const recordFrom = agent.session.events.length
   const message = userMessage(requestId, text)
   if (mode === 'queue') agent.followup(message)
   else agent.steer(message)
-  return { ok: true, value: { mode, running } }
+  return { ok: true, value: { mode, running, recordFrom } }
 }
 
-/** Log length of each admitted request, so the wait scans only what follows. */
-type AdmittedAt = Map<string, number>
-
-function makeWaitAndRelease(common: Common, admittedAt: AdmittedAt): Pick<ControllerPort, 'waitRecorded' | 'releaseWoken'> {
+function makeWaitAndRelease(common: Common): Pick<ControllerPort, 'waitRecorded' | 'releaseWoken'> {
   return {
-    async waitRecorded(target, requestId, { timeoutMs, signal, settleForInbox }) {
-      const from = admittedAt.get(requestId) ?? 0
-      admittedAt.delete(requestId)
+    async waitRecorded(target, requestId, { timeoutMs, signal, settleForInbox, from = 0 }) {
       return await waitUntilRecorded(() => common.agents.get(target.sessionId)?.session.events, requestId, { timeoutMs, signal, from, settleForInbox })
     },
     async releaseWoken(target) {
@@ -135,7 +131,6 @@ function makeWaitAndRelease(common: Common, admittedAt: AdmittedAt): Pick<Contro
  * @param woken - the plugin's registry of sessions it woke.
  */
 export function createAgentsController(agents: HostAgents, defaultModel: HostDefaultModel | undefined, woken: WokenSessions): ControllerPort {
-  const admittedAt: AdmittedAt = new Map()
   return {
     async resolve(sessionId, { mayWake, signal }) {
       const live = agents.get(sessionId)
@@ -153,10 +148,9 @@ export function createAgentsController(agents: HostAgents, defaultModel: HostDef
       // Re-read: the agent may have gone away since resolve. Never wake here.
       const agent = agents.get(target.sessionId)
       if (agent === undefined) return fail(WENT_COLD)
-      admittedAt.set(requestId, agent.session.events.length)
       return deliverToLiveAgent(agent, mode, requestId, text)
     },
-    ...makeWaitAndRelease({ agents, woken }, admittedAt),
+    ...makeWaitAndRelease({ agents, woken }),
   }
 }
 
@@ -166,7 +160,6 @@ export function createAgentsController(agents: HostAgents, defaultModel: HostDef
  * waking is allowed; a live agent's inbox directly when it is not.
  */
 export function createSessionControllerPort(controller: HostSessionController, agents: HostAgents, woken: WokenSessions): ControllerPort {
-  const admittedAt: AdmittedAt = new Map()
   return {
     async resolve(sessionId, { mayWake }) {
       const live = agents.get(sessionId)
@@ -183,14 +176,13 @@ export function createSessionControllerPort(controller: HostSessionController, a
       const agent = agents.get(target.sessionId)
       if (!target.mayWake) {
         if (agent === undefined) return fail(WENT_COLD)
-        admittedAt.set(requestId, agent.session.events.length)
         return deliverToLiveAgent(agent, mode, requestId, text)
       }
-      admittedAt.set(requestId, agent?.session.events.length ?? 0)
+      const recordFrom = agent?.session.events.length ?? 0
       const running = agent?.status === 'running'
       await controller.prompt({ requestId, sessionId: target.sessionId, mode, content: [{ type: 'text', text }] }, signal)
-      return { ok: true, value: { mode, running } }
+      return { ok: true, value: { mode, running, recordFrom } }
     },
-    ...makeWaitAndRelease({ agents, woken }, admittedAt),
+    ...makeWaitAndRelease({ agents, woken }),
   }
 }

@@ -179,7 +179,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   }
   if (!admitted.value.ok) return renderRefusal(refusals.rejected(`${admitted.value.reason}${await undoWake()}`, 'admitting the message'), NOTHING)
   limits.recordDelivery(caller.sessionId, args.session_id, args.message)
-  const targetRunning = admitted.value.value.running
+  const { running: targetRunning, recordFrom } = admitted.value.value
 
   // Accepted means recorded: wait, bounded, until the target's log holds it.
   const recorded = await callBackend('waiting for the message to be recorded', call.signal,
@@ -189,6 +189,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
       timeoutMs: settings.recordWaitMs,
       signal: call.signal,
       settleForInbox: mode === 'queue' && targetRunning,
+      ...(recordFrom === undefined ? {} : { from: recordFrom }),
     }), deps.log)
   const result = renderAccepted({
     targetId: args.session_id,
