@@ -14,7 +14,7 @@
 
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
-import { parseFrame } from './framing.js'
+import type { RelayProvenance } from './provenance.js'
 import type { LimitVerdict } from './refusals.js'
 
 /** Window of the per-pair rate limit, ms. */
@@ -27,16 +27,17 @@ export const CALL_LEDGER_TTL_MS = 30 * 60_000
 export const MAX_TRACKED_ENTRIES = 4096
 
 /**
- * Hop of a message this session would send now: one more than the hop of the
- * framed message that started its current turn, or 1 when a human (or
- * anything unframed) started it (PRODUCT.md §5; issue 4 §2).
- * @param latestPromptText - text of the caller's latest user-source prompt.
- * @returns the outgoing hop and, when framed, the session that relayed to us.
+ * Hop of a message this session would send now: one more than the hop this
+ * plugin recorded on the delivered message that started its current turn,
+ * or 1 when a human started it (PRODUCT.md §5; issue 4 §2). The hop comes
+ * from the recorded source (`src/provenance.ts`), never from text a model
+ * can write, so it holds with `frameMessages` on or off (issue 11 §5).
+ * @param latestRelay - provenance of the caller's turn-starting message.
+ * @returns the outgoing hop and, when relayed, the session that relayed to us.
  */
-export function outgoingHop(latestPromptText: string | undefined): { hop: number, relayedFrom?: string } {
-  const frame = latestPromptText === undefined ? undefined : parseFrame(latestPromptText)
-  if (frame === undefined) return { hop: 1 }
-  return { hop: frame.hop + 1, relayedFrom: frame.fromSessionId }
+export function outgoingHop(latestRelay: RelayProvenance | undefined): { hop: number, relayedFrom?: string } {
+  if (latestRelay === undefined) return { hop: 1 }
+  return { hop: latestRelay.hop + 1, relayedFrom: latestRelay.senderSessionId }
 }
 
 /** A `(sender, target, body)` key: the body as a digest, so memory stays small. */
@@ -80,11 +81,11 @@ export class SendLimits {
     senderId: string
     targetId: string
     body: string
-    latestPromptText: string | undefined
+    latestRelay: RelayProvenance | undefined
     maxHops: number
     maxSendsPerMinute: number
   }): LimitVerdict {
-    const { hop, relayedFrom } = outgoingHop(input.latestPromptText)
+    const { hop, relayedFrom } = outgoingHop(input.latestRelay)
     if (hop > input.maxHops) {
       const chain = `${relayedFrom ?? '…'} → ${input.senderId} → ${input.targetId}`
       return { kind: 'hop-limit', hop, maxHops: input.maxHops, chain }

@@ -18,16 +18,18 @@
  *    `agents`); if one is still missing after {@link MOUNT_GRACE_MS} it logs
  *    one message naming the service and what it is for, and registers
  *    nothing;
- * 4. builds the ports — `ctx.sessionController` when the host has one, else
- *    the adapter over `ctx.agents` (rc.8) — and registers the three tools once;
+ * 4. builds the ports — waking through `ctx.sessionController` when the host
+ *    has one at call time, else `ctx.agents` (rc.8); delivery through the
+ *    live agent's inbox — and registers the three tools once;
  * 5. on disposal unregisters all three, clears its timer, cancels calls in
  *    flight (and their bounded waits), and disposes every session it woke.
  *
  * @module dsh-cross-session
  */
 
-import { createSessionControllerPort, createAgentsController, WokenSessions } from './adapters/controller.js'
+import { createControllerPort } from './adapters/controller.js'
 import { createSessionQueryPort } from './adapters/session-query.js'
+import { WokenSessions } from './adapters/woken.js'
 import { resolveCaller } from './caller.js'
 import type { HostContext, HostDefaultModel, HostSessionController } from './host.js'
 import { SendLimits } from './limits.js'
@@ -77,16 +79,15 @@ export interface PluginContext extends HostContext {
  * @returns the number of tools registered (3).
  */
 export function activate(ctx: PluginContext, settings: Settings, log: (level: 'info' | 'warn', message: string) => void): number {
-  const controllerService = ctx.get('sessionController') as HostSessionController | undefined
-  const defaultModel = ctx.get('agentDefaultModel') as HostDefaultModel | undefined
-  const woken = new WokenSessions()
-  const sessions = createSessionQueryPort(ctx.sessionQuery, ctx.agents, controllerService)
-  const controller = controllerService === undefined
-    ? createAgentsController(ctx.agents, defaultModel, woken)
-    : createSessionControllerPort(controllerService, ctx.agents, woken)
-  const deps = { sessions, controller, settings, limits: new SendLimits(), log: (message: string) => log('warn', message) }
+  // Optional services may be mounted after this plugin: read them per call (issue 11 §1).
+  const sessionController = (): HostSessionController | undefined => ctx.get('sessionController') as HostSessionController | undefined
+  const defaultModel = (): HostDefaultModel | undefined => ctx.get('agentDefaultModel') as HostDefaultModel | undefined
   // Disposal cancels calls in flight (and their bounded waits) with this.
   const lifetime = new AbortController()
+  const woken = new WokenSessions(lifetime.signal)
+  const sessions = createSessionQueryPort(ctx.sessionQuery, ctx.agents, sessionController)
+  const controller = createControllerPort({ agents: ctx.agents, sessionController, defaultModel }, woken)
+  const deps = { sessions, controller, settings, limits: new SendLimits(), log: (message: string) => log('warn', message) }
   const definitions = toolDefinitions(deps, exec => resolveCaller(exec, ctx.agents), lifetime.signal)
   for (const definition of definitions) {
     ctx.effect(() => ctx.tools.register(definition), `tools.register(${definition.name})`)
@@ -95,7 +96,7 @@ export function activate(ctx: PluginContext, settings: Settings, log: (level: 'i
     lifetime.abort(new Error('dsh-cross-session was disposed'))
     void woken.releaseAll(message => log('warn', message))
   }, 'cross-session.lifetime')
-  log('info', `registered ${definitions.map(definition => definition.name).join(', ')} (delivery via ${controllerService === undefined ? 'ctx.agents' : 'ctx.sessionController'})`)
+  log('info', `registered ${definitions.map(definition => definition.name).join(', ')} (wakes via ${sessionController() === undefined ? 'ctx.agents' : 'ctx.sessionController'}, re-read per call)`)
   return definitions.length
 }
 

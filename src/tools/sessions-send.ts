@@ -17,10 +17,12 @@
  * @module dsh-cross-session/tools/sessions-send
  */
 
+import { controllerRefusal } from '../adapters/remote-errors.js'
 import { callBackend, callCommit, renderCancelled } from '../boundary.js'
 import { buildFrame } from '../framing.js'
 import { callIdentity } from '../limits.js'
 import type { RecordedAt, ResolvedTarget, SendMode, ToolCallContext } from '../ports.js'
+import type { RelayProvenance } from '../provenance.js'
 import { decideSend, refusals, renderRefusal, type SendFacts } from '../refusals.js'
 import { sessionIdProblem, SessionsSendArgs, validateArguments } from '../schemas.js'
 import { isVisible } from '../sessions.js'
@@ -160,7 +162,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
       ? renderCancelled(TOOL, resolved.step, NOTHING)
       : renderRefusal(refusals.rejected(resolved.reason, resolved.step), NOTHING)
   }
-  if (!resolved.value.ok) return renderRefusal(refusals.rejected(resolved.value.reason, 'resolving the target session'), NOTHING)
+  if (!resolved.value.ok) return renderRefusal(controllerRefusal(resolved.value.code, resolved.value.reason, args.session_id, 'resolving the target session'), NOTHING)
   const target = resolved.value.value
   // What happened to a session this call woke but did not deliver to.
   const undoWake = async (): Promise<string> => target.woke ? `; ${await releaseQuietly(deps, target)}` : ''
@@ -171,13 +173,13 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   // woken session back to sleep.
   const requestId = requestIdFor(caller.sessionId, identity)
   const admitted = await callCommit('admitting the message', call.signal,
-    () => deps.controller.admit(target, { requestId, mode, text, signal: call.signal }), deps.log)
+    () => deps.controller.admit(target, { requestId, mode, text, provenance: { senderSessionId: caller.sessionId, hop: decided.hop }, signal: call.signal }), deps.log)
   if (!admitted.ok) {
     return admitted.cancelled
       ? renderCancelled(TOOL, `admitting the message${await undoWake()}`, NOTHING)
       : renderRefusal(refusals.rejected(`${admitted.reason}${await undoWake()}`, admitted.step), NOTHING)
   }
-  if (!admitted.value.ok) return renderRefusal(refusals.rejected(`${admitted.value.reason}${await undoWake()}`, 'admitting the message'), NOTHING)
+  if (!admitted.value.ok) return renderRefusal(controllerRefusal(admitted.value.code, `${admitted.value.reason}${await undoWake()}`, args.session_id, 'admitting the message'), NOTHING)
   limits.recordDelivery(caller.sessionId, args.session_id, args.message)
   const { running: targetRunning, recordFrom } = admitted.value.value
 
@@ -241,7 +243,7 @@ async function gatherAndDecide(initial: SendFacts, call: ToolCallContext, deps: 
           senderId: facts.callerId ?? '',
           targetId: facts.targetId,
           body: facts.body,
-          latestPromptText: safeLatestPrompt(call.caller?.latestPromptText.bind(call.caller)),
+          latestRelay: safeLatestRelay(call.caller?.latestRelay.bind(call.caller)),
           maxHops: settings.maxHops,
           maxSendsPerMinute: settings.maxSendsPerMinute,
         }),
@@ -250,7 +252,7 @@ async function gatherAndDecide(initial: SendFacts, call: ToolCallContext, deps: 
   }
 }
 
-function safeLatestPrompt(read: (() => string | undefined) | undefined): string | undefined {
+function safeLatestRelay(read: (() => RelayProvenance | undefined) | undefined): RelayProvenance | undefined {
   try {
     return read?.()
   } catch {

@@ -1,26 +1,22 @@
 import { describe, expect, it } from 'vitest'
-import { buildFrame } from '../../src/framing.js'
 import { callIdentity, DUPLICATE_WINDOW_MS, MAX_TRACKED_ENTRIES, outgoingHop, RATE_WINDOW_MS, SendLimits } from '../../src/limits.js'
 
-const input = { senderId: 'a', targetId: 'b', body: 'hi', latestPromptText: undefined, maxHops: 4, maxSendsPerMinute: 3 }
+const input = { senderId: 'a', targetId: 'b', body: 'hi', latestRelay: undefined, maxHops: 4, maxSendsPerMinute: 3 }
 
 describe('outgoingHop', () => {
   it('starts at hop 1 after a human-typed prompt', () => {
     expect(outgoingHop(undefined)).toEqual({ hop: 1 })
-    expect(outgoingHop('please ask session-b')).toEqual({ hop: 1 })
   })
 
-  it('is one more than the hop of the framed message that started the turn', () => {
-    const framed = buildFrame({ fromSessionId: 'session-x', fromTitle: 't', mode: 'queue', hop: 3, body: 'relay this' }).text
-    expect(outgoingHop(framed)).toEqual({ hop: 4, relayedFrom: 'session-x' })
+  it('is one more than the hop this plugin recorded on the message that started the turn', () => {
+    expect(outgoingHop({ senderSessionId: 'session-x', hop: 3 })).toEqual({ hop: 4, relayedFrom: 'session-x' })
   })
 })
 
 describe('SendLimits', () => {
   it('refuses past the hop limit and names the chain', () => {
     const limits = new SendLimits(() => 0)
-    const framed = buildFrame({ fromSessionId: 'session-x', fromTitle: 't', mode: 'queue', hop: 4, body: 'b' }).text
-    expect(limits.check({ ...input, latestPromptText: framed })).toEqual({ kind: 'hop-limit', hop: 5, maxHops: 4, chain: 'session-x → a → b' })
+    expect(limits.check({ ...input, latestRelay: { senderSessionId: 'session-x', hop: 4 } })).toEqual({ kind: 'hop-limit', hop: 5, maxHops: 4, chain: 'session-x → a → b' })
   })
 
   it('limits sends per sender→target pair per minute, and frees the slot after the window', () => {

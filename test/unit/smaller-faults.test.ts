@@ -104,7 +104,7 @@ describe('per-request bookkeeping does not outlive its call', () => {
     const services = host.context()
     const port = createAgentsController(services.agents, undefined, new WokenSessions())
     const target = { sessionId: 'session-peer', woke: false, running: false, mayWake: false }
-    const admitted = await port.admit(target, { requestId: 'r1', mode: 'queue', text: 'hi', signal: new AbortController().signal })
+    const admitted = await port.admit(target, { requestId: 'r1', mode: 'queue', text: 'hi', provenance: { senderSessionId: 'session-me', hop: 1 }, signal: new AbortController().signal })
     expect(admitted).toEqual({ ok: true, value: { mode: 'queue', running: false, recordFrom: 1 } })
     // A call cancelled here never calls waitRecorded: nothing is left behind
     // to leak, because the mark lives in the call's own result.
