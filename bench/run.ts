@@ -23,6 +23,7 @@ import { spawnSync } from 'node:child_process'
 import { cpus, totalmem } from 'node:os'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { controllerHostCases, frameParseCase, issue11Table, issue11Verdicts } from './controller-host.js'
 import { limiterCases, listCases, readCases, schemaBytes, sendCases } from './cases.js'
 import { memoryVerdicts, realVerdicts, type Verdict } from './budgets.js'
 import { ROOT } from './harness/dsh.js'
@@ -65,6 +66,10 @@ async function main(): Promise<void> {
   out.push('## In memory (package executors over the counting fakes)', '', caseTable(memory), '')
   out.push(`Schemas as the model receives them (request \`tools\` entries, compact JSON): ${Object.entries(schemas.perTool).map(([name, bytes]) => `${name} ${bytes}`).join(', ')}; total ${schemas.total} bytes (${schemas.inner} without the \`{"type":"function"}\` wrappers).`, '')
   out.push('Send limiter, one sender to N distinct peers:', '', limiterTable(limiter), '')
+  log('in-memory: controller-line host and frame parsing (issue 11)')
+  const issue11 = [...await controllerHostCases(quick ? 5 : 20), await frameParseCase(quick ? 5 : 20)]
+  out.push('## Controller-line host and frame parsing (issue 11)', '', issue11Table(issue11), '')
+  verdicts.push(...issue11Verdicts(issue11))
 
   if (!argv.has('--no-harness')) {
     log('building lib/ (tsc -p tsconfig.build.json)')
