@@ -10,6 +10,11 @@
  * `model`, `tool`) and §4 (injected prefixes, incl. `<system-reminder>` that
  * seed 004 lost to HTML stripping).
  *
+ * Issue 11 §4/§5: rc.8 has no `system/message`; a plugin-authored notice is
+ * a `user/message` with a plugin source, hidden unless `includeSystem`. A
+ * message this package delivered (`src/provenance.ts`) is always shown,
+ * labelled `peer:<id>, hop N` from its recorded source, never from its text.
+ *
  * Only text blocks are kept: reasoning, tool calls, tool results and images
  * are dropped. Malformed events (missing data, non-array content, unknown
  * shapes) are skipped and counted, never thrown on.
