@@ -66,7 +66,6 @@ export interface HostSessionQuery {
 export interface HostSessionController {
   /** Resolve or resume one session; `error` is a `RemoteError` (`code`, `message`). */
   resolveAgent(sessionId: string): Promise<{ agent: HostAgent } | { error: { code?: string, message?: string } }>
-  prompt(request: { requestId: string, sessionId: string, mode: 'queue' | 'steer', content: ReadonlyArray<{ type: 'text', text: string }> }, signal: AbortSignal): Promise<unknown>
   inspect?(sessionId: string, signal?: AbortSignal): Promise<{ meta: unknown, events: unknown[] }>
 }
 

@@ -24,8 +24,10 @@
  * The real package could not be imported in tests: installing it beside the
  * rc.8 devDependencies fails with ERESOLVE (its peers pin the 0.1.2-alpha.2
  * line, e.g. `@deepseek-ai/dsh-util-time` → `dsh-invariants@^0.1.2-alpha.2`),
- * and inside the rc.8 profile its import fails (`Cannot find package
- * '@deepseek-ai/dsh-util-time'`). See docs/architecture.md.
+ * its dependency `@deepseek-ai/dsh-brand@^0.1.2-alpha.2` is not published
+ * (pnpm `ERR_PNPM_NO_MATCHING_VERSION`), and unpacked beside rc.8 its import
+ * fails (`Cannot find package '@deepseek-ai/dsh-util-time'`). See
+ * docs/architecture.md "Known limitations".
  *
  * @module test/support/fake-controller
  */
