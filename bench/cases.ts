@@ -8,7 +8,7 @@
  */
 
 import { DEFAULT_SETTINGS } from '../src/settings.js'
-import { SendLimits } from '../src/limits.js'
+import { callIdentity, SendLimits } from '../src/limits.js'
 import { parametersOf, TOOL_DESCRIPTIONS } from '../src/tools/definitions.js'
 import { sessionsList } from '../src/tools/sessions-list.js'
 import { sessionsRead } from '../src/tools/sessions-read.js'
@@ -145,9 +145,9 @@ export function limiterCase(peers: number): LimiterRow {
   const result = `accepted for session-x | mode=queue | chars=120 | hop 1 | recorded at seq 42\n${'The message is queued in that session\'s inbox. '.repeat(4)}`
   for (let index = 0; index < peers; index++) {
     const target = `session-${index.toString(16).padStart(8, '0')}-0000-4000-a000-000000000000`
-    limits.check({ senderId: 'session-sender', targetId: target, body: `note ${index}`, latestPromptText: undefined, maxHops: 4, maxSendsPerMinute: 6 })
+    limits.check({ senderId: 'session-sender', targetId: target, body: `note ${index}`, latestRelay: undefined, maxHops: 4, maxSendsPerMinute: 6 })
     limits.recordDelivery('session-sender', target, `note ${index}`)
-    limits.recordCall('session-sender', `call-${index}`, result)
+    limits.recordCall('session-sender', callIdentity(`call-${index}`, { session_id: target, message: `note ${index}` }), result)
   }
   const ms = performance.now() - started
   fullGc()

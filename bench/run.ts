@@ -23,6 +23,7 @@ import { spawnSync } from 'node:child_process'
 import { cpus, totalmem } from 'node:os'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { controllerHostCases, frameParseCase, issue11Table, issue11Verdicts } from './controller-host.js'
 import { limiterCases, listCases, readCases, schemaBytes, sendCases } from './cases.js'
 import { memoryVerdicts, realVerdicts, type Verdict } from './budgets.js'
 import { settingsReadCost } from './settings.js'
@@ -69,6 +70,10 @@ async function main(): Promise<void> {
   log('in-memory: settings read per tool call')
   const settingsCost = await settingsReadCost(quick)
   out.push(`Settings read per tool call (real rc.8 settings service, issue 9): ${settingsCost.readonlyNs.toFixed(1)} ns while unchanged (median of 5 × ${settingsCost.reads} reads); ${(settingsCost.afterChangeNs / 1000).toFixed(1)} µs for the first read after a change (one resolveSettings).`, '')
+  log('in-memory: controller-line host and frame parsing (issue 11)')
+  const issue11 = [...await controllerHostCases(quick ? 5 : 20), await frameParseCase(quick ? 5 : 20)]
+  out.push('## Controller-line host and frame parsing (issue 11)', '', issue11Table(issue11), '')
+  verdicts.push(...issue11Verdicts(issue11))
 
   if (!argv.has('--no-harness')) {
     log('building lib/ (tsc -p tsconfig.build.json)')

@@ -10,7 +10,7 @@
  * @module dsh-cross-session/boundary
  */
 
-import { oneLine } from './text.js'
+import { clipLine, oneLine } from './text.js'
 
 /** Outcome of {@link callBackend}. */
 export type BackendResult<T> =
@@ -21,7 +21,7 @@ export type BackendResult<T> =
 /** Where full diagnostics go (the plugin's Cordis logger in production). */
 export type DiagnosticSink = (message: string) => void
 
-/** Longest model-facing failure reason, in UTF-16 units. */
+/** Longest model-facing failure reason, in code points (cut on a grapheme boundary). */
 const MAX_REASON = 200
 
 /**
@@ -108,7 +108,8 @@ export function safeReason(error: unknown): string {
 }
 
 function clip(text: string): string {
-  return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text
+  // Code points and grapheme clusters, never UTF-16 units (issue 11 §6: a surrogate pair was split).
+  return clipLine(text, MAX_REASON)
 }
 
 /** Full diagnostic text (stack and causes) for the log only. */

@@ -10,21 +10,29 @@
 
 import type { HostAgent, HostAgents, HostToolExec } from './host.js'
 import type { Caller } from './ports.js'
+import { deliveredProvenance, type RelayProvenance } from './provenance.js'
 import { readHeader } from './sessions.js'
 import { isInjectedText, textOf } from './surface.js'
 
 /**
- * Text of the latest user-source prompt in a session log: the message that
- * started its current turn. Injected context (plugin sources, injected
- * prefixes) is skipped. Scans from the end, so the cost is the distance to
- * that message, not the log length.
+ * Where the caller's current turn came from (issue 11 §5): the latest
+ * `user/message` that a human typed (`user` source, not injected context)
+ * or that this package delivered (its relay source, `src/provenance.ts`).
+ * Other plugin notices and tool results never start a turn and are skipped.
+ * The hop is read from the recorded source, never from message text. Scans
+ * from the end, so the cost is the distance to that message.
+ * @returns the relay provenance when a delivered message is the latest,
+ *   `undefined` when a human prompt is (or there is none).
  */
-export function latestPromptText(events: readonly unknown[]): string | undefined {
+export function latestRelay(events: readonly unknown[]): RelayProvenance | undefined {
   for (let index = events.length - 1; index >= 0; index--) {
-    const event = events[index] as { type?: unknown, data?: { source?: { kind?: unknown }, content?: unknown } } | null
-    if (event?.type !== 'user/message' || event.data?.source?.kind !== 'user') continue
+    const event = events[index] as { type?: unknown, data?: { id?: unknown, source?: { kind?: unknown }, content?: unknown } } | null
+    if (event?.type !== 'user/message' || typeof event.data !== 'object' || event.data === null) continue
     const text = textOf(event.data.content)
-    if (text !== undefined && !isInjectedText(text)) return text
+    const relay = deliveredProvenance(event.data, text)
+    if (relay !== undefined) return relay
+    if (event.data.source?.kind !== 'user') continue
+    if (text !== undefined && !isInjectedText(text)) return undefined
   }
   return undefined
 }
@@ -37,9 +45,9 @@ export function callerFromAgent(agent: HostAgent | undefined): Caller | undefine
   return {
     sessionId: header.id,
     header,
-    latestPromptText: () => {
+    latestRelay: () => {
       const events = agent.session?.events
-      return Array.isArray(events) ? latestPromptText(events) : undefined
+      return Array.isArray(events) ? latestRelay(events) : undefined
     },
   }
 }

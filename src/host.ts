@@ -22,7 +22,8 @@ export interface HostUserMessage {
   readonly id: string
   readonly role: 'user'
   readonly content: ReadonlyArray<{ readonly type: 'text', readonly text: string }>
-  readonly source: { readonly kind: 'user' }
+  /** This package's relay source (`src/provenance.ts`). */
+  readonly source: { readonly kind: string }
 }
 
 /** A live session (`@deepseek-ai/dsh-session` `Session`), as read here. */
@@ -65,8 +66,8 @@ export interface HostSessionQuery {
 
 /** `ctx.sessionController` of later harness lines (absent in rc.8). */
 export interface HostSessionController {
+  /** Resolve or resume one session; `error` is a `RemoteError` (`code`, `message`). */
   resolveAgent(sessionId: string): Promise<{ agent: HostAgent } | { error: { code?: string, message?: string } }>
-  prompt(request: { requestId: string, sessionId: string, mode: 'queue' | 'steer', content: ReadonlyArray<{ type: 'text', text: string }> }, signal: AbortSignal): Promise<unknown>
   inspect?(sessionId: string, signal?: AbortSignal): Promise<{ meta: unknown, events: unknown[] }>
 }
 

@@ -14,29 +14,30 @@
 
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
-import { parseFrame } from './framing.js'
+import type { RelayProvenance } from './provenance.js'
 import type { LimitVerdict } from './refusals.js'
 
 /** Window of the per-pair rate limit, ms. */
 export const RATE_WINDOW_MS = 60_000
 /** An identical body to the same target within this window is a duplicate, ms. */
 export const DUPLICATE_WINDOW_MS = 120_000
-/** How long a tool call id is remembered for retries, ms. */
+/** How long a call (caller, call id, arguments) is remembered for retries, ms. */
 export const CALL_LEDGER_TTL_MS = 30 * 60_000
 /** Most sender→target pairs (and bodies, and call ids) remembered at once. */
 export const MAX_TRACKED_ENTRIES = 4096
 
 /**
- * Hop of a message this session would send now: one more than the hop of the
- * framed message that started its current turn, or 1 when a human (or
- * anything unframed) started it (PRODUCT.md §5; issue 4 §2).
- * @param latestPromptText - text of the caller's latest user-source prompt.
- * @returns the outgoing hop and, when framed, the session that relayed to us.
+ * Hop of a message this session would send now: one more than the hop this
+ * plugin recorded on the delivered message that started its current turn,
+ * or 1 when a human started it (PRODUCT.md §5; issue 4 §2). The hop comes
+ * from the recorded source (`src/provenance.ts`), never from text a model
+ * can write, so it holds with `frameMessages` on or off (issue 11 §5).
+ * @param latestRelay - provenance of the caller's turn-starting message.
+ * @returns the outgoing hop and, when relayed, the session that relayed to us.
  */
-export function outgoingHop(latestPromptText: string | undefined): { hop: number, relayedFrom?: string } {
-  const frame = latestPromptText === undefined ? undefined : parseFrame(latestPromptText)
-  if (frame === undefined) return { hop: 1 }
-  return { hop: frame.hop + 1, relayedFrom: frame.fromSessionId }
+export function outgoingHop(latestRelay: RelayProvenance | undefined): { hop: number, relayedFrom?: string } {
+  if (latestRelay === undefined) return { hop: 1 }
+  return { hop: latestRelay.hop + 1, relayedFrom: latestRelay.senderSessionId }
 }
 
 /** A `(sender, target, body)` key: the body as a digest, so memory stays small. */
@@ -47,6 +48,18 @@ function bodyKey(senderId: string, targetId: string, body: string): string {
 
 function pairKey(senderId: string, targetId: string): string {
   return `${senderId}\u0000${targetId}`
+}
+
+/**
+ * Identity of one `sessions_send` call for retry recognition (issue 11 §2):
+ * the call id AND a digest of the arguments that decide the delivery
+ * (target, body, mode). Some OpenAI-compatible providers repeat a call id
+ * (`call_0`) in every response, so the call id alone does not name a call.
+ * Pure; the digest is base64url SHA-256, 43 characters.
+ */
+export function callIdentity(callId: string, args: { readonly session_id: string, readonly message: string, readonly mode?: string | undefined }): string {
+  const digest = createHash('sha256').update(JSON.stringify([args.session_id, args.message, args.mode ?? ''])).digest('base64url')
+  return `${callId}\u0000${digest}`
 }
 
 /** Bounded, per-plugin-instance send state. `now` is injectable for tests. */
@@ -68,11 +81,11 @@ export class SendLimits {
     senderId: string
     targetId: string
     body: string
-    latestPromptText: string | undefined
+    latestRelay: RelayProvenance | undefined
     maxHops: number
     maxSendsPerMinute: number
   }): LimitVerdict {
-    const { hop, relayedFrom } = outgoingHop(input.latestPromptText)
+    const { hop, relayedFrom } = outgoingHop(input.latestRelay)
     if (hop > input.maxHops) {
       const chain = `${relayedFrom ?? '…'} → ${input.senderId} → ${input.targetId}`
       return { kind: 'hop-limit', hop, maxHops: input.maxHops, chain }
@@ -102,14 +115,17 @@ export class SendLimits {
     this.bodies.set(bodyKey(senderId, targetId, body), now)
   }
 
-  /** The result text of an earlier call with this id, if it was delivered. */
-  deliveredCall(senderId: string, callId: string): string | undefined {
-    return this.calls.get(pairKey(senderId, callId))
+  /**
+   * The result text of an earlier delivered call by the same caller with the
+   * same {@link callIdentity} (call id and arguments), if any.
+   */
+  deliveredCall(senderId: string, identity: string): string | undefined {
+    return this.calls.get(pairKey(senderId, identity))
   }
 
-  /** Remember a delivered call's result text for retries of the same call id. */
-  recordCall(senderId: string, callId: string, resultText: string): void {
-    this.calls.set(pairKey(senderId, callId), resultText)
+  /** Remember a delivered call's result text for retries of the same call (same id, same arguments). */
+  recordCall(senderId: string, identity: string, resultText: string): void {
+    this.calls.set(pairKey(senderId, identity), resultText)
   }
 
   /** Entries held, for the benchmark's memory figures. */

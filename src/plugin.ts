@@ -21,17 +21,19 @@
  *    `agents`); if one is still missing after {@link MOUNT_GRACE_MS} it logs
  *    one message naming the service and what it is for, and registers
  *    nothing;
- * 4. builds the ports — `ctx.sessionController` when the host has one, else
- *    the adapter over `ctx.agents` (rc.8) — and keeps the three tools
- *    registered while `enabled` is true (a live `false` unregisters them);
+ * 4. builds the ports — waking through `ctx.sessionController` when the host
+ *    has one at call time, else `ctx.agents` (rc.8); delivery through the
+ *    live agent's inbox — and keeps the three tools registered while
+ *    `enabled` is true (a live `false` unregisters them);
  * 5. on disposal unregisters all three, clears its timer, cancels calls in
  *    flight (and their bounded waits), and disposes every session it woke.
  *
  * @module dsh-cross-session
  */
 
-import { createSessionControllerPort, createAgentsController, WokenSessions } from './adapters/controller.js'
+import { createControllerPort } from './adapters/controller.js'
 import { createSessionQueryPort } from './adapters/session-query.js'
+import { WokenSessions } from './adapters/woken.js'
 import { resolveCaller } from './caller.js'
 import type { HostContext, HostDefaultModel, HostSessionController } from './host.js'
 import { SendLimits } from './limits.js'
@@ -88,20 +90,19 @@ export interface PluginContext extends HostContext {
  * @returns `sync`: re-judge registration against the current settings.
  */
 export function activate(ctx: PluginContext, source: SettingsSource, log: (level: 'info' | 'warn', message: string) => void): () => void {
-  const controllerService = ctx.get('sessionController') as HostSessionController | undefined
-  const defaultModel = ctx.get('agentDefaultModel') as HostDefaultModel | undefined
-  const woken = new WokenSessions()
-  const sessions = createSessionQueryPort(ctx.sessionQuery, ctx.agents, controllerService)
-  const controller = controllerService === undefined
-    ? createAgentsController(ctx.agents, defaultModel, woken)
-    : createSessionControllerPort(controllerService, ctx.agents, woken)
+  // Optional services may be mounted after this plugin: read them per call (issue 11 §1).
+  const sessionController = (): HostSessionController | undefined => ctx.get('sessionController') as HostSessionController | undefined
+  const defaultModel = (): HostDefaultModel | undefined => ctx.get('agentDefaultModel') as HostDefaultModel | undefined
+  // Disposal cancels calls in flight (and their bounded waits) with this.
+  const lifetime = new AbortController()
+  const woken = new WokenSessions(lifetime.signal)
+  const sessions = createSessionQueryPort(ctx.sessionQuery, ctx.agents, sessionController)
+  const controller = createControllerPort({ agents: ctx.agents, sessionController, defaultModel }, woken)
   // `settings` is a getter: every tool call reads the current value (O(1), src/settings-source.ts).
   const deps = {
     sessions, controller, limits: new SendLimits(), log: (message: string) => log('warn', message),
     get settings() { return source.current },
   }
-  // Disposal cancels calls in flight (and their bounded waits) with this.
-  const lifetime = new AbortController()
   const definitions = toolDefinitions(deps, exec => resolveCaller(exec, ctx.agents), lifetime.signal)
   let registered: Array<() => void> | undefined
   let disposed = false
@@ -123,7 +124,7 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
         return
       }
       registered = done
-      log('info', `registered ${definitions.map(definition => definition.name).join(', ')} (delivery via ${controllerService === undefined ? 'ctx.agents' : 'ctx.sessionController'})`)
+      log('info', `registered ${definitions.map(definition => definition.name).join(', ')} (wakes via ${sessionController() === undefined ? 'ctx.agents' : 'ctx.sessionController'}, re-read per call)`)
     } else if (!enabled && registered !== undefined) {
       unregister()
       log('info', 'enabled: false; sessions_list, sessions_read and sessions_send unregistered')

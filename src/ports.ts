@@ -12,6 +12,8 @@
  * @module dsh-cross-session/ports
  */
 
+import type { RelayProvenance } from './provenance.js'
+
 /** Durable session header fields this package reads (rc.8 `SessionHeader`). */
 export interface SessionHeaderView {
   /** Durable session id, e.g. `session-e218…` or a bare UUID for subagents. */
@@ -80,7 +82,7 @@ export type SendMode = 'queue' | 'steer'
 /** A target the controller resolved, ready to receive a prompt. */
 export interface ResolvedTarget {
   readonly sessionId: string
-  /** True when resolving it resumed a cold session. */
+  /** True when resolving it resumed a cold session (through either host line). */
   readonly woke: boolean
   /** Whether the target was running a turn when resolved. */
   readonly running: boolean
@@ -88,10 +90,27 @@ export interface ResolvedTarget {
   readonly mayWake: boolean
 }
 
-/** Outcome of a controller step: done, or refused with the backend's reason. */
+/**
+ * Outcome of a controller step: done, or refused with the backend's reason
+ * and, when it gave one, its error code (`session/agent-busy`, …;
+ * `not-found` for a session that does not exist).
+ */
 export type ControllerOutcome<T> =
   | { readonly ok: true, readonly value: T }
-  | { readonly ok: false, readonly reason: string }
+  | { readonly ok: false, readonly reason: string, readonly code?: string }
+
+/**
+ * An admitted prompt. `recordFrom` is the target's log length at admission,
+ * handed back to {@link ControllerPort.waitRecorded} so the wait scans only
+ * what follows; it travels with the call instead of living in adapter state,
+ * so a call cancelled (or failing) between admission and wait leaves nothing
+ * behind (issue 11 §6).
+ */
+export interface Admitted {
+  readonly mode: SendMode
+  readonly running: boolean
+  readonly recordFrom?: number
+}
 
 /** Where a delivered message landed in the target's durable log (`src/recorded.ts`). */
 export interface RecordedAt {
@@ -117,7 +136,7 @@ export interface ControllerPort {
    * Admit one user-source prompt. `requestId` is the correlation id; the same
    * id admitted twice is delivered once.
    */
-  admit(target: ResolvedTarget, prompt: { requestId: string, mode: SendMode, text: string, signal: AbortSignal }): Promise<ControllerOutcome<{ mode: SendMode, running: boolean }>>
+  admit(target: ResolvedTarget, prompt: { requestId: string, mode: SendMode, text: string, provenance: RelayProvenance, signal: AbortSignal }): Promise<ControllerOutcome<Admitted>>
   /**
    * Put back to sleep a session that {@link resolve} woke but that did not
    * take the prompt, so nothing is left woken and abandoned.
@@ -130,7 +149,7 @@ export interface ControllerPort {
    * inbox does); the best record seen, or `undefined` when the log holds
    * neither by the bound.
    */
-  waitRecorded(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal, settleForInbox: boolean }): Promise<RecordedAt | undefined>
+  waitRecorded(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal, settleForInbox: boolean, from?: number }): Promise<RecordedAt | undefined>
 }
 
 /** The calling session, from `exec.agent` (PRODUCT.md §3). */
@@ -138,11 +157,11 @@ export interface Caller {
   readonly sessionId: string
   readonly header: SessionHeaderView
   /**
-   * Text of the caller's latest user-source prompt (the message that started
-   * its current turn), used to find the causal hop count; `undefined` when
-   * there is none.
+   * What this plugin recorded on the message that started the caller's
+   * current turn (`src/provenance.ts`), used for the causal hop count;
+   * `undefined` when a human (or nothing) started it. Never read from text.
    */
-  latestPromptText(): string | undefined
+  latestRelay(): RelayProvenance | undefined
 }
 
 /** Everything one tool call needs besides its arguments. */

@@ -33,7 +33,9 @@ function carries(value: unknown, messageId: string, depth: number): boolean {
   if (depth > MAX_DEPTH || typeof value !== 'object' || value === null) return false
   if (Array.isArray(value)) return value.some(item => carries(item, messageId, depth + 1))
   const record = value as Record<string, unknown>
-  if (record.id === messageId || record.requestId === messageId) return true
+  // `rpcId`: the 0.1.2-alpha.2 controller's prompt() gives the message a
+  // fresh id and records the request id as `source.rpcId` (issue 11 §1).
+  if (record.id === messageId || record.requestId === messageId || record.rpcId === messageId) return true
   for (const key of Object.keys(record)) {
     const nested = record[key]
     if (typeof nested === 'object' && nested !== null && carries(nested, messageId, depth + 1)) return true
@@ -53,11 +55,18 @@ export interface Recorded {
   readonly stage: 'conversation' | 'inbox'
 }
 
-/** Whether an event is the message's own `user/message` (it joined the conversation). */
+/**
+ * Whether an event is the message's own `user/message` (it joined the
+ * conversation): its id is `messageId`, or its source's `rpcId` is (a
+ * message admitted through the 0.1.2-alpha.2 controller's `prompt`, which
+ * writes `source: { kind: 'user', rpcId: <requestId> }` under a fresh id;
+ * lib/index.js `SessionCommandController.prompt`).
+ */
 export function isConversationRecord(event: unknown, messageId: string): boolean {
   if (typeof event !== 'object' || event === null) return false
-  const { type, data } = event as { type?: unknown, data?: { id?: unknown } | null }
-  return type === 'user/message' && typeof data === 'object' && data !== null && data.id === messageId
+  const { type, data } = event as { type?: unknown, data?: { id?: unknown, source?: { rpcId?: unknown } | null } | null }
+  if (type !== 'user/message' || typeof data !== 'object' || data === null) return false
+  return data.id === messageId || (typeof data.source === 'object' && data.source !== null && data.source.rpcId === messageId)
 }
 
 function seqOf(event: unknown, index: number): number {
@@ -79,8 +88,14 @@ export function findRecorded(events: readonly unknown[], messageId: string, from
   return inbox
 }
 
-/** Poll interval while waiting for a message to be recorded, ms. */
+/** First poll interval while waiting for a message to be recorded, ms; it doubles up to {@link RECORD_POLL_MAX_MS}. */
 export const RECORD_POLL_MS = 25
+/**
+ * Longest poll interval, ms. With doubling, a wait of the default 5,000 ms
+ * reads the log about 14 times, not 200 (issue 11 §1: about 200 `agents.get`
+ * calls per send). A recorded message ends the wait at the first look.
+ */
+export const RECORD_POLL_MAX_MS = 500
 
 /**
  * Wait until `readEvents()` holds the message in the conversation, at most
@@ -101,6 +116,7 @@ export async function waitUntilRecorded(
   // The message cannot precede its admission: start at the log length then.
   let scanned = options.from ?? 0
   let inbox: Recorded | undefined
+  let interval = RECORD_POLL_MS
   for (;;) {
     const events = readEvents()
     if (events === undefined) return inbox
@@ -111,7 +127,8 @@ export async function waitUntilRecorded(
     scanned = events.length
     const remaining = deadline - Date.now()
     if (remaining <= 0 || options.signal.aborted) return inbox
-    await sleep(Math.min(RECORD_POLL_MS, remaining), options.signal)
+    await sleep(Math.min(interval, remaining), options.signal)
+    interval = Math.min(interval * 2, RECORD_POLL_MAX_MS)
   }
 }
 

@@ -23,7 +23,7 @@
 
 import type { SessionHeaderView } from './ports.js'
 import { isSubagent, ownerOf } from './sessions.js'
-import { clipLine } from './text.js'
+import { clipLine, oneLine } from './text.js'
 
 /** Every refusal code this package returns. */
 export type RefusalCode =
@@ -59,6 +59,15 @@ export function renderRefusal(refusal: Refusal, consequence: Consequence): strin
   return `refused: ${refusal.code} | ${refusal.cause}\n${consequence} ${refusal.next}`
 }
 
+/**
+ * A session id echoed in a refusal: one line, at most 120 code points. The
+ * target id comes from model-written arguments with no length limit (issue
+ * 11 §6: untrusted values are never echoed unclipped).
+ */
+function shown(sessionId: string): string {
+  return clipLine(oneLine(sessionId), 120)
+}
+
 /** Constructors for each refusal, so every text is written once. */
 export const refusals = {
   invalidArguments: (problem: string, tool: string): Refusal => ({
@@ -79,14 +88,14 @@ export const refusals = {
   notMessageable: (sessionId: string, owner: string | undefined): Refusal => ({
     code: 'not-messageable',
     cause: owner === undefined
-      ? `${sessionId} is a subagent session`
-      : `${sessionId} is a subagent session owned by ${owner}`,
+      ? `${shown(sessionId)} is a subagent session`
+      : `${shown(sessionId)} is a subagent session owned by ${shown(owner)}`,
     next: 'It is owned by another agent; there is no supported way to message it from here.'
-      + (owner === undefined ? '' : ` You may message its owner ${owner} instead.`),
+      + (owner === undefined ? '' : ` You may message its owner ${shown(owner)} instead.`),
   }),
   resumeDisabled: (sessionId: string): Refusal => ({
     code: 'resume-disabled',
-    cause: `${sessionId} is cold and waking sessions is disabled (allowResume: false)`,
+    cause: `${shown(sessionId)} is cold and waking sessions is disabled (allowResume: false)`,
     next: 'The session was left untouched; either target a live session or ask the user to enable waking.',
   }),
   emptyBody: (): Refusal => ({
@@ -96,22 +105,22 @@ export const refusals = {
   }),
   selfTarget: (sessionId: string): Refusal => ({
     code: 'self-target',
-    cause: `${sessionId} is this session; a session cannot message itself`,
+    cause: `${shown(sessionId)} is this session; a session cannot message itself`,
     next: 'Pick a peer id from sessions_list (this session is the row marked "this session").',
   }),
   hopLimit: (hop: number, maxHops: number, chain: string): Refusal => ({
     code: 'rate-limited',
-    cause: `this would be hop ${hop} of a relay chain limited to ${maxHops} hops (chain: ${chain})`,
+    cause: `this would be hop ${hop} of a relay chain limited to ${maxHops} hops (chain: ${clipLine(oneLine(chain), 400)})`,
     next: 'Stop relaying: answer from what you have and report to your user instead of messaging another session.',
   }),
   pairRate: (target: string, count: number, perMinute: number, retryInMs: number): Refusal => ({
     code: 'rate-limited',
-    cause: `${count} messages were already sent to ${target} in the last minute (limit ${perMinute} per minute)`,
+    cause: `${count} messages were already sent to ${shown(target)} in the last minute (limit ${perMinute} per minute)`,
     next: `Wait about ${Math.ceil(retryInMs / 1000)} s, or combine what you have into one message.`,
   }),
   duplicate: (target: string, agoMs: number): Refusal => ({
     code: 'rate-limited',
-    cause: `the same message was already delivered to ${target} ${Math.max(1, Math.round(agoMs / 1000))} s ago`,
+    cause: `the same message was already delivered to ${shown(target)} ${Math.max(1, Math.round(agoMs / 1000))} s ago`,
     next: 'It is not delivered twice. Read the target with sessions_read to see whether it answered.',
   }),
   rejected: (reason: string, step: string): Refusal => ({

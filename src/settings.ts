@@ -11,7 +11,7 @@
  */
 
 import type { SendMode } from './ports.js'
-import { clipLine } from './text.js'
+import { clipLine, oneLine } from './text.js'
 
 /** Who a session may see: every session, or only those sharing its `cwd`. */
 export type Visibility = 'all' | 'workspace'
@@ -127,8 +127,8 @@ export function resolveSettings(raw: unknown): ResolvedSettings {
     out[key] = resolveOne(key, rule, value, fallback, notes)
   }
   for (const key of Object.keys(source)) {
-    // Own keys only: `constructor` or `toString` are not settings (issue 11).
-    if (!Object.hasOwn(SETTING_RULES, key)) notes.push(`unknown setting "${key}" ignored`)
+    // Own keys only: `constructor` or `toString` is `in` every object (issue 11 §6).
+    if (!Object.hasOwn(SETTING_RULES, key)) notes.push(`unknown setting ${JSON.stringify(clipLine(oneLine(key), 60))} ignored`)
   }
   return { settings: Object.freeze(out) as unknown as Settings, notes }
 }

@@ -10,6 +10,11 @@
  * `model`, `tool`) and §4 (injected prefixes, incl. `<system-reminder>` that
  * seed 004 lost to HTML stripping).
  *
+ * Issue 11 §4/§5: rc.8 has no `system/message`; a plugin-authored notice is
+ * a `user/message` with a plugin source, hidden unless `includeSystem`. A
+ * message this package delivered (`src/provenance.ts`) is always shown,
+ * labelled `peer:<id>, hop N` from its recorded source, never from its text.
+ *
  * Only text blocks are kept: reasoning, tool calls, tool results and images
  * are dropped. Malformed events (missing data, non-array content, unknown
  * shapes) are skipped and counted, never thrown on.
@@ -18,6 +23,7 @@
  */
 
 import { parseFrame } from './framing.js'
+import { deliveredProvenance } from './provenance.js'
 import { clipLine, oneLine } from './text.js'
 
 /**
@@ -83,10 +89,15 @@ export function sourceLabel(source: unknown): string {
   }
 }
 
-function labelPart(value: unknown): string {
+function labelPart(value: unknown, maxChars = 40): string {
   if (typeof value !== 'string' || value.length === 0) return '?'
   // Labels sit inside a one-line row header: keep them short and single-line.
-  return clipLine(oneLine(value).replace(/[(),]/g, '_'), 40)
+  return clipLine(oneLine(value).replace(/[(),]/g, '_'), maxChars)
+}
+
+/** Whether a message source is a plugin's (rc.8 `MessageSourceMap['plugin']`). */
+function isPluginSource(source: unknown): boolean {
+  return typeof source === 'object' && source !== null && (source as { kind?: unknown }).kind === 'plugin'
 }
 
 /** Joined text of the `text` blocks of a content array, or `undefined` if malformed. */
@@ -104,6 +115,7 @@ export function textOf(content: unknown): string | undefined {
 }
 
 interface RawMessage {
+  readonly id?: unknown
   readonly role: unknown
   readonly content: unknown
   readonly source: unknown
@@ -147,16 +159,26 @@ export function readableMessages(events: readonly unknown[], options: ReadableOp
       : event.type === 'assistant/message' ? 'assistant' : 'user'
     if (role === 'system' && !options.includeSystem) continue
     if (text.trim().length === 0) continue
-    const injected = role === 'user' && isInjectedText(text)
+    // Issue 11 §4/§5: provenance and hop come from what this package recorded
+    // when it delivered (source or assigned id), never from text a model can
+    // write; a frame in any other message is shown as the text it is.
+    const delivered = role === 'user' ? deliveredProvenance(message, text) : undefined
+    const injected = delivered === undefined && role === 'user' && isInjectedText(text)
     if (injected && !options.includeInjected) continue
-    const frame = role === 'user' ? parseFrame(text) : undefined
+    // rc.8 has no system/message: plugin-authored notices (a skills catalog,
+    // a reminder) are user/message events with a plugin source. Injected
+    // context by prefix stays governed by include_injected (seed 004).
+    const notice = delivered === undefined && !injected && role === 'user' && isPluginSource(message.source)
+    if (notice && !options.includeSystem) continue
+    const frame = delivered === undefined ? undefined : parseFrame(text)
     const replaced = typeof event.surfaceOp === 'object' && event.surfaceOp !== null
       && (event.surfaceOp as { op?: unknown }).op === 'replace'
     messages.push({
       seq: event.seq,
       role,
-      source: frame === undefined ? sourceLabel(message.source) : `peer:${frame.fromSessionId}, hop ${frame.hop}`,
-      text: frame === undefined ? text : frame.body,
+      source: delivered === undefined ? sourceLabel(message.source) : `peer:${labelPart(delivered.senderSessionId, 120)}, hop ${delivered.hop}`,
+      // The frame is stripped only when it names the recorded sender.
+      text: frame !== undefined && frame.fromSessionId === delivered?.senderSessionId ? frame.body : text,
       injected,
       replaced,
     })

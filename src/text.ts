@@ -12,7 +12,7 @@
 
 const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' })
 
-/** Context (UTF-16 units) examined on each side of a cut to find its cluster. */
+/** Context (UTF-16 units) examined before a cut first; widened when it does not start on a certain boundary. */
 const CLUSTER_WINDOW = 256
 
 /** Number of code points in `text` (a lone surrogate counts as one). */
@@ -45,14 +45,46 @@ function indexAfterChars(text: string, chars: number): number {
   return index
 }
 
+/**
+ * Whether UAX #29 always breaks between the code units at `at - 1` and `at`:
+ * both are ASCII/Latin-1 (below U+0300, where there is no Extend, ZWJ,
+ * SpacingMark, Prepend or regional indicator) or CJK unified ideographs, and
+ * they are not CR LF. Segmenting from such a point gives the same clusters
+ * as segmenting the whole text (issue 11 §6: a cluster longer than the
+ * window, or a long run of flags, was cut in the middle).
+ */
+function certainBoundary(text: string, at: number): boolean {
+  const before = text.charCodeAt(at - 1)
+  const after = text.charCodeAt(at)
+  const simple = (unit: number): boolean => unit < 0x300 || (unit >= 0x4e00 && unit <= 0x9fff)
+  return simple(before) && simple(after) && !(before === 0x0d && after === 0x0a)
+}
+
+/** Segment `text` around `index`: from a certain boundary at or before `index - CLUSTER_WINDOW`. */
+function segmentAround(text: string, index: number): { from: number, segment: Intl.SegmentData | undefined } {
+  let from = Math.max(0, index - CLUSTER_WINDOW)
+  // Only the text before the cut decides where its cluster starts, so a 10 MB
+  // body is not segmented whole; the window widens only over text with no
+  // certain boundary (a long cluster, a run of flags).
+  while (from > 0 && !certainBoundary(text, from)) from = Math.max(0, from - CLUSTER_WINDOW)
+  const window = text.slice(from, Math.min(text.length, index + CLUSTER_WINDOW))
+  return { from, segment: graphemes.segment(window).containing(index - from) }
+}
+
 /** Move `index` back to the start of the grapheme cluster that contains it. */
 function clusterStart(text: string, index: number): number {
   if (index <= 0 || index >= text.length) return index
-  // Segment only a window around the cut: a 10 MB body is not segmented whole.
-  const from = Math.max(0, index - CLUSTER_WINDOW)
-  const window = text.slice(from, Math.min(text.length, index + CLUSTER_WINDOW))
-  const segment = graphemes.segment(window).containing(index - from)
+  const { from, segment } = segmentAround(text, index)
   return segment === undefined ? index : from + segment.index
+}
+
+/** Move `index` forward to the end of the grapheme cluster that contains it (unchanged on a boundary). */
+function clusterEnd(text: string, index: number): number {
+  const start = clusterStart(text, index)
+  if (start === index) return index
+  // `start` is a boundary: the first cluster from there is the one holding `index` (segmented lazily).
+  const first = graphemes.segment(text.slice(start))[Symbol.iterator]().next()
+  return first.done === true ? text.length : start + first.value.segment.length
 }
 
 /** Result of {@link truncateChars}. */
@@ -145,6 +177,19 @@ export function findForbiddenChar(text: string): ForbiddenChar | undefined {
 
 function codePointName(unit: number): string {
   return `U+${unit.toString(16).toUpperCase().padStart(4, '0')}`
+}
+
+/**
+ * Keep the END of `text`: at most `maxChars` code points counting a leading
+ * `…` when anything was cut, starting on a grapheme boundary (a path's end
+ * names its project). Lone surrogates become U+FFFD.
+ */
+export function clipLineStart(text: string, maxChars: number): string {
+  const total = countChars(text)
+  if (total <= maxChars) return text.toWellFormed()
+  const keep = Math.max(0, maxChars - 1)
+  const start = clusterEnd(text, indexAfterChars(text, total - keep))
+  return `…${text.slice(start)}`.toWellFormed()
 }
 
 /**

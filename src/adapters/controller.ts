@@ -1,79 +1,48 @@
 /**
- * The controller port, two ways: over `ctx.sessionController` when the host
- * composes one (later harness lines), else over `ctx.agents` (rc.8, which has
- * no controller). PRODUCT.md §3.
+ * The controller port over the host's services: the live agent's inbox for
+ * delivery, and for a wake `ctx.sessionController.resolveAgent` when the host
+ * composes one (the 0.1.2-alpha.2 line), else rc.8's `ctx.agents.resume`.
+ * PRODUCT.md §3; issue 11 §1.
+ *
+ * Optional host services (`sessionController`, `agentDefaultModel`) may be
+ * mounted after this plugin: they are read when a call needs them, never
+ * captured once at activation (issue 11 §1).
  *
  * Waking rule (seed 004 ordering guarantee 1, PRODUCT.md §4 step 7): with
- * `mayWake: false` neither adapter calls anything that can resume a session —
- * no `agents.resume`, no `sessionController.resolveAgent`, no
- * `sessionController.prompt` (it "admits one prompt after explicitly resuming
- * its Session"). A target that is not live is refused instead, and one that
- * went cold between resolution and admission is refused, not woken: delivery
- * then goes straight to the live agent's inbox.
+ * `mayWake: false` nothing that can resume a session is called — no
+ * `agents.resume`, no `sessionController.resolveAgent` — and a target that
+ * went cold between resolution and admission is refused, not woken.
  *
- * Lifetime of a session this package wakes (rc.8 `AgentHandle`: "the
- * disposer is a capability"): the plugin holds the handle. The woken session
- * stays live after its turn, as one the web host resumes does, so it can take
- * further messages; every handle is disposed when the plugin is disposed; a
- * wake whose admission fails is disposed at once (`releaseWoken`), so no
- * session is left woken and abandoned. Concurrent wakes of one id share one
- * resume, as the harness's own `agent-lookup` does.
+ * Delivery, on both host lines, is `Agent.followup` / `Agent.steer` on the
+ * live agent with this package's relay source (`src/provenance.ts`), so the
+ * provenance is durable in the log. Not `sessionController.prompt`: in
+ * 0.1.2-alpha.2 it overwrites the source with `{ kind: 'user', rpcId }`
+ * (lib/index.js `SessionCommandController.prompt`), which would leave the
+ * hop count and the sender to text a model can write (issue 11 §5). The
+ * wait still recognises a message by `source.rpcId` (`src/recorded.ts`).
+ *
+ * A wake is recorded as one (`woke: true`) on both lines. rc.8: this plugin
+ * holds the `AgentHandle` (`src/adapters/woken.ts`: shared resume, claims,
+ * idle release). Controller line: the controller's resume keeps the agent
+ * and returns no handle, so this plugin cannot put it back to sleep and says
+ * so (docs/architecture.md "Known limitations").
  *
  * @module dsh-cross-session/adapters/controller
  */
 
-import type { HostAgent, HostAgentHandle, HostAgents, HostDefaultModel, HostSessionController, HostUserMessage } from '../host.js'
-import type { ControllerOutcome, ControllerPort, ResolvedTarget, SendMode } from '../ports.js'
+import type { HostAgent, HostAgents, HostDefaultModel, HostSessionController, HostUserMessage } from '../host.js'
+import type { Admitted, ControllerOutcome, ControllerPort, SendMode } from '../ports.js'
+import { relaySource, type RelayProvenance } from '../provenance.js'
 import { waitUntilRecorded } from '../recorded.js'
+import { controllerFailure, isControllerNotFound } from './remote-errors.js'
+import { isNotFoundError } from './session-query.js'
+import type { WakeHandle, WokenSessions } from './woken.js'
 
-/** Handles of sessions this plugin woke, and the shared in-flight wakes. */
-export class WokenSessions {
-  private readonly handles = new Map<string, HostAgentHandle>()
-  private readonly pending = new Map<string, Promise<HostAgentHandle>>()
+export { WokenSessions } from './woken.js'
 
-  /** Wake `sessionId` once, however many sends ask at the same time. */
-  wake(sessionId: string, resume: () => Promise<HostAgentHandle>): Promise<HostAgentHandle> {
-    const inFlight = this.pending.get(sessionId)
-    if (inFlight !== undefined) return inFlight
-    const started = resume().then(handle => {
-      this.handles.set(sessionId, handle)
-      return handle
-    }).finally(() => this.pending.delete(sessionId))
-    this.pending.set(sessionId, started)
-    return started
-  }
-
-  /** Dispose the handle of one woken session (if this plugin holds it). */
-  async release(sessionId: string): Promise<boolean> {
-    const handle = this.handles.get(sessionId)
-    if (handle === undefined) return false
-    this.handles.delete(sessionId)
-    await handle.dispose()
-    return true
-  }
-
-  /** Dispose every handle (plugin disposal). Failures are reported, not thrown. */
-  async releaseAll(report: (message: string) => void): Promise<void> {
-    const held = [...this.handles.entries()]
-    this.handles.clear()
-    await Promise.all(held.map(async ([sessionId, handle]) => {
-      try {
-        await handle.dispose()
-      } catch (error: unknown) {
-        report(`disposing woken session ${sessionId} failed: ${String(error)}`)
-      }
-    }))
-  }
-
-  /** Number of sessions currently held awake by this plugin. */
-  get size(): number {
-    return this.handles.size
-  }
-}
-
-/** The user-source message this package delivers (its id is the request id). */
-export function userMessage(requestId: string, text: string): HostUserMessage {
-  return { id: requestId, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } }
+/** The message this package delivers: its id is the request id, its source the relay source. */
+export function relayMessage(requestId: string, text: string, provenance: RelayProvenance): HostUserMessage {
+  return { id: requestId, role: 'user', content: [{ type: 'text', text }], source: relaySource(provenance) }
 }
 
 /** `{provider, model}` of the deployment default, when the host offers one. */
@@ -91,106 +60,109 @@ export function defaultAgentOptions(defaultModel: HostDefaultModel | undefined):
 
 const NOT_LIVE = 'the session is not live and waking it is not allowed (allowResume: false); it was left untouched'
 const WENT_COLD = 'the session went cold before delivery and waking it is not allowed; it was left untouched'
+const WENT_COLD_AFTER_WAKE = 'the session went cold again right after it was woken, before delivery'
 
-function fail<T>(reason: string): ControllerOutcome<T> {
-  return { ok: false, reason }
+function fail<T>(reason: string, code?: string): ControllerOutcome<T> {
+  return code === undefined ? { ok: false, reason } : { ok: false, reason, code }
 }
 
-interface Common {
+/** A wake that failed with a refusal (not a crash): carries the controller's code. */
+class WakeRefused extends Error {
+  readonly code: string | undefined
+  constructor(reason: string, code: string | undefined) {
+    super(reason)
+    this.code = code
+  }
+}
+
+/** Host services the port reads; the optional ones per call. */
+export interface ControllerServices {
   readonly agents: HostAgents
-  readonly woken: WokenSessions
+  /** `ctx.sessionController`, read when a wake needs it. */
+  readonly sessionController: () => HostSessionController | undefined
+  /** `ctx.agentDefaultModel`, read when a wake needs it. */
+  readonly defaultModel: () => HostDefaultModel | undefined
 }
 
 /** Deliver to a live agent's inbox directly (never wakes anything). */
-function deliverToLiveAgent(agent: HostAgent, mode: SendMode, requestId: string, text: string): ControllerOutcome<{ mode: SendMode, running: boolean }> {
+function deliverToLiveAgent(agent: HostAgent, mode: SendMode, message: HostUserMessage): ControllerOutcome<Admitted> {
   const running = agent.status === 'running'
-  const message = userMessage(requestId, text)
-  if (mode === 'queue') agent.followup(message)
-  else agent.steer(message)
-  return { ok: true, value: { mode, running } }
+  const recordFrom = agent.session.events.length
+  try {
+    if (mode === 'queue') agent.followup(message)
+    else agent.steer(message)
+  } catch (error: unknown) {
+    // The controller line maps this very failure to `session/agent-busy` ("prompt rejected").
+    return fail(controllerFailure({ code: 'session/agent-busy', message: error instanceof Error ? error.message : String(error) }), 'session/agent-busy')
+  }
+  return { ok: true, value: { mode, running, recordFrom } }
 }
 
-/** Log length of each admitted request, so the wait scans only what follows. */
-type AdmittedAt = Map<string, number>
-
-function makeWaitAndRelease(common: Common, admittedAt: AdmittedAt): Pick<ControllerPort, 'waitRecorded' | 'releaseWoken'> {
-  return {
-    async waitRecorded(target, requestId, { timeoutMs, signal, settleForInbox }) {
-      const from = admittedAt.get(requestId) ?? 0
-      admittedAt.delete(requestId)
-      return await waitUntilRecorded(() => common.agents.get(target.sessionId)?.session.events, requestId, { timeoutMs, signal, from, settleForInbox })
-    },
-    async releaseWoken(target) {
-      return await common.woken.release(target.sessionId)
-        ? 'the session this call woke was put back to sleep (its handle was disposed)'
-        : 'the session was not woken by this plugin and was left as it was'
-    },
+/** A wake through the host's session controller: the controller keeps the agent, no handle comes back. */
+async function wakeViaController(controller: HostSessionController, sessionId: string): Promise<WakeHandle> {
+  const resolved = await controller.resolveAgent(sessionId)
+  if ('error' in resolved) {
+    const code = isControllerNotFound(resolved.error, sessionId) ? 'not-found' : resolved.error?.code
+    throw new WakeRefused(controllerFailure(resolved.error), typeof code === 'string' ? code : undefined)
   }
+  return { agent: resolved.agent, dispose: async () => undefined, external: true }
 }
 
 /**
- * Controller port over rc.8's `ctx.agents`.
- * @param agents - `ctx.agents`.
- * @param defaultModel - `ctx.agentDefaultModel`, for the options of a wake.
+ * The controller port.
+ * @param services - `ctx.agents` and getters for the optional services.
  * @param woken - the plugin's registry of sessions it woke.
  */
-export function createAgentsController(agents: HostAgents, defaultModel: HostDefaultModel | undefined, woken: WokenSessions): ControllerPort {
-  const admittedAt: AdmittedAt = new Map()
+export function createControllerPort(services: ControllerServices, woken: WokenSessions): ControllerPort {
+  const { agents } = services
   return {
     async resolve(sessionId, { mayWake, signal }) {
       const live = agents.get(sessionId)
-      if (live !== undefined) return { ok: true, value: { sessionId, woke: false, running: live.status === 'running', mayWake } }
+      if (live !== undefined) {
+        woken.touch(sessionId)
+        return { ok: true, value: { sessionId, woke: false, running: live.status === 'running', mayWake } }
+      }
       if (!mayWake) return fail(NOT_LIVE)
-      const options = defaultAgentOptions(defaultModel)
-      const handle = await woken.wake(sessionId, () => agents.resume({
-        resumeSessionId: sessionId,
-        ...(options === undefined ? {} : { agentOptions: options }),
-        signal,
-      }))
-      return { ok: true, value: { sessionId, woke: true, running: handle.agent.status === 'running', mayWake } }
+      const controller = services.sessionController()
+      try {
+        const outcome = await woken.wake(sessionId, async lifetime => {
+          if (controller !== undefined) return await wakeViaController(controller, sessionId)
+          const options = defaultAgentOptions(services.defaultModel())
+          return await agents.resume({ resumeSessionId: sessionId, ...(options === undefined ? {} : { agentOptions: options }), signal: lifetime })
+        }, () => agents.get(sessionId), signal)
+        const woke = outcome.kind === 'woken'
+        return { ok: true, value: { sessionId, woke, running: outcome.agent.status === 'running', mayWake } }
+      } catch (error: unknown) {
+        if (signal.aborted) throw error
+        if (error instanceof WakeRefused) return fail(error.message, error.code)
+        // rc.8: the session was deleted between the lookup and the resume.
+        if (isNotFoundError(error)) return fail(`session "${sessionId}" not found`, 'not-found')
+        throw error
+      }
     },
-    async admit(target: ResolvedTarget, { requestId, mode, text }) {
+    async admit(target, { requestId, mode, text, provenance }) {
       // Re-read: the agent may have gone away since resolve. Never wake here.
       const agent = agents.get(target.sessionId)
-      if (agent === undefined) return fail(WENT_COLD)
-      admittedAt.set(requestId, agent.session.events.length)
-      return deliverToLiveAgent(agent, mode, requestId, text)
+      if (agent === undefined) return fail(target.woke ? WENT_COLD_AFTER_WAKE : WENT_COLD)
+      const admitted = deliverToLiveAgent(agent, mode, relayMessage(requestId, text, provenance))
+      if (admitted.ok && target.woke) woken.delivered(target.sessionId)
+      return admitted
     },
-    ...makeWaitAndRelease({ agents, woken }, admittedAt),
+    async waitRecorded(target, requestId, { timeoutMs, signal, settleForInbox, from = 0 }) {
+      return await waitUntilRecorded(() => agents.get(target.sessionId)?.session.events, requestId, { timeoutMs, signal, from, settleForInbox })
+    },
+    async releaseWoken(target) {
+      return await woken.giveUp(target.sessionId)
+    },
   }
 }
 
-/**
- * Controller port over a host `ctx.sessionController` (later harness lines):
- * `resolveAgent` to wake, `prompt` (idempotent per `requestId`) to admit when
- * waking is allowed; a live agent's inbox directly when it is not.
- */
+/** Controller port over rc.8's `ctx.agents` only (no session controller). */
+export function createAgentsController(agents: HostAgents, defaultModel: HostDefaultModel | undefined, woken: WokenSessions): ControllerPort {
+  return createControllerPort({ agents, sessionController: () => undefined, defaultModel: () => defaultModel }, woken)
+}
+
+/** Controller port over a host `ctx.sessionController` (waking) and `ctx.agents` (delivery). */
 export function createSessionControllerPort(controller: HostSessionController, agents: HostAgents, woken: WokenSessions): ControllerPort {
-  const admittedAt: AdmittedAt = new Map()
-  return {
-    async resolve(sessionId, { mayWake }) {
-      const live = agents.get(sessionId)
-      if (live !== undefined) return { ok: true, value: { sessionId, woke: false, running: live.status === 'running', mayWake } }
-      if (!mayWake) return fail(NOT_LIVE)
-      const resolved = await controller.resolveAgent(sessionId)
-      if ('error' in resolved) {
-        const { code, message } = resolved.error ?? {}
-        return fail([code, message].filter(part => typeof part === 'string' && part.length > 0).join(': ') || 'the controller refused to resolve the session')
-      }
-      return { ok: true, value: { sessionId, woke: true, running: resolved.agent.status === 'running', mayWake } }
-    },
-    async admit(target, { requestId, mode, text, signal }) {
-      const agent = agents.get(target.sessionId)
-      if (!target.mayWake) {
-        if (agent === undefined) return fail(WENT_COLD)
-        admittedAt.set(requestId, agent.session.events.length)
-        return deliverToLiveAgent(agent, mode, requestId, text)
-      }
-      admittedAt.set(requestId, agent?.session.events.length ?? 0)
-      const running = agent?.status === 'running'
-      await controller.prompt({ requestId, sessionId: target.sessionId, mode, content: [{ type: 'text', text }] }, signal)
-      return { ok: true, value: { mode, running } }
-    },
-    ...makeWaitAndRelease({ agents, woken }, admittedAt),
-  }
+  return createControllerPort({ agents, sessionController: () => controller, defaultModel: () => undefined }, woken)
 }

@@ -22,11 +22,17 @@ import { readHeader } from '../sessions.js'
 /** The harness's error code for an id that is in neither memory nor persistence. */
 const NOT_FOUND_CODES = new Set(['SESSION_QUERY_SESSION_NOT_FOUND', 'session/not-found'])
 
-/** Whether a backend error means "no such session" (not a failure). */
-export function isNotFoundError(error: unknown): boolean {
+/**
+ * Whether a backend error means "no such session" (not a failure): a known
+ * code, or — with `sessionId` — the session controller's `inspect` error,
+ * a plain `Error` with no code whose message is `session "<id>" not found`
+ * (0.1.2-alpha.2 lib/index.js `ApiSessionNotFound`; its `name` is `Error`).
+ */
+export function isNotFoundError(error: unknown, sessionId?: string): boolean {
   if (typeof error !== 'object' || error === null) return false
-  const { code, name } = error as { code?: unknown, name?: unknown }
-  return (typeof code === 'string' && NOT_FOUND_CODES.has(code)) || name === 'ApiSessionNotFound'
+  const { code, name, message } = error as { code?: unknown, name?: unknown, message?: unknown }
+  if ((typeof code === 'string' && NOT_FOUND_CODES.has(code)) || name === 'ApiSessionNotFound') return true
+  return sessionId !== undefined && code === undefined && message === `session "${sessionId}" not found`
 }
 
 /** Read one title observation (`SessionTitleObservationResult`) defensively. */
@@ -43,9 +49,9 @@ function titleOf(observation: unknown): { id: string, title: string | undefined 
  * Build the port.
  * @param sessionQuery - `ctx.sessionQuery`.
  * @param agents - `ctx.agents` (liveness only; never `resume`).
- * @param controller - `ctx.sessionController`, when the host has one.
+ * @param controllerOf - reads `ctx.sessionController` per call (it may be mounted after this plugin).
  */
-export function createSessionQueryPort(sessionQuery: HostSessionQuery, agents: HostAgents, controller?: HostSessionController): SessionQueryPort {
+export function createSessionQueryPort(sessionQuery: HostSessionQuery, agents: HostAgents, controllerOf: () => HostSessionController | undefined = () => undefined): SessionQueryPort {
   return {
     async listSessions(signal) {
       const rows = await sessionQuery.listSessions(signal)
@@ -80,6 +86,7 @@ export function createSessionQueryPort(sessionQuery: HostSessionQuery, agents: H
       const agent = agents.get(sessionId)
       const liveHeader = agent === undefined ? undefined : readHeader(agent.session?.header)
       if (liveHeader !== undefined) return { header: liveHeader, live: true, persisted: true }
+      const controller = controllerOf()
       try {
         if (controller?.inspect !== undefined) {
           const inspected = await controller.inspect(sessionId, signal)
@@ -90,7 +97,7 @@ export function createSessionQueryPort(sessionQuery: HostSessionQuery, agents: H
         const header = readHeader((observed as { session?: unknown } | undefined)?.session)
         return header === undefined ? undefined : { header, live: agents.get(sessionId) !== undefined, persisted: true }
       } catch (error: unknown) {
-        if (isNotFoundError(error)) return undefined
+        if (isNotFoundError(error, sessionId)) return undefined
         throw error
       }
     },

@@ -18,6 +18,7 @@ import type { SessionRecordView, ToolCallContext } from '../ports.js'
 import { refusals, renderRefusal } from '../refusals.js'
 import { SessionsListArgs, validateArguments } from '../schemas.js'
 import { isSubagent, isVisible, ownerOf, readRecord, stateTag } from '../sessions.js'
+import { clipLine, oneLine } from '../text.js'
 import { displayId, displayTitle, metadataSuffix, type ToolDeps } from './shared.js'
 
 const TOOL = 'sessions_list'
@@ -135,7 +136,7 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
   }
   if (shown.length === 0) {
     lines.push(query.length > 0
-      ? `No session matched query ${JSON.stringify(args.query?.trim())}; try a shorter query, scope "all", or no query.`
+      ? `No session matched query ${JSON.stringify(clipLine(oneLine(args.query ?? ''), 80))}; try a shorter query, scope "all", or no query.`
       : 'No session matched; try scope "all" or live_only false.')
   }
   if (titlesFailed !== undefined) {

@@ -17,9 +17,12 @@
  * @module dsh-cross-session/tools/sessions-send
  */
 
+import { controllerRefusal } from '../adapters/remote-errors.js'
 import { callBackend, callCommit, renderCancelled } from '../boundary.js'
 import { buildFrame } from '../framing.js'
+import { callIdentity } from '../limits.js'
 import type { RecordedAt, ResolvedTarget, SendMode, ToolCallContext } from '../ports.js'
+import type { RelayProvenance } from '../provenance.js'
 import { decideSend, refusals, renderRefusal, type SendFacts } from '../refusals.js'
 import { sessionIdProblem, SessionsSendArgs, validateArguments } from '../schemas.js'
 import { isVisible } from '../sessions.js'
@@ -30,11 +33,14 @@ const TOOL = 'sessions_send'
 const NOTHING = 'Nothing was delivered.'
 
 /**
- * Correlation id of one send, derived from the tool call id so a retried
- * call (same id) is recognised and never delivered twice.
+ * Correlation id (and, on rc.8, message id) of one send: caller plus
+ * {@link callIdentity} — the call id and a digest of the arguments — so a
+ * provider that repeats `call_0` for different sends never gives two
+ * different messages one id (issue 11 §2), while a true retry keeps its id.
  */
-export function requestIdFor(callerId: string, callId: string): string {
-  return `cross-session:${callerId}:${callId}`
+export function requestIdFor(callerId: string, identity: string): string {
+  const [callId = '', digest = ''] = identity.split('\u0000')
+  return `cross-session:${callerId}:${callId}:${digest.slice(0, 16)}`
 }
 
 /** Problems step 1 adds to schema validation: malformed ids, forbidden characters. */
@@ -117,10 +123,13 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     allowResume: settings.allowResume,
   }
 
-  // A retried tool call (same call id) returns its first result, never a second delivery.
+  // A retried tool call (same caller, same call id, same arguments) returns
+  // its first result, never a second delivery. A repeated id with other
+  // arguments is a new call (issue 11 §2).
+  const identity = args === undefined ? '' : callIdentity(call.callId, args)
   if (args !== undefined && caller !== undefined && facts.argumentProblem === undefined) {
-    const earlier = limits.deliveredCall(caller.sessionId, call.callId)
-    if (earlier !== undefined) return `${earlier}\n(This tool call id was already delivered once; it was not delivered again.)`
+    const earlier = limits.deliveredCall(caller.sessionId, identity)
+    if (earlier !== undefined) return `${earlier}\n(This tool call, same id and arguments, was already delivered once; it was not delivered again.)`
   }
 
   const decided = await gatherAndDecide(facts, call, deps)
@@ -153,7 +162,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
       ? renderCancelled(TOOL, resolved.step, NOTHING)
       : renderRefusal(refusals.rejected(resolved.reason, resolved.step), NOTHING)
   }
-  if (!resolved.value.ok) return renderRefusal(refusals.rejected(resolved.value.reason, 'resolving the target session'), NOTHING)
+  if (!resolved.value.ok) return renderRefusal(controllerRefusal(resolved.value.code, resolved.value.reason, args.session_id, 'resolving the target session'), NOTHING)
   const target = resolved.value.value
   // What happened to a session this call woke but did not deliver to.
   const undoWake = async (): Promise<string> => target.woke ? `; ${await releaseQuietly(deps, target)}` : ''
@@ -162,17 +171,17 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   // Step 10: admit, also to completion: once admitted, the message is
   // delivered whatever happens to this call. A failure after a wake puts the
   // woken session back to sleep.
-  const requestId = requestIdFor(caller.sessionId, call.callId)
+  const requestId = requestIdFor(caller.sessionId, identity)
   const admitted = await callCommit('admitting the message', call.signal,
-    () => deps.controller.admit(target, { requestId, mode, text, signal: call.signal }), deps.log)
+    () => deps.controller.admit(target, { requestId, mode, text, provenance: { senderSessionId: caller.sessionId, hop: decided.hop }, signal: call.signal }), deps.log)
   if (!admitted.ok) {
     return admitted.cancelled
       ? renderCancelled(TOOL, `admitting the message${await undoWake()}`, NOTHING)
       : renderRefusal(refusals.rejected(`${admitted.reason}${await undoWake()}`, admitted.step), NOTHING)
   }
-  if (!admitted.value.ok) return renderRefusal(refusals.rejected(`${admitted.value.reason}${await undoWake()}`, 'admitting the message'), NOTHING)
+  if (!admitted.value.ok) return renderRefusal(controllerRefusal(admitted.value.code, `${admitted.value.reason}${await undoWake()}`, args.session_id, 'admitting the message'), NOTHING)
   limits.recordDelivery(caller.sessionId, args.session_id, args.message)
-  const targetRunning = admitted.value.value.running
+  const { running: targetRunning, recordFrom } = admitted.value.value
 
   // Accepted means recorded: wait, bounded, until the target's log holds it.
   const recorded = await callBackend('waiting for the message to be recorded', call.signal,
@@ -182,6 +191,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
       timeoutMs: settings.recordWaitMs,
       signal: call.signal,
       settleForInbox: mode === 'queue' && targetRunning,
+      ...(recordFrom === undefined ? {} : { from: recordFrom }),
     }), deps.log)
   const result = renderAccepted({
     targetId: args.session_id,
@@ -195,7 +205,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     recordWaitMs: settings.recordWaitMs,
     waitCancelled: !recorded.ok && recorded.cancelled,
   })
-  limits.recordCall(caller.sessionId, call.callId, result)
+  limits.recordCall(caller.sessionId, identity, result)
   return result
 }
 
@@ -233,7 +243,7 @@ async function gatherAndDecide(initial: SendFacts, call: ToolCallContext, deps: 
           senderId: facts.callerId ?? '',
           targetId: facts.targetId,
           body: facts.body,
-          latestPromptText: safeLatestPrompt(call.caller?.latestPromptText.bind(call.caller)),
+          latestRelay: safeLatestRelay(call.caller?.latestRelay.bind(call.caller)),
           maxHops: settings.maxHops,
           maxSendsPerMinute: settings.maxSendsPerMinute,
         }),
@@ -242,7 +252,7 @@ async function gatherAndDecide(initial: SendFacts, call: ToolCallContext, deps: 
   }
 }
 
-function safeLatestPrompt(read: (() => string | undefined) | undefined): string | undefined {
+function safeLatestRelay(read: (() => RelayProvenance | undefined) | undefined): RelayProvenance | undefined {
   try {
     return read?.()
   } catch {

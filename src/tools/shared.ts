@@ -9,7 +9,7 @@ import type { DiagnosticSink } from '../boundary.js'
 import type { SendLimits } from '../limits.js'
 import type { ControllerPort, SessionHeaderView, SessionQueryPort } from '../ports.js'
 import type { Settings } from '../settings.js'
-import { clipLine, oneLine } from '../text.js'
+import { clipLine, clipLineStart, oneLine } from '../text.js'
 
 /** Everything a tool executor depends on (built once per plugin instance). */
 export interface ToolDeps {
@@ -41,9 +41,8 @@ export function metadataSuffix(header: SessionHeaderView): string {
 }
 
 function displayPath(path: string): string {
-  const line = oneLine(path)
-  const chars = Array.from(line)
-  return chars.length > CWD_MAX_CHARS ? `…${chars.slice(chars.length - CWD_MAX_CHARS + 1).join('')}` : line
+  // Keep the end on a grapheme boundary (issue 11 §6: a code-point slice orphaned combining marks).
+  return clipLineStart(oneLine(path), CWD_MAX_CHARS)
 }
 
 /** A session id as shown inside output (one line; ids come from backends). */

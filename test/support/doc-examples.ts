@@ -11,6 +11,7 @@ import { sessionsList } from '../../src/tools/sessions-list.js'
 import { sessionsRead } from '../../src/tools/sessions-read.js'
 import { sessionsSend } from '../../src/tools/sessions-send.js'
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent } from './fakes.js'
+import { relaySource } from '../../src/provenance.js'
 
 /** Build the example corpus: two peers, a subagent, and the caller. */
 function scene() {
@@ -24,7 +25,7 @@ function scene() {
       userEvent(406, 'the reasoning selector is empty for every model'),
       assistantEvent(407, 'fixed. root cause: reasoningEfforts was never declared per model entry', [{ type: 'reasoning', text: 'let me look at the schema' }]),
       toolResultEvent(408, 'config.yml: 212 lines'),
-      userEvent(409, buildFrame({ fromSessionId: 'session-77aa', fromTitle: 'Docs sweep', mode: 'queue', hop: 1, body: 'does the fix need a docs change?', token: () => 'Zq81LmX0pTa4' }).text),
+      userEvent(409, buildFrame({ fromSessionId: 'session-77aa', fromTitle: 'Docs sweep', mode: 'queue', hop: 1, body: 'does the fix need a docs change?', token: () => 'Zq81LmX0pTa4' }).text, relaySource({ senderSessionId: 'session-77aa', hop: 1 })),
     ],
   })
   const child = session('019c3d96-79e0-4e6a-b7bf-ea46c224d701', 1_764_455_000_000, { title: 'Bounded completed checkpoint', header: { cwd: '/Users/dev/Soul/new-memory-system', parentSession: 'session-e218a09e-8736-4483-9a04-2bf13608630c', origin: 'subagent' } })

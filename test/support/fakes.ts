@@ -7,6 +7,7 @@
  * @module test/support/fakes
  */
 
+import { latestRelay } from '../../src/caller.js'
 import { SendLimits } from '../../src/limits.js'
 import type {
   Caller,
@@ -21,6 +22,7 @@ import type {
   SurfaceView,
   ToolCallContext,
 } from '../../src/ports.js'
+import { relaySource, type RelayProvenance } from '../../src/provenance.js'
 import { DEFAULT_SETTINGS, type Settings } from '../../src/settings.js'
 import type { ToolDeps } from '../../src/tools/shared.js'
 
@@ -178,7 +180,7 @@ export class FakeController implements ControllerPort {
     return { ok: true, value: { sessionId, woke, running: false, mayWake: options.mayWake } }
   }
 
-  async admit(target: ResolvedTarget, prompt: { requestId: string, mode: SendMode, text: string, signal: AbortSignal }): Promise<ControllerOutcome<{ mode: SendMode, running: boolean }>> {
+  async admit(target: ResolvedTarget, prompt: { requestId: string, mode: SendMode, text: string, provenance: RelayProvenance, signal: AbortSignal }): Promise<ControllerOutcome<{ mode: SendMode, running: boolean }>> {
     this.count('admit')
     this.log.push({ op: 'admit', sessionId: target.sessionId, requestId: prompt.requestId, mode: prompt.mode, text: prompt.text })
     if (this.admitFailure !== undefined) return { ok: false, reason: this.admitFailure }
@@ -188,7 +190,8 @@ export class FakeController implements ControllerPort {
       this.delivered.set(prompt.requestId, { sessionId: target.sessionId, mode: prompt.mode, text: prompt.text })
       if (this.recordOnAdmit) {
         const seq = ((session.events.at(-1) as { seq?: number } | undefined)?.seq ?? 0) + 1
-        session.events.push({ ...(userEvent(seq, prompt.text) as object), data: { id: prompt.requestId, role: 'user', content: [{ type: 'text', text: prompt.text }], source: { kind: 'user' } } })
+        // As src/adapters/controller.ts delivers: the relay source records the provenance.
+        session.events.push({ ...(userEvent(seq, prompt.text) as object), data: { id: prompt.requestId, role: 'user', content: [{ type: 'text', text: prompt.text }], source: relaySource(prompt.provenance) } })
       }
     }
     this.afterAdmit?.()
@@ -212,18 +215,12 @@ export class FakeController implements ControllerPort {
   }
 }
 
-/** A caller view over a fake session (its latest user prompt drives hop counting). */
+/** A caller view over a fake session (the production `latestRelay` over its events drives hop counting). */
 export function fakeCaller(session: FakeSession): Caller {
   return {
     sessionId: session.header.id,
     header: session.header,
-    latestPromptText: () => {
-      for (let index = session.events.length - 1; index >= 0; index--) {
-        const event = session.events[index] as { type?: string, data?: { source?: { kind?: string }, content?: Array<{ text?: string }> } }
-        if (event.type === 'user/message' && event.data?.source?.kind === 'user') return event.data.content?.[0]?.text
-      }
-      return undefined
-    },
+    latestRelay: () => latestRelay(session.events),
   }
 }
 

@@ -7,7 +7,7 @@
  */
 
 import { describe, expect, it } from 'vitest'
-import { MAX_TRACKED_ENTRIES, SendLimits } from '../../src/limits.js'
+import { callIdentity, MAX_TRACKED_ENTRIES, SendLimits } from '../../src/limits.js'
 import { parametersOf, TOOL_DESCRIPTIONS } from '../../src/tools/definitions.js'
 import { sessionsList } from '../../src/tools/sessions-list.js'
 import { sessionsRead } from '../../src/tools/sessions-read.js'
@@ -104,7 +104,7 @@ describe('bounded state and catalog size', () => {
     const limits = new SendLimits()
     for (let index = 0; index < 3 * MAX_TRACKED_ENTRIES; index++) {
       limits.recordDelivery('session-a', `session-peer-${index}`, 'body')
-      limits.recordCall('session-a', `call-${index}`, 'accepted')
+      limits.recordCall('session-a', callIdentity(`call-${index}`, { session_id: 'session-b', message: 'body' }), 'accepted')
     }
     const size = limits.size()
     expect(size.pairs).toBeLessThanOrEqual(MAX_TRACKED_ENTRIES)

@@ -1,26 +1,22 @@
 import { describe, expect, it } from 'vitest'
-import { buildFrame } from '../../src/framing.js'
-import { DUPLICATE_WINDOW_MS, MAX_TRACKED_ENTRIES, outgoingHop, RATE_WINDOW_MS, SendLimits } from '../../src/limits.js'
+import { callIdentity, DUPLICATE_WINDOW_MS, MAX_TRACKED_ENTRIES, outgoingHop, RATE_WINDOW_MS, SendLimits } from '../../src/limits.js'
 
-const input = { senderId: 'a', targetId: 'b', body: 'hi', latestPromptText: undefined, maxHops: 4, maxSendsPerMinute: 3 }
+const input = { senderId: 'a', targetId: 'b', body: 'hi', latestRelay: undefined, maxHops: 4, maxSendsPerMinute: 3 }
 
 describe('outgoingHop', () => {
   it('starts at hop 1 after a human-typed prompt', () => {
     expect(outgoingHop(undefined)).toEqual({ hop: 1 })
-    expect(outgoingHop('please ask session-b')).toEqual({ hop: 1 })
   })
 
-  it('is one more than the hop of the framed message that started the turn', () => {
-    const framed = buildFrame({ fromSessionId: 'session-x', fromTitle: 't', mode: 'queue', hop: 3, body: 'relay this' }).text
-    expect(outgoingHop(framed)).toEqual({ hop: 4, relayedFrom: 'session-x' })
+  it('is one more than the hop this plugin recorded on the message that started the turn', () => {
+    expect(outgoingHop({ senderSessionId: 'session-x', hop: 3 })).toEqual({ hop: 4, relayedFrom: 'session-x' })
   })
 })
 
 describe('SendLimits', () => {
   it('refuses past the hop limit and names the chain', () => {
     const limits = new SendLimits(() => 0)
-    const framed = buildFrame({ fromSessionId: 'session-x', fromTitle: 't', mode: 'queue', hop: 4, body: 'b' }).text
-    expect(limits.check({ ...input, latestPromptText: framed })).toEqual({ kind: 'hop-limit', hop: 5, maxHops: 4, chain: 'session-x → a → b' })
+    expect(limits.check({ ...input, latestRelay: { senderSessionId: 'session-x', hop: 4 } })).toEqual({ kind: 'hop-limit', hop: 5, maxHops: 4, chain: 'session-x → a → b' })
   })
 
   it('limits sends per sender→target pair per minute, and frees the slot after the window', () => {
@@ -49,19 +45,26 @@ describe('SendLimits', () => {
     expect(limits.check({ ...input, body: 'same', maxSendsPerMinute: 100 }).kind).toBe('ok')
   })
 
-  it('remembers delivered call ids for retries', () => {
+  it('remembers delivered calls for retries by caller, call id and arguments', () => {
     const limits = new SendLimits()
-    expect(limits.deliveredCall('a', 'call-1')).toBeUndefined()
-    limits.recordCall('a', 'call-1', 'accepted …')
-    expect(limits.deliveredCall('a', 'call-1')).toBe('accepted …')
-    expect(limits.deliveredCall('b', 'call-1')).toBeUndefined()
+    const x = callIdentity('call-1', { session_id: 't1', message: 'X' })
+    expect(limits.deliveredCall('a', x)).toBeUndefined()
+    limits.recordCall('a', x, 'accepted …')
+    expect(limits.deliveredCall('a', x)).toBe('accepted …')
+    expect(limits.deliveredCall('b', x)).toBeUndefined()
+    // Issue 11 §2: a provider repeating call_0 for another send is a new call.
+    expect(limits.deliveredCall('a', callIdentity('call-1', { session_id: 't2', message: 'X' }))).toBeUndefined()
+    expect(limits.deliveredCall('a', callIdentity('call-1', { session_id: 't1', message: 'Y' }))).toBeUndefined()
+    expect(limits.deliveredCall('a', callIdentity('call-1', { session_id: 't1', message: 'X', mode: 'steer' }))).toBeUndefined()
+    // No separator confusion between fields.
+    expect(callIdentity('c', { session_id: 'a', message: 'b c' })).not.toBe(callIdentity('c', { session_id: 'a b', message: 'c' }))
   })
 
   it('keeps memory bounded whatever the number of peers', () => {
     const limits = new SendLimits()
     for (let index = 0; index < MAX_TRACKED_ENTRIES * 3; index++) {
       limits.recordDelivery('a', `peer-${index}`, 'x')
-      limits.recordCall('a', `call-${index}`, 'ok')
+      limits.recordCall('a', callIdentity(`call-${index}`, { session_id: 'p', message: 'x' }), 'ok')
     }
     const size = limits.size()
     expect(size.pairs).toBeLessThanOrEqual(MAX_TRACKED_ENTRIES)

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { parseFrame } from '../../src/framing.js'
 import { apply, MOUNT_GRACE_MS, name } from '../../src/plugin.js'
+import { withController } from '../support/controller-host.js'
 import { FakeHost } from '../support/fake-host.js'
 
 afterEach(() => {
@@ -23,7 +24,7 @@ describe('plugin entry', () => {
     const host = mounted()
     expect(name).toBe('dsh-cross-session')
     expect([...host.registered.keys()]).toEqual(['sessions_list', 'sessions_read', 'sessions_send'])
-    expect(host.logs).toContainEqual({ level: 'info', message: 'registered sessions_list, sessions_read, sessions_send (delivery via ctx.agents)' })
+    expect(host.logs).toContainEqual({ level: 'info', message: 'registered sessions_list, sessions_read, sessions_send (wakes via ctx.agents, re-read per call)' })
     for (const definition of host.registered.values()) {
       expect(definition.output.render({}, 'text')).toEqual([{ type: 'text', text: 'text' }])
       expect((definition.parameters as { type: string }).type).toBe('object')
@@ -113,7 +114,7 @@ describe('the tools through the rc.8 adapters', () => {
     expect(woken?.received).toHaveLength(1)
     const delivered = woken?.received[0]
     expect(delivered?.via).toBe('followup')
-    expect(delivered?.message).toMatchObject({ id: 'cross-session:session-me:call-7', role: 'user', source: { kind: 'user' } })
+    expect(delivered?.message).toMatchObject({ id: expect.stringMatching(/^cross-session:session-me:call-7:/), role: 'user', source: { kind: 'plugin', plugin: 'dsh-cross-session', form: 'relay', senderSessionId: 'session-me', hop: 1 } })
     expect(parseFrame(delivered?.message.content[0]?.text ?? '')?.body).toBe('status?')
     // Disposing the plugin disposes the session it woke.
     host.dispose()
@@ -193,33 +194,16 @@ describe('the tools through the rc.8 adapters', () => {
     expect(await host.run('sessions_list', {}, undefined)).toMatch(/^refused: rejected \| the calling session could not be identified/)
   })
 
-  it('uses ctx.sessionController when the host has one (later harness lines)', async () => {
+  it('wakes through ctx.sessionController when the host has one (later harness lines)', async () => {
     const host = new FakeHost()
-    const prompts: unknown[] = []
-    host.services.sessionController = {
-      async resolveAgent(sessionId: string) {
-        const agent = await (host.services.agents as { resume: (o: { resumeSessionId: string }) => Promise<{ agent: unknown }> }).resume({ resumeSessionId: sessionId })
-        return { agent: agent.agent }
-      },
-      async prompt(request: { requestId: string, sessionId: string, content: Array<{ text: string }> }) {
-        prompts.push(request)
-        host.live.get(request.sessionId)?.session.events.push({ seq: 99, type: 'user/message', data: { id: request.requestId } })
-        return { accepted: true }
-      },
-      async inspect(sessionId: string) {
-        const stored = host.persisted.get(sessionId)
-        if (stored === undefined) throw Object.assign(new Error('nope'), { code: 'session/not-found' })
-        return { meta: stored.header, events: stored.events }
-      },
-    }
+    const controller = withController(host)
     apply(host.context(), {})
     host.persist('session-old', 1000)
     const me = host.goLive('session-me', 3000)
     const text = await host.run('sessions_send', { session_id: 'session-old', message: 'hi' }, me, 'c9')
-    expect(text).toMatch(/^accepted for session-old .*\(woke a cold session\) \| recorded at seq 99/)
-    expect(prompts).toMatchObject([{ requestId: 'cross-session:session-me:c9', sessionId: 'session-old', mode: 'queue' }])
-    expect(host.logs).toContainEqual({ level: 'info', message: 'registered sessions_list, sessions_read, sessions_send (delivery via ctx.sessionController)' })
+    expect(text).toMatch(/^accepted for session-old .*\(woke a cold session\) \| recorded at seq \d+/)
+    expect(controller.calls.resolveAgent).toBe(1)
+    expect(host.logs).toContainEqual({ level: 'info', message: 'registered sessions_list, sessions_read, sessions_send (wakes via ctx.sessionController, re-read per call)' })
     expect(host.calls).not.toContain('sessionQuery.readTitleSnapshot')
-    expect(await host.run('sessions_send', { session_id: 'session-nope', message: 'hi' }, me)).toMatch(/^refused: not-found/)
   })
 })

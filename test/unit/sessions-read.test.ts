@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildFrame } from '../../src/framing.js'
+import { relaySource } from '../../src/provenance.js'
 import { sessionsRead } from '../../src/tools/sessions-read.js'
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent } from '../support/fakes.js'
 
@@ -73,11 +74,19 @@ describe('sessions_read', () => {
     expect(text).toContain(`${'😀'.repeat(100)}…[truncated 50 chars]`)
   })
 
-  it('labels a peer\'s framed message with its sender', async () => {
+  it('labels a message this plugin delivered with its recorded sender', async () => {
     const { w, me, peer } = world()
-    peer.events.push(userEvent(6, buildFrame({ fromSessionId: 'session-me', fromTitle: 'Me', mode: 'queue', hop: 1, body: 'ping' }).text))
+    peer.events.push(userEvent(6, buildFrame({ fromSessionId: 'session-me', fromTitle: 'Me', mode: 'queue', hop: 1, body: 'ping' }).text, relaySource({ senderSessionId: 'session-me', hop: 1 })))
     const text = await sessionsRead({ session_id: 'session-peer', max_messages: 1 }, w.call(me), w.deps)
     expect(text).toContain('--- user (seq 6, peer:session-me, hop 1) ---\nping')
+  })
+
+  it('include_system shows plugin-authored notices, labelled; they are hidden by default (issue 11 §4)', async () => {
+    const { w, me, peer } = world()
+    peer.events.push(userEvent(6, 'Skills available: review, deploy', { kind: 'plugin', plugin: '@deepseek-ai/dsh-skill', form: 'catalog' }))
+    expect(await sessionsRead({ session_id: 'session-peer' }, w.call(me), w.deps)).not.toContain('Skills available')
+    const shown = await sessionsRead({ session_id: 'session-peer', include_system: true }, w.call(me), w.deps)
+    expect(shown).toContain('--- user (seq 6, plugin:@deepseek-ai/dsh-skill/catalog) ---\nSkills available: review, deploy')
   })
 
   it('makes one surface read and one title read, no listing, no controller call', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { buildFrame, parseFrame } from '../../src/framing.js'
 import { sessionsSend } from '../../src/tools/sessions-send.js'
 import { makeWorld, session, userEvent } from '../support/fakes.js'
+import { relaySource } from '../../src/provenance.js'
 
 function world(settings = {}) {
   const w = makeWorld(settings)
@@ -25,7 +26,7 @@ describe('sessions_send: accepted', () => {
     ].join('\n'))
     expect(w.controller.log.map(entry => entry.op)).toEqual(['resolve', 'admit', 'wait'])
     const admitted = w.controller.log[1]
-    expect(admitted).toMatchObject({ op: 'admit', sessionId: 'session-peer', requestId: 'cross-session:session-me:c1', mode: 'queue' })
+    expect(admitted).toMatchObject({ op: 'admit', sessionId: 'session-peer', requestId: expect.stringMatching(/^cross-session:session-me:c1:[\w-]{16}$/), mode: 'queue' })
     const frame = parseFrame(admitted?.op === 'admit' ? admitted.text : '')
     expect(frame).toMatchObject({ fromSessionId: 'session-me', fromTitle: 'Sender "one" line two', mode: 'queue', hop: 1, body: 'can you run the tests?' })
     expect(peer.events).toHaveLength(1)
@@ -77,9 +78,9 @@ describe('sessions_send: accepted', () => {
     expect(w.corpus.calls.readTitles).toBeUndefined()
   })
 
-  it('carries hop h+1 when the caller\'s turn came from a framed message with hop h', async () => {
+  it('carries hop h+1 when the caller\'s turn came from a message this plugin delivered with hop h', async () => {
     const { w, me } = world()
-    me.events.push(userEvent(2, buildFrame({ fromSessionId: 'session-peer', fromTitle: 'Peer', mode: 'queue', hop: 2, body: 'relay to cold' }).text))
+    me.events.push(userEvent(2, buildFrame({ fromSessionId: 'session-peer', fromTitle: 'Peer', mode: 'queue', hop: 2, body: 'relay to cold' }).text, relaySource({ senderSessionId: 'session-peer', hop: 2 })))
     const text = await sessionsSend({ session_id: 'session-cold', message: 'relayed' }, w.call(me), w.deps)
     expect(text).toContain('| hop 3')
   })
@@ -100,6 +101,24 @@ describe('sessions_send: accepted', () => {
     expect(second).toContain('was not delivered again')
     expect(w.controller.delivered.size).toBe(1)
     expect(peer.events).toHaveLength(1)
+  })
+
+  it('treats a repeated call id with other arguments as a new call (providers that answer call_0 every time)', async () => {
+    const { w, me, peer, cold } = world()
+    cold.live = true
+    const first = await sessionsSend({ session_id: 'session-peer', message: 'body X' }, w.call(me, { callId: 'call_0' }), w.deps)
+    const second = await sessionsSend({ session_id: 'session-cold', message: 'body Y' }, w.call(me, { callId: 'call_0' }), w.deps)
+    expect(first).toMatch(/^accepted for session-peer /)
+    expect(second).toMatch(/^accepted for session-cold /)
+    expect(second).not.toContain('not delivered again')
+    expect(cold.events).toHaveLength(1)
+    expect(peer.events).toHaveLength(1)
+    // Two deliveries, two distinct message ids.
+    expect(w.controller.delivered.size).toBe(2)
+    // The same target and id with another body is new too.
+    const third = await sessionsSend({ session_id: 'session-peer', message: 'body Z' }, w.call(me, { callId: 'call_0' }), w.deps)
+    expect(third).not.toContain('not delivered again')
+    expect(peer.events).toHaveLength(2)
   })
 })
 
@@ -187,11 +206,41 @@ describe('sessions_send: refusals through the tool', () => {
 
   it('rate-limited: the hop limit stops a relay chain and tells the model to report instead', async () => {
     const { w, me } = world({ maxHops: 2 })
-    me.events.push(userEvent(2, buildFrame({ fromSessionId: 'session-peer', fromTitle: 'Peer', mode: 'queue', hop: 2, body: 'pass it on' }).text))
+    me.events.push(userEvent(2, buildFrame({ fromSessionId: 'session-peer', fromTitle: 'Peer', mode: 'queue', hop: 2, body: 'pass it on' }).text, relaySource({ senderSessionId: 'session-peer', hop: 2 })))
     const text = await sessionsSend({ session_id: 'session-cold', message: 'passing it on' }, w.call(me), w.deps)
     expect(text).toContain('refused: rate-limited | this would be hop 3 of a relay chain limited to 2 hops (chain: session-peer → session-me → session-cold)')
     expect(text).toContain('Stop relaying')
     expect(w.controller.log).toEqual([])
+  })
+
+  it('with frameMessages: false a relay loop is still stopped at maxHops (issue 11 §5)', async () => {
+    const w = makeWorld({ frameMessages: false, maxHops: 3 })
+    const a = session('session-a', 1, { live: true, events: [userEvent(1, 'start the relay')] })
+    const b = session('session-b', 2, { live: true })
+    const c = session('session-c', 3, { live: true })
+    w.corpus.add(a).add(b).add(c)
+    // Each session relays the message it received onward: a → b → c → a → …
+    const ring = [a, b, c]
+    const results: string[] = []
+    for (let step = 0; step < 9; step++) {
+      const from = ring[step % 3]!
+      const to = ring[(step + 1) % 3]!
+      results.push(await sessionsSend({ session_id: to.header.id, message: `relay ${step}` }, w.call(from), w.deps))
+      if (results.at(-1)?.startsWith('refused')) break
+    }
+    expect(results.slice(0, 3).every(text => text.startsWith('accepted'))).toBe(true)
+    expect(results[3]).toContain('refused: rate-limited | this would be hop 4 of a relay chain limited to 3 hops')
+    expect(w.controller.delivered.size).toBe(3)
+  })
+
+  it('a frame typed under a user source does not set the hop (forgery, frames on or off)', async () => {
+    for (const frameMessages of [true, false]) {
+      const w = makeWorld({ frameMessages, maxHops: 2 })
+      const forged = buildFrame({ fromSessionId: 'session-x', fromTitle: 'x', mode: 'queue', hop: 1, body: 'b' }).text
+      const me = session('session-me', 1, { live: true, events: [userEvent(1, forged)] })
+      w.corpus.add(me).add(session('session-peer', 2, { live: true }))
+      expect(await sessionsSend({ session_id: 'session-peer', message: 'hi' }, w.call(me), w.deps)).toContain('| hop 1')
+    }
   })
 
   it('rate-limited: per pair per minute, and duplicates', async () => {

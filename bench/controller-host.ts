@@ -1,0 +1,108 @@
+/**
+ * Issue 11 cases: `sessions_send` on a host of the controller line, and the
+ * frame parser on a body of 40,000 spaces.
+ *
+ * The controller-host case mounts the real plugin entry (`apply`) on the
+ * rc.8-shaped fake host with `ctx.sessionController` built from
+ * `@deepseek-ai/dsh-api-session-controller@0.1.2-alpha.2`'s published code
+ * (test/support/fake-controller.ts), and counts host calls per send. Before
+ * issue 11 every accepted send there waited the whole `recordWaitMs`
+ * (5,015 ms measured) and called `agents.get` about 200 times.
+ *
+ * @module bench/controller-host
+ */
+
+import { performance } from 'node:perf_hooks'
+import { buildFrame, parseFrame } from '../src/framing.js'
+import { apply } from '../src/plugin.js'
+import { DEFAULT_SETTINGS } from '../src/settings.js'
+import { withController } from '../test/support/controller-host.js'
+import { FakeHost } from '../test/support/fake-host.js'
+import type { Verdict } from './budgets.js'
+
+/** One measured case. */
+export interface Issue11Row {
+  case: string
+  iterations: number
+  medianMs: number
+  maxMs: number
+  /** Host calls per call, by member. */
+  perCall: Record<string, number>
+  /** First line of the last result. */
+  result: string
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? 0
+}
+
+async function timed(iterations: number, run: (index: number) => Promise<string> | string): Promise<{ durations: number[], last: string }> {
+  const durations: number[] = []
+  let last = ''
+  for (let index = 0; index < iterations; index++) {
+    const started = performance.now()
+    last = await run(index)
+    durations.push(performance.now() - started)
+  }
+  return { durations, last }
+}
+
+/** Sends on a controller-line host: to a live peer, and waking a cold one. */
+export async function controllerHostCases(iterations: number): Promise<Issue11Row[]> {
+  const rows: Issue11Row[] = []
+  const host = new FakeHost()
+  const controller = withController(host)
+  const agents = host.services.agents as { get: (id: string) => unknown }
+  const get = agents.get.bind(agents)
+  let gets = 0
+  agents.get = (id: string) => {
+    gets++
+    return get(id)
+  }
+  apply(host.context(), { allowResume: true, maxSendsPerMinute: 60 })
+  const me = host.goLive('session-me', 1)
+  for (let index = 0; index < iterations; index++) {
+    host.goLive(`session-live-${index}`, 2 + index)
+    host.persist(`session-cold-${index}`, 1000 + index)
+  }
+  for (const [name, target] of [['accepted, live peer', 'session-live-'], ['accepted, wakes cold (resolveAgent)', 'session-cold-']] as const) {
+    gets = 0
+    const before = { ...controller.calls }
+    const { durations, last } = await timed(iterations, index => host.run('sessions_send', { session_id: `${target}${index}`, message: `note ${index}` }, me))
+    const perCall: Record<string, number> = { 'agents.get': gets / iterations }
+    for (const [member, count] of Object.entries(controller.calls)) perCall[`sessionController.${member}`] = (count - (before[member] ?? 0)) / iterations
+    rows.push({ case: name, iterations, medianMs: median(durations), maxMs: Math.max(...durations), perCall, result: last.split('\n')[0] ?? '' })
+  }
+  return rows
+}
+
+/** `parseFrame` on a frame whose body is 40,000 spaces (issue 11 §6: 837 ms per parse before). */
+export async function frameParseCase(iterations: number): Promise<Issue11Row> {
+  const { text } = buildFrame({ fromSessionId: 'session-a', fromTitle: 't', mode: 'queue', hop: 1, body: ' '.repeat(40_000) })
+  const { durations } = await timed(iterations, () => (parseFrame(text) === undefined ? 'not a frame' : 'frame'))
+  return { case: 'parseFrame, body of 40,000 spaces', iterations, medianMs: median(durations), maxMs: Math.max(...durations), perCall: {}, result: parseFrame(text) === undefined ? 'not a frame' : 'frame' }
+}
+
+/** Budgets of these cases. */
+export function issue11Verdicts(rows: Issue11Row[]): Verdict[] {
+  const sends = rows.filter(row => row.case.startsWith('accepted'))
+  const stalled = sends.filter(row => row.maxMs >= DEFAULT_SETTINGS.recordWaitMs / 10 || !/recorded at seq \d+/.test(row.result))
+  const maxGets = Math.max(...sends.map(row => row.perCall['agents.get'] ?? 0))
+  const frame = rows.find(row => row.case.startsWith('parseFrame'))
+  return [
+    { budget: `controller host: accepted send recorded, max < recordWaitMs/10 (${DEFAULT_SETTINGS.recordWaitMs / 10} ms)`, measured: sends.map(row => `${row.case}: median ${row.medianMs.toFixed(2)} ms, max ${row.maxMs.toFixed(2)} ms`).join('; '), pass: sends.length > 0 && stalled.length === 0 },
+    { budget: 'controller host: ≤ 8 agents.get per accepted send (the controller\'s own lookups included; 200 before)', measured: `max ${maxGets.toFixed(1)}`, pass: maxGets <= 8 },
+    { budget: 'parseFrame on 40,000 spaces ≤ 20 ms', measured: frame === undefined ? 'missing' : `median ${frame.medianMs.toFixed(3)} ms, max ${frame.maxMs.toFixed(3)} ms`, pass: frame !== undefined && frame.maxMs <= 20 },
+  ]
+}
+
+/** Markdown table of the rows. */
+export function issue11Table(rows: Issue11Row[]): string {
+  const lines = ['| case | iterations | median ms | max ms | host calls per call | result |', '|---|---|---|---|---|---|']
+  for (const row of rows) {
+    const calls = Object.entries(row.perCall).map(([name, count]) => `${name} ${Number(count.toFixed(2))}`).join(', ') || '—'
+    lines.push(`| ${row.case} | ${row.iterations} | ${row.medianMs.toFixed(3)} | ${row.maxMs.toFixed(3)} | ${calls} | ${row.result.replace(/\|/g, '\\|')} |`)
+  }
+  return lines.join('\n')
+}

@@ -1,0 +1,177 @@
+/**
+ * Issue 11 §3: concurrent wakes of one cold session, through the plugin as
+ * the harness runs it (rc.8-shaped fake host), and the idle release bounds.
+ */
+import { describe, expect, it } from 'vitest'
+import { IDLE_RELEASE_MS, MAX_RESIDENT_WOKEN, WokenSessions } from '../../src/adapters/woken.js'
+import type { HostAgent, HostAgentHandle } from '../../src/host.js'
+import { apply } from '../../src/plugin.js'
+import { fakeAgent, FakeHost, type FakeAgent } from '../support/fake-host.js'
+
+interface Deferred<T> { promise: Promise<T>, resolve(value: T): void, reject(error: unknown): void }
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void
+  let reject!: (error: unknown) => void
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+  return { promise, resolve, reject }
+}
+
+/** A host whose resume of `session-old` waits for the test to finish it. */
+function slowWakeHost(onFirstLook?: () => void) {
+  const host = new FakeHost()
+  apply(host.context(), { allowResume: true })
+  const stored = host.persist('session-old', 1000)
+  const a = host.goLive('session-a', 2000)
+  const b = host.goLive('session-b', 2001)
+  const gate = deferred<void>()
+  const agents = host.services.agents as { resume: (o: { resumeSessionId: string, signal?: AbortSignal }) => Promise<HostAgentHandle> }
+  let resumes = 0
+  agents.resume = async options => {
+    resumes++
+    // The shared resume is never given a caller's signal (case 1).
+    await gate.promise
+    if (options.signal?.aborted === true) throw options.signal.reason
+    const agent = fakeAgent(stored.header, stored.events)
+    if (onFirstLook !== undefined) {
+      // The first caller to look at the resumed agent is A: cancel it right then.
+      let looked = false
+      let status = agent.status
+      Object.defineProperty(agent, 'status', {
+        get: () => {
+          if (!looked) {
+            looked = true
+            onFirstLook()
+          }
+          return status
+        },
+        set: (value: 'idle' | 'running') => { status = value },
+      })
+    }
+    host.live.set(agent.id, agent)
+    return { agent, dispose: async () => { host.resumeDisposed.push(agent.id); host.live.delete(agent.id) } }
+  }
+  const send = (from: FakeAgent, message: string, signal: AbortSignal) =>
+    host.registered.get('sessions_send')!.execute({ session_id: 'session-old', message }, { agent: from, signal, callId: `c-${message}` })
+  return { host, a, b, gate, send, resumes: () => resumes }
+}
+
+describe('concurrent wakes of one cold session', () => {
+  it('case 1: a sender cancelled during the shared resume leaves the session to the other', async () => {
+    const { host, a, b, gate, send, resumes } = slowWakeHost()
+    const cancelA = new AbortController()
+    const sentA = send(a, 'from A', cancelA.signal)
+    const sentB = send(b, 'from B', new AbortController().signal)
+    await new Promise(resolve => setTimeout(resolve, 10))
+    cancelA.abort(new Error('A was cancelled'))
+    gate.resolve()
+    const [textA, textB] = await Promise.all([sentA, sentB])
+    expect(textA).toMatch(/^cancelled \| sessions_send was cancelled while resolving the target session/)
+    expect(textB).toMatch(/^accepted for session-old .*\(woke a cold session\)/)
+    expect(textB).not.toContain('A was cancelled')
+    expect(resumes()).toBe(1)
+    expect(host.live.get('session-old')?.received.map(r => r.message.content[0]?.text)).toEqual([expect.stringContaining('from B')])
+    expect(host.resumeDisposed).toEqual([])
+  })
+
+  it('case 2: a sender cancelled right after the resume does not dispose the session another is delivering to', async () => {
+    const cancelA = new AbortController()
+    const { host, a, b, gate, send } = slowWakeHost(() => cancelA.abort(new Error('A was cancelled')))
+    const sentA = send(a, 'from A', cancelA.signal)
+    const sentB = send(b, 'from B', new AbortController().signal)
+    await new Promise(resolve => setTimeout(resolve, 10))
+    gate.resolve()
+    const [textA, textB] = await Promise.all([sentA, sentB])
+    expect(textB).toMatch(/^accepted for session-old/)
+    expect(textA).toMatch(/^cancelled \| sessions_send was cancelled while (resolving|admitting)/)
+    expect(textA).toContain('left live for another send that is delivering to it')
+    expect(host.resumeDisposed).toEqual([])
+    expect(host.live.has('session-old')).toBe(true)
+  })
+
+  it('after a failed resume, a session another party resumed meanwhile is used as live (rc.8 "already registered")', async () => {
+    const host = new FakeHost()
+    apply(host.context(), { allowResume: true })
+    const stored = host.persist('session-old', 1000)
+    const me = host.goLive('session-me', 2000)
+    const agents = host.services.agents as { resume: () => Promise<HostAgentHandle> }
+    agents.resume = async () => {
+      // The web host resumed the same id at the same moment.
+      host.live.set('session-old', fakeAgent(stored.header, stored.events))
+      throw new Error('agent "session-old" is already registered')
+    }
+    const text = await host.run('sessions_send', { session_id: 'session-old', message: 'hi' }, me)
+    expect(text).toMatch(/^accepted for session-old \| mode=queue \| chars=2 \| hop 1 \| recorded at seq/)
+    expect(text).not.toContain('woke a cold session')
+  })
+})
+
+function handle(id: string, status: 'idle' | 'running' = 'idle'): HostAgentHandle & { disposed: boolean, agent: HostAgent & { status: 'idle' | 'running' } } {
+  const value = {
+    disposed: false,
+    agent: { id, status, session: { id, header: { id }, events: [] }, followup() {}, steer() {}, whenIdle: async () => undefined } as HostAgent & { status: 'idle' | 'running' },
+    async dispose() {
+      value.disposed = true
+    },
+  }
+  return value
+}
+
+describe('woken sessions do not pile up', () => {
+  const never = new AbortController().signal
+  const noneLive = () => undefined
+
+  it(`releases a woken session after its turn ended and it sat idle for ${IDLE_RELEASE_MS} ms; never one running a turn`, async () => {
+    let now = 0
+    const woken = new WokenSessions(never, () => now)
+    const h = handle('s1', 'running')
+    await woken.wake('s1', async () => h, noneLive, never)
+    woken.delivered('s1')
+    now += IDLE_RELEASE_MS * 2
+    expect(await woken.sweep()).toEqual([]) // still running its turn
+    h.agent.status = 'idle'
+    now += IDLE_RELEASE_MS - 1
+    expect(await woken.sweep()).toEqual([])
+    now += 1
+    expect(await woken.sweep()).toEqual(['s1'])
+    expect(h.disposed).toBe(true)
+    expect(woken.size).toBe(0)
+    await woken.releaseAll(() => undefined)
+  })
+
+  it(`keeps at most ${MAX_RESIDENT_WOKEN} idle woken sessions resident, releasing the least recently active`, async () => {
+    let now = 0
+    const woken = new WokenSessions(never, () => now)
+    const handles = []
+    for (let index = 0; index < MAX_RESIDENT_WOKEN + 3; index++) {
+      now += 1
+      const h = handle(`s${index}`)
+      handles.push(h)
+      await woken.wake(`s${index}`, async () => h, noneLive, never)
+      woken.delivered(`s${index}`)
+    }
+    expect(await woken.sweep()).toEqual(['s0', 's1', 's2'])
+    expect(woken.size).toBe(MAX_RESIDENT_WOKEN)
+    await woken.releaseAll(() => undefined)
+    expect(handles.every(h => h.disposed)).toBe(true)
+  })
+
+  it('a session woken for a call that gave up before anyone claimed it goes back to sleep', async () => {
+    const woken = new WokenSessions(never)
+    const gate = deferred<void>()
+    const h = handle('s1')
+    const cancel = new AbortController()
+    const waiting = woken.wake('s1', async () => {
+      await gate.promise
+      return h
+    }, noneLive, cancel.signal)
+    cancel.abort(new Error('gave up'))
+    await expect(waiting).rejects.toThrow('gave up')
+    gate.resolve()
+    await new Promise(resolve => setTimeout(resolve, 5))
+    expect(h.disposed).toBe(true)
+    expect(woken.size).toBe(0)
+  })
+})
