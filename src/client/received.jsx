@@ -1,7 +1,8 @@
 /**
- * The received side: a delivered peer message (a `user/message` whose text is
- * exactly one cross-session frame, src/framing.ts `parseFrame`) gets a row of
- * its own in the target's chat — "Message from session 4b91… "title" · queue
+ * The received side: a message this package delivered (a `user/message` with
+ * its relay source, src/provenance.ts `deliveredProvenance` — recorded by the
+ * deliverer, never read from text, so frames on or off) gets a row of its
+ * own in the target's chat — "Message from session 4b91… "title" · queue
  * · hop 1 · Open session" — so it does not read as the human's words.
  *
  * rc.8 offers no per-message seat inside the user bubble: user messages are
@@ -14,6 +15,7 @@
  * @module dsh-cross-session/client/received
  */
 import { parseFrame } from '../framing.ts'
+import { deliveredProvenance } from '../provenance.ts'
 import { shortId } from '../tool-results.ts'
 
 /** Node kind (the keyed `conversation.chat.node` entry). */
@@ -26,18 +28,29 @@ function textOf(message) {
   return content.filter(block => block?.type === 'text').map(block => block.text).join('')
 }
 
-/** Conversation Definition: one node per framed user message, keyed by its seq. */
+/**
+ * Who sent a delivered message, from its recorded provenance; the sender's
+ * title and the mode only from a frame built for that same sender (frames
+ * are off with `frameMessages: false`).
+ */
+function deliveredBy(message) {
+  const text = textOf(message)
+  const provenance = deliveredProvenance(message ?? {}, text)
+  if (provenance === undefined) return undefined
+  const frame = parseFrame(text)
+  const framed = frame !== undefined && frame.fromSessionId === provenance.senderSessionId
+  return { fromSessionId: provenance.senderSessionId, hop: provenance.hop, fromTitle: framed ? frame.fromTitle : '', mode: framed ? frame.mode : undefined }
+}
+
+/** Conversation Definition: one node per delivered user message, keyed by its seq. */
 export const receivedDefinition = {
   kind: RECEIVED_KIND,
   target: 'chat',
   match: (event) => {
     if (event?.type !== 'user/message') return null
-    return parseFrame(textOf(event.data)) === undefined ? null : { id: String(event.seq), role: 'start' }
+    return deliveredBy(event.data) === undefined ? null : { id: String(event.seq), role: 'start' }
   },
-  start: (_context, match) => {
-    const frame = parseFrame(textOf(match.event.data))
-    return { seq: match.event.seq, fromSessionId: frame.fromSessionId, fromTitle: frame.fromTitle, mode: frame.mode, hop: frame.hop }
-  },
+  start: (_context, match) => ({ seq: match.event.seq, ...deliveredBy(match.event.data) }),
   update: (context) => context.state,
   buildViewNode: (context) => {
     const state = context.state
@@ -63,7 +76,7 @@ export function ReceivedRow({ node, openSession, t }) {
       <div className="xs-head">
         <span className="xs-title">{t('received.from')}</span>
         <span className="xs-chip xs-mono" title={data.fromSessionId}>{shortId(data.fromSessionId)}</span>
-        <span className="xs-summary">{`"${data.fromTitle}" · ${data.mode} · ${t('send.hop', { hop: data.hop })}`}</span>
+        <span className="xs-summary">{[data.fromTitle === '' ? undefined : `"${data.fromTitle}"`, data.mode, t('send.hop', { hop: data.hop })].filter(part => part !== undefined).join(' · ')}</span>
         <a href="#" data-xs-open={data.fromSessionId} onClick={(event) => { event.preventDefault(); openSession(data.fromSessionId) }}>{t('received.open')}</a>
       </div>
     </div>
