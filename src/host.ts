@@ -51,6 +51,8 @@ export interface HostAgents {
   get(id: string): HostAgent | undefined
   currentInitiator?(): HostAgent | undefined
   resume(options: { resumeSessionId: string, agentOptions?: Record<string, unknown>, signal?: AbortSignal }): Promise<HostAgentHandle>
+  /** Every live agent of this process (rc.8 `AgentRegistry.list`). */
+  list?(): HostAgent[]
 }
 
 /** `ctx.sessionQuery` (`SessionQueryEngine`), the members used. */
@@ -59,6 +61,8 @@ export interface HostSessionQuery {
   readTitleSnapshots(ids: readonly string[], signal?: AbortSignal): Promise<unknown[]>
   readTitleSnapshot(id: string, signal?: AbortSignal): Promise<unknown>
   readSurface(id: string): Promise<unknown>
+  /** Raw-log records `{seq, type, time}` of one session (rc.8 `listEvents`). */
+  listEvents?(id: string): Promise<unknown[]>
 }
 
 /** `ctx.sessionController` of later harness lines (absent in rc.8). */

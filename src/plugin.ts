@@ -29,6 +29,7 @@
 import { createSessionControllerPort, createAgentsController, WokenSessions } from './adapters/controller.js'
 import { createSessionQueryPort } from './adapters/session-query.js'
 import { resolveCaller } from './caller.js'
+import { mountHome } from './home/mount.js'
 import type { HostContext, HostDefaultModel, HostSessionController } from './host.js'
 import { SendLimits } from './limits.js'
 import { resolveSettings, type Settings } from './settings.js'
@@ -68,6 +69,7 @@ export function missingServiceMessage(missing: readonly string[]): string {
 /** Cordis context as `apply` needs it (structural; see src/host.ts). */
 export interface PluginContext extends HostContext {
   get(name: string): unknown
+  on?(name: string, listener: (...args: unknown[]) => void): unknown
   inject(deps: string[], callback: (ctx: PluginContext) => void): unknown
   effect(execute: () => () => void, label?: string): unknown
 }
@@ -80,10 +82,14 @@ export function activate(ctx: PluginContext, settings: Settings, log: (level: 'i
   const controllerService = ctx.get('sessionController') as HostSessionController | undefined
   const defaultModel = ctx.get('agentDefaultModel') as HostDefaultModel | undefined
   const woken = new WokenSessions()
-  const sessions = createSessionQueryPort(ctx.sessionQuery, ctx.agents, controllerService)
-  const controller = controllerService === undefined
-    ? createAgentsController(ctx.agents, defaultModel, woken)
-    : createSessionControllerPort(controllerService, ctx.agents, woken)
+  const local = {
+    sessions: createSessionQueryPort(ctx.sessionQuery, ctx.agents, controllerService),
+    controller: controllerService === undefined
+      ? createAgentsController(ctx.agents, defaultModel, woken)
+      : createSessionControllerPort(controllerService, ctx.agents, woken),
+  }
+  // Several dsh processes on one DSH_HOME (issue 8): presence, wake lease, mailbox.
+  const { sessions, controller } = mountHome(ctx, local, message => log('warn', message))
   const deps = { sessions, controller, settings, limits: new SendLimits(), log: (message: string) => log('warn', message) }
   // Disposal cancels calls in flight (and their bounded waits) with this.
   const lifetime = new AbortController()
