@@ -61,8 +61,6 @@ export interface HostSessionQuery {
   readTitleSnapshots(ids: readonly string[], signal?: AbortSignal): Promise<unknown[]>
   readTitleSnapshot(id: string, signal?: AbortSignal): Promise<unknown>
   readSurface(id: string): Promise<unknown>
-  /** Raw-log records `{seq, type, time}` of one session (rc.8 `listEvents`). */
-  listEvents?(id: string): Promise<unknown[]>
 }
 
 /** `ctx.sessionController` of later harness lines (absent in rc.8). */

@@ -32,7 +32,11 @@ import { waitInDirectory } from './watch.js'
 /** Fallback poll while a sender waits for a receipt, ms. */
 export const RECEIPT_POLL_MS = 100
 
-/** Reads a session's raw-log records (rc.8 `sessionQuery.listEvents`), when the host has it. */
+/**
+ * Reads a session's stored events as written, without recovery's synthetic
+ * closers (rc.8 `sessionPersistence.readFrom(id, 0)`; `sessionQuery.listEvents`
+ * and `inspect` close an interrupted turn in memory, measured here).
+ */
 export type ListEvents = (sessionId: string) => Promise<readonly unknown[]>
 
 function remote(sessionId: string, pid: number, mayWake: boolean): ControllerOutcome<ResolvedTarget> {

@@ -23,6 +23,7 @@ import { HomeRuntime } from './runtime.js'
 export interface HomeMountContext {
   readonly agents: HostAgents
   readonly sessionQuery: HostSessionQuery
+  get(name: string): unknown
   on?(name: string, listener: (...args: unknown[]) => void): unknown
   effect(execute: () => () => void, label?: string): unknown
 }
@@ -85,9 +86,14 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     runtimes.delete(home)
     entry.runtime.stop()
   }, 'cross-session.home')
-  const listEvents = typeof ctx.sessionQuery.listEvents === 'function'
-    ? async (sessionId: string) => await ctx.sessionQuery.listEvents!(sessionId)
+  const persistence = ctx.get('sessionPersistence') as { readFrom?: (id: string, fromSeq: number) => Promise<{ events?: unknown }> } | undefined
+  const listEvents = typeof persistence?.readFrom === 'function'
+    ? async (sessionId: string) => {
+      const read = await persistence.readFrom!(sessionId, 0)
+      return Array.isArray(read?.events) ? read.events as unknown[] : []
+    }
     : undefined
+  if (listEvents === undefined) log('the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
   return {
     sessions: withPresence(ports.sessions, runtime),
     controller: guardController(ports.controller, runtime, sessionId => ctx.agents.get(sessionId) !== undefined, listEvents),

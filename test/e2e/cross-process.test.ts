@@ -249,4 +249,39 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     expect(readdirSync(join(h.home, 'cross-session', 'mailbox')).filter((name) => !name.startsWith('.'))).toEqual([])
     web = undefined
   })
+
+  it('a session mid-turn in a process without this package is not woken (recent open turn)', async () => {
+    h = makeHome('xp-open-turn')
+    let release!: () => void
+    const gate = new Promise<void>((r) => { release = r })
+    let alphaHeld = false
+    let alphaId = ''
+    model = await startFakeModel({
+      scenario: router({
+        'ROLE:A': async () => {
+          alphaHeld = true
+          await gate
+          return { text: 'ALPHA-ANSWER' }
+        },
+        'ROLE:B': steps([() => ({ name: 'sessions_send', args: { session_id: alphaId, message: 'OPEN-TURN-BODY' } })], 'B done'),
+      }),
+    })
+    // The web host runs without the plugin: it publishes nothing.
+    web = await startWeb(h, model, { patch: writePatch(h, { plugin: false }, 'bare.patch.yml') })
+    alphaId = (await web.create()).sessionId
+    await web.prompt(alphaId, 'ROLE:A a long job')
+    await waitFor(() => alphaHeld, 'A to be mid-turn')
+    await waitFor(() => readSession(h!, alphaId).events.some((e) => e.type === 'turn/start') || undefined, 'A\'s open turn to be persisted')
+    await runHeadless(h, model, 'ROLE:B message the busy peer', { patch: writePatch(h) })
+    const send = resultOf(model, 'sessions_send')
+    expect(send).toMatch(/^refused: rejected/)
+    expect(send).toContain('its log ends in a turn that is still open')
+    expect(send).toContain('install dsh-cross-session in every dsh profile')
+    release()
+    await web.waitIdle(alphaId)
+    await web.stop()
+    const persisted = readSession(h, alphaId)
+    expectContiguous(persisted)
+    expect(JSON.stringify(persisted.events)).not.toContain('OPEN-TURN-BODY')
+  })
 })
