@@ -226,3 +226,33 @@ describe('texts and liveness marks', () => {
     expect(markElsewhere(here, elsewhere)).toBe(here)
   })
 })
+
+describe('tools over a port that knows other processes', () => {
+  it('list rows and the read header say live, marked with the other process', async () => {
+    const { makeWorld, session } = await import('../support/fakes.js')
+    const { sessionsList } = await import('../../src/tools/sessions-list.js')
+    const { sessionsRead } = await import('../../src/tools/sessions-read.js')
+    const w = makeWorld()
+    const me = session('session-me', 2, { live: true })
+    const peer = session('session-peer', 1, { live: false, events: [] })
+    w.corpus.add(me).add(peer)
+    const elsewhere = new Map([['session-peer', { holder: { pid: 4242 } }]])
+    const inner = w.deps.sessions
+    w.deps.sessions = {
+      ...inner,
+      listSessions: async signal => (await inner.listSessions(signal)).map(row => markElsewhere(row, elsewhere)),
+      readTitles: (ids, signal) => inner.readTitles(ids, signal),
+      readSurface: (id, signal) => inner.readSurface(id, signal),
+      lookup: (id, signal) => inner.lookup(id, signal),
+      isLive: id => inner.isLive(id) || elsewhere.has(id),
+      liveElsewhere: id => (elsewhere.has(id) ? { pid: 4242 } : undefined),
+    }
+    const list = await sessionsList({}, w.call(me), w.deps)
+    expect(list).toContain('- session-peer [live, top-level] | cwd=/work/project | preset=standard | live in another dsh process (pid 4242)')
+    const read = await sessionsRead({ session_id: 'session-peer' }, w.call(me), w.deps)
+    expect(read.split('\n').slice(0, 2)).toEqual([
+      'session session-peer [live, top-level] | cwd=/work/project | preset=standard | live in another dsh process (pid 4242)',
+      '(this reads its persisted log, which can trail the live session by the harness\'s write batch)',
+    ])
+  })
+})
