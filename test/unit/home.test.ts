@@ -17,6 +17,7 @@ import { isAlive, judgeAlive, parseStartTime, readStartTime, selfTag } from '../
 import { markElsewhere } from '../../src/home/query.js'
 import { claimable } from '../../src/home/runtime.js'
 import { renderRemoteTail } from '../../src/home/texts.js'
+import type { SessionQueryPort } from '../../src/ports.js'
 
 function tempLayout() {
   const layout = layoutOf(mkdtempSync(join(tmpdir(), 'xs-home-')))
@@ -238,8 +239,7 @@ describe('tools over a port that knows other processes', () => {
     w.corpus.add(me).add(peer)
     const elsewhere = new Map([['session-peer', { holder: { pid: 4242 } }]])
     const inner = w.deps.sessions
-    w.deps.sessions = {
-      ...inner,
+    const sessions: SessionQueryPort = {
       listSessions: async signal => (await inner.listSessions(signal)).map(row => markElsewhere(row, elsewhere)),
       readTitles: (ids, signal) => inner.readTitles(ids, signal),
       readSurface: (id, signal) => inner.readSurface(id, signal),
@@ -247,9 +247,10 @@ describe('tools over a port that knows other processes', () => {
       isLive: id => inner.isLive(id) || elsewhere.has(id),
       liveElsewhere: id => (elsewhere.has(id) ? { pid: 4242 } : undefined),
     }
-    const list = await sessionsList({}, w.call(me), w.deps)
+    const deps = { ...w.deps, sessions }
+    const list = await sessionsList({}, w.call(me), deps)
     expect(list).toContain('- session-peer [live, top-level] | cwd=/work/project | preset=standard | live in another dsh process (pid 4242)')
-    const read = await sessionsRead({ session_id: 'session-peer' }, w.call(me), w.deps)
+    const read = await sessionsRead({ session_id: 'session-peer' }, w.call(me), deps)
     expect(read.split('\n').slice(0, 2)).toEqual([
       'session session-peer [live, top-level] | cwd=/work/project | preset=standard | live in another dsh process (pid 4242)',
       '(this reads its persisted log, which can trail the live session by the harness\'s write batch)',
