@@ -25,6 +25,7 @@ import { claim, listMailbox, parseMessage, readBounded, unlinkQuietly, writeRece
 import { ensureLayout, layoutOf, type HomeLayout, type ProcessTag } from './paths.js'
 import { judgePresence, PresencePublisher, readBoard, type Elsewhere } from './presence.js'
 import { isAlive, selfTag } from './process-tag.js'
+import { sweep } from './sweep.js'
 import { watchDirectory } from './watch.js'
 
 /** Fallback poll of the mailbox when `fs.watch` misses an event, ms. */
@@ -66,9 +67,12 @@ export class HomeRuntime {
     this.publisher = new PresencePublisher(this.layout.presence, this.self)
   }
 
-  /** Create the layout, publish `initial` agents, start watching the mailbox. */
+  /** Create the layout, sweep old leftovers, publish `initial` agents, start watching the mailbox. */
   start(initial: readonly HostAgent[]): void {
     ensureLayout(this.layout)
+    sweep(this.layout, Date.now())
+    // A normal exit withdraws presence even if the plugin is never disposed.
+    process.once('exit', this.onExit)
     for (const agent of initial) this.track(agent)
     this.stopWatch = watchDirectory(this.layout.mailbox, MAILBOX_POLL_MS, () => this.scan())
     this.scan()
@@ -212,8 +216,11 @@ export class HomeRuntime {
     }
   }
 
+  private readonly onExit = (): void => this.stop()
+
   /** Stop watching, withdraw presence, release leases (plugin disposal). */
   stop(): void {
+    process.removeListener('exit', this.onExit)
     this.lifetime.abort()
     this.stopWatch?.()
     this.publisher.withdrawAll()

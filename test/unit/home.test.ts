@@ -257,3 +257,14 @@ describe('tools over a port that knows other processes', () => {
     ])
   })
 })
+
+describe('sweep', () => {
+  it('removes only old leftovers', async () => {
+    const { sweepable, STALE_PRESENCE_SWEEP_MS, RECEIPT_SWEEP_MS } = await import('../../src/home/sweep.js')
+    expect(sweepable('presence-stale', STALE_PRESENCE_SWEEP_MS + 1)).toBe(true)
+    expect(sweepable('presence-stale', 1000)).toBe(false)
+    expect(sweepable('receipt', RECEIPT_SWEEP_MS + 1)).toBe(true)
+    expect(sweepable('receipt', 1000)).toBe(false)
+    expect(sweepable('temp', 2 * 60 * 60_000)).toBe(true)
+  })
+})
