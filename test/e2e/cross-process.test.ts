@@ -60,6 +60,8 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     await web.waitIdle(alphaId)
 
     const bravo = await runHeadless(h, model, 'ROLE:B message your peer', { patch })
+    // The headless process withdrew its own session's presence when it exited; the web host's stays.
+    expect(readdirSync(join(h.home, 'cross-session', 'presence'))).toEqual([expect.stringMatching(new RegExp(`^${alphaId}@${web.child.pid}\\.\\d+$`))])
     const list = resultOf(model, 'sessions_list')
     const row = list.split('\n').find((line) => line.includes(alphaId))
     expect(row).toMatch(/\[live, top-level\]/)
