@@ -89,7 +89,7 @@ export function activate(ctx: PluginContext, settings: Settings, log: (level: 'i
       : createSessionControllerPort(controllerService, ctx.agents, woken),
   }
   // Several dsh processes on one DSH_HOME (issue 8): presence, wake lease, mailbox.
-  const { sessions, controller } = mountHome(ctx, local, message => log('warn', message))
+  const { sessions, controller } = mountHome(ctx, local, log)
   const deps = { sessions, controller, settings, limits: new SendLimits(), log: (message: string) => log('warn', message) }
   // Disposal cancels calls in flight (and their bounded waits) with this.
   const lifetime = new AbortController()

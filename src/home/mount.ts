@@ -54,17 +54,17 @@ export function agentOf(args: readonly unknown[]): HostAgent | undefined {
  * Start (or join) the home runtime and wrap the ports.
  * @returns the wrapped ports, or the given ones when the home is unusable.
  */
-export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQueryPort, controller: ControllerPort }, log: (message: string) => void): { sessions: SessionQueryPort, controller: ControllerPort } {
+export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQueryPort, controller: ControllerPort }, log: (level: 'info' | 'warn', message: string) => void): { sessions: SessionQueryPort, controller: ControllerPort } {
   const home = resolveHome()
   const runtimes = registry()
   let shared = runtimes.get(home)
   if (shared === undefined) {
-    const runtime = new HomeRuntime(home, ctx.agents, log)
+    const runtime = new HomeRuntime(home, ctx.agents, message => log('warn', message))
     try {
       runtime.start(typeof ctx.agents.list === 'function' ? ctx.agents.list() : [])
     } catch (error: unknown) {
       runtime.stop()
-      log(`cross-process coordination is off: ${String(error)}; sessions live in other dsh processes are not seen`)
+      log('warn', `cross-process coordination is off: ${String(error)}; sessions live in other dsh processes are not seen`)
       return ports
     }
     shared = { runtime, users: 0 }
@@ -93,7 +93,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
       return Array.isArray(read?.events) ? read.events as unknown[] : []
     }
     : undefined
-  if (listEvents === undefined) log('the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
+  if (listEvents === undefined) log('info', 'the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
   return {
     sessions: withPresence(ports.sessions, runtime),
     controller: guardController(ports.controller, runtime, sessionId => ctx.agents.get(sessionId) !== undefined, listEvents),
