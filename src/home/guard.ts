@@ -53,7 +53,9 @@ function remote(sessionId: string, pid: number, mayWake: boolean): ControllerOut
 export function guardController(inner: ControllerPort, runtime: HomeRuntime, isLocal: (sessionId: string) => boolean, listEvents: ListEvents | undefined): ControllerPort {
   /** requestId → mailbox message id of remote admissions awaiting their receipt. */
   const posted = new Map<string, string>()
-  return {
+  /** Guarded wakes in flight in this process, so a second send waits for the first's checks. */
+  const waking = new Map<string, Promise<unknown>>()
+  const port: ControllerPort = {
     async resolve(sessionId, options) {
       if (isLocal(sessionId)) return await inner.resolve(sessionId, options)
       const board = runtime.board()
@@ -63,12 +65,22 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
 
       const leased = acquireLease(runtime.layout.leases, sessionId, runtime.self, isAlive)
       if (!leased.ok) {
-        // Our own lease: another send in this process is waking it; the inner port shares that wake.
-        if (leased.holder !== undefined && sameProcess(leased.holder, runtime.self)) return await inner.resolve(sessionId, options)
+        if (leased.holder !== undefined && sameProcess(leased.holder, runtime.self)) {
+          // Our own lease: another send in this process is waking it. Wait for
+          // its checks and wake, then decide again (it is local now, or refused).
+          const first = waking.get(sessionId)
+          if (first !== undefined) {
+            await first.catch(() => undefined)
+            return await port.resolve(sessionId, options)
+          }
+          return await inner.resolve(sessionId, options)
+        }
         if (leased.holder !== undefined) return remote(sessionId, leased.holder.pid, options.mayWake)
         return { ok: false, reason: 'another process holds a wake lease on the session that could not be read; it was left untouched, try again shortly' }
       }
       let keep = false
+      let done!: () => void
+      waking.set(sessionId, new Promise<void>(resolve => { done = resolve }))
       try {
         const again = runtime.board()
         const now = again.elsewhere.get(sessionId)
@@ -88,6 +100,8 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
         return resolved
       } finally {
         if (!keep) leased.lease.release()
+        waking.delete(sessionId)
+        done()
       }
     },
 
@@ -140,4 +154,5 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
       return said
     },
   }
+  return port
 }

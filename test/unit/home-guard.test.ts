@@ -166,4 +166,15 @@ describe('guard: waking a cold session', () => {
     await new Promise(resolve => setTimeout(resolve, 100))
     expect(readdirSync(runtime.layout.receipts)).toHaveLength(1)
   })
+
+  it('two sends in one process to one cold session: one wake, and the second waits for the first\'s checks', async () => {
+    const woken = world()
+    const [a, b] = await Promise.all([woken.guarded.resolve('session-a', { mayWake: true, signal }), woken.guarded.resolve('session-a', { mayWake: true, signal })])
+    expect([a.ok && a.value.woke, b.ok && b.value.woke].sort()).toEqual([false, true])
+    expect(woken.calls.filter(call => call.startsWith('resolve')).length).toBe(2) // one wake, one local resolve
+    const refused = world({ openTurnAgeMs: 1000 })
+    const both = await Promise.all([refused.guarded.resolve('session-b', { mayWake: true, signal }), refused.guarded.resolve('session-b', { mayWake: true, signal })])
+    expect(both.map(result => result.ok)).toEqual([false, false])
+    expect(refused.calls).toEqual([])
+  })
 })
