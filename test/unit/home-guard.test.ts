@@ -5,7 +5,7 @@
  * (`test/support/fake-host.ts`).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readdirSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -176,5 +176,25 @@ describe('guard: waking a cold session', () => {
     const both = await Promise.all([refused.guarded.resolve('session-b', { mayWake: true, signal }), refused.guarded.resolve('session-b', { mayWake: true, signal })])
     expect(both.map(result => result.ok)).toEqual([false, false])
     expect(refused.calls).toEqual([])
+  })
+
+  it('refuses planted mailbox entries (a symlink, a malformed file) without delivering anything', async () => {
+    const { runtime, live } = world()
+    const agent = fakeAgent({ id: 'session-a', createdAt: 1 })
+    live.set('session-a', agent)
+    const target = join(runtime.layout.root, 'secret.json')
+    writeFileSync(target, JSON.stringify({ v: 1, messageId: 'x', sessionId: 'session-a', requestId: 'r', fromSessionId: 's', mode: 'queue', text: 'FROM A LINK', createdAt: 1 }))
+    symlinkSync(target, join(runtime.layout.mailbox, 'session-a~0000000aa-01-aa.msg'))
+    writeFileSync(join(runtime.layout.mailbox, 'session-a~0000000ab-01-ab.msg'), '{"v":1,"text":42}')
+    runtime.track(agent)
+    await runtime.drain('session-a')
+    expect(agent.received).toEqual([])
+    expect(listMailbox(runtime.layout.mailbox)).toEqual([])
+    const receipts = readdirSync(runtime.layout.receipts).map(name => JSON.parse(readFileSync(join(runtime.layout.receipts, name), 'utf8')) as { stage: string, reason: string })
+    expect(receipts.map(receipt => receipt.stage)).toEqual(['refused', 'refused'])
+    expect(receipts.map(receipt => receipt.reason).sort()).toEqual([
+      'the message file does not match the mailbox schema',
+      'the message file is missing, not a regular file, or too large',
+    ])
   })
 })
