@@ -120,7 +120,9 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
           createdAt: Date.now(),
         })
       } catch (error: unknown) {
-        return { ok: false, reason: `the message could not be written to the mailbox for the process that holds the session: ${String(error)}` }
+        // The file system's code only: paths and raw messages stay out of the model's text.
+        const code = (error as { code?: unknown } | null)?.code
+        return { ok: false, reason: `the message could not be written to the mailbox under DSH_HOME (${typeof code === 'string' ? code : 'write failed'}); nothing was posted` }
       }
       posted.set(prompt.requestId, messageId)
       return { ok: true, value: { mode: prompt.mode, running: false } }
