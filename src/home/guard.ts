@@ -122,7 +122,9 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
       } catch (error: unknown) {
         // The file system's code only: paths and raw messages stay out of the model's text.
         const code = (error as { code?: unknown } | null)?.code
-        return { ok: false, reason: `the message could not be written to the mailbox under DSH_HOME (${typeof code === 'string' ? code : 'write failed'}); nothing was posted` }
+        // Errors without a code are this package's own (size bound, unsafe id) and safe to show.
+        const why = typeof code === 'string' ? code : error instanceof Error ? error.message : 'write failed'
+        return { ok: false, reason: `the message could not be written to the mailbox under DSH_HOME (${why}); nothing was posted` }
       }
       posted.set(prompt.requestId, messageId)
       return { ok: true, value: { mode: prompt.mode, running: false } }
