@@ -9,6 +9,10 @@
  *    sessions, one headless harness process each, the package's own
  *    definitions timed inside it against `ctx.sessionQuery` / `ctx.agents`.
  *
+ * 3. Several processes on one home (issue 8): delivery latency through the
+ *    mailbox between two OS processes, the owner's idle CPU, and the same
+ *    delivery between real `dsh` processes (headless → web host).
+ *
  * Options: `--quick` (fewer iterations), `--no-harness`, `--fresh` (re-seed
  * the homes), `--out FILE` (also write the markdown report there; default
  * `.tmp/bench/report.md`). Exit code 1 when a budget fails.
@@ -31,6 +35,8 @@ import { ROOT } from './harness/dsh.js'
 import { runHarnessBench, type HarnessResult } from './harness/run-harness.js'
 import type { CaseRow } from './measure.js'
 import { caseTable, limiterTable, verdictTable } from './table.js'
+import { crossProcessReport, crossProcessVerdicts, runCrossProcessBench } from './home/cross-process.js'
+import { median, realReport, runRealCrossProcessBench } from './home/real.js'
 
 const NODE_FLAGS = ['--expose-gc', '--max-semi-space-size=256']
 
@@ -94,6 +100,20 @@ async function main(): Promise<void> {
     out.push('', `Tools on the wire (the chat request's \`tools\` entries, \`{"type":"function","function":{…}}\`, as the harness sent them): ${Object.entries(wire).map(([name, bytes]) => `${name} ${bytes}`).join(', ')}; total ${wireTotal} bytes.`, '')
     verdicts.push(...realVerdicts(real))
   }
+
+  // Several dsh processes on one home (issue 8).
+  log('cross-process: package path (two OS processes, one home)')
+  const crossProcess = await runCrossProcessBench({ sends: quick ? 20 : 100, idleMs: quick ? 3000 : 10_000, log })
+  out.push('## Several processes on one home (issue 8)', '', ...crossProcessReport(crossProcess))
+  let realMedian: number | undefined
+  if (!argv.has('--no-harness')) {
+    const real = await runRealCrossProcessBench({ sends: quick ? 10 : 30, log })
+    realMedian = median(real.remote)
+    out.push(...realReport(real))
+    if (!real.allRecorded) verdicts.push({ budget: 'every cross-process bench send recorded', measured: 'not all recorded', pass: false })
+  }
+  out.push('')
+  verdicts.push(...crossProcessVerdicts(crossProcess, realMedian))
 
   out.push('## Budgets', '', verdictTable(verdicts), '')
   const seconds = ((Date.now() - started) / 1000).toFixed(0)

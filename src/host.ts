@@ -54,6 +54,8 @@ export interface HostAgents {
   get(id: string): HostAgent | undefined
   currentInitiator?(): HostAgent | undefined
   resume(options: { resumeSessionId: string, agentOptions?: Record<string, unknown>, signal?: AbortSignal }): Promise<HostAgentHandle>
+  /** Every live agent of this process (rc.8 `AgentRegistry.list`). */
+  list?(): HostAgent[]
 }
 
 /** `ctx.sessionQuery` (`SessionQueryEngine`), the members used. */

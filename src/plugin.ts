@@ -35,6 +35,7 @@ import { createControllerPort } from './adapters/controller.js'
 import { createSessionQueryPort } from './adapters/session-query.js'
 import { WokenSessions } from './adapters/woken.js'
 import { resolveCaller } from './caller.js'
+import { mountHome } from './home/mount.js'
 import type { HostContext, HostDefaultModel, HostSessionController } from './host.js'
 import { SendLimits } from './limits.js'
 import { SettingsSource } from './settings-source.js'
@@ -96,8 +97,12 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
   // Disposal cancels calls in flight (and their bounded waits) with this.
   const lifetime = new AbortController()
   const woken = new WokenSessions(lifetime.signal)
-  const sessions = createSessionQueryPort(ctx.sessionQuery, ctx.agents, sessionController)
-  const controller = createControllerPort({ agents: ctx.agents, sessionController, defaultModel }, woken)
+  const local = {
+    sessions: createSessionQueryPort(ctx.sessionQuery, ctx.agents, sessionController),
+    controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel }, woken),
+  }
+  // Several dsh processes on one DSH_HOME (issue 8): presence, wake lease, mailbox.
+  const { sessions, controller } = mountHome(ctx, local, log)
   // `settings` is a getter: every tool call reads the current value (O(1), src/settings-source.ts).
   const deps = {
     sessions, controller, limits: new SendLimits(), log: (message: string) => log('warn', message),

@@ -37,6 +37,8 @@ export interface SessionRecordView {
   readonly live: boolean
   /** Whether the persistence backend holds it. */
   readonly persisted: boolean
+  /** Set when it is live in another dsh process on this home (issue 8; `live` is then true). */
+  readonly elsewhere?: { readonly pid: number }
 }
 
 /**
@@ -74,6 +76,11 @@ export interface SessionQueryPort {
   lookup(sessionId: string, signal: AbortSignal): Promise<SessionRecordView | undefined>
   /** Whether a session is live right now (a non-waking registry lookup). */
   isLive(sessionId: string): boolean
+  /**
+   * The other dsh process on this home where the session is live, when it
+   * is live there and not here (issue 8); absent without a home runtime.
+   */
+  liveElsewhere?(sessionId: string): { readonly pid: number } | undefined
 }
 
 /** Delivery mode of seed 004: next turn (`queue`) or running turn (`steer`). */
@@ -88,6 +95,11 @@ export interface ResolvedTarget {
   readonly running: boolean
   /** Whether admission may go through a path that can wake (allowResume). */
   readonly mayWake: boolean
+  /**
+   * Set when the target is live in another dsh process on this home (issue 8):
+   * admission goes through the mailbox and nothing is woken here.
+   */
+  readonly remote?: { readonly pid: number }
 }
 
 /**
@@ -118,7 +130,18 @@ export interface RecordedAt {
   readonly seq: number
   /** `conversation`: its own `user/message` is logged; `inbox`: only the inbox insertion. */
   readonly stage: 'conversation' | 'inbox'
+  /** For a mailbox delivery: whether the target was running a turn when its process admitted it. */
+  readonly running?: boolean
 }
+
+/**
+ * A mailbox delivery not (yet) recorded when the sender's bound ran out
+ * (issue 8 §3): `claimed` by the owning process but not yet in its log,
+ * still `pending` in the mailbox, or `refused` by the owner.
+ */
+export type MailboxStage =
+  | { readonly stage: 'claimed' | 'pending' }
+  | { readonly stage: 'refused', readonly reason: string }
 
 /**
  * Write side: resolve a target and admit one prompt into its inbox. Backed by
@@ -149,7 +172,7 @@ export interface ControllerPort {
    * inbox does); the best record seen, or `undefined` when the log holds
    * neither by the bound.
    */
-  waitRecorded(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal, settleForInbox: boolean, from?: number }): Promise<RecordedAt | undefined>
+  waitRecorded(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal, settleForInbox: boolean, from?: number }): Promise<RecordedAt | MailboxStage | undefined>
 }
 
 /** The calling session, from `exec.agent` (PRODUCT.md §3). */

@@ -63,7 +63,9 @@ export function readRecord(raw: unknown): SessionRecordView | undefined {
   const row = raw as Record<string, unknown>
   const header = readHeader(row.header)
   if (header === undefined) return undefined
-  return { header, live: row.live === true, persisted: row.persisted === true }
+  const elsewhere = row.elsewhere as { pid?: unknown } | undefined
+  const pid = typeof elsewhere === 'object' && elsewhere !== null ? elsewhere.pid : undefined
+  return { header, live: row.live === true, persisted: row.persisted === true, ...(typeof pid === 'number' ? { elsewhere: { pid } } : {}) }
 }
 
 function optionalString(row: Record<string, unknown>, key: string): Record<string, string> {

@@ -123,6 +123,7 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
   const lines: string[] = []
   for (const row of shown) {
     let line = `- ${displayId(row.header.id)} ${stateTag(row.header, row.live)}${metadataSuffix(row.header)}`
+    if (row.elsewhere !== undefined) line += ` | live in another dsh process (pid ${row.elsewhere.pid})`
     if (isSubagent(row.header)) {
       const owner = ownerOf(row.header)
       line += owner === undefined ? ' | not messageable' : ` | not messageable (owner ${displayId(owner)})`

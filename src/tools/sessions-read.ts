@@ -106,8 +106,11 @@ export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps
     first += owner === undefined ? ' | subagent' : ` | owner ${displayId(owner)}`
   }
   if (header.id === caller.sessionId) first += ' | this session'
+  const elsewhere = deps.sessions.liveElsewhere?.(sessionId)
+  if (elsewhere !== undefined) first += ` | live in another dsh process (pid ${elsewhere.pid})`
   const lines = [
     first,
+    ...(elsewhere === undefined ? [] : ['(this reads its persisted log, which can trail the live session by the harness\'s write batch)']),
     `title: ${title}`,
     `readable messages: ${readable.messages.length} | captured through seq: ${typeof captured === 'number' ? captured : 'none'}`,
   ]

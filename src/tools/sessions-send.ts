@@ -21,7 +21,8 @@ import { controllerRefusal } from '../adapters/remote-errors.js'
 import { callBackend, callCommit, renderCancelled } from '../boundary.js'
 import { buildFrame } from '../framing.js'
 import { callIdentity } from '../limits.js'
-import type { RecordedAt, ResolvedTarget, SendMode, ToolCallContext } from '../ports.js'
+import { renderRemoteTail } from '../home/texts.js'
+import type { MailboxStage, RecordedAt, ResolvedTarget, SendMode, ToolCallContext } from '../ports.js'
 import type { RelayProvenance } from '../provenance.js'
 import { decideSend, refusals, renderRefusal, type SendFacts } from '../refusals.js'
 import { sessionIdProblem, SessionsSendArgs, validateArguments } from '../schemas.js'
@@ -63,8 +64,10 @@ export interface AcceptedLine {
   readonly hop: number
   readonly woke: boolean
   readonly running: boolean
-  /** Where the message was found by the bound, if anywhere. */
-  readonly recorded?: RecordedAt
+  /** Where the message was found by the bound, if anywhere (a mailbox stage for a remote target). */
+  readonly recorded?: RecordedAt | MailboxStage
+  /** Set when the target is live in another dsh process (issue 8): delivered through the mailbox. */
+  readonly remote?: { readonly pid: number }
   readonly recordWaitMs: number
   readonly waitCancelled: boolean
 }
@@ -76,6 +79,11 @@ export interface AcceptedLine {
 export function renderAccepted(line: AcceptedLine): string {
   const chars = line.truncatedFrom === undefined ? `chars=${line.chars}` : `chars=${line.chars} (truncated from ${line.truncatedFrom})`
   let head = `accepted for ${displayId(line.targetId)} | mode=${line.mode} | ${chars} | hop ${line.hop}`
+  if (line.remote !== undefined) {
+    const tail = renderRemoteTail({ pid: line.remote.pid, mode: line.mode, recorded: line.recorded, recordWaitMs: line.recordWaitMs, waitCancelled: line.waitCancelled })
+    const cut = line.truncatedFrom === undefined ? '' : ` Only the first ${line.chars} characters were delivered (maxSendChars).`
+    return `${head}${tail.head}\n${tail.body}${cut} Its reply will not return through this call; read it later with sessions_read.`
+  }
   if (line.woke) head += ' (woke a cold session)'
   if (line.recorded?.stage === 'conversation') head += ` | recorded at seq ${line.recorded.seq}`
   else if (line.recorded?.stage === 'inbox') head += ` | in its inbox at seq ${line.recorded.seq}, not yet in its conversation`
@@ -202,6 +210,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     woke: target.woke,
     running: targetRunning,
     ...(recorded.ok && recorded.value !== undefined ? { recorded: recorded.value } : {}),
+    ...(target.remote === undefined ? {} : { remote: target.remote }),
     recordWaitMs: settings.recordWaitMs,
     waitCancelled: !recorded.ok && recorded.cancelled,
   })

@@ -9,7 +9,9 @@
 import { buildFrame } from '../../src/framing.js'
 import { sessionsList } from '../../src/tools/sessions-list.js'
 import { sessionsRead } from '../../src/tools/sessions-read.js'
-import { sessionsSend } from '../../src/tools/sessions-send.js'
+import { renderAccepted, sessionsSend } from '../../src/tools/sessions-send.js'
+import { openTurnReason } from '../../src/home/open-turn.js'
+import { refusals, renderRefusal } from '../../src/refusals.js'
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent } from './fakes.js'
 import { relaySource } from '../../src/provenance.js'
 
@@ -33,6 +35,19 @@ function scene() {
   return { w, me }
 }
 
+/** A send to a session live in another dsh process (issue 8), before its outcome. */
+const REMOTE = {
+  targetId: 'session-e218a09e-8736-4483-9a04-2bf13608630c',
+  mode: 'queue',
+  chars: 74,
+  hop: 1,
+  woke: false,
+  running: false,
+  remote: { pid: 48213 },
+  recordWaitMs: 5000,
+  waitCancelled: false,
+} as const
+
 /** Every example, by the heading it appears under in docs/tools.md. */
 export async function docExamples(): Promise<Record<string, string>> {
   const { w, me } = scene()
@@ -43,6 +58,10 @@ export async function docExamples(): Promise<Record<string, string>> {
     'sessions_send': await sessionsSend({ session_id: 'session-e218a09e-8736-4483-9a04-2bf13608630c', message: 'Did the reasoning-effort fix land on main? The release checklist needs it.' }, call('call_01'), w.deps),
     'frame': buildFrame({ fromSessionId: 'session-4b91c2d0-5f3e-4a7b-9c1d-2e8f6a0b3c4d', fromTitle: 'Release checklist for v2', mode: 'queue', hop: 1, body: 'Did the reasoning-effort fix land on main? The release checklist needs it.', token: () => 'k3Vd9QxLm2Ta' }).text,
     'not-messageable': await sessionsSend({ session_id: '019c3d96-79e0-4e6a-b7bf-ea46c224d701', message: 'hi' }, call(), w.deps),
+    'remote recorded': renderAccepted({ ...REMOTE, recorded: { seq: 27, stage: 'conversation', running: false } }),
+    'remote claimed': renderAccepted({ ...REMOTE, recorded: { stage: 'claimed' } }),
+    'remote pending': renderAccepted({ ...REMOTE, recorded: { stage: 'pending' } }),
+    'open turn': renderRefusal(refusals.rejected(openTurnReason(42_000), 'resolving the target session'), 'Nothing was delivered.'),
     'invalid-arguments': await sessionsSend({ session_id: 'session-e218a09e-8736-4483-9a04-2bf13608630c', message: 'hi', priority: 'high' }, call(), w.deps),
   }
 }

@@ -1,0 +1,79 @@
+/**
+ * Is the process behind an entry still the one that wrote it? By pid and
+ * process start time, because pids are reused (issue 8: "An entry whose
+ * process has died, by pid and process start time, is stale and never blocks
+ * anything").
+ *
+ * On Linux the start time is field 22 of `/proc/<pid>/stat` (clock ticks
+ * since boot, proc(5)); it is read after the last `)` because the command
+ * name (field 2) may itself hold spaces and parentheses. Elsewhere it is
+ * unknown (`0`) and liveness falls back to the pid alone.
+ *
+ * @module dsh-cross-session/home/process-tag
+ */
+
+import { readFileSync } from 'node:fs'
+import type { ProcessTag } from './paths.js'
+
+/** Field 22 of a `/proc/<pid>/stat` line, or `undefined` when malformed. */
+export function parseStartTime(stat: string): number | undefined {
+  const close = stat.lastIndexOf(')')
+  if (close < 0) return undefined
+  // Fields after the name start at field 3 (state); starttime is field 22.
+  const fields = stat.slice(close + 2).split(' ')
+  const value = Number(fields[22 - 3])
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined
+}
+
+/** Start time of `pid`, or `undefined` when it has no `/proc` entry (dead, or not Linux). */
+export function readStartTime(pid: number): number | undefined {
+  try {
+    return parseStartTime(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+let self: ProcessTag | undefined
+
+/** This process's tag (computed once). */
+export function selfTag(): ProcessTag {
+  self ??= { pid: process.pid, start: readStartTime(process.pid) ?? 0 }
+  return self
+}
+
+/** What a liveness probe observed about one pid. */
+export interface Probe {
+  /** `process.kill(pid, 0)`: `alive` (or EPERM: exists, not ours), `dead` (ESRCH). */
+  readonly signal: 'alive' | 'dead'
+  /** Its current start time, when readable. */
+  readonly start: number | undefined
+}
+
+/**
+ * Pure verdict: the tagged process is alive only if the pid exists and, when
+ * both start times are known, they are equal (else the pid was reused).
+ */
+export function judgeAlive(tag: ProcessTag, probe: Probe): boolean {
+  if (probe.signal === 'dead') return false
+  if (tag.start === 0 || probe.start === undefined) return true
+  return probe.start === tag.start
+}
+
+/** Probe `pid` now. */
+export function probe(pid: number): Probe {
+  let signal: Probe['signal'] = 'alive'
+  try {
+    process.kill(pid, 0)
+  } catch (error: unknown) {
+    if ((error as { code?: unknown }).code === 'ESRCH') signal = 'dead'
+  }
+  return { signal, start: signal === 'dead' ? undefined : readStartTime(pid) }
+}
+
+/** Whether the process named by `tag` is alive (this process always is). */
+export function isAlive(tag: ProcessTag): boolean {
+  const me = selfTag()
+  if (tag.pid === me.pid) return tag.start === me.start || tag.start === 0
+  return judgeAlive(tag, probe(tag.pid))
+}
