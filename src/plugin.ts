@@ -18,8 +18,11 @@
  *    `agents`); if one is still missing after {@link MOUNT_GRACE_MS} it logs
  *    one message naming the service and what it is for, and registers
  *    nothing;
- * 4. builds the ports — `ctx.sessionController` when the host has one, else
- *    the adapter over `ctx.agents` (rc.8) — and registers the three tools once;
+ * 4. builds the ports — reads through the corpus index when
+ *    `ctx.sessionPersistence` is the JSONL backend, else `ctx.sessionQuery`
+ *    (issue 13); delivery through `ctx.sessionController` when the host has
+ *    one, else the adapter over `ctx.agents` (rc.8) — and registers the three
+ *    tools once;
  * 5. on disposal unregisters all three, clears its timer, cancels calls in
  *    flight (and their bounded waits), and disposes every session it woke.
  *
@@ -27,6 +30,7 @@
  */
 
 import { createSessionControllerPort, createAgentsController, WokenSessions } from './adapters/controller.js'
+import { createIndexedSessionQueryPort } from './adapters/persistence-index.js'
 import { createSessionQueryPort } from './adapters/session-query.js'
 import { resolveCaller } from './caller.js'
 import type { HostContext, HostDefaultModel, HostSessionController } from './host.js'
@@ -80,7 +84,14 @@ export function activate(ctx: PluginContext, settings: Settings, log: (level: 'i
   const controllerService = ctx.get('sessionController') as HostSessionController | undefined
   const defaultModel = ctx.get('agentDefaultModel') as HostDefaultModel | undefined
   const woken = new WokenSessions()
-  const sessions = createSessionQueryPort(ctx.sessionQuery, ctx.agents, controllerService)
+  const sessions = createIndexedSessionQueryPort({
+    fallback: createSessionQueryPort(ctx.sessionQuery, ctx.agents, controllerService),
+    agents: ctx.agents,
+    sessionQuery: ctx.sessionQuery,
+    // Read per call: the JSONL corpus index (issue 13) or, for any other backend, sessionQuery.
+    persistence: () => ctx.get('sessionPersistence'),
+    sessions: () => ctx.get('sessions'),
+  })
   const controller = controllerService === undefined
     ? createAgentsController(ctx.agents, defaultModel, woken)
     : createSessionControllerPort(controllerService, ctx.agents, woken)

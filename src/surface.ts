@@ -103,7 +103,8 @@ export function textOf(content: unknown): string | undefined {
   return parts.join('\n')
 }
 
-interface RawMessage {
+/** The message object an event carries (untrusted). */
+export interface RawMessage {
   readonly role: unknown
   readonly content: unknown
   readonly source: unknown
@@ -121,13 +122,53 @@ function messageOf(type: string, data: unknown): RawMessage | undefined {
 const MESSAGE_TYPES = new Set(['user/message', 'assistant/message', 'system/message'])
 
 /**
- * Project surface events to readable messages.
+ * One surface message that passed the filters, classified without building
+ * its text or parsing its frame (issue 13: that work is done by
+ * {@link projectMessage} for the shown rows only).
+ */
+export interface ClassifiedMessage {
+  readonly seq: number
+  readonly role: 'user' | 'assistant' | 'system'
+  readonly injected: boolean
+  readonly replaced: boolean
+  readonly message: RawMessage
+}
+
+/** Result of {@link classifyMessages}. */
+export interface Classified {
+  /** Messages in surface (model-history) order, filters applied. */
+  readonly messages: ClassifiedMessage[]
+  /** Events that looked like messages but could not be read. */
+  readonly malformed: number
+}
+
+/**
+ * The first text block with non-whitespace content, or `undefined` when the
+ * joined text would be blank. Equivalent to `textOf(content).trim()` being
+ * non-empty, and its `trimStart()` starts inside this block (blocks are
+ * joined with `\n`, itself whitespace), without joining anything.
+ */
+function firstNonBlank(content: unknown): string | undefined {
+  if (typeof content === 'string') return /\S/.test(content) ? content : undefined
+  if (!Array.isArray(content)) return undefined
+  for (const block of content) {
+    if (typeof block !== 'object' || block === null || (block as { type?: unknown }).type !== 'text') continue
+    const text = (block as { text?: unknown }).text
+    if (typeof text === 'string' && /\S/.test(text)) return text
+  }
+  return undefined
+}
+
+/**
+ * Classify surface events: which are readable messages under the filters, in
+ * order, and how many were malformed. Per message it reads only the type,
+ * seq, role and the first non-blank text block (blank check, injected
+ * prefix); it joins no text and parses no frame.
  * @param events - raw surface events (untrusted; rc.8 `SurfaceEvent[]`).
  * @param options - whether injected context and system notices are kept.
- * @returns readable messages in surface order and the count of malformed ones.
  */
-export function readableMessages(events: readonly unknown[], options: ReadableOptions): Readable {
-  const messages: ReadableMessage[] = []
+export function classifyMessages(events: readonly unknown[], options: ReadableOptions): Classified {
+  const messages: ClassifiedMessage[] = []
   let malformed = 0
   for (const raw of events) {
     if (typeof raw !== 'object' || raw === null) {
@@ -137,8 +178,8 @@ export function readableMessages(events: readonly unknown[], options: ReadableOp
     const event = raw as { type?: unknown, seq?: unknown, data?: unknown, surfaceOp?: unknown }
     if (typeof event.type !== 'string' || !MESSAGE_TYPES.has(event.type)) continue
     const message = messageOf(event.type, event.data)
-    const text = message === undefined ? undefined : textOf(message.content)
-    if (message === undefined || text === undefined || typeof event.seq !== 'number') {
+    const content = message?.content
+    if (message === undefined || (typeof content !== 'string' && !Array.isArray(content)) || typeof event.seq !== 'number') {
       malformed++
       continue
     }
@@ -146,20 +187,44 @@ export function readableMessages(events: readonly unknown[], options: ReadableOp
       ? 'system'
       : event.type === 'assistant/message' ? 'assistant' : 'user'
     if (role === 'system' && !options.includeSystem) continue
-    if (text.trim().length === 0) continue
-    const injected = role === 'user' && isInjectedText(text)
+    const first = firstNonBlank(content)
+    if (first === undefined) continue
+    const injected = role === 'user' && isInjectedText(first)
     if (injected && !options.includeInjected) continue
-    const frame = role === 'user' ? parseFrame(text) : undefined
     const replaced = typeof event.surfaceOp === 'object' && event.surfaceOp !== null
       && (event.surfaceOp as { op?: unknown }).op === 'replace'
-    messages.push({
-      seq: event.seq,
-      role,
-      source: frame === undefined ? sourceLabel(message.source) : `peer:${frame.fromSessionId}, hop ${frame.hop}`,
-      text: frame === undefined ? text : frame.body,
-      injected,
-      replaced,
-    })
+    messages.push({ seq: event.seq, role, injected, replaced, message })
   }
   return { messages, malformed }
+}
+
+/**
+ * Project one classified message to what `sessions_read` shows: its joined
+ * text, and its provenance (a peer frame's sender and hop, else the source
+ * label). Called for the shown window only.
+ */
+export function projectMessage(entry: ClassifiedMessage): ReadableMessage {
+  const text = textOf(entry.message.content) ?? ''
+  const frame = entry.role === 'user' ? parseFrame(text) : undefined
+  return {
+    seq: entry.seq,
+    role: entry.role,
+    source: frame === undefined ? sourceLabel(entry.message.source) : `peer:${frame.fromSessionId}, hop ${frame.hop}`,
+    text: frame === undefined ? text : frame.body,
+    injected: entry.injected,
+    replaced: entry.replaced,
+  }
+}
+
+/**
+ * Project surface events to readable messages: {@link classifyMessages} then
+ * {@link projectMessage} for every one (callers that show a window should
+ * project only that window).
+ * @param events - raw surface events (untrusted; rc.8 `SurfaceEvent[]`).
+ * @param options - whether injected context and system notices are kept.
+ * @returns readable messages in surface order and the count of malformed ones.
+ */
+export function readableMessages(events: readonly unknown[], options: ReadableOptions): Readable {
+  const classified = classifyMessages(events, options)
+  return { messages: classified.messages.map(projectMessage), malformed: classified.malformed }
 }

@@ -1,0 +1,187 @@
+/**
+ * The session query port over the corpus index (issue 13), for a host whose
+ * `ctx.sessionPersistence` is rc.8's JSONL backend; every other host (SQLite,
+ * unknown backends, no persistence, a Node without zstd) gets the
+ * `sessionQuery` port of ./session-query.ts unchanged.
+ *
+ * What each method reads (docs/performance.md "What each call re-checks"):
+ * - `listSessions`: one revision check of every stored log
+ *   ({@link CorpusIndex.refresh}: `stat` each, header line of new logs only),
+ *   plus the live sessions of this process (`ctx.sessions.list()`) that have
+ *   no log yet. Liveness is an overlay read on every call, never cached.
+ * - `readTitles(ids)`: a live session's title from its in-memory log; a
+ *   stored one's from the index after a revision check of that log.
+ * - `readSurface(id)`: live → rc.8 `sessionQuery.readSurface` (memory only);
+ *   cold → a revision check of that log, then `sessionPersistence.inspect(id)`
+ *   and the surface fold (./../index/surface-fold.ts), no listing.
+ * - `lookup(id)`: live → its header; cold → a revision check of that log.
+ *
+ * @module dsh-cross-session/adapters/persistence-index
+ */
+
+import type { HostAgents, HostSessionQuery } from '../host.js'
+import { CorpusIndex } from '../index/corpus-index.js'
+import { jsonlFiles, jsonlLayout } from '../index/jsonl-files.js'
+import { currentSurfaceEvents } from '../index/surface-fold.js'
+import type { SessionHeaderView, SessionQueryPort, SessionRecordView, SurfaceView } from '../ports.js'
+import { readHeader } from '../sessions.js'
+
+/** A live session of this process (`@deepseek-ai/dsh-session` `Session`), as read here. */
+interface LiveSession {
+  readonly id?: unknown
+  readonly header?: unknown
+  readonly events?: unknown
+}
+
+/** `ctx.sessions` (`SessionStore`, rc.8), the members read. */
+export interface HostSessionStore {
+  get(id: string): LiveSession | undefined
+  list(): LiveSession[]
+}
+
+/** What {@link createIndexedSessionQueryPort} needs from the host. */
+export interface IndexedPortOptions {
+  /** The `sessionQuery` port: used for live reads and for unrecognised backends. */
+  readonly fallback: SessionQueryPort
+  readonly agents: HostAgents
+  /** `ctx.sessionQuery` (live surfaces). */
+  readonly sessionQuery: HostSessionQuery
+  /** `ctx.sessionPersistence` right now (read on every call: services come and go). */
+  readonly persistence: () => unknown
+  /** `ctx.sessions` right now, if the host has it. */
+  readonly sessions: () => unknown
+  /** Called once per index built (tests and the bench read its counters). */
+  readonly onIndex?: (index: CorpusIndex) => void
+}
+
+/**
+ * Merge stored headers with this process's live sessions: a row is live when
+ * `isLive(id)` says so (the per-call liveness overlay); a live session
+ * without a log yet is listed as not persisted.
+ */
+export function overlayLive(stored: readonly SessionHeaderView[], live: readonly SessionHeaderView[], isLive: (id: string) => boolean): SessionRecordView[] {
+  const records = new Map<string, SessionRecordView>()
+  for (const header of stored) records.set(header.id, { header, live: isLive(header.id), persisted: true })
+  for (const header of live) {
+    if (!records.has(header.id)) records.set(header.id, { header, live: true, persisted: false })
+  }
+  return [...records.values()]
+}
+
+/** Title of the last `session/title` event of an in-memory log (rc.8 `foldSessionTitle`). */
+export function liveTitle(events: unknown): string | undefined {
+  if (!Array.isArray(events)) return undefined
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index] as { type?: unknown, data?: { title?: unknown } } | null
+    if (event?.type === 'session/title') return typeof event.data?.title === 'string' ? event.data.title : undefined
+  }
+  return undefined
+}
+
+function store(value: unknown): HostSessionStore | undefined {
+  const candidate = value as Partial<HostSessionStore> | undefined
+  return typeof candidate?.get === 'function' && typeof candidate.list === 'function' ? candidate as HostSessionStore : undefined
+}
+
+/** The persistence backend's "no such session" (`session "<id>" not found`, rc.8 coordinator). */
+function isMissingSession(error: unknown, sessionId: string): boolean {
+  return error instanceof Error && error.message === `session "${sessionId}" not found`
+}
+
+/**
+ * Build the port: the indexed one while the persistence backend is
+ * recognised, the fallback otherwise (decided on every call).
+ */
+export function createIndexedSessionQueryPort(options: IndexedPortOptions): SessionQueryPort {
+  const { fallback, agents } = options
+  let current: { persistence: unknown, index: CorpusIndex | undefined } | undefined
+
+  const indexFor = (): { persistence: { inspect?: unknown }, index: CorpusIndex } | undefined => {
+    const persistence = options.persistence()
+    let seen = current
+    if (seen === undefined || seen.persistence !== persistence) {
+      const layout = persistence === undefined ? undefined : jsonlLayout(persistence)
+      seen = { persistence, index: layout === undefined ? undefined : new CorpusIndex(jsonlFiles(layout)) }
+      current = seen
+      if (seen.index !== undefined) options.onIndex?.(seen.index)
+    }
+    return seen.index === undefined ? undefined : { persistence: persistence as { inspect?: unknown }, index: seen.index }
+  }
+  const isLive = (sessionId: string): boolean => agents.get(sessionId) !== undefined
+
+  return {
+    async listSessions(signal) {
+      const indexed = indexFor()
+      if (indexed === undefined) return fallback.listSessions(signal)
+      const entries = await indexed.index.refresh(signal)
+      const live: SessionHeaderView[] = []
+      for (const session of store(options.sessions())?.list() ?? []) {
+        const header = readHeader(session.header)
+        if (header !== undefined) live.push(header)
+      }
+      return overlayLive(entries.map(entry => entry.header), live, isLive)
+    },
+
+    async readTitles(sessionIds, signal) {
+      const indexed = indexFor()
+      if (indexed === undefined) return fallback.readTitles(sessionIds, signal)
+      const sessions = store(options.sessions())
+      const titles = new Map<string, string | undefined>()
+      let sliceStart = performance.now()
+      for (const sessionId of sessionIds) {
+        signal.throwIfAborted()
+        const live = sessions?.get(sessionId)
+        try {
+          if (live !== undefined) {
+            titles.set(sessionId, liveTitle(live.events))
+          } else {
+            const entry = indexed.index.check(sessionId)
+            titles.set(sessionId, entry === undefined ? undefined : indexed.index.title(entry))
+          }
+        } catch {
+          titles.set(sessionId, undefined)
+        }
+        if (performance.now() - sliceStart > 12) {
+          await new Promise(resolve => setImmediate(resolve))
+          sliceStart = performance.now()
+        }
+      }
+      return titles
+    },
+
+    async readSurface(sessionId, signal) {
+      const indexed = indexFor()
+      if (indexed === undefined || store(options.sessions())?.get(sessionId) !== undefined || isLive(sessionId)) {
+        return fallback.readSurface(sessionId, signal)
+      }
+      const inspect = indexed.persistence.inspect
+      if (typeof inspect !== 'function') return fallback.readSurface(sessionId, signal)
+      if (indexed.index.check(sessionId) === undefined) return undefined
+      let inspected: { meta?: unknown, events?: unknown }
+      try {
+        inspected = await inspect.call(indexed.persistence, sessionId, signal) as typeof inspected
+      } catch (error: unknown) {
+        if (isMissingSession(error, sessionId)) return undefined
+        throw error
+      }
+      const events = Array.isArray(inspected?.events) ? inspected.events as unknown[] : []
+      const last = events.at(-1) as { seq?: unknown } | undefined
+      const surface: SurfaceView = {
+        session: inspected?.meta as SessionHeaderView,
+        capturedThroughSeq: typeof last?.seq === 'number' ? last.seq : null,
+        events: currentSurfaceEvents(events),
+      }
+      return surface
+    },
+
+    async lookup(sessionId, signal) {
+      const indexed = indexFor()
+      if (indexed === undefined || isLive(sessionId)) return fallback.lookup(sessionId, signal)
+      signal.throwIfAborted()
+      const entry = indexed.index.check(sessionId)
+      return entry === undefined ? undefined : { header: entry.header, live: isLive(sessionId), persisted: true }
+    },
+
+    isLive,
+  }
+}
