@@ -94,18 +94,20 @@ function isMissingSession(error: unknown, sessionId: string): boolean {
  */
 export function createIndexedSessionQueryPort(options: IndexedPortOptions): SessionQueryPort {
   const { fallback, agents } = options
-  let current: { persistence: unknown, index: CorpusIndex | undefined } | undefined
+  // Keyed by the backend's root, not by object identity: Cordis hands out a
+  // fresh proxy of a service on every `ctx.get`.
+  let current: { key: string, index: CorpusIndex } | undefined
 
   const indexFor = (): { persistence: { inspect?: unknown }, index: CorpusIndex } | undefined => {
     const persistence = options.persistence()
-    let seen = current
-    if (seen === undefined || seen.persistence !== persistence) {
-      const layout = persistence === undefined ? undefined : jsonlLayout(persistence)
-      seen = { persistence, index: layout === undefined ? undefined : new CorpusIndex(jsonlFiles(layout)) }
-      current = seen
-      if (seen.index !== undefined) options.onIndex?.(seen.index)
+    const layout = persistence === undefined ? undefined : jsonlLayout(persistence)
+    if (layout === undefined) return undefined
+    const key = `${layout.root}\0${layout.fileName}`
+    if (current?.key !== key) {
+      current = { key, index: new CorpusIndex(jsonlFiles(layout)) }
+      options.onIndex?.(current.index)
     }
-    return seen.index === undefined ? undefined : { persistence: persistence as { inspect?: unknown }, index: seen.index }
+    return { persistence: persistence as { inspect?: unknown }, index: current.index }
   }
   const isLive = (sessionId: string): boolean => agents.get(sessionId) !== undefined
 

@@ -20,7 +20,7 @@ import { makeWorld, session } from '../support/fakes.js'
  */
 class Root {
   readonly root: string
-  constructor(readonly home: string) {
+  constructor(home: string) {
     this.root = join(home, 'sessions')
   }
 
@@ -211,7 +211,8 @@ describe('the indexed port under the real tools', () => {
       fallback: w.corpus,
       agents,
       sessionQuery: {} as HostSessionQuery,
-      persistence: () => persistence,
+      // A fresh wrapper per call, as Cordis's `ctx.get` hands out a new service proxy each time.
+      persistence: () => ({ ...persistence }),
       sessions: () => ({ get: (id: string) => (id === 'session-me' ? meLive : undefined), list: () => [meLive] }),
       onIndex: index => indexes.push(index),
     })
@@ -224,6 +225,7 @@ describe('the indexed port under the real tools', () => {
     const first = await sessionsList({ limit: 5 }, w.call(me), deps)
     expect(first).toContain('5 of 61 considered sessions')
     expect(first).toContain('  title 59')
+    expect(indexes).toHaveLength(1)
     const [index] = indexes
     expect(index!.counters).toEqual({ scans: 1, headerReads: 60, titleFolds: 5, titleTailFolds: 0 })
     const second = await sessionsList({ limit: 5 }, w.call(me), deps)
