@@ -10,7 +10,9 @@
  *   plus the live sessions of this process (`ctx.sessions.list()`) that have
  *   no log yet. Liveness is an overlay read on every call, never cached.
  * - `readTitles(ids)`: a live session's title from its in-memory log; a
- *   stored one's from the index after a revision check of that log.
+ *   stored one's from the index at the revision the same call's
+ *   `listSessions` just checked (same abort signal = same tool call), else
+ *   after a revision check of that log alone.
  * - `readSurface(id)`: live → rc.8 `sessionQuery.readSurface` (memory only);
  *   cold → a revision check of that log, then `sessionPersistence.inspect(id)`
  *   and the surface fold (./../index/surface-fold.ts), no listing.
@@ -110,12 +112,17 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
     return { persistence: persistence as { inspect?: unknown }, index: current.index }
   }
   const isLive = (sessionId: string): boolean => agents.get(sessionId) !== undefined
+  // The refresh each tool call made, by that call's abort signal: a list's
+  // title fold reuses the revision check its own listing just made (one per
+  // call), and any other call checks again.
+  const refreshedBy = new WeakMap<AbortSignal, number>()
 
   return {
     async listSessions(signal) {
       const indexed = indexFor()
       if (indexed === undefined) return fallback.listSessions(signal)
       const entries = await indexed.index.refresh(signal)
+      refreshedBy.set(signal, indexed.index.generation)
       const live: SessionHeaderView[] = []
       for (const session of store(options.sessions())?.list() ?? []) {
         const header = readHeader(session.header)
@@ -129,6 +136,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       if (indexed === undefined) return fallback.readTitles(sessionIds, signal)
       const sessions = store(options.sessions())
       const titles = new Map<string, string | undefined>()
+      const checkedBy = refreshedBy.get(signal)
       let sliceStart = performance.now()
       for (const sessionId of sessionIds) {
         signal.throwIfAborted()
@@ -137,7 +145,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
           if (live !== undefined) {
             titles.set(sessionId, liveTitle(live.events))
           } else {
-            const entry = indexed.index.check(sessionId)
+            const entry = indexed.index.check(sessionId, checkedBy)
             titles.set(sessionId, entry === undefined ? undefined : indexed.index.title(entry))
           }
         } catch {

@@ -30,6 +30,8 @@ export const DEFAULT_INDEX_BYTES = 48 * 1024 * 1024
 export interface IndexEntry {
   /** The log as last checked. */
   log: ScannedLog
+  /** The {@link CorpusIndex.generation} of the refresh that last checked it. */
+  checkedBy?: number
   readonly header: SessionHeaderView
   title?: CachedTitle
 }
@@ -45,6 +47,8 @@ export function entryBytes(entry: IndexEntry): number {
 /** Work done by the index since it was built (for tests and the bench). */
 export interface IndexCounters {
   scans: number
+  /** Revision checks of one log (`check` outside a same-call refresh). */
+  singleChecks: number
   headerReads: number
   titleFolds: number
   /** Titles folded from the appended frames only. */
@@ -55,10 +59,12 @@ export interface IndexCounters {
 const SLICE_MS = 12
 
 export class CorpusIndex {
-  readonly counters: IndexCounters = { scans: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0 }
+  readonly counters: IndexCounters = { scans: 0, singleChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0 }
   private readonly byPath: LRUCache<string, IndexEntry>
   private readonly pathById = new Map<string, string>()
   private readonly files: LogFiles
+  /** Serial of the last {@link refresh}. */
+  generation = 0
 
   constructor(files: LogFiles, maxBytes = DEFAULT_INDEX_BYTES) {
     this.files = files
@@ -82,6 +88,7 @@ export class CorpusIndex {
    */
   async refresh(signal: AbortSignal): Promise<IndexEntry[]> {
     this.counters.scans++
+    const generation = ++this.generation
     const scanned = await this.files.scan(signal)
     const known = new Map<string, KnownLog>()
     for (const [path, entry] of this.byPath.entries()) known.set(path, entry.log)
@@ -92,12 +99,15 @@ export class CorpusIndex {
       const entry = this.byPath.get(log.path)
       if (entry === undefined) continue
       entry.log = log
+      entry.checkedBy = generation
       entries.push(entry)
     }
     let sliceStart = performance.now()
     for (const log of plan.readHeader) {
       const entry = this.load(log)
-      if (entry !== undefined) entries.push(entry)
+      if (entry === undefined) continue
+      entry.checkedBy = generation
+      entries.push(entry)
       if (performance.now() - sliceStart > SLICE_MS) {
         await new Promise(resolve => setImmediate(resolve))
         signal.throwIfAborted()
@@ -110,10 +120,14 @@ export class CorpusIndex {
   /**
    * One session's entry after a revision check of its log alone, or
    * `undefined` when no log of that id exists now.
+   * @param checkedBy - a refresh generation made by the same tool call: an
+   *   entry that refresh checked is not checked again.
    */
-  check(sessionId: string): IndexEntry | undefined {
+  check(sessionId: string, checkedBy?: number): IndexEntry | undefined {
     const path = this.pathById.get(sessionId)
     const entry = path === undefined ? undefined : this.byPath.get(path)
+    if (entry !== undefined && checkedBy !== undefined && entry.checkedBy === checkedBy) return entry
+    this.counters.singleChecks++
     if (entry !== undefined) {
       const log = this.files.restat(entry.log)
       if (log !== undefined && log.identity === entry.log.identity) {

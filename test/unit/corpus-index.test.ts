@@ -227,10 +227,10 @@ describe('the indexed port under the real tools', () => {
     expect(first).toContain('  title 59')
     expect(indexes).toHaveLength(1)
     const [index] = indexes
-    expect(index!.counters).toEqual({ scans: 1, headerReads: 60, titleFolds: 5, titleTailFolds: 0 })
+    expect(index!.counters).toEqual({ scans: 1, singleChecks: 0, headerReads: 60, titleFolds: 5, titleTailFolds: 0 })
     const second = await sessionsList({ limit: 5 }, w.call(me), deps)
     expect(second).toBe(first)
-    expect(index!.counters).toEqual({ scans: 2, headerReads: 60, titleFolds: 5, titleTailFolds: 0 })
+    expect(index!.counters).toEqual({ scans: 2, singleChecks: 0, headerReads: 60, titleFolds: 5, titleTailFolds: 0 })
     // The caller (live) is read from memory, never from its log; the fallback is never used.
     const mine = await sessionsList({ query: 'Me, live' }, w.call(me), deps)
     expect(mine).toContain('session-me [live, top-level]')
@@ -254,9 +254,12 @@ describe('the indexed port under the real tools', () => {
     expect(text).toContain('title: title 1')
     expect(text).toContain('hello from session-001')
     expect(persistence.inspected).toEqual(['session-001'])
-    expect(indexes[0]!.counters.scans).toBe(0)
+    expect(indexes[0]!.counters).toMatchObject({ scans: 0, headerReads: 1, titleFolds: 1 })
+    // A later call checks that log's revision again (no reuse across calls).
+    root.appendTitle('session-001', 2, 'title 1, renamed')
+    expect(await sessionsRead({ session_id: 'session-001' }, w.call(me), deps)).toContain('title: title 1, renamed')
     expect(await sessionsRead({ session_id: 'session-404' }, w.call(me), deps)).toContain('not-found')
-    expect(persistence.inspected).toEqual(['session-001'])
+    expect(persistence.inspected).toEqual(['session-001', 'session-001'])
   })
 
   it('falls back to sessionQuery for a backend it does not recognise', async () => {
