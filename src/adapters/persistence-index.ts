@@ -7,7 +7,8 @@
  * What each method reads (docs/performance.md "What each call re-checks"):
  * - `listSessions`: one revision check of every stored log
  *   ({@link CorpusIndex.refresh}: `stat` each, header line of new logs only),
- *   plus the live sessions of this process (`ctx.sessions.list()`) that have
+ *   plus the live sessions of this process (`ctx.sessions.list()`, which
+ *   also gives each row's live flag, as rc.8's own listing does) that have
  *   no log yet. Liveness is an overlay read on every call, never cached.
  * - `readTitles(ids)`: a live session's title from its in-memory log; a
  *   stored one's from the index at the revision the same call's
@@ -123,12 +124,16 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       if (indexed === undefined) return fallback.listSessions(signal)
       const entries = await indexed.index.refresh(signal)
       refreshedBy.set(signal, indexed.index.generation)
+      // Liveness as rc.8's own listing reports it: membership in this
+      // process's session store (read once per call), else `agents.get`.
+      const sessions = store(options.sessions())
       const live: SessionHeaderView[] = []
-      for (const session of store(options.sessions())?.list() ?? []) {
+      for (const session of sessions?.list() ?? []) {
         const header = readHeader(session.header)
         if (header !== undefined) live.push(header)
       }
-      return overlayLive(entries.map(entry => entry.header), live, isLive)
+      const liveIds = new Set(live.map(header => header.id))
+      return overlayLive(entries.map(entry => entry.header), live, sessions === undefined ? isLive : id => liveIds.has(id))
     },
 
     async readTitles(sessionIds, signal) {

@@ -21,7 +21,7 @@
 import { LRUCache } from 'lru-cache'
 import type { SessionHeaderView } from '../ports.js'
 import type { LogFiles } from './jsonl-files.js'
-import { planScan, planTitle, type CachedTitle, type KnownLog, type ScannedLog } from './plan.js'
+import { planScan, planTitle, type CachedTitle, type ScannedLog } from './plan.js'
 
 /** Default bound of the index's estimated size: 48 MB (issue 13: ≤ 64 MB at 10,000 sessions). */
 export const DEFAULT_INDEX_BYTES = 48 * 1024 * 1024
@@ -90,9 +90,8 @@ export class CorpusIndex {
     this.counters.scans++
     const generation = ++this.generation
     const scanned = await this.files.scan(signal)
-    const known = new Map<string, KnownLog>()
-    for (const [path, entry] of this.byPath.entries()) known.set(path, entry.log)
-    const plan = planScan(known, scanned)
+    const byPath = this.byPath
+    const plan = planScan({ get: path => byPath.peek(path)?.log, size: byPath.size, keys: () => byPath.keys() }, scanned)
     for (const path of plan.removed) this.byPath.delete(path)
     const entries: IndexEntry[] = []
     for (const log of plan.unchanged) {

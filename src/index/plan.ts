@@ -66,17 +66,28 @@ export interface ScanPlan {
  * index has not seen under this file identity. A grown log keeps its header
  * (headers are immutable; appends never rewrite line 1).
  */
-export function planScan(known: ReadonlyMap<string, KnownLog>, scanned: readonly ScannedLog[]): ScanPlan {
+export function planScan(known: KnownLogs, scanned: readonly ScannedLog[]): ScanPlan {
   const unchanged: ScannedLog[] = []
   const readHeaderOf: ScannedLog[] = []
-  const seen = new Set<string>()
+  let stillKnown = 0
   for (const log of scanned) {
-    seen.add(log.path)
-    if (known.get(log.path)?.identity === log.identity) unchanged.push(log)
+    const previous = known.get(log.path)
+    if (previous !== undefined) stillKnown++
+    if (previous?.identity === log.identity) unchanged.push(log)
     else readHeaderOf.push(log)
   }
+  // Every known path was seen again: nothing was deleted (the common case; no set built).
+  if (stillKnown === known.size) return { unchanged, readHeader: readHeaderOf, removed: [] }
+  const seen = new Set(scanned.map(log => log.path))
   const removed = [...known.keys()].filter(path => !seen.has(path))
   return { unchanged, readHeader: readHeaderOf, removed }
+}
+
+/** The index's known logs by path, as {@link planScan} reads them (a `Map` or an LRU cache). */
+export interface KnownLogs {
+  get(path: string): KnownLog | undefined
+  readonly size: number
+  keys(): Iterable<string>
 }
 
 /**
