@@ -1,0 +1,94 @@
+/**
+ * End to end, headless profile (issue 13): the corpus index sees what
+ * another process did to the persisted corpus on the very next call. Between
+ * two tool calls of one running session, the test process (another process
+ * on the same `DSH_HOME`) creates a session log, appends a title to an
+ * existing one, and deletes the created one, in rc.8's own physical format
+ * (bench/harness/zstd-log.ts, a port of the jsonl backend's writer).
+ * @module test/e2e/corpus-index
+ */
+import { randomUUID } from 'node:crypto'
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { constants, zstdCompressSync } from 'node:zlib'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { decodeLog, encodeLog, logPathOf } from '../../bench/harness/zstd-log.ts'
+import { startFakeModel, type FakeModel } from './support/fake-model.ts'
+import { assertPrerequisites, makeHome, readSession, runHeadless, SKIP_E2E, tearDown, writePatch, type DshHome } from './support/harness.ts'
+import { router, steps } from './support/scenario.ts'
+
+function titleFrame(seq: number, title: string): Buffer {
+  const line = JSON.stringify({ type: 'session/title', seq, time: Date.now(), data: { title, messageSeqs: [], source: { kind: 'user' } } })
+  return zstdCompressSync(Buffer.from(`${line}\n`), { params: { [constants.ZSTD_c_checksumFlag]: 1 } })
+}
+
+describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
+  beforeAll(assertPrerequisites)
+  let h: DshHome
+  let model: FakeModel | undefined
+  afterEach(async () => {
+    await tearDown({ model, h })
+    model = undefined
+  })
+
+  it('sees a session created, a log written and a session deleted by another process on the next call', async () => {
+    h = makeHome('corpus-index')
+    let alphaId = ''
+    const charlieId = `session-${randomUUID()}`
+    const results: string[] = []
+    const alphaPath = () => logPathOf(h.home, h.workspace, alphaId)
+    const charliePath = () => logPathOf(h.home, h.workspace, charlieId)
+    model = await startFakeModel({
+      title: (r) => (r.allUserText.includes('ROLE:A') ? 'Alpha first title' : 'Bravo watcher'),
+      scenario: router({
+        'ROLE:A': steps([], 'ALPHA done'),
+        'ROLE:B': steps([
+          { name: 'sessions_list', args: {} },
+          (turn) => {
+            results.push(turn.results[0]?.content ?? '')
+            // Another process: a new session (a copy of A under a new id and title) and a new title for A.
+            const [header, ...events] = decodeLog(readFileSync(alphaPath())).split('\n').filter((line) => line.length > 0)
+            const copied = events.map((line) => line.split(alphaId).join(charlieId))
+            const lastSeq = (JSON.parse(events.at(-1)!) as { seq: number }).seq
+            copied.push(JSON.stringify({ type: 'session/title', seq: lastSeq + 1, time: Date.now(), data: { title: 'Charlie copy', messageSeqs: [], source: { kind: 'user' } } }))
+            mkdirSync(dirname(charliePath()), { recursive: true })
+            writeFileSync(charliePath(), encodeLog(header!.split(alphaId).join(charlieId), copied))
+            appendFileSync(alphaPath(), titleFrame(lastSeq + 1, 'Alpha renamed'))
+            return { name: 'sessions_list', args: {} }
+          },
+          (turn) => {
+            results.push(turn.results[0]?.content ?? '')
+            rmSync(dirname(charliePath()), { recursive: true })
+            return { name: 'sessions_read', args: { session_id: charlieId } }
+          },
+          (turn) => {
+            results.push(turn.results[0]?.content ?? '')
+            return { name: 'sessions_list', args: {} }
+          },
+        ], (turn) => {
+          results.push(turn.results[0]?.content ?? '')
+          return 'B done'
+        }),
+      }),
+    })
+    const patch = writePatch(h)
+    alphaId = (await runHeadless(h, model, 'ROLE:A say hello', { patch })).sessionId
+    await runHeadless(h, model, 'ROLE:B watch the corpus', { patch })
+
+    const [before, afterWrite, readDeleted, afterDelete] = results
+    expect(before).toContain(alphaId)
+    expect(before).toContain('Alpha first title')
+    expect(before).not.toContain(charlieId)
+    // Created and written by another process: seen on the next call, titles current.
+    expect(afterWrite).toContain(charlieId)
+    expect(afterWrite).toContain('Charlie copy')
+    expect(afterWrite).toContain('Alpha renamed')
+    expect(afterWrite).not.toContain('Alpha first title')
+    // Deleted by another process: gone on the next call.
+    expect(readDeleted).toMatch(/not-found/)
+    expect(afterDelete).not.toContain(charlieId)
+    expect(afterDelete).toContain('Alpha renamed')
+    // The harness itself accepts the appended title (the log stays valid).
+    expect(readSession(h, alphaId).events.at(-1)).toMatchObject({ type: 'session/title' })
+  })
+})
