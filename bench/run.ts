@@ -20,7 +20,7 @@
  */
 
 import { spawnSync } from 'node:child_process'
-import { cpus, totalmem } from 'node:os'
+import { cpus, loadavg, totalmem } from 'node:os'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { limiterCases, listCases, readCases, schemaBytes, sendCases } from './cases.js'
@@ -46,7 +46,7 @@ const log = (line: string): void => { process.stderr.write(`${line}\n`) }
 
 function machine(): string {
   const nproc = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()
-  return `nproc ${nproc || cpus().length}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${process.platform}-${process.arch}`
+  return `nproc ${nproc || cpus().length}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${process.platform}-${process.arch}, load average at start ${loadavg().map(value => value.toFixed(1)).join(' / ')}`
 }
 
 async function main(): Promise<void> {
@@ -88,6 +88,7 @@ async function main(): Promise<void> {
   }
 
   out.push('## Budgets', '', verdictTable(verdicts), '')
+  out.push(`Load average at the end: ${loadavg().map(value => value.toFixed(1)).join(' / ')} (shared machine: wall times scale with it).`, '')
   const seconds = ((Date.now() - started) / 1000).toFixed(0)
   out.push(`Bench wall time: ${seconds} s.`)
   const report = out.join('\n')
