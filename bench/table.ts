@@ -76,8 +76,10 @@ export function corpusTable(rows: CaseRow[]): string {
     ['`sessions_list {}`', corpus => pair(pick(corpus, 'sessions_list', row => row.case === 'no query'))],
     ['`sessions_list {query}`', corpus => pair(pick(corpus, 'sessions_list', row => row.case.startsWith('query')))],
     ['cold `sessions_read` (~20 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) < 100))],
-    ['cold `sessions_read` (~10,000 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) > 5000))],
-    ['its own log\'s parse: `inspect(id)`, ~10,000 events', corpus => pair(pick(corpus, 'persistence', row => row.case.startsWith('inspect') && (row.events ?? 0) > 5000))],
+    ['cold `sessions_read` (~10,000 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) > 5000 && (row.events ?? 0) < 50_000))],
+    ['its own log\'s parse: `inspect(id)`, ~10,000 events', corpus => pair(pick(corpus, 'persistence', row => row.case.startsWith('inspect') && (row.events ?? 0) > 5000 && (row.events ?? 0) < 50_000))],
+    ['cold `sessions_read` (~100,000 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) >= 50_000))],
+    ['its own log\'s parse: `inspect(id)`, ~100,000 events', corpus => pair(pick(corpus, 'persistence', row => row.case.startsWith('inspect') && (row.events ?? 0) >= 50_000))],
     ['`sessions_send` refused before wake', corpus => pair(pick(corpus, 'sessions_send', row => row.case.startsWith('resume-disabled')))],
     ['rc.8 `persistence.listSnapshots()` alone', corpus => pair(pick(corpus, 'persistence', row => row.case === 'listSnapshots()'))],
     ['corpus index: retained heap MB (estimate MB)', corpus => {
