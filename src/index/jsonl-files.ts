@@ -108,12 +108,18 @@ function statLog(path: string, dirName: string): ScannedLog | undefined {
   return stats?.isFile() === true ? scanned(path, dirName, stats) : undefined
 }
 
-/** Read `length` bytes at `position` (fewer at end of file). */
-function readAt(path: string, position: number, length: number | undefined): Buffer {
+/** Reused for header probes: the decoded header is copied out of it at once. */
+const probeBuffer = Buffer.allocUnsafe(4096)
+
+/**
+ * Read `length` bytes at `position` (fewer at end of file); `probe` reads into
+ * the shared probe buffer (callers consume it synchronously).
+ */
+function readAt(path: string, position: number, length: number | undefined, probe = false): Buffer {
   const fd = openSync(path, 'r')
   try {
     const size = length ?? Math.max(0, Number(fstatSync(fd).size) - position)
-    const buffer = Buffer.allocUnsafe(size)
+    const buffer = probe && size <= probeBuffer.length ? probeBuffer : Buffer.allocUnsafe(size)
     let filled = 0
     while (filled < size) {
       const read = readSync(fd, buffer, filled, size - filled, position + filled)
@@ -126,7 +132,7 @@ function readAt(path: string, position: number, length: number | undefined): Buf
   }
 }
 
-const HEADER_PROBE = 8192
+const HEADER_PROBE = 4096
 const HEADER_MAX = 1 << 20
 
 /** The real file operations over one layout. */
@@ -168,7 +174,7 @@ export function jsonlFiles(layout: JsonlLayout): LogFiles {
       for (;;) {
         let buffer: Buffer
         try {
-          buffer = readAt(log.path, 0, length)
+          buffer = readAt(log.path, 0, length, true)
         } catch (error: unknown) {
           if (isMissing(error)) return undefined
           throw error

@@ -102,11 +102,15 @@ export function planTitle(cached: CachedTitle | undefined, log: { identity: stri
   return 'full'
 }
 
+const SAFE_SEGMENT = /^[A-Za-z0-9._-]+$/
+
 /**
  * The harness's `encodeSegment` (jsonl `lib/index.js`, rc.8): a session id as
  * one path segment.
  */
 export function encodeSegment(raw: string): string {
+  // Fast path (every harness-made id): nothing to escape.
+  if (SAFE_SEGMENT.test(raw) && raw !== '.' && raw !== '..') return raw
   if (raw === '.') return '~002E'
   if (raw === '..') return '~002E~002E'
   let out = ''
