@@ -1,10 +1,11 @@
 /**
  * End to end, headless profile (issue 13): the corpus index sees what
  * another process did to the persisted corpus on the very next call. Between
- * two tool calls of one running session, the test process (another process
- * on the same `DSH_HOME`) creates a session log, appends a title to an
- * existing one, and deletes the created one, in rc.8's own physical format
- * (bench/harness/zstd-log.ts, a port of the jsonl backend's writer).
+ * two tool calls of one running session, a second real dsh process on the
+ * same `DSH_HOME` creates a session, and the test process creates a session
+ * log, appends a title to an existing one, and deletes the created one, in
+ * rc.8's own physical format (bench/harness/zstd-log.ts, a port of the jsonl
+ * backend's writer; rc.8 itself never deletes).
  * @module test/e2e/corpus-index
  */
 import { randomUUID } from 'node:crypto'
@@ -14,7 +15,7 @@ import { constants, zstdCompressSync } from 'node:zlib'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { decodeLog, encodeLog, logPathOf } from '../../bench/harness/zstd-log.ts'
 import { startFakeModel, type FakeModel } from './support/fake-model.ts'
-import { assertPrerequisites, makeHome, readSession, runHeadless, SKIP_E2E, tearDown, writePatch, type DshHome } from './support/harness.ts'
+import { assertPrerequisites, makeHome, readSession, readSessions, runDsh, runHeadless, SKIP_E2E, tearDown, writePatch, type DshHome } from './support/harness.ts'
 import { router, steps } from './support/scenario.ts'
 
 function titleFrame(seq: number, title: string): Buffer {
@@ -36,16 +37,23 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
     let alphaId = ''
     const charlieId = `session-${randomUUID()}`
     const results: string[] = []
+    let deltaId = ''
+    let patch = ''
     const alphaPath = () => logPathOf(h.home, h.workspace, alphaId)
     const charliePath = () => logPathOf(h.home, h.workspace, charlieId)
     model = await startFakeModel({
-      title: (r) => (r.allUserText.includes('ROLE:A') ? 'Alpha first title' : 'Bravo watcher'),
+      title: (r) => (r.allUserText.includes('ROLE:A') ? 'Alpha first title' : r.allUserText.includes('ROLE:D') ? 'Delta from another dsh' : 'Bravo watcher'),
       scenario: router({
         'ROLE:A': steps([], 'ALPHA done'),
+        'ROLE:D': steps([], 'DELTA done'),
         'ROLE:B': steps([
           { name: 'sessions_list', args: {} },
-          (turn) => {
+          async (turn) => {
             results.push(turn.results[0]?.content ?? '')
+            // Another real dsh process on the same DSH_HOME creates a session while B waits for its model.
+            const run = await runDsh(['--profile', 'headless', '--patch', patch, 'ROLE:D say hello too'], { h, model: model! })
+            expect(run.code).toBe(0)
+            deltaId = readSessions(h).find((s) => JSON.stringify(s.events).includes('ROLE:D say hello too'))?.header.id ?? 'missing'
             // Another process: a new session (a copy of A under a new id and title) and a new title for A.
             const [header, ...events] = decodeLog(readFileSync(alphaPath())).split('\n').filter((line) => line.length > 0)
             const copied = events.map((line) => line.split(alphaId).join(charlieId))
@@ -71,9 +79,11 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
         }),
       }),
     })
-    const patch = writePatch(h)
+    patch = writePatch(h)
     alphaId = (await runHeadless(h, model, 'ROLE:A say hello', { patch })).sessionId
-    await runHeadless(h, model, 'ROLE:B watch the corpus', { patch })
+    // B's run creates more than its own session, so it is started without runHeadless's one-new-session check.
+    const bravo = await runDsh(['--profile', 'headless', '--patch', patch, 'ROLE:B watch the corpus'], { h, model })
+    expect(bravo.code, bravo.stderr.slice(-2000)).toBe(0)
 
     const [before, afterWrite, readDeleted, afterDelete] = results
     expect(before).toContain(alphaId)
@@ -84,6 +94,7 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
     expect(afterWrite).toContain('Charlie copy')
     expect(afterWrite).toContain('Alpha renamed')
     expect(afterWrite).not.toContain('Alpha first title')
+    expect(afterWrite).toMatch(new RegExp(`${deltaId} \\[cold, top-level\\][^\\n]*\\n  Delta from another dsh`))
     // Deleted by another process: gone on the next call.
     expect(readDeleted).toMatch(/not-found/)
     expect(afterDelete).not.toContain(charlieId)
