@@ -55,8 +55,8 @@ export interface IndexCounters {
   titleTailFolds: number
 }
 
-/** Yield to the event loop when a synchronous stretch has run this long, ms. */
-const SLICE_MS = 12
+/** Header frames decoded per batch (one zstd context each); the loop yields between batches. */
+const HEADER_BATCH = 256
 
 export class CorpusIndex {
   readonly counters: IndexCounters = { scans: 0, singleChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0 }
@@ -101,17 +101,20 @@ export class CorpusIndex {
       entry.checkedBy = generation
       entries.push(entry)
     }
-    let sliceStart = performance.now()
-    for (const log of plan.readHeader) {
-      const entry = this.load(log)
-      if (entry === undefined) continue
-      entry.checkedBy = generation
-      entries.push(entry)
-      if (performance.now() - sliceStart > SLICE_MS) {
+    for (let start = 0; start < plan.readHeader.length; start += HEADER_BATCH) {
+      if (start > 0) {
         await new Promise(resolve => setImmediate(resolve))
         signal.throwIfAborted()
-        sliceStart = performance.now()
       }
+      const batch = plan.readHeader.slice(start, start + HEADER_BATCH)
+      this.counters.headerReads += batch.length
+      const headers = this.files.readHeaders(batch)
+      batch.forEach((log, position) => {
+        const entry = this.store(log, headers[position])
+        if (entry === undefined) return
+        entry.checkedBy = generation
+        entries.push(entry)
+      })
     }
     return entries
   }
@@ -177,7 +180,10 @@ export class CorpusIndex {
 
   private load(log: ScannedLog): IndexEntry | undefined {
     this.counters.headerReads++
-    const header = this.files.readHeader(log)
+    return this.store(log, this.files.readHeader(log))
+  }
+
+  private store(log: ScannedLog, header: SessionHeaderView | undefined): IndexEntry | undefined {
     if (header === undefined) return undefined
     const entry: IndexEntry = { log, header }
     this.byPath.set(log.path, entry)

@@ -20,7 +20,7 @@ import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type B
 import { basename, dirname, isAbsolute, join } from 'node:path'
 import type { SessionHeaderView } from '../ports.js'
 import { encodeSegment, lastTitleIn, parseHeaderLine, type ScannedLog } from './plan.js'
-import { decodeFrames, scanFrames, zstdDecompress } from './zstd.js'
+import { createFrameDecoder, decodeFrames, scanFrames, zstdDecompress } from './zstd.js'
 
 /** Where a recognised JSONL backend keeps its logs. */
 export interface JsonlLayout {
@@ -48,6 +48,8 @@ export interface LogFiles {
   restat(log: ScannedLog): ScannedLog | undefined
   /** Its header line, or `undefined` when the file is not a session log. */
   readHeader(log: ScannedLog): SessionHeaderView | undefined
+  /** {@link readHeader} of many logs, in order, decoding their header frames in one batch. */
+  readHeaders(logs: readonly ScannedLog[]): Array<SessionHeaderView | undefined>
   /** Fold the title from byte `from` (a frame boundary) to the end. */
   readTitle(log: ScannedLog, from: number): TitleRead
 }
@@ -82,6 +84,12 @@ const SLICE = 500
 function isMissing(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code
   return code === 'ENOENT' || code === 'ENOTDIR'
+}
+
+/** A zstd decoding error (`ZSTD_error_*`) or a frame-structure error of ./zstd.ts. */
+function isCorrupt(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown, message?: unknown }
+  return (typeof code === 'string' && code.startsWith('ZSTD_error')) || (typeof message === 'string' && message.startsWith('corrupt Zstandard session log'))
 }
 
 function directories(path: string): string[] {
@@ -138,6 +146,22 @@ const HEADER_MAX = 1 << 20
 /** The real file operations over one layout. */
 export function jsonlFiles(layout: JsonlLayout): LogFiles {
   const { root, fileName, compressed } = layout
+  const readHeaderOf = (log: ScannedLog): SessionHeaderView | undefined => {
+    let length = HEADER_PROBE
+    for (;;) {
+      const buffer = readAt(log.path, 0, length, true)
+      const complete = buffer.length < length
+      if (compressed) {
+        const frames = scanFrames(buffer, 1)
+        if (frames.length === 1) return parseHeaderLine(decodeFrames(buffer, frames).split('\n', 1)[0] ?? '', log.dirName)
+      } else {
+        const newline = buffer.indexOf(0x0a)
+        if (newline >= 0) return parseHeaderLine(buffer.subarray(0, newline).toString('utf8'), log.dirName)
+      }
+      if (complete || length >= HEADER_MAX) return undefined
+      length *= 4
+    }
+  }
   return {
     async scan(signal) {
       const logs: ScannedLog[] = []
@@ -170,25 +194,40 @@ export function jsonlFiles(layout: JsonlLayout): LogFiles {
     },
 
     readHeader(log) {
-      let length = HEADER_PROBE
-      for (;;) {
-        let buffer: Buffer
-        try {
-          buffer = readAt(log.path, 0, length, true)
-        } catch (error: unknown) {
-          if (isMissing(error)) return undefined
-          throw error
-        }
-        const complete = buffer.length < length
-        if (compressed) {
-          const frames = scanFrames(buffer, 1)
-          if (frames.length === 1) return parseHeaderLine(decodeFrames(buffer, frames).split('\n', 1)[0] ?? '', log.dirName)
-        } else {
-          const newline = buffer.indexOf(0x0a)
-          if (newline >= 0) return parseHeaderLine(buffer.subarray(0, newline).toString('utf8'), log.dirName)
-        }
-        if (complete || length >= HEADER_MAX) return undefined
-        length *= 4
+      try {
+        return readHeaderOf(log)
+      } catch (error: unknown) {
+        // Gone since the scan, or a corrupt header frame: not a log this index can
+        // show (rc.8's own list() rejects the whole listing on the latter).
+        if (isMissing(error) || isCorrupt(error)) return undefined
+        throw error
+      }
+    },
+
+    readHeaders(logs) {
+      if (!compressed) return logs.map(log => this.readHeader(log))
+      // One zstd context for the batch (each header frame is exactly one line,
+      // rc.8 `assertZstdHeaderFrame`).
+      let decoder = createFrameDecoder()
+      try {
+        return logs.map(log => {
+          try {
+            const buffer = readAt(log.path, 0, HEADER_PROBE, true)
+            const [frame] = scanFrames(buffer, 1)
+            if (frame !== undefined) {
+              const line = decoder.decode(buffer.subarray(frame.start, frame.end)).toString('utf8').split('\n', 1)[0] ?? ''
+              return parseHeaderLine(line, log.dirName)
+            }
+          } catch {
+            // A torn, long or corrupt header frame: read this log alone (that
+            // decides); a failed context is not reused.
+            decoder.close()
+            decoder = createFrameDecoder()
+          }
+          return this.readHeader(log)
+        })
+      } finally {
+        decoder.close()
       }
     },
 

@@ -73,3 +73,72 @@ export function decodeFrames(buffer: Uint8Array, frames: readonly FrameRange[]):
   for (const frame of frames) parts.push(zstdDecompress(buffer.subarray(frame.start, frame.end)).toString('utf8'))
   return parts.join('')
 }
+
+/** Decodes one complete frame at a time; `close()` frees its native context. */
+export interface FrameDecoder {
+  /** The frame's plaintext (a view valid until the next call: copy or decode it at once). */
+  decode(frame: Uint8Array): Buffer
+  close(): void
+}
+
+const DECODE_CHUNK = 64 * 1024
+
+interface PrivateZstdStream {
+  _handle?: { writeSync?: (...args: unknown[]) => void } | null
+  _writeState?: Uint32Array
+  _defaultFlushFlag?: number
+  close(): void
+  on(event: 'error', listener: (error: Error) => void): unknown
+}
+
+/**
+ * One zstd context reused across frames, when this Node exposes the private
+ * stream shape the harness itself relies on (port of
+ * `NodePrivateZstdFrameDecoder`, `@deepseek-ai/dsh-session-persistence-jsonl@0.1.0-rc.8`
+ * `lib/index.js`: `_handle.writeSync` plus `_writeState`); else the public
+ * one-shot `zstdDecompressSync` per frame (its `PublicZstdFrameDecoder`).
+ * Measured: creating a context per header frame was half of a cold refresh.
+ */
+export function createFrameDecoder(): FrameDecoder {
+  const oneShot: FrameDecoder = { decode: frame => { if (zstdDecompress === undefined) throw new Error('no zstd decoder'); return zstdDecompress(frame) }, close: () => {} }
+  const create = (zlib as { createZstdDecompress?: (options: { chunkSize: number }) => PrivateZstdStream }).createZstdDecompress
+  if (typeof create !== 'function') return oneShot
+  const stream = create({ chunkSize: DECODE_CHUNK })
+  const errorKey = Reflect.ownKeys(stream).find((key): key is symbol => typeof key === 'symbol' && key.description === 'kError')
+  const shapeOk = typeof stream._handle?.writeSync === 'function' && stream._writeState instanceof Uint32Array && stream._writeState.length >= 2
+    && typeof stream._defaultFlushFlag === 'number' && errorKey !== undefined && (stream as unknown as Record<symbol, unknown>)[errorKey] === null
+  if (!shapeOk) {
+    stream.close()
+    return oneShot
+  }
+  let streamError: Error | undefined
+  stream.on('error', error => { streamError ??= error })
+  const output = Buffer.allocUnsafe(DECODE_CHUNK)
+  return {
+    decode(frame) {
+      const handle = stream._handle
+      if (handle?.writeSync === undefined) throw new Error('the zstd decoder is closed')
+      const state = stream._writeState!
+      const chunks: Buffer[] = []
+      let offset = 0
+      let remaining = frame.length
+      for (;;) {
+        handle.writeSync(stream._defaultFlushFlag, frame, offset, remaining, output, 0, output.length)
+        const failure = streamError ?? (stream as unknown as Record<symbol, unknown>)[errorKey]
+        if (failure !== null && failure !== undefined) throw failure instanceof Error ? failure : new Error('zstd decoder failure')
+        const outputLeft = state[0]!
+        const inputLeft = state[1]!
+        const produced = output.length - outputLeft
+        if (outputLeft !== 0) {
+          if (inputLeft !== 0) throw new Error('corrupt Zstandard session log: trailing input after a frame')
+          const last = output.subarray(0, produced)
+          return chunks.length === 0 ? last : Buffer.concat([...chunks, Buffer.from(last)])
+        }
+        chunks.push(Buffer.from(output))
+        offset += remaining - inputLeft
+        remaining = inputLeft
+      }
+    },
+    close: () => stream.close(),
+  }
+}

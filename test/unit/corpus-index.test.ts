@@ -73,12 +73,14 @@ class Root {
 /** Real file operations, counted. */
 function counted(files: LogFiles): LogFiles & { counts: Record<string, number> } {
   const counts: Record<string, number> = { scan: 0, probe: 0, restat: 0, readHeader: 0, readTitle: 0 }
+  const readHeader = (log: Parameters<LogFiles['readHeader']>[0]) => { counts.readHeader!++; return files.readHeader(log) }
   return {
     counts,
     scan: signal => { counts.scan!++; return files.scan(signal) },
     probe: id => { counts.probe!++; return files.probe(id) },
     restat: log => { counts.restat!++; return files.restat(log) },
-    readHeader: log => { counts.readHeader!++; return files.readHeader(log) },
+    readHeader,
+    readHeaders: logs => { counts.readHeader! += logs.length; return files.readHeaders(logs) },
     readTitle: (log, from) => { counts.readTitle!++; return files.readTitle(log, from) },
   }
 }
@@ -183,6 +185,23 @@ describe('CorpusIndex over real rc.8-format logs', () => {
     writeFileSync(foreign, readFileSync(root.path('session-a'))) // header names session-a
     const index = new CorpusIndex(jsonlFiles(layoutOf()))
     expect((await index.refresh(signal)).map(entry => entry.header.id)).toEqual(['session-a'])
+  })
+
+  it('decodes header frames in one batch, and falls back per log around a corrupt one', async () => {
+    for (let index = 0; index < 12; index++) root.write(`session-${index}`, index, `t${index}`)
+    const files = jsonlFiles(layoutOf())
+    const logs = await files.scan(signal)
+    const one = logs.map(log => files.readHeader(log))
+    expect(files.readHeaders(logs)).toEqual(one)
+    // Corrupt the header frame's checksum of one log: only that log is skipped.
+    const bad = readFileSync(root.path('session-4'))
+    bad[bad.indexOf(Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), 4) - 1]! ^= 0xff
+    writeFileSync(root.path('session-4'), bad)
+    const headers = files.readHeaders(logs)
+    expect(headers.filter(header => header !== undefined)).toHaveLength(11)
+    expect(headers.find(header => header?.id === 'session-4')).toBeUndefined()
+    const index = new CorpusIndex(files)
+    expect((await index.refresh(signal)).map(entry => entry.header.id)).not.toContain('session-4')
   })
 
   it('stays within its byte bound (lru-cache) and still answers every refresh', async () => {

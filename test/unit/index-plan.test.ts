@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { lastTitleIn, parseHeaderLine, planScan, planTitle, type ScannedLog } from '../../src/index/plan.js'
 import { currentSurfaceEvents } from '../../src/index/surface-fold.js'
-import { scanFrames } from '../../src/index/zstd.js'
+import { createFrameDecoder, scanFrames } from '../../src/index/zstd.js'
 import { constants, zstdCompressSync } from 'node:zlib'
 import { classifyMessages, projectMessage, readableMessages } from '../../src/surface.js'
 import { userEvent } from '../support/fakes.js'
@@ -64,6 +64,24 @@ describe('scanFrames', () => {
     expect(scanFrames(whole.subarray(0, whole.length - 3))).toHaveLength(1)
     expect(scanFrames(whole, 1)).toHaveLength(1)
     expect(() => scanFrames(Buffer.from('not zstd at all'))).toThrow(/magic/)
+  })
+})
+
+describe('createFrameDecoder', () => {
+  it('decodes frame after frame with one context, large ones too, and rejects a corrupt one', () => {
+    const frame = (text: string) => zstdCompressSync(Buffer.from(text), { params: { [constants.ZSTD_c_checksumFlag]: 1 } })
+    const large = `${'x'.repeat(300_000)}\n`
+    const decoder = createFrameDecoder()
+    try {
+      expect(decoder.decode(frame('one\n')).toString()).toBe('one\n')
+      expect(decoder.decode(frame(large)).toString()).toBe(large)
+      expect(decoder.decode(frame('two\n')).toString()).toBe('two\n')
+      const bad = frame('three\n')
+      bad[bad.length - 1]! ^= 0xff
+      expect(() => decoder.decode(bad)).toThrow()
+    } finally {
+      decoder.close()
+    }
   })
 })
 
