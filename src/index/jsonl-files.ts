@@ -233,14 +233,26 @@ export function jsonlFiles(layout: JsonlLayout): LogFiles {
 
     readTitle(log, from) {
       const buffer = readAt(log.path, from, undefined)
-      if (compressed) {
-        const frames = scanFrames(buffer)
-        const read = lastTitleIn(decodeFrames(buffer, frames))
-        return { ...read, value: read.found ? read.value : undefined, completeBytes: from + (frames.at(-1)?.end ?? 0) }
+      if (!compressed) {
+        const end = buffer.lastIndexOf(0x0a) + 1
+        const read = lastTitleIn(buffer.subarray(0, end))
+        return { found: read.found, value: read.found ? read.value : undefined, completeBytes: from + end }
       }
-      const end = buffer.lastIndexOf(0x0a) + 1
-      const read = lastTitleIn(buffer.subarray(0, end).toString('utf8'))
-      return { ...read, value: read.found ? read.value : undefined, completeBytes: from + end }
+      // The latest title is the last one: decode frames from the end and stop
+      // at the first that holds one (one zstd context for the log).
+      const frames = scanFrames(buffer)
+      const completeBytes = from + (frames.at(-1)?.end ?? 0)
+      const decoder = createFrameDecoder()
+      try {
+        for (let index = frames.length - 1; index >= 0; index--) {
+          const frame = frames[index]!
+          const read = lastTitleIn(decoder.decode(buffer.subarray(frame.start, frame.end)))
+          if (read.found) return { found: true, value: read.value, completeBytes }
+        }
+      } finally {
+        decoder.close()
+      }
+      return { found: false, value: undefined, completeBytes }
     },
   }
 }

@@ -139,29 +139,30 @@ export function parseHeaderLine(line: string, dirName: string): SessionHeaderVie
   return header !== undefined && encodeSegment(header.id) === dirName ? header : undefined
 }
 
-const TITLE_TYPE = '"session/title"'
+const TITLE_TYPE = Buffer.from('"session/title"', 'utf8')
 
 /**
- * The title of the last `session/title` event in JSONL text (`foldSessionTitle`):
- * `{ found: false }` when the text holds none. Only lines that contain the
- * type string are parsed, scanning from the end.
+ * The title of the last `session/title` event in JSONL bytes (`foldSessionTitle`):
+ * `{ found: false }` when they hold none. Searches the bytes from the end and
+ * parses only lines that contain the type string (a decoded log can be
+ * 100+ MB: it is never turned into one string).
  */
-export function lastTitleIn(text: string): { found: false } | { found: true, value: string | undefined } {
-  let at = text.lastIndexOf(TITLE_TYPE)
+export function lastTitleIn(bytes: Uint8Array): { found: false } | { found: true, value: string | undefined } {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  let at = view.lastIndexOf(TITLE_TYPE)
   while (at >= 0) {
-    const start = text.lastIndexOf('\n', at) + 1
-    const newline = text.indexOf('\n', at)
-    const line = text.slice(start, newline < 0 ? text.length : newline)
+    const start = at === 0 ? 0 : view.lastIndexOf(0x0a, at) + 1
+    const newline = view.indexOf(0x0a, at)
     try {
-      const event = JSON.parse(line) as { type?: unknown, data?: { title?: unknown } }
+      const event = JSON.parse(view.toString('utf8', start, newline < 0 ? view.length : newline)) as { type?: unknown, data?: { title?: unknown } }
       if (event.type === 'session/title') {
         const title = event.data?.title
         return { found: true, value: typeof title === 'string' ? title : undefined }
       }
     } catch {
-      // A torn or foreign line: not an event the harness would fold.
+      // A foreign line: not an event the harness would fold.
     }
-    at = start >= 2 ? text.lastIndexOf(TITLE_TYPE, start - 2) : -1
+    at = start >= 2 ? view.lastIndexOf(TITLE_TYPE, start - 2) : -1
   }
   return { found: false }
 }

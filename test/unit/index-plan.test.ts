@@ -39,10 +39,13 @@ describe('lastTitleIn', () => {
       JSON.stringify({ type: 'session/title', seq: 3, data: { title: 'new' } }),
       JSON.stringify({ type: 'user/message', seq: 4, data: { content: [{ type: 'text', text: '"session/title"' }] } }),
     ]
-    expect(lastTitleIn(lines.join('\n'))).toEqual({ found: true, value: 'new' })
-    expect(lastTitleIn(lines.slice(0, 2).join('\n'))).toEqual({ found: true, value: 'old' })
-    expect(lastTitleIn(lines[1]!)).toEqual({ found: false })
-    expect(lastTitleIn('')).toEqual({ found: false })
+    const bytes = (text: string) => Buffer.from(text, 'utf8')
+    expect(lastTitleIn(bytes(lines.join('\n')))).toEqual({ found: true, value: 'new' })
+    expect(lastTitleIn(bytes(lines.slice(0, 2).join('\n')))).toEqual({ found: true, value: 'old' })
+    expect(lastTitleIn(bytes(`${lines.slice(0, 2).join('\n')}\n`).subarray(0))).toEqual({ found: true, value: 'old' })
+    expect(lastTitleIn(bytes(lines[1]!))).toEqual({ found: false })
+    expect(lastTitleIn(bytes(''))).toEqual({ found: false })
+    expect(lastTitleIn(bytes(JSON.stringify({ type: 'session/title', data: { title: 'ünï 🙂' } })))).toEqual({ found: true, value: 'ünï 🙂' })
   })
 })
 
