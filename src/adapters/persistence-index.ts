@@ -7,9 +7,10 @@
  * What each method reads (docs/performance.md "What each call re-checks"):
  * - `listSessions`: one revision check of every stored log
  *   ({@link CorpusIndex.refresh}: `stat` each, header line of new logs only),
- *   plus the live sessions of this process (`ctx.sessions.list()`, which
- *   also gives each row's live flag, as rc.8's own listing does) that have
- *   no log yet. Liveness is an overlay read on every call, never cached.
+ *   plus the live sessions of this process (`ctx.sessions.list()`) that have
+ *   no log yet. A row is live when that store holds it (as in rc.8's own
+ *   listing) or the fallback port's `isLive` says so: an overlay read on
+ *   every call, never cached.
  * - `readTitles(ids)`: a live session's title from its in-memory log; a
  *   stored one's from the index at the revision the same call's
  *   `listSessions` just checked (same abort signal = same tool call), else
@@ -22,7 +23,6 @@
  * @module dsh-cross-session/adapters/persistence-index
  */
 
-import type { HostAgents, HostSessionQuery } from '../host.js'
 import { CorpusIndex } from '../index/corpus-index.js'
 import { jsonlFiles, jsonlLayout } from '../index/jsonl-files.js'
 import { currentSurfaceEvents } from '../index/surface-fold.js'
@@ -44,11 +44,8 @@ export interface HostSessionStore {
 
 /** What {@link createIndexedSessionQueryPort} needs from the host. */
 export interface IndexedPortOptions {
-  /** The `sessionQuery` port: used for live reads and for unrecognised backends. */
+  /** The `sessionQuery` port: liveness, live reads, and everything for unrecognised backends. */
   readonly fallback: SessionQueryPort
-  readonly agents: HostAgents
-  /** `ctx.sessionQuery` (live surfaces). */
-  readonly sessionQuery: HostSessionQuery
   /** `ctx.sessionPersistence` right now (read on every call: services come and go). */
   readonly persistence: () => unknown
   /** `ctx.sessions` right now, if the host has it. */
@@ -96,7 +93,7 @@ function isMissingSession(error: unknown, sessionId: string): boolean {
  * recognised, the fallback otherwise (decided on every call).
  */
 export function createIndexedSessionQueryPort(options: IndexedPortOptions): SessionQueryPort {
-  const { fallback, agents } = options
+  const { fallback } = options
   // Keyed by the backend's root, not by object identity: Cordis hands out a
   // fresh proxy of a service on every `ctx.get`.
   let current: { key: string, index: CorpusIndex } | undefined
@@ -112,7 +109,9 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
     }
     return { persistence: persistence as { inspect?: unknown }, index: current.index }
   }
-  const isLive = (sessionId: string): boolean => agents.get(sessionId) !== undefined
+  // One liveness predicate for every tool: the fallback port's (`ctx.agents.get`,
+  // plus whatever presence check that port gains), read per call, never cached.
+  const isLive = (sessionId: string): boolean => fallback.isLive(sessionId)
   // The refresh each tool call made, by that call's abort signal: a list's
   // title fold reuses the revision check its own listing just made (one per
   // call), and any other call checks again.
@@ -124,8 +123,9 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       if (indexed === undefined) return fallback.listSessions(signal)
       const entries = await indexed.index.refresh(signal)
       refreshedBy.set(signal, indexed.index.generation)
-      // Liveness as rc.8's own listing reports it: membership in this
-      // process's session store (read once per call), else `agents.get`.
+      // Liveness as rc.8's own listing reports it (membership in this
+      // process's session store, read once per call) or as the tools' one
+      // predicate reports it (`isLive`).
       const sessions = store(options.sessions())
       const live: SessionHeaderView[] = []
       for (const session of sessions?.list() ?? []) {
@@ -133,7 +133,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
         if (header !== undefined) live.push(header)
       }
       const liveIds = new Set(live.map(header => header.id))
-      return overlayLive(entries.map(entry => entry.header), live, sessions === undefined ? isLive : id => liveIds.has(id))
+      return overlayLive(entries.map(entry => entry.header), live, id => liveIds.has(id) || isLive(id))
     },
 
     async readTitles(sessionIds, signal) {
