@@ -16,19 +16,17 @@
  * @module dsh-cross-session/index/jsonl-files
  */
 
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type BigIntStats } from 'node:fs'
-import { basename, dirname, isAbsolute, join } from 'node:path'
+import { join } from 'node:path'
 import type { SessionHeaderView } from '../ports.js'
+import type { JsonlLayout } from './jsonl-layout.js'
 import { encodeSegment, lastTitleIn, parseHeaderLine, type ScannedLog } from './plan.js'
-import { createFrameDecoder, decodeFrames, scanFrames, zstdDecompress } from './zstd.js'
+import { directories, isCorrupt, isMissing, readAt, statLog } from './sync-fs.js'
+import { createFrameDecoder, decodeFrames, scanFrames } from './zstd.js'
 
-/** Where a recognised JSONL backend keeps its logs. */
-export interface JsonlLayout {
-  readonly root: string
-  /** `session.jsonl.zstd` or `session.jsonl`. */
-  readonly fileName: string
-  readonly compressed: boolean
-}
+export { jsonlLayout, type JsonlLayout } from './jsonl-layout.js'
+
+/** Stats per slice before yielding to the event loop. */
+const SLICE = 500
 
 /** A title fold of one log (or of its appended frames). */
 export interface TitleRead {
@@ -52,92 +50,6 @@ export interface LogFiles {
   readHeaders(logs: readonly ScannedLog[]): Array<SessionHeaderView | undefined>
   /** Fold the title from byte `from` (a frame boundary) to the end. */
   readTitle(log: ScannedLog, from: number): TitleRead
-}
-
-/**
- * The layout of `ctx.sessionPersistence` when it is the rc.8 JSONL backend
- * (its `locate()` answers `kind: 'jsonl'` with the documented path shape),
- * else `undefined` (SQLite and unknown backends: use `sessionQuery`).
- */
-export function jsonlLayout(persistence: unknown): JsonlLayout | undefined {
-  const locate = (persistence as { locate?: unknown } | null | undefined)?.locate
-  if (typeof locate !== 'function') return undefined
-  let located: unknown
-  try {
-    located = locate.call(persistence, { version: 0, id: 'probe', createdAt: 0 })
-  } catch {
-    return undefined
-  }
-  const { kind, path } = (located ?? {}) as { kind?: unknown, path?: unknown }
-  if (kind !== 'jsonl' || typeof path !== 'string' || !isAbsolute(path)) return undefined
-  const fileName = basename(path)
-  if (fileName !== 'session.jsonl.zstd' && fileName !== 'session.jsonl') return undefined
-  if (basename(dirname(path)) !== 'probe' || basename(dirname(dirname(path))) !== '_no-cwd') return undefined
-  const compressed = fileName.endsWith('.zstd')
-  if (compressed && zstdDecompress === undefined) return undefined
-  return { root: dirname(dirname(dirname(path))), fileName, compressed }
-}
-
-/** Stats per slice before yielding to the event loop. */
-const SLICE = 500
-
-function isMissing(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return code === 'ENOENT' || code === 'ENOTDIR'
-}
-
-/** A zstd decoding error (`ZSTD_error_*`) or a frame-structure error of ./zstd.ts. */
-function isCorrupt(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown, message?: unknown }
-  return (typeof code === 'string' && code.startsWith('ZSTD_error')) || (typeof message === 'string' && message.startsWith('corrupt Zstandard session log'))
-}
-
-function directories(path: string): string[] {
-  try {
-    return readdirSync(path, { withFileTypes: true }).filter(entry => entry.isDirectory()).map(entry => entry.name)
-  } catch (error: unknown) {
-    if (isMissing(error)) return []
-    throw error
-  }
-}
-
-function scanned(path: string, dirName: string, stats: BigIntStats): ScannedLog {
-  return {
-    path,
-    dirName,
-    identity: `${stats.dev}:${stats.ino}`,
-    revision: `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`,
-    size: Number(stats.size),
-  }
-}
-
-function statLog(path: string, dirName: string): ScannedLog | undefined {
-  const stats = statSync(path, { bigint: true, throwIfNoEntry: false })
-  return stats?.isFile() === true ? scanned(path, dirName, stats) : undefined
-}
-
-/** Reused for header probes: the decoded header is copied out of it at once. */
-const probeBuffer = Buffer.allocUnsafe(4096)
-
-/**
- * Read `length` bytes at `position` (fewer at end of file); `probe` reads into
- * the shared probe buffer (callers consume it synchronously).
- */
-function readAt(path: string, position: number, length: number | undefined, probe = false): Buffer {
-  const fd = openSync(path, 'r')
-  try {
-    const size = length ?? Math.max(0, Number(fstatSync(fd).size) - position)
-    const buffer = probe && size <= probeBuffer.length ? probeBuffer : Buffer.allocUnsafe(size)
-    let filled = 0
-    while (filled < size) {
-      const read = readSync(fd, buffer, filled, size - filled, position + filled)
-      if (read === 0) break
-      filled += read
-    }
-    return buffer.subarray(0, filled)
-  } finally {
-    closeSync(fd)
-  }
 }
 
 const HEADER_PROBE = 4096
