@@ -86,6 +86,7 @@ export function activate(ctx: PluginContext, settings: Settings, log: (level: 'i
   const woken = new WokenSessions()
   const sessions = createIndexedSessionQueryPort({
     fallback: createSessionQueryPort(ctx.sessionQuery, ctx.agents, controllerService),
+    agents: ctx.agents,
     // Read per call: the JSONL corpus index (issue 13) or, for any other backend, sessionQuery.
     persistence: () => ctx.get('sessionPersistence'),
     sessions: () => ctx.get('sessions'),

@@ -23,6 +23,7 @@
  * @module dsh-cross-session/adapters/persistence-index
  */
 
+import type { HostAgents } from '../host.js'
 import { CorpusIndex } from '../index/corpus-index.js'
 import { jsonlFiles, jsonlLayout } from '../index/jsonl-files.js'
 import { currentSurfaceEvents } from '../index/surface-fold.js'
@@ -46,6 +47,8 @@ export interface HostSessionStore {
 export interface IndexedPortOptions {
   /** The `sessionQuery` port: liveness, live reads, and everything for unrecognised backends. */
   readonly fallback: SessionQueryPort
+  /** `ctx.agents`: whether a session is live in THIS process (its reads stay in memory). */
+  readonly agents: HostAgents
   /** `ctx.sessionPersistence` right now (read on every call: services come and go). */
   readonly persistence: () => unknown
   /** `ctx.sessions` right now, if the host has it. */
@@ -93,7 +96,7 @@ function isMissingSession(error: unknown, sessionId: string): boolean {
  * recognised, the fallback otherwise (decided on every call).
  */
 export function createIndexedSessionQueryPort(options: IndexedPortOptions): SessionQueryPort {
-  const { fallback } = options
+  const { fallback, agents } = options
   // Keyed by the backend's root, not by object identity: Cordis hands out a
   // fresh proxy of a service on every `ctx.get`.
   let current: { key: string, index: CorpusIndex } | undefined
@@ -112,6 +115,9 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
   // One liveness predicate for every tool: the fallback port's (`ctx.agents.get`,
   // plus whatever presence check that port gains), read per call, never cached.
   const isLive = (sessionId: string): boolean => fallback.isLive(sessionId)
+  // Live in this process: its surface and header are read from memory. A
+  // session live elsewhere (same home) is read from its log like a cold one.
+  const liveHere = (sessionId: string): boolean => agents.get(sessionId) !== undefined || store(options.sessions())?.get(sessionId) !== undefined
   // The refresh each tool call made, by that call's abort signal: a list's
   // title fold reuses the revision check its own listing just made (one per
   // call), and any other call checks again.
@@ -166,9 +172,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
 
     async readSurface(sessionId, signal) {
       const indexed = indexFor()
-      if (indexed === undefined || store(options.sessions())?.get(sessionId) !== undefined || isLive(sessionId)) {
-        return fallback.readSurface(sessionId, signal)
-      }
+      if (indexed === undefined || liveHere(sessionId)) return fallback.readSurface(sessionId, signal)
       const inspect = indexed.persistence.inspect
       if (typeof inspect !== 'function') return fallback.readSurface(sessionId, signal)
       if (indexed.index.check(sessionId) === undefined) return undefined
@@ -191,7 +195,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
 
     async lookup(sessionId, signal) {
       const indexed = indexFor()
-      if (indexed === undefined || isLive(sessionId)) return fallback.lookup(sessionId, signal)
+      if (indexed === undefined || liveHere(sessionId)) return fallback.lookup(sessionId, signal)
       signal.throwIfAborted()
       const entry = indexed.index.check(sessionId)
       return entry === undefined ? undefined : { header: entry.header, live: isLive(sessionId), persisted: true }

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { constants, zstdCompressSync } from 'node:zlib'
 import { encodeLog, decodeLog, encodeSegment as benchEncodeSegment, projectKey } from '../../bench/harness/zstd-log.js'
 import { createIndexedSessionQueryPort, liveTitle, overlayLive } from '../../src/adapters/persistence-index.js'
+import type { HostAgent } from '../../src/host.js'
 import { CorpusIndex } from '../../src/index/corpus-index.js'
 import { jsonlFiles, jsonlLayout, type LogFiles } from '../../src/index/jsonl-files.js'
 import { encodeSegment } from '../../src/index/plan.js'
@@ -224,6 +225,7 @@ describe('the indexed port under the real tools', () => {
     const persistence = root.persistence()
     const port = createIndexedSessionQueryPort({
       fallback: w.corpus,
+      agents: { get: id => (id === 'session-me' ? { id } as unknown as HostAgent : undefined), resume: () => { throw new Error('a read or list must never resume') } },
       // A fresh wrapper per call, as Cordis's `ctx.get` hands out a new service proxy each time.
       persistence: () => ({ ...persistence }),
       sessions: () => ({ get: (id: string) => (id === 'session-me' ? meLive : undefined), list: () => [meLive] }),
@@ -276,12 +278,26 @@ describe('the indexed port under the real tools', () => {
     expect(persistence.inspected).toEqual(['session-001', 'session-001'])
   })
 
+  it('a session live only in another process (per the fallback\'s isLive) is shown live and read from its log', async () => {
+    const { w, me, deps, persistence } = setup(3)
+    w.corpus.add(session('session-002', 1002, { live: true }))
+    const list = await sessionsList({}, w.call(me), deps)
+    expect(list).toContain('- session-002 [live, top-level]')
+    expect(list).toContain('- session-001 [cold, top-level]')
+    const read = await sessionsRead({ session_id: 'session-002' }, w.call(me), deps)
+    expect(read).toContain('session session-002 [live, top-level]')
+    expect(read).toContain('hello from session-002')
+    expect(persistence.inspected).toEqual(['session-002'])
+    expect(w.corpus.calls.readSurface ?? 0).toBe(0)
+  })
+
   it('falls back to sessionQuery for a backend it does not recognise', async () => {
     const w = makeWorld()
     const me = session('session-me', 1, { live: true })
     w.corpus.add(me)
     const port = createIndexedSessionQueryPort({
       fallback: w.corpus,
+      agents: { get: () => undefined, resume: () => { throw new Error('no') } },
       persistence: () => ({ locate: () => undefined, listSnapshots: async () => [] }),
       sessions: () => undefined,
     })
