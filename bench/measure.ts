@@ -49,6 +49,10 @@ export interface CaseRow {
   outputHead?: string
   /** For list outputs: rows shown (`N of M considered sessions`). */
   shown?: number
+  /** Backend calls of the first (cold) call alone (real harness). */
+  firstCalls?: Record<string, number>
+  /** Retained heap of a structure after a full GC, MB (the corpus index row). */
+  retainedMB?: number
 }
 
 /** Rows shown by a `sessions_list` output, from its footer. */

@@ -5,7 +5,7 @@
  * 1. In memory: the package's executors over the counting fakes, corpora of
  *    100 / 1,000 / 10,000 / 50,000 sessions and surfaces of 100 / 1,000 /
  *    10,000 / 100,000 events; schema bytes; send-limiter memory.
- * 2. Real harness (rc.8): seeded `DSH_HOME`s of 120 and 1,000 persisted
+ * 2. Real harness (rc.8): seeded `DSH_HOME`s of 120, 1,000 and 10,000 persisted
  *    sessions, one headless harness process each, the package's own
  *    definitions timed inside it against `ctx.sessionQuery` / `ctx.agents`.
  *
@@ -24,7 +24,7 @@
  */
 
 import { spawnSync } from 'node:child_process'
-import { cpus, totalmem } from 'node:os'
+import { cpus, loadavg, totalmem } from 'node:os'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { controllerHostCases, frameParseCase, issue11Table, issue11Verdicts } from './controller-host.js'
@@ -34,7 +34,7 @@ import { settingsReadCost } from './settings.js'
 import { ROOT } from './harness/dsh.js'
 import { runHarnessBench, type HarnessResult } from './harness/run-harness.js'
 import type { CaseRow } from './measure.js'
-import { caseTable, limiterTable, verdictTable } from './table.js'
+import { caseTable, corpusTable, limiterTable, verdictTable } from './table.js'
 import { crossProcessReport, crossProcessVerdicts, runCrossProcessBench } from './home/cross-process.js'
 import { median, realReport, runRealCrossProcessBench } from './home/real.js'
 
@@ -54,7 +54,7 @@ const log = (line: string): void => { process.stderr.write(`${line}\n`) }
 
 function machine(): string {
   const nproc = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()
-  return `nproc ${nproc || cpus().length}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${process.platform}-${process.arch}`
+  return `nproc ${nproc || cpus().length}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${process.platform}-${process.arch}, load average at start ${loadavg().map(value => value.toFixed(1)).join(' / ')}`
 }
 
 async function main(): Promise<void> {
@@ -86,12 +86,13 @@ async function main(): Promise<void> {
     const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
     if (build.status !== 0) throw new Error('build failed')
     const results: HarnessResult[] = []
-    for (const size of [120, 1_000]) {
+    for (const size of [120, 1_000, 10_000]) {
       log(`real harness: ${size} persisted sessions`)
       results.push(await runHarnessBench(workDir, size, { fresh: argv.has('--fresh'), iterations: quick ? 2 : 5, log }))
     }
     const real = results.flatMap(result => result.rows)
     out.push('## Real harness (rc.8 `ctx.sessionQuery` / `ctx.agents`, persisted JSONL+zstd corpus)', '', caseTable(real), '')
+    out.push('### Corpus cost (issue 13): first call and warm median per corpus size', '', corpusTable(real), '')
     for (const result of results) {
       out.push(`- ${result.manifest.sessions} sessions: seeded from ${result.manifest.realRuns} real headless runs (home reused or built in ${result.manifest.seedMs} ms); harness process ${result.bootMs} ms end to end.`)
     }
@@ -116,6 +117,7 @@ async function main(): Promise<void> {
   verdicts.push(...crossProcessVerdicts(crossProcess, realMedian))
 
   out.push('## Budgets', '', verdictTable(verdicts), '')
+  out.push(`Load average at the end: ${loadavg().map(value => value.toFixed(1)).join(' / ')} (shared machine: wall times scale with it).`, '')
   const seconds = ((Date.now() - started) / 1000).toFixed(0)
   out.push(`Bench wall time: ${seconds} s.`)
   const report = out.join('\n')

@@ -66,3 +66,36 @@ export function verdictTable(verdicts: Verdict[]): string {
     ...verdicts.map(verdict => `| ${verdict.budget} | ${verdict.measured.replace(/\|/g, '\\|')} | ${verdict.pass ? 'PASS' : '**FAIL**'} |`),
   ].join('\n')
 }
+
+/** The issue-13 summary: one column pair per corpus size, real harness. */
+export function corpusTable(rows: CaseRow[]): string {
+  const sizes = [...new Set(rows.map(row => row.corpus ?? 0))].sort((a, b) => a - b)
+  const pick = (corpus: number, tool: string, test: (row: CaseRow) => boolean): CaseRow | undefined =>
+    rows.find(row => row.corpus === corpus && row.tool === tool && test(row))
+  const lines: Array<[string, (corpus: number) => string]> = [
+    ['`sessions_list {}`', corpus => pair(pick(corpus, 'sessions_list', row => row.case === 'no query'))],
+    ['`sessions_list {query}`', corpus => pair(pick(corpus, 'sessions_list', row => row.case.startsWith('query')))],
+    ['cold `sessions_read` (~20 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) < 100))],
+    ['cold `sessions_read` (~10,000 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) > 5000 && (row.events ?? 0) < 50_000))],
+    ['its own log\'s parse: `inspect(id)`, ~10,000 events', corpus => pair(pick(corpus, 'persistence', row => row.case.startsWith('inspect') && (row.events ?? 0) > 5000 && (row.events ?? 0) < 50_000))],
+    ['cold `sessions_read` (~100,000 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) >= 50_000))],
+    ['its own log\'s parse: `inspect(id)`, ~100,000 events', corpus => pair(pick(corpus, 'persistence', row => row.case.startsWith('inspect') && (row.events ?? 0) >= 50_000))],
+    ['`sessions_send` refused before wake', corpus => pair(pick(corpus, 'sessions_send', row => row.case.startsWith('resume-disabled')))],
+    ['rc.8 `persistence.listSnapshots()` alone', corpus => pair(pick(corpus, 'persistence', row => row.case === 'listSnapshots()'))],
+    ['corpus index: retained heap MB (estimate MB)', corpus => {
+      const row = pick(corpus, 'corpus index', () => true)
+      return row === undefined ? '' : `${num(row.retainedMB, 1)} (${row.calls['estimated MB'] ?? ''})`
+    }],
+  ]
+  const head = `| call | ${sizes.map(size => `${count(size)}: first ms | ${count(size)}: warm median ms`).join(' | ')} |`
+  const rule = `|---|${sizes.map(() => '--:|--:').join('|')}|`
+  const body = lines.map(([label, cell]) => `| ${label} | ${sizes.map(size => {
+    const value = cell(size)
+    return value.includes(' | ') ? value : `${value} | `
+  }).join(' | ')} |`)
+  return [head, rule, ...body].join('\n')
+}
+
+function pair(row: CaseRow | undefined): string {
+  return row === undefined ? ' | ' : `${num(row.firstMs, 0)} | ${num(row.medianMs, 0)}`
+}

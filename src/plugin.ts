@@ -21,10 +21,13 @@
  *    `agents`); if one is still missing after {@link MOUNT_GRACE_MS} it logs
  *    one message naming the service and what it is for, and registers
  *    nothing;
- * 4. builds the ports — waking through `ctx.sessionController` when the host
- *    has one at call time, else `ctx.agents` (rc.8); delivery through the
- *    live agent's inbox — and keeps the three tools registered while
- *    `enabled` is true (a live `false` unregisters them);
+ * 4. builds the ports — reads through the corpus index when
+ *    `ctx.sessionPersistence` is the JSONL backend, else `ctx.sessionQuery`
+ *    (issue 13); waking through `ctx.sessionController` when the host has
+ *    one at call time, else `ctx.agents` (rc.8); delivery through the live
+ *    agent's inbox; both wrapped for several processes on one home (issue 8)
+ *    — and keeps the three tools registered while `enabled` is true (a live
+ *    `false` unregisters them);
  * 5. on disposal unregisters all three, clears its timer, cancels calls in
  *    flight (and their bounded waits), and disposes every session it woke.
  *
@@ -32,6 +35,7 @@
  */
 
 import { createControllerPort } from './adapters/controller.js'
+import { createIndexedSessionQueryPort } from './adapters/persistence-index.js'
 import { createSessionQueryPort } from './adapters/session-query.js'
 import { WokenSessions } from './adapters/woken.js'
 import { resolveCaller } from './caller.js'
@@ -98,7 +102,13 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
   const lifetime = new AbortController()
   const woken = new WokenSessions(lifetime.signal)
   const local = {
-    sessions: createSessionQueryPort(ctx.sessionQuery, ctx.agents, sessionController),
+    sessions: createIndexedSessionQueryPort({
+      fallback: createSessionQueryPort(ctx.sessionQuery, ctx.agents, sessionController),
+      agents: ctx.agents,
+      // Read per call: the JSONL corpus index (issue 13) or, for any other backend, sessionQuery.
+      persistence: () => ctx.get('sessionPersistence'),
+      sessions: () => ctx.get('sessions'),
+    }),
     controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel }, woken),
   }
   // Several dsh processes on one DSH_HOME (issue 8): presence, wake lease, mailbox.

@@ -23,7 +23,7 @@
  */
 
 import { parseFrame } from './framing.js'
-import { deliveredProvenance } from './provenance.js'
+import { deliveredProvenance, MESSAGE_ID_PREFIX, readRelaySource, type RelayProvenance } from './provenance.js'
 import { clipLine, oneLine } from './text.js'
 
 /**
@@ -114,7 +114,8 @@ export function textOf(content: unknown): string | undefined {
   return parts.join('\n')
 }
 
-interface RawMessage {
+/** The message object an event carries (untrusted). */
+export interface RawMessage {
   readonly id?: unknown
   readonly role: unknown
   readonly content: unknown
@@ -133,13 +134,67 @@ function messageOf(type: string, data: unknown): RawMessage | undefined {
 const MESSAGE_TYPES = new Set(['user/message', 'assistant/message', 'system/message'])
 
 /**
- * Project surface events to readable messages.
+ * One surface message that passed the filters, classified without building
+ * its text or parsing its frame (issue 13: that work is done by
+ * {@link projectMessage} for the shown rows only).
+ */
+export interface ClassifiedMessage {
+  readonly seq: number
+  readonly role: 'user' | 'assistant' | 'system'
+  readonly injected: boolean
+  readonly replaced: boolean
+  readonly message: RawMessage
+  /** What this package recorded when it delivered the message, if it did (`src/provenance.ts`). */
+  readonly delivered?: RelayProvenance
+}
+
+/** Result of {@link classifyMessages}. */
+export interface Classified {
+  /** Messages in surface (model-history) order, filters applied. */
+  readonly messages: ClassifiedMessage[]
+  /** Events that looked like messages but could not be read. */
+  readonly malformed: number
+}
+
+/**
+ * The first text block with non-whitespace content, or `undefined` when the
+ * joined text would be blank. Equivalent to `textOf(content).trim()` being
+ * non-empty, and its `trimStart()` starts inside this block (blocks are
+ * joined with `\n`, itself whitespace), without joining anything.
+ */
+function firstNonBlank(content: unknown): string | undefined {
+  if (typeof content === 'string') return /\S/.test(content) ? content : undefined
+  if (!Array.isArray(content)) return undefined
+  for (const block of content) {
+    if (typeof block !== 'object' || block === null || (block as { type?: unknown }).type !== 'text') continue
+    const text = (block as { text?: unknown }).text
+    if (typeof text === 'string' && /\S/.test(text)) return text
+  }
+  return undefined
+}
+
+/**
+ * Provenance of a message this package delivered. Only a delivery from
+ * before the relay source (an assigned `cross-session:` id under a `user`
+ * source) needs its text, for the hop its frame carries; every other message
+ * is judged from its source and id alone, so classifying joins no text.
+ */
+function provenanceOf(message: RawMessage): RelayProvenance | undefined {
+  const legacy = readRelaySource(message.source) === undefined
+    && typeof message.id === 'string' && message.id.startsWith(MESSAGE_ID_PREFIX)
+  return deliveredProvenance(message, legacy ? textOf(message.content) : undefined)
+}
+
+/**
+ * Classify surface events: which are readable messages under the filters, in
+ * order, and how many were malformed. Per message it reads only the type,
+ * seq, role and the first non-blank text block (blank check, injected
+ * prefix); it joins no text and parses no frame.
  * @param events - raw surface events (untrusted; rc.8 `SurfaceEvent[]`).
  * @param options - whether injected context and system notices are kept.
- * @returns readable messages in surface order and the count of malformed ones.
  */
-export function readableMessages(events: readonly unknown[], options: ReadableOptions): Readable {
-  const messages: ReadableMessage[] = []
+export function classifyMessages(events: readonly unknown[], options: ReadableOptions): Classified {
+  const messages: ClassifiedMessage[] = []
   let malformed = 0
   for (const raw of events) {
     if (typeof raw !== 'object' || raw === null) {
@@ -149,8 +204,8 @@ export function readableMessages(events: readonly unknown[], options: ReadableOp
     const event = raw as { type?: unknown, seq?: unknown, data?: unknown, surfaceOp?: unknown }
     if (typeof event.type !== 'string' || !MESSAGE_TYPES.has(event.type)) continue
     const message = messageOf(event.type, event.data)
-    const text = message === undefined ? undefined : textOf(message.content)
-    if (message === undefined || text === undefined || typeof event.seq !== 'number') {
+    const content = message?.content
+    if (message === undefined || (typeof content !== 'string' && !Array.isArray(content)) || typeof event.seq !== 'number') {
       malformed++
       continue
     }
@@ -158,30 +213,55 @@ export function readableMessages(events: readonly unknown[], options: ReadableOp
       ? 'system'
       : event.type === 'assistant/message' ? 'assistant' : 'user'
     if (role === 'system' && !options.includeSystem) continue
-    if (text.trim().length === 0) continue
+    const first = firstNonBlank(content)
+    if (first === undefined) continue
     // Issue 11 §4/§5: provenance and hop come from what this package recorded
     // when it delivered (source or assigned id), never from text a model can
     // write; a frame in any other message is shown as the text it is.
-    const delivered = role === 'user' ? deliveredProvenance(message, text) : undefined
-    const injected = delivered === undefined && role === 'user' && isInjectedText(text)
+    const delivered = role === 'user' ? provenanceOf(message) : undefined
+    const injected = delivered === undefined && role === 'user' && isInjectedText(first)
     if (injected && !options.includeInjected) continue
     // rc.8 has no system/message: plugin-authored notices (a skills catalog,
     // a reminder) are user/message events with a plugin source. Injected
     // context by prefix stays governed by include_injected (seed 004).
     const notice = delivered === undefined && !injected && role === 'user' && isPluginSource(message.source)
     if (notice && !options.includeSystem) continue
-    const frame = delivered === undefined ? undefined : parseFrame(text)
     const replaced = typeof event.surfaceOp === 'object' && event.surfaceOp !== null
       && (event.surfaceOp as { op?: unknown }).op === 'replace'
-    messages.push({
-      seq: event.seq,
-      role,
-      source: delivered === undefined ? sourceLabel(message.source) : `peer:${labelPart(delivered.senderSessionId, 120)}, hop ${delivered.hop}`,
-      // The frame is stripped only when it names the recorded sender.
-      text: frame !== undefined && frame.fromSessionId === delivered?.senderSessionId ? frame.body : text,
-      injected,
-      replaced,
-    })
+    messages.push({ seq: event.seq, role, injected, replaced, message, ...(delivered === undefined ? {} : { delivered }) })
   }
   return { messages, malformed }
+}
+
+/**
+ * Project one classified message to what `sessions_read` shows: its joined
+ * text, and its provenance (`peer:<id>, hop N` from what this package
+ * recorded, else the source label). A delivered message's frame is stripped
+ * only when it names the recorded sender. Called for the shown window only.
+ */
+export function projectMessage(entry: ClassifiedMessage): ReadableMessage {
+  const text = textOf(entry.message.content) ?? ''
+  const delivered = entry.delivered
+  const frame = delivered === undefined ? undefined : parseFrame(text)
+  return {
+    seq: entry.seq,
+    role: entry.role,
+    source: delivered === undefined ? sourceLabel(entry.message.source) : `peer:${labelPart(delivered.senderSessionId, 120)}, hop ${delivered.hop}`,
+    text: frame !== undefined && frame.fromSessionId === delivered?.senderSessionId ? frame.body : text,
+    injected: entry.injected,
+    replaced: entry.replaced,
+  }
+}
+
+/**
+ * Project surface events to readable messages: {@link classifyMessages} then
+ * {@link projectMessage} for every one (callers that show a window should
+ * project only that window).
+ * @param events - raw surface events (untrusted; rc.8 `SurfaceEvent[]`).
+ * @param options - whether injected context and system notices are kept.
+ * @returns readable messages in surface order and the count of malformed ones.
+ */
+export function readableMessages(events: readonly unknown[], options: ReadableOptions): Readable {
+  const classified = classifyMessages(events, options)
+  return { messages: classified.messages.map(projectMessage), malformed: classified.malformed }
 }

@@ -26,10 +26,29 @@ import { writeFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import { activate } from '../../lib/plugin.js'
 import { resolveSettings } from '../../lib/settings.js'
+import { CorpusIndex } from '../../lib/index/corpus-index.js'
+import { jsonlFiles, jsonlLayout } from '../../lib/index/jsonl-files.js'
 
 export const name = 'dsh-cross-session-bench'
 
 const MB = 1024 * 1024
+
+/** Every corpus index the package's port builds in this run (issue 13), for its counters. */
+const indexes = new Set()
+for (const method of ['refresh', 'check']) {
+  const original = CorpusIndex.prototype[method]
+  CorpusIndex.prototype[method] = function tracked(...args) {
+    indexes.add(this)
+    return original.apply(this, args)
+  }
+}
+
+/** Sum of the counters of every index seen so far. */
+function indexTotals() {
+  const totals = { scans: 0, singleChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0 }
+  for (const index of indexes) for (const key of Object.keys(totals)) totals[key] += index.counters[key]
+  return totals
+}
 
 /** Call counters, by `service.method`, plus titles folded. */
 function makeCounters() {
@@ -72,7 +91,7 @@ function countingAgents(real, counters) {
 function countPersistence(persistence, counters) {
   if (persistence === undefined || persistence === null) return () => {}
   const restore = []
-  for (const method of ['list', 'inspect']) {
+  for (const method of ['list', 'listSnapshots', 'inspect', 'readFrom']) {
     const original = persistence[method]
     if (typeof original !== 'function') continue
     const had = Object.prototype.hasOwnProperty.call(persistence, method)
@@ -127,18 +146,27 @@ async function timeCase(row, definition, argsFor, iterations, exec, counters) {
   let first = 0
   let output = ''
   let peak = 0
+  let firstCalls = {}
   const totals = makeCounters()
   for (let index = 0; index <= iterations; index++) {
     globalThis.gc?.()
     const base = process.memoryUsage().heapUsed
     counters.calls = {}
     counters.titlesFolded = 0
+    const indexBefore = indexTotals()
     const started = performance.now()
     output = await definition.execute(argsFor(index), exec(index))
     const ms = performance.now() - started
+    const indexAfter = indexTotals()
+    for (const key of Object.keys(indexAfter)) {
+      const delta = indexAfter[key] - indexBefore[key]
+      if (delta > 0) bump(counters, `index.${key}`, delta)
+    }
+    counters.titlesFolded += (indexAfter.titleFolds - indexBefore.titleFolds) + (indexAfter.titleTailFolds - indexBefore.titleTailFolds)
     peak = Math.max(peak, process.memoryUsage().heapUsed)
     if (index === 0) {
       first = ms
+      firstCalls = { ...counters.calls, titlesFolded: counters.titlesFolded }
       continue
     }
     durations.push(ms)
@@ -153,6 +181,7 @@ async function timeCase(row, definition, argsFor, iterations, exec, counters) {
     firstMs: first,
     medianMs: median(durations),
     calls: perCall,
+    firstCalls,
     titlesFolded: totals.titlesFolded / iterations,
     peakHeapMB: peak / MB,
     outputChars: codePoints(output),
@@ -219,12 +248,59 @@ async function runAll(ctx, config, exec) {
     const wakes = Math.min(3, targets.length - 1)
     rows.push(await timeCase({ ...common, tool: 'sessions_send', case: 'accepted, wakes cold' }, send, index => ({ session_id: targets[index], message: `wake-up note ${index}` }), wakes, execFor(), counters))
     rows.push(await timeCase({ ...common, tool: 'sessions_send', case: 'accepted, live peer' }, send, index => ({ session_id: targets[1], message: `follow-up note ${index}` }), 3, execFor(), counters))
+    rows.push(...await harnessRows(ctx, manifest, common, exec.signal))
   } finally {
     restorePersistence()
     for (const dispose of disposers.reverse()) {
       try { await dispose?.() } catch { /* reported by the package's own logger */ }
     }
   }
+  return rows
+}
+
+/** Time one raw async operation: first call and the median of `warm` more. */
+async function timeRaw(row, run, warm) {
+  const durations = []
+  let first = 0
+  let value
+  for (let index = 0; index <= warm; index++) {
+    globalThis.gc?.()
+    const started = performance.now()
+    value = await run()
+    const ms = performance.now() - started
+    if (index === 0) first = ms
+    else durations.push(ms)
+  }
+  return { row: { ...row, iterations: warm, firstMs: first, medianMs: durations.length > 0 ? median(durations) : first, calls: {}, titlesFolded: 0, peakHeapMB: process.memoryUsage().heapUsed / MB, outputChars: 0 }, value }
+}
+
+/**
+ * What the harness's own persistence costs at this corpus (issue 13 "measure
+ * before choosing"), and the corpus index's retained heap: a fresh index over
+ * the same root, one refresh, full GC before and after.
+ */
+async function harnessRows(ctx, manifest, common, signal) {
+  const persistence = ctx.get('sessionPersistence')
+  const rows = []
+  if (persistence === undefined) return rows
+  const warm = manifest.sessions > 5000 ? 1 : 2
+  rows.push((await timeRaw({ ...common, tool: 'persistence', case: 'listSnapshots()' }, () => persistence.listSnapshots(), warm)).row)
+  for (const [events, id] of [['small', manifest.smallId], ...Object.entries(manifest.longIds)]) {
+    const timed = await timeRaw({ ...common, tool: 'persistence', case: `inspect(id), ${events} events` }, () => persistence.inspect(id), 2)
+    rows.push({ ...timed.row, events: timed.value.events.length })
+  }
+  const layout = jsonlLayout(persistence)
+  if (layout === undefined) return rows
+  globalThis.gc?.()
+  const before = process.memoryUsage().heapUsed
+  const index = new CorpusIndex(jsonlFiles(layout))
+  const started = performance.now()
+  const entries = (await index.refresh(signal)).length
+  const ms = performance.now() - started
+  globalThis.gc?.()
+  const retained = (process.memoryUsage().heapUsed - before) / MB
+  rows.push({ ...common, tool: 'corpus index', case: 'one refresh from empty, retained heap', iterations: 1, firstMs: ms, medianMs: ms, calls: { entries, 'estimated MB': Number((index.size.bytes / MB).toFixed(2)) }, titlesFolded: 0, peakHeapMB: process.memoryUsage().heapUsed / MB, retainedMB: retained, outputChars: 0 })
+  void index.size
   return rows
 }
 

@@ -32,6 +32,13 @@ import { decodeLog, encodeLog, logPathOf } from './zstd-log.js'
 
 /** Bump when the corpus recipe changes (invalidates cached homes). */
 const RECIPE = 3
+/** Homes of at least this many sessions also hold a ~100,000-event session (issue 13 read path). */
+const HUGE_FROM = 10_000
+
+/** Recipe of a home of `sessions` (the huge log changed only the large homes). */
+function recipeOf(sessions: number): number {
+  return sessions >= HUGE_FROM ? RECIPE + 1 : RECIPE
+}
 /** Placeholder word in the real runs' prompts, replaced per copy. */
 const SEED_WORD = 'SEEDWORD'
 
@@ -46,7 +53,7 @@ export interface HomeManifest {
   smallId: string
   /** Its title word (a query that matches by title only). */
   smallWord: string
-  /** Cold top-level sessions with ~1,000 and ~10,000 events. */
+  /** Cold top-level sessions with ~1,000 and ~10,000 events (and ~100,000 in homes of 10,000+). */
   longIds: Record<string, string>
   /** Cold top-level targets for accepted sends (they will be woken). */
   sendTargets: string[]
@@ -150,7 +157,7 @@ export async function seedHome(home: string, sessions: number, options: { fresh?
   const manifestPath = join(home, 'bench-manifest.json')
   if (!options.fresh && existsSync(manifestPath)) {
     const cached = JSON.parse(readFileSync(manifestPath, 'utf8')) as HomeManifest
-    if (cached.recipe === RECIPE && cached.sessions === sessions) return cached
+    if (cached.recipe === recipeOf(sessions) && cached.sessions === sessions) return cached
   }
   const started = Date.now()
   rmSync(home, { recursive: true, force: true })
@@ -201,8 +208,8 @@ export async function seedHome(home: string, sessions: number, options: { fresh?
     const createdAt = now - (index + 10) * 60_000
     const source = plain[index % plain.length]!
     let copy: StoredLog
-    if (index === 1 || index === 2) {
-      const target = index === 1 ? 1000 : 10000
+    if (index === 1 || index === 2 || (index === 3 && sessions >= HUGE_FROM)) {
+      const target = index === 1 ? 1000 : index === 2 ? 10_000 : 100_000
       copy = longLog(source, { id, createdAt, cwd, word, target })
       longIds[String(copy.events.length)] = id
     } else {
@@ -216,7 +223,7 @@ export async function seedHome(home: string, sessions: number, options: { fresh?
     writeStored(home, copy)
   }
   const manifest: HomeManifest = {
-    recipe: RECIPE,
+    recipe: recipeOf(sessions),
     home,
     sessions,
     realRuns,

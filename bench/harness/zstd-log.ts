@@ -15,37 +15,12 @@
 
 import { join } from 'node:path'
 import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib'
+import { encodeSegment } from '../../src/index/plan.js'
+import { scanFrames } from '../../src/index/zstd.js'
 
-const ZSTD_MAGIC = 0xfd2fb528
-
-/** Split a concatenation of Zstandard frames into frames (no torn-tail support needed here). */
+/** Split a concatenation of Zstandard frames (the package's own frame scanner). */
 export function splitFrames(buffer: Buffer): Buffer[] {
-  const frames: Buffer[] = []
-  let offset = 0
-  while (offset < buffer.length) {
-    const start = offset
-    if (buffer.readUInt32LE(offset) !== ZSTD_MAGIC) throw new Error(`not a Zstandard frame at byte ${offset}`)
-    offset += 4
-    const descriptor = buffer.readUInt8(offset)
-    offset += 1
-    const contentSizeFlag = descriptor >>> 6
-    const singleSegment = (descriptor & 32) !== 0
-    const checksum = (descriptor & 4) !== 0
-    const dictionaryFlag = descriptor & 3
-    const dictionaryBytes = dictionaryFlag === 3 ? 4 : dictionaryFlag
-    const contentSizeBytes = contentSizeFlag === 0 ? (singleSegment ? 1 : 0) : 1 << contentSizeFlag
-    offset += (singleSegment ? 0 : 1) + dictionaryBytes + contentSizeBytes
-    for (;;) {
-      const blockHeader = buffer.readUIntLE(offset, 3)
-      offset += 3
-      const blockType = (blockHeader >>> 1) & 3
-      offset += blockType === 1 ? 1 : blockHeader >>> 3
-      if ((blockHeader & 1) !== 0) break
-    }
-    if (checksum) offset += 4
-    frames.push(buffer.subarray(start, offset))
-  }
-  return frames
+  return scanFrames(buffer).map(frame => buffer.subarray(frame.start, frame.end))
 }
 
 /** The whole JSONL text of a stored log (header line first). */
@@ -66,18 +41,8 @@ export function encodeLog(headerLine: string, eventLines: readonly string[]): Bu
   return Buffer.concat([frame(`${headerLine}\n`), frame(`${eventLines.join('\n')}\n`)])
 }
 
-/** Port of rc.8 `encodeSegment` (one path segment, e.g. a session id). */
-export function encodeSegment(raw: string): string {
-  if (raw === '.') return '~002E'
-  if (raw === '..') return '~002E~002E'
-  let out = ''
-  for (let i = 0; i < raw.length; i++) {
-    const code = raw.charCodeAt(i)
-    const ch = String.fromCharCode(code)
-    out += ch !== '~' && /^[A-Za-z0-9._-]$/.test(ch) ? ch : `~${code.toString(16).toUpperCase().padStart(4, '0')}`
-  }
-  return out
-}
+/** rc.8 `encodeSegment` (one path segment, e.g. a session id): the package's own port. */
+export { encodeSegment }
 
 /** Port of rc.8 `projectKey` (the project directory of a workspace path). */
 export function projectKey(cwd: string): string {

@@ -19,7 +19,7 @@ import type { ToolCallContext } from '../ports.js'
 import { refusals, renderRefusal } from '../refusals.js'
 import { sessionIdProblem, SessionsReadArgs, validateArguments } from '../schemas.js'
 import { isSubagent, isVisible, ownerOf, readHeader, stateTag } from '../sessions.js'
-import { readableMessages, type ReadableMessage } from '../surface.js'
+import { classifyMessages, projectMessage, type ReadableMessage } from '../surface.js'
 import { countChars, sanitizeForDisplay, truncateVisibly } from '../text.js'
 import { displayId, displayTitle, metadataSuffix, type ToolDeps } from './shared.js'
 
@@ -38,7 +38,7 @@ export function messageHeading(message: ReadableMessage): string {
  * Keep the newest `maxMessages`, newest first (the order of seed 004's
  * example), and say how many earlier ones were left out.
  */
-export function windowMessages(messages: readonly ReadableMessage[], maxMessages: number): { shown: ReadableMessage[], omitted: number } {
+export function windowMessages<T>(messages: readonly T[], maxMessages: number): { shown: T[], omitted: number } {
   const shown = messages.slice(Math.max(0, messages.length - maxMessages)).reverse()
   return { shown, omitted: messages.length - shown.length }
 }
@@ -91,12 +91,15 @@ export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps
 
   const live = deps.sessions.isLive(sessionId)
   const events = Array.isArray(surface.value.events) ? surface.value.events : []
-  const readable = readableMessages(events, {
+  // Classify every message, then build text and provenance for the shown window only (issue 13).
+  const readable = classifyMessages(events, {
     includeInjected: args.include_injected ?? settings.includeInjectedByDefault,
     includeSystem: args.include_system ?? false,
   })
   const maxMessages = Math.min(args.max_messages ?? settings.maxReadMessages, settings.maxReadMessages)
-  const { shown, omitted } = windowMessages(readable.messages, maxMessages)
+  const window = windowMessages(readable.messages, maxMessages)
+  const shown = window.shown.map(projectMessage)
+  const omitted = window.omitted
   const captured = surface.value.capturedThroughSeq
   const title = titles.ok ? displayTitle(titles.value.get(sessionId)) : '(title unavailable)'
 

@@ -1,0 +1,206 @@
+/**
+ * The session query port over the corpus index (issue 13), for a host whose
+ * `ctx.sessionPersistence` is rc.8's JSONL backend; every other host (SQLite,
+ * unknown backends, no persistence, a Node without zstd) gets the
+ * `sessionQuery` port of ./session-query.ts unchanged.
+ *
+ * What each method reads (docs/performance.md "What each call re-checks"):
+ * - `listSessions`: one revision check of every stored log
+ *   ({@link CorpusIndex.refresh}: `stat` each, header line of new logs only),
+ *   plus the live sessions of this process (`ctx.sessions.list()`) that have
+ *   no log yet. A row is live when that store holds it (as in rc.8's own
+ *   listing) or the fallback port's `isLive` says so: an overlay read on
+ *   every call, never cached.
+ * - `readTitles(ids)`: a live session's title from its in-memory log; a
+ *   stored one's from the index at the revision the same call's
+ *   `listSessions` just checked (same abort signal = same tool call), else
+ *   after a revision check of that log alone.
+ * - `readSurface(id)`: live → rc.8 `sessionQuery.readSurface` (memory only);
+ *   cold → a revision check of that log, then `sessionPersistence.inspect(id)`
+ *   and the surface fold (./../index/surface-fold.ts), no listing.
+ * - `lookup(id)`: live → its header; cold → a revision check of that log.
+ *
+ * @module dsh-cross-session/adapters/persistence-index
+ */
+
+import type { HostAgents } from '../host.js'
+import { CorpusIndex } from '../index/corpus-index.js'
+import { jsonlFiles, jsonlLayout } from '../index/jsonl-files.js'
+import { currentSurfaceEvents } from '../index/surface-fold.js'
+import type { SessionHeaderView, SessionQueryPort, SessionRecordView, SurfaceView } from '../ports.js'
+import { readHeader } from '../sessions.js'
+
+/** A live session of this process (`@deepseek-ai/dsh-session` `Session`), as read here. */
+interface LiveSession {
+  readonly id?: unknown
+  readonly header?: unknown
+  readonly events?: unknown
+}
+
+/** `ctx.sessions` (`SessionStore`, rc.8), the members read. */
+export interface HostSessionStore {
+  get(id: string): LiveSession | undefined
+  list(): LiveSession[]
+}
+
+/** What {@link createIndexedSessionQueryPort} needs from the host. */
+export interface IndexedPortOptions {
+  /** The `sessionQuery` port: liveness, live reads, and everything for unrecognised backends. */
+  readonly fallback: SessionQueryPort
+  /** `ctx.agents`: whether a session is live in THIS process (its reads stay in memory). */
+  readonly agents: HostAgents
+  /** `ctx.sessionPersistence` right now (read on every call: services come and go). */
+  readonly persistence: () => unknown
+  /** `ctx.sessions` right now, if the host has it. */
+  readonly sessions: () => unknown
+  /** Called once per index built (tests and the bench read its counters). */
+  readonly onIndex?: (index: CorpusIndex) => void
+}
+
+/**
+ * Merge stored headers with this process's live sessions: a row is live when
+ * `isLive(id)` says so (the per-call liveness overlay); a live session
+ * without a log yet is listed as not persisted.
+ */
+export function overlayLive(stored: readonly SessionHeaderView[], live: readonly SessionHeaderView[], isLive: (id: string) => boolean): SessionRecordView[] {
+  const records = new Map<string, SessionRecordView>()
+  for (const header of stored) records.set(header.id, { header, live: isLive(header.id), persisted: true })
+  for (const header of live) {
+    if (!records.has(header.id)) records.set(header.id, { header, live: true, persisted: false })
+  }
+  return [...records.values()]
+}
+
+/** Title of the last `session/title` event of an in-memory log (rc.8 `foldSessionTitle`). */
+export function liveTitle(events: unknown): string | undefined {
+  if (!Array.isArray(events)) return undefined
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index] as { type?: unknown, data?: { title?: unknown } } | null
+    if (event?.type === 'session/title') return typeof event.data?.title === 'string' ? event.data.title : undefined
+  }
+  return undefined
+}
+
+function store(value: unknown): HostSessionStore | undefined {
+  const candidate = value as Partial<HostSessionStore> | undefined
+  return typeof candidate?.get === 'function' && typeof candidate.list === 'function' ? candidate as HostSessionStore : undefined
+}
+
+/** The persistence backend's "no such session" (`session "<id>" not found`, rc.8 coordinator). */
+function isMissingSession(error: unknown, sessionId: string): boolean {
+  return error instanceof Error && error.message === `session "${sessionId}" not found`
+}
+
+/**
+ * Build the port: the indexed one while the persistence backend is
+ * recognised, the fallback otherwise (decided on every call).
+ */
+export function createIndexedSessionQueryPort(options: IndexedPortOptions): SessionQueryPort {
+  const { fallback, agents } = options
+  // Keyed by the backend's root, not by object identity: Cordis hands out a
+  // fresh proxy of a service on every `ctx.get`.
+  let current: { key: string, index: CorpusIndex } | undefined
+
+  const indexFor = (): { persistence: { inspect?: unknown }, index: CorpusIndex } | undefined => {
+    const persistence = options.persistence()
+    const layout = persistence === undefined ? undefined : jsonlLayout(persistence)
+    if (layout === undefined) return undefined
+    const key = `${layout.root}\0${layout.fileName}`
+    if (current?.key !== key) {
+      current = { key, index: new CorpusIndex(jsonlFiles(layout)) }
+      options.onIndex?.(current.index)
+    }
+    return { persistence: persistence as { inspect?: unknown }, index: current.index }
+  }
+  // One liveness predicate for every tool: the fallback port's (`ctx.agents.get`,
+  // plus whatever presence check that port gains), read per call, never cached.
+  const isLive = (sessionId: string): boolean => fallback.isLive(sessionId)
+  // Live in this process: its surface and header are read from memory. A
+  // session live elsewhere (same home) is read from its log like a cold one.
+  const liveHere = (sessionId: string): boolean => agents.get(sessionId) !== undefined || store(options.sessions())?.get(sessionId) !== undefined
+  // The refresh each tool call made, by that call's abort signal: a list's
+  // title fold reuses the revision check its own listing just made (one per
+  // call), and any other call checks again.
+  const refreshedBy = new WeakMap<AbortSignal, number>()
+
+  return {
+    async listSessions(signal) {
+      const indexed = indexFor()
+      if (indexed === undefined) return fallback.listSessions(signal)
+      const entries = await indexed.index.refresh(signal)
+      refreshedBy.set(signal, indexed.index.generation)
+      // Liveness as rc.8's own listing reports it (membership in this
+      // process's session store, read once per call) or as the tools' one
+      // predicate reports it (`isLive`).
+      const sessions = store(options.sessions())
+      const live: SessionHeaderView[] = []
+      for (const session of sessions?.list() ?? []) {
+        const header = readHeader(session.header)
+        if (header !== undefined) live.push(header)
+      }
+      const liveIds = new Set(live.map(header => header.id))
+      return overlayLive(entries.map(entry => entry.header), live, id => liveIds.has(id) || isLive(id))
+    },
+
+    async readTitles(sessionIds, signal) {
+      const indexed = indexFor()
+      if (indexed === undefined) return fallback.readTitles(sessionIds, signal)
+      const sessions = store(options.sessions())
+      const titles = new Map<string, string | undefined>()
+      const checkedBy = refreshedBy.get(signal)
+      let sliceStart = performance.now()
+      for (const sessionId of sessionIds) {
+        signal.throwIfAborted()
+        const live = sessions?.get(sessionId)
+        try {
+          if (live !== undefined) {
+            titles.set(sessionId, liveTitle(live.events))
+          } else {
+            const entry = indexed.index.check(sessionId, checkedBy)
+            titles.set(sessionId, entry === undefined ? undefined : indexed.index.title(entry))
+          }
+        } catch {
+          titles.set(sessionId, undefined)
+        }
+        if (performance.now() - sliceStart > 12) {
+          await new Promise(resolve => setImmediate(resolve))
+          sliceStart = performance.now()
+        }
+      }
+      return titles
+    },
+
+    async readSurface(sessionId, signal) {
+      const indexed = indexFor()
+      if (indexed === undefined || liveHere(sessionId)) return fallback.readSurface(sessionId, signal)
+      const inspect = indexed.persistence.inspect
+      if (typeof inspect !== 'function') return fallback.readSurface(sessionId, signal)
+      if (indexed.index.check(sessionId) === undefined) return undefined
+      let inspected: { meta?: unknown, events?: unknown }
+      try {
+        inspected = await inspect.call(indexed.persistence, sessionId, signal) as typeof inspected
+      } catch (error: unknown) {
+        if (isMissingSession(error, sessionId)) return undefined
+        throw error
+      }
+      const events = Array.isArray(inspected?.events) ? inspected.events as unknown[] : []
+      const last = events.at(-1) as { seq?: unknown } | undefined
+      const surface: SurfaceView = {
+        session: inspected?.meta as SessionHeaderView,
+        capturedThroughSeq: typeof last?.seq === 'number' ? last.seq : null,
+        events: currentSurfaceEvents(events),
+      }
+      return surface
+    },
+
+    async lookup(sessionId, signal) {
+      const indexed = indexFor()
+      if (indexed === undefined || liveHere(sessionId)) return fallback.lookup(sessionId, signal)
+      signal.throwIfAborted()
+      const entry = indexed.index.check(sessionId)
+      return entry === undefined ? undefined : { header: entry.header, live: isLive(sessionId), persisted: true }
+    },
+
+    isLive,
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * End to end, headless profile (issue 13): the corpus index sees what
+ * another process did to the persisted corpus on the very next call. Between
+ * two tool calls of one running session, a second real dsh process on the
+ * same `DSH_HOME` creates a session, and the test process creates a session
+ * log, appends a title to an existing one, and deletes the created one, in
+ * rc.8's own physical format (bench/harness/zstd-log.ts, a port of the jsonl
+ * backend's writer; rc.8 itself never deletes).
+ * @module test/e2e/corpus-index
+ */
+import { randomUUID } from 'node:crypto'
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { constants, zstdCompressSync } from 'node:zlib'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { decodeLog, encodeLog, logPathOf } from '../../bench/harness/zstd-log.ts'
+import { startFakeModel, type FakeModel } from './support/fake-model.ts'
+import { assertPrerequisites, makeHome, readSession, readSessions, runDsh, runHeadless, SKIP_E2E, tearDown, writePatch, type DshHome } from './support/harness.ts'
+import { router, steps } from './support/scenario.ts'
+
+function titleFrame(seq: number, title: string): Buffer {
+  const line = JSON.stringify({ type: 'session/title', seq, time: Date.now(), data: { title, messageSeqs: [], source: { kind: 'user' } } })
+  return zstdCompressSync(Buffer.from(`${line}\n`), { params: { [constants.ZSTD_c_checksumFlag]: 1 } })
+}
+
+describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
+  beforeAll(assertPrerequisites)
+  let h: DshHome
+  let model: FakeModel | undefined
+  afterEach(async () => {
+    await tearDown({ model, h })
+    model = undefined
+  })
+
+  it('sees a session created, a log written and a session deleted by another process on the next call', async () => {
+    h = makeHome('corpus-index')
+    let alphaId = ''
+    const charlieId = `session-${randomUUID()}`
+    const results: string[] = []
+    let deltaId = ''
+    let patch = ''
+    const alphaPath = () => logPathOf(h.home, h.workspace, alphaId)
+    const charliePath = () => logPathOf(h.home, h.workspace, charlieId)
+    model = await startFakeModel({
+      title: (r) => (r.allUserText.includes('ROLE:A') ? 'Alpha first title' : r.allUserText.includes('ROLE:D') ? 'Delta from another dsh' : 'Bravo watcher'),
+      scenario: router({
+        'ROLE:A': steps([], 'ALPHA done'),
+        'ROLE:D': steps([], 'DELTA done'),
+        'ROLE:B': steps([
+          { name: 'sessions_list', args: {} },
+          async (turn) => {
+            results.push(turn.results[0]?.content ?? '')
+            // Another real dsh process on the same DSH_HOME creates a session while B waits for its model.
+            const run = await runDsh(['--profile', 'headless', '--patch', patch, 'ROLE:D say hello too'], { h, model: model! })
+            expect(run.code).toBe(0)
+            deltaId = readSessions(h).find((s) => JSON.stringify(s.events).includes('ROLE:D say hello too'))?.header.id ?? 'missing'
+            // Another process: a new session (a copy of A under a new id and title) and a new title for A.
+            const [header, ...events] = decodeLog(readFileSync(alphaPath())).split('\n').filter((line) => line.length > 0)
+            const copied = events.map((line) => line.split(alphaId).join(charlieId))
+            const lastSeq = (JSON.parse(events.at(-1)!) as { seq: number }).seq
+            copied.push(JSON.stringify({ type: 'session/title', seq: lastSeq + 1, time: Date.now(), data: { title: 'Charlie copy', messageSeqs: [], source: { kind: 'user' } } }))
+            mkdirSync(dirname(charliePath()), { recursive: true })
+            writeFileSync(charliePath(), encodeLog(header!.split(alphaId).join(charlieId), copied))
+            appendFileSync(alphaPath(), titleFrame(lastSeq + 1, 'Alpha renamed'))
+            return { name: 'sessions_list', args: {} }
+          },
+          (turn) => {
+            results.push(turn.results[0]?.content ?? '')
+            rmSync(dirname(charliePath()), { recursive: true })
+            return { name: 'sessions_read', args: { session_id: charlieId } }
+          },
+          (turn) => {
+            results.push(turn.results[0]?.content ?? '')
+            return { name: 'sessions_list', args: {} }
+          },
+        ], (turn) => {
+          results.push(turn.results[0]?.content ?? '')
+          return 'B done'
+        }),
+      }),
+    })
+    patch = writePatch(h)
+    alphaId = (await runHeadless(h, model, 'ROLE:A say hello', { patch })).sessionId
+    // B's run creates more than its own session, so it is started without runHeadless's one-new-session check.
+    const bravo = await runDsh(['--profile', 'headless', '--patch', patch, 'ROLE:B watch the corpus'], { h, model })
+    expect(bravo.code, bravo.stderr.slice(-2000)).toBe(0)
+
+    const [before, afterWrite, readDeleted, afterDelete] = results
+    expect(before).toContain(alphaId)
+    expect(before).toContain('Alpha first title')
+    expect(before).not.toContain(charlieId)
+    // Created and written by another process: seen on the next call, titles current.
+    expect(afterWrite).toContain(charlieId)
+    expect(afterWrite).toContain('Charlie copy')
+    expect(afterWrite).toContain('Alpha renamed')
+    expect(afterWrite).not.toContain('Alpha first title')
+    expect(afterWrite).toMatch(new RegExp(`${deltaId} \\[cold, top-level\\][^\\n]*\\n  Delta from another dsh`))
+    // Deleted by another process: gone on the next call.
+    expect(readDeleted).toMatch(/not-found/)
+    expect(afterDelete).not.toContain(charlieId)
+    expect(afterDelete).toContain('Alpha renamed')
+    // The harness itself accepts the appended title (the log stays valid).
+    expect(readSession(h, alphaId).events.at(-1)).toMatchObject({ type: 'session/title' })
+  })
+})

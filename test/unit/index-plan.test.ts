@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest'
+import { lastTitleIn, parseHeaderLine, planScan, planTitle, type ScannedLog } from '../../src/index/plan.js'
+import { currentSurfaceEvents } from '../../src/index/surface-fold.js'
+import { createFrameDecoder, scanFrames } from '../../src/index/zstd.js'
+import { constants, zstdCompressSync } from 'node:zlib'
+import { classifyMessages, projectMessage, readableMessages } from '../../src/surface.js'
+import { userEvent } from '../support/fakes.js'
+
+function log(path: string, identity: string, size = 10): ScannedLog {
+  return { path, dirName: path, identity, revision: `${identity}:${size}`, size }
+}
+
+describe('planScan', () => {
+  it('re-reads a header only for a new path or a replaced file, and drops what is gone', () => {
+    const known = new Map([['/a', { identity: '1:1', revision: '1:1:5' }], ['/b', { identity: '1:2', revision: '1:2:5' }], ['/gone', { identity: '1:3', revision: '1:3:5' }]])
+    const plan = planScan(known, [log('/a', '1:1', 99), log('/b', '1:9'), log('/new', '1:4')])
+    expect(plan.unchanged.map(item => item.path)).toEqual(['/a'])
+    expect(plan.readHeader.map(item => item.path)).toEqual(['/b', '/new'])
+    expect(plan.removed).toEqual(['/gone'])
+  })
+})
+
+describe('planTitle', () => {
+  const cached = { revision: '1:1:100', identity: '1:1', value: 'x', completeBytes: 100 }
+  it('uses the cached title only at the exact revision it was folded at', () => {
+    expect(planTitle(cached, { identity: '1:1', revision: '1:1:100', size: 100 })).toBe('cached')
+    expect(planTitle(cached, { identity: '1:1', revision: '1:1:150', size: 150 })).toEqual({ from: 100 })
+    expect(planTitle(cached, { identity: '1:1', revision: '1:1:50', size: 50 })).toBe('full') // repaired shorter
+    expect(planTitle(cached, { identity: '1:2', revision: '1:2:150', size: 150 })).toBe('full') // replaced file
+    expect(planTitle(undefined, { identity: '1:1', revision: '1:1:100', size: 100 })).toBe('full')
+  })
+})
+
+describe('lastTitleIn', () => {
+  it('takes the last session/title event, parsing only candidate lines', () => {
+    const lines = [
+      JSON.stringify({ type: 'session/title', seq: 1, data: { title: 'old' } }),
+      JSON.stringify({ type: 'user/message', seq: 2, data: { content: [{ type: 'text', text: 'quote "session/title" here' }] } }),
+      JSON.stringify({ type: 'session/title', seq: 3, data: { title: 'new' } }),
+      JSON.stringify({ type: 'user/message', seq: 4, data: { content: [{ type: 'text', text: '"session/title"' }] } }),
+    ]
+    const bytes = (text: string) => Buffer.from(text, 'utf8')
+    expect(lastTitleIn(bytes(lines.join('\n')))).toEqual({ found: true, value: 'new' })
+    expect(lastTitleIn(bytes(lines.slice(0, 2).join('\n')))).toEqual({ found: true, value: 'old' })
+    expect(lastTitleIn(bytes(`${lines.slice(0, 2).join('\n')}\n`).subarray(0))).toEqual({ found: true, value: 'old' })
+    expect(lastTitleIn(bytes(lines[1]!))).toEqual({ found: false })
+    expect(lastTitleIn(bytes(''))).toEqual({ found: false })
+    expect(lastTitleIn(bytes(JSON.stringify({ type: 'session/title', data: { title: 'ünï 🙂' } })))).toEqual({ found: true, value: 'ünï 🙂' })
+  })
+})
+
+describe('parseHeaderLine', () => {
+  it('accepts only a session header naming its own directory', () => {
+    const line = JSON.stringify({ type: 'session', version: 0, id: 'session-1', createdAt: 5, cwd: '/w' })
+    expect(parseHeaderLine(line, 'session-1')).toEqual({ id: 'session-1', createdAt: 5, cwd: '/w' })
+    expect(parseHeaderLine(line, 'session-2')).toBeUndefined()
+    expect(parseHeaderLine('{"type":"turn/start"}', 'session-1')).toBeUndefined()
+    expect(parseHeaderLine('{torn', 'session-1')).toBeUndefined()
+  })
+})
+
+describe('scanFrames', () => {
+  it('finds complete frames and stops at a torn final frame', () => {
+    const frame = (text: string) => zstdCompressSync(Buffer.from(text), { params: { [constants.ZSTD_c_checksumFlag]: 1 } })
+    const whole = Buffer.concat([frame('header\n'), frame('a\nb\n')])
+    expect(scanFrames(whole)).toHaveLength(2)
+    expect(scanFrames(whole.subarray(0, whole.length - 3))).toHaveLength(1)
+    expect(scanFrames(whole, 1)).toHaveLength(1)
+    expect(() => scanFrames(Buffer.from('not zstd at all'))).toThrow(/magic/)
+  })
+})
+
+describe('createFrameDecoder', () => {
+  it('decodes frame after frame with one context, large ones too, and rejects a corrupt one', () => {
+    const frame = (text: string) => zstdCompressSync(Buffer.from(text), { params: { [constants.ZSTD_c_checksumFlag]: 1 } })
+    const large = `${'x'.repeat(300_000)}\n`
+    const decoder = createFrameDecoder()
+    try {
+      expect(decoder.decode(frame('one\n')).toString()).toBe('one\n')
+      expect(decoder.decode(frame(large)).toString()).toBe(large)
+      expect(decoder.decode(frame('two\n')).toString()).toBe('two\n')
+      const bad = frame('three\n')
+      bad[bad.length - 1]! ^= 0xff
+      expect(() => decoder.decode(bad)).toThrow()
+    } finally {
+      decoder.close()
+    }
+  })
+})
+
+describe('currentSurfaceEvents (port of rc.8 foldSurface)', () => {
+  it('appends surface events and splices replacements; ignores log-only events', () => {
+    const events = [
+      { type: 'user/message', seq: 0, surfaceOp: 'append' },
+      { type: 'turn/start', seq: 1 },
+      { type: 'assistant/message', seq: 2, surfaceOp: 'append' },
+      { type: 'tool/result', seq: 3, surfaceOp: 'append' },
+      { type: 'user/message', seq: 4, surfaceOp: { op: 'replace', start: 0, end: 2 } },
+    ]
+    expect(currentSurfaceEvents(events).map(event => (event as { seq: number }).seq)).toEqual([4, 3])
+    expect(() => currentSurfaceEvents([...events, { type: 'user/message', seq: 5, surfaceOp: { op: 'replace', start: 0, end: 0 } }])).toThrow(/invalid session surface/)
+  })
+})
+
+describe('classifyMessages / projectMessage', () => {
+  it('classifies exactly like the full projection, without building text', () => {
+    const events = [
+      userEvent(1, 'plain'),
+      { seq: 2, type: 'user/message', data: { role: 'user', content: [{ type: 'text', text: '  ' }, { type: 'text', text: '\n<system-reminder> x' }], source: { kind: 'user' } } },
+      { seq: 3, type: 'user/message', data: { role: 'user', content: [{ type: 'image' }, { type: 'text', text: ' \t' }], source: { kind: 'user' } } },
+      { seq: 4, type: 'user/message', data: { role: 'user', content: 7 } },
+      userEvent(5, 'Current runtime context. now'),
+    ]
+    for (const includeInjected of [false, true]) {
+      const options = { includeInjected, includeSystem: false }
+      const classified = classifyMessages(events, options)
+      expect({ messages: classified.messages.map(projectMessage), malformed: classified.malformed }).toEqual(readableMessages(events, options))
+    }
+    expect(classifyMessages(events, { includeInjected: true, includeSystem: false }).messages.map(entry => [entry.seq, entry.injected])).toEqual([[1, false], [2, true], [5, true]])
+  })
+})
