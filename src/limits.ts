@@ -46,8 +46,14 @@ function bodyKey(senderId: string, targetId: string, body: string): string {
   return `${senderId}\u0000${targetId}\u0000${digest}`
 }
 
+/** A `(sender, target)` key of the per-pair rate. */
 function pairKey(senderId: string, targetId: string): string {
   return `${senderId}\u0000${targetId}`
+}
+
+/** A `(sender, call identity)` key of the retry ledger. */
+function callKey(senderId: string, identity: string): string {
+  return `${senderId}\u0000${identity}`
 }
 
 /**
@@ -119,13 +125,13 @@ export class SendLimits {
    * The result text of an earlier delivered call by the same caller with the
    * same {@link callIdentity} (call id and arguments), if any.
    */
-  deliveredCall(senderId: string, identity: string): string | undefined {
-    return this.calls.get(pairKey(senderId, identity))
+  earlierCallResult(senderId: string, identity: string): string | undefined {
+    return this.calls.get(callKey(senderId, identity))
   }
 
   /** Remember a delivered call's result text for retries of the same call (same id, same arguments). */
   recordCall(senderId: string, identity: string, resultText: string): void {
-    this.calls.set(pairKey(senderId, identity), resultText)
+    this.calls.set(callKey(senderId, identity), resultText)
   }
 
   /** Entries held, for the benchmark's memory figures. */

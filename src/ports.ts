@@ -93,8 +93,6 @@ export interface ResolvedTarget {
   readonly woke: boolean
   /** Whether the target was running a turn when resolved. */
   readonly running: boolean
-  /** Whether admission may go through a path that can wake (allowResume). */
-  readonly mayWake: boolean
   /**
    * Set when the target is live in another dsh process on this home (issue 8):
    * admission goes through the mailbox and nothing is woken here.

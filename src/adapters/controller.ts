@@ -120,7 +120,7 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
       const live = agents.get(sessionId)
       if (live !== undefined) {
         woken.touch(sessionId)
-        return { ok: true, value: { sessionId, woke: false, running: live.status === 'running', mayWake } }
+        return { ok: true, value: { sessionId, woke: false, running: live.status === 'running' } }
       }
       if (!mayWake) return fail(NOT_LIVE)
       const controller = services.sessionController()
@@ -131,7 +131,7 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
           return await agents.resume({ resumeSessionId: sessionId, ...(options === undefined ? {} : { agentOptions: options }), signal: lifetime })
         }, () => agents.get(sessionId), signal)
         const woke = outcome.kind === 'woken'
-        return { ok: true, value: { sessionId, woke, running: outcome.agent.status === 'running', mayWake } }
+        return { ok: true, value: { sessionId, woke, running: outcome.agent.status === 'running' } }
       } catch (error: unknown) {
         if (signal.aborted) throw error
         if (error instanceof WakeRefused) return fail(error.message, error.code)

@@ -26,7 +26,7 @@
  * @module dsh-cross-session/adapters/woken
  */
 
-import { raceAbort } from '../boundary.js'
+import { raceAbort } from '../service-boundary.js'
 import type { HostAgent, HostAgentHandle } from '../host.js'
 
 /** How long a woken session may sit idle after its turn before it is put back to sleep, ms (10 min). */

@@ -44,8 +44,8 @@ export const RECEIPT_POLL_MS = 100
  */
 export type ListEvents = (sessionId: string) => Promise<readonly unknown[]>
 
-function remote(sessionId: string, pid: number, mayWake: boolean): ControllerOutcome<ResolvedTarget> {
-  return { ok: true, value: { sessionId, woke: false, running: false, mayWake, remote: { pid } } }
+function remote(sessionId: string, pid: number): ControllerOutcome<ResolvedTarget> {
+  return { ok: true, value: { sessionId, woke: false, running: false, remote: { pid } } }
 }
 
 /**
@@ -92,7 +92,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
       const now = again.elsewhere.get(sessionId)
       if (now !== undefined) {
         lease.release()
-        return remote(sessionId, now.holder.pid, mayWake)
+        return remote(sessionId, now.holder.pid)
       }
       if (listEvents !== undefined) {
         const age = openTurnAgeMs(await listEvents(sessionId), Date.now())
@@ -140,7 +140,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
       if (isLocal(sessionId)) return await inner.resolve(sessionId, options)
       const board = runtime.board()
       const holder = board.elsewhere.get(sessionId)
-      if (holder !== undefined) return remote(sessionId, holder.holder.pid, options.mayWake)
+      if (holder !== undefined) return remote(sessionId, holder.holder.pid)
       if (!options.mayWake) return await inner.resolve(sessionId, options)
 
       // A wake of this session already under way here: join it (one lease, one set of checks).
@@ -150,7 +150,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
       const leased = acquireLease(runtime.layout.leases, sessionId, runtime.self, isAlive)
       if (!leased.ok) {
         if (leased.holder !== undefined && sameProcess(leased.holder, runtime.self)) return await inner.resolve(sessionId, options)
-        if (leased.holder !== undefined) return remote(sessionId, leased.holder.pid, options.mayWake)
+        if (leased.holder !== undefined) return remote(sessionId, leased.holder.pid)
         return { ok: false, reason: 'another process holds a wake lease on the session that could not be read; it was left untouched, try again shortly' }
       }
       const attempt: WakeAttempt = { checked: checkUnderLease(sessionId, leased.lease, options.mayWake), callers: 0, lease: leased.lease }

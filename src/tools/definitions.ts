@@ -13,7 +13,7 @@
  */
 
 import { nanoid } from 'nanoid'
-import { safeReason, fullError } from '../boundary.js'
+import { safeReason, fullError } from '../service-boundary.js'
 import type { HostToolDefinition, HostToolExec } from '../host.js'
 import type { Caller, ToolCallContext } from '../ports.js'
 import { presentCall, presentResult, type PresentedResult } from '../presenters.js'

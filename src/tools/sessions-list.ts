@@ -13,7 +13,7 @@
  * @module dsh-cross-session/tools/sessions-list
  */
 
-import { callBackend, renderCancelled } from '../boundary.js'
+import { callBackend, renderCancelled } from '../service-boundary.js'
 import type { SessionRecordView, ToolCallContext } from '../ports.js'
 import { refusals, renderRefusal } from '../refusals.js'
 import { SessionsListArgs, validateArguments } from '../schemas.js'

@@ -14,7 +14,7 @@
  * @module dsh-cross-session/tools/sessions-read
  */
 
-import { callBackend, renderCancelled } from '../boundary.js'
+import { callBackend, renderCancelled } from '../service-boundary.js'
 import type { ToolCallContext } from '../ports.js'
 import { refusals, renderRefusal } from '../refusals.js'
 import { sessionIdProblem, SessionsReadArgs, validateArguments } from '../schemas.js'

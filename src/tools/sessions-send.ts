@@ -18,7 +18,7 @@
  */
 
 import { controllerRefusal } from '../adapters/remote-errors.js'
-import { callBackend, callCommit, renderCancelled } from '../boundary.js'
+import { callBackend, callToCompletion, renderCancelled } from '../service-boundary.js'
 import { buildFrame } from '../framing.js'
 import { callIdentity } from '../limits.js'
 import { renderRemoteTail } from '../home/texts.js'
@@ -136,7 +136,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   // arguments is a new call (issue 11 §2).
   const identity = args === undefined ? '' : callIdentity(call.callId, args)
   if (args !== undefined && caller !== undefined && facts.argumentProblem === undefined) {
-    const earlier = limits.deliveredCall(caller.sessionId, identity)
+    const earlier = limits.earlierCallResult(caller.sessionId, identity)
     if (earlier !== undefined) return `${earlier}\n(This tool call, same id and arguments, was already delivered once; it was not delivered again.)`
   }
 
@@ -162,7 +162,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   // Step 9: resolve. Waking is allowed only when allowResume is on. Run to
   // completion: a wake cut off by cancellation would leave a session woken
   // with nobody to deliver to, so it is undone below instead.
-  const resolved = await callCommit('resolving the target session', call.signal,
+  const resolved = await callToCompletion('resolving the target session', call.signal,
     () => deps.controller.resolve(args.session_id, { mayWake: settings.allowResume, signal: call.signal }), deps.log)
   if (!resolved.ok) {
     // A resume given our signal rejects when it fires: that is a cancellation, not a failure.
@@ -180,7 +180,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   // delivered whatever happens to this call. A failure after a wake puts the
   // woken session back to sleep.
   const requestId = requestIdFor(caller.sessionId, identity)
-  const admitted = await callCommit('admitting the message', call.signal,
+  const admitted = await callToCompletion('admitting the message', call.signal,
     () => deps.controller.admit(target, { requestId, mode, text, provenance: { senderSessionId: caller.sessionId, hop: decided.hop }, signal: call.signal }), deps.log)
   if (!admitted.ok) {
     return admitted.cancelled

@@ -5,7 +5,7 @@
  * @module dsh-cross-session/tools/shared
  */
 
-import type { DiagnosticSink } from '../boundary.js'
+import type { DiagnosticSink } from '../service-boundary.js'
 import type { SendLimits } from '../limits.js'
 import type { ControllerPort, SessionHeaderView, SessionQueryPort } from '../ports.js'
 import type { Settings } from '../settings.js'

@@ -153,6 +153,8 @@ export class FakeController implements ControllerPort {
   afterAdmit: (() => void) | undefined
 
   private readonly corpus: FakeSessionQuery
+  /** Whether the last `resolve` of each session allowed waking (the fake admits to a cold target only then). */
+  private readonly mayWakeOf = new Map<string, boolean>()
 
   constructor(corpus: FakeSessionQuery) {
     this.corpus = corpus
@@ -165,6 +167,7 @@ export class FakeController implements ControllerPort {
   async resolve(sessionId: string, options: { mayWake: boolean, signal: AbortSignal }): Promise<ControllerOutcome<ResolvedTarget>> {
     this.count('resolve')
     this.log.push({ op: 'resolve', sessionId, mayWake: options.mayWake })
+    this.mayWakeOf.set(sessionId, options.mayWake)
     if (this.resolveFailure !== undefined) return { ok: false, reason: this.resolveFailure }
     const session = this.corpus.sessions.get(sessionId)
     if (session === undefined) return { ok: false, reason: 'session/not-found' }
@@ -177,7 +180,7 @@ export class FakeController implements ControllerPort {
     }
     if (this.goColdAfterResolve) session.live = false
     this.afterResolve?.()
-    return { ok: true, value: { sessionId, woke, running: false, mayWake: options.mayWake } }
+    return { ok: true, value: { sessionId, woke, running: false } }
   }
 
   async admit(target: ResolvedTarget, prompt: { requestId: string, mode: SendMode, text: string, provenance: RelayProvenance, signal: AbortSignal }): Promise<ControllerOutcome<{ mode: SendMode, running: boolean }>> {
@@ -185,7 +188,7 @@ export class FakeController implements ControllerPort {
     this.log.push({ op: 'admit', sessionId: target.sessionId, requestId: prompt.requestId, mode: prompt.mode, text: prompt.text })
     if (this.admitFailure !== undefined) return { ok: false, reason: this.admitFailure }
     const session = this.corpus.sessions.get(target.sessionId)
-    if (session === undefined || (!session.live && !target.mayWake)) return { ok: false, reason: 'the session went cold before delivery' }
+    if (session === undefined || (!session.live && this.mayWakeOf.get(target.sessionId) !== true)) return { ok: false, reason: 'the session went cold before delivery' }
     if (!this.delivered.has(prompt.requestId)) {
       this.delivered.set(prompt.requestId, { sessionId: target.sessionId, mode: prompt.mode, text: prompt.text })
       if (this.recordOnAdmit) {

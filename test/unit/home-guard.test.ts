@@ -49,12 +49,12 @@ function world(options: { openTurnAgeMs?: number } = {}) {
   const inner: ControllerPort = {
     async resolve(sessionId, { mayWake }) {
       calls.push(`resolve ${sessionId} mayWake=${mayWake}`)
-      if (live.has(sessionId)) return { ok: true, value: { sessionId, woke: false, running: false, mayWake } }
+      if (live.has(sessionId)) return { ok: true, value: { sessionId, woke: false, running: false } }
       if (!mayWake) return { ok: false, reason: 'not live' }
       const agent = fakeAgent({ id: sessionId, createdAt: 1 })
       live.set(sessionId, agent)
       runtime.track(agent)
-      return { ok: true, value: { sessionId, woke: true, running: false, mayWake } }
+      return { ok: true, value: { sessionId, woke: true, running: false } }
     },
     async admit(target, prompt) {
       calls.push(`admit ${target.sessionId}`)
@@ -82,7 +82,7 @@ describe('guard: a session live in another process', () => {
     const { runtime, guarded, calls } = world()
     new PresencePublisher(runtime.layout.presence, otherTag).publish('session-a')
     const resolved = await guarded.resolve('session-a', { mayWake: true, signal })
-    expect(resolved).toEqual({ ok: true, value: { sessionId: 'session-a', woke: false, running: false, mayWake: true, remote: { pid: otherTag.pid } } })
+    expect(resolved).toEqual({ ok: true, value: { sessionId: 'session-a', woke: false, running: false, remote: { pid: otherTag.pid } } })
     expect(calls).toEqual([])
     if (!resolved.ok) return
     expect(await guarded.admit(resolved.value, prompt('cross-session:s-b:c1'))).toEqual({ ok: true, value: { mode: 'queue', running: false } })

@@ -48,14 +48,14 @@ describe('SendLimits', () => {
   it('remembers delivered calls for retries by caller, call id and arguments', () => {
     const limits = new SendLimits()
     const x = callIdentity('call-1', { session_id: 't1', message: 'X' })
-    expect(limits.deliveredCall('a', x)).toBeUndefined()
+    expect(limits.earlierCallResult('a', x)).toBeUndefined()
     limits.recordCall('a', x, 'accepted …')
-    expect(limits.deliveredCall('a', x)).toBe('accepted …')
-    expect(limits.deliveredCall('b', x)).toBeUndefined()
+    expect(limits.earlierCallResult('a', x)).toBe('accepted …')
+    expect(limits.earlierCallResult('b', x)).toBeUndefined()
     // Issue 11 §2: a provider repeating call_0 for another send is a new call.
-    expect(limits.deliveredCall('a', callIdentity('call-1', { session_id: 't2', message: 'X' }))).toBeUndefined()
-    expect(limits.deliveredCall('a', callIdentity('call-1', { session_id: 't1', message: 'Y' }))).toBeUndefined()
-    expect(limits.deliveredCall('a', callIdentity('call-1', { session_id: 't1', message: 'X', mode: 'steer' }))).toBeUndefined()
+    expect(limits.earlierCallResult('a', callIdentity('call-1', { session_id: 't2', message: 'X' }))).toBeUndefined()
+    expect(limits.earlierCallResult('a', callIdentity('call-1', { session_id: 't1', message: 'Y' }))).toBeUndefined()
+    expect(limits.earlierCallResult('a', callIdentity('call-1', { session_id: 't1', message: 'X', mode: 'steer' }))).toBeUndefined()
     // No separator confusion between fields.
     expect(callIdentity('c', { session_id: 'a', message: 'b c' })).not.toBe(callIdentity('c', { session_id: 'a b', message: 'c' }))
   })

@@ -41,7 +41,7 @@ describe('sessions_send: accepted', () => {
 
   it('says steer went into the running turn, or started one when idle', async () => {
     const { w, me } = world()
-    w.controller.resolve = async (sessionId, options) => ({ ok: true, value: { sessionId, woke: false, running: true, mayWake: options.mayWake } })
+    w.controller.resolve = async sessionId => ({ ok: true, value: { sessionId, woke: false, running: true } })
     const running = await sessionsSend({ session_id: 'session-peer', message: 'stop, use B', mode: 'steer' }, w.call(me), w.deps)
     expect(running).toContain('| mode=steer |')
     expect(running).toContain('inserted into the turn that session is running now')

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createAgentsController, WokenSessions } from '../../src/adapters/controller.js'
-import { safeReason } from '../../src/boundary.js'
+import { safeReason } from '../../src/service-boundary.js'
 import { buildFrame, parseFrame } from '../../src/framing.js'
 import { refusals } from '../../src/refusals.js'
 import { resolveSettings } from '../../src/settings.js'
@@ -103,7 +103,7 @@ describe('per-request bookkeeping does not outlive its call', () => {
     const agent = host.goLive('session-peer', 1, [{ seq: 1, type: 'user/message', data: { id: 'old' } }])
     const services = host.context()
     const port = createAgentsController(services.agents, undefined, new WokenSessions())
-    const target = { sessionId: 'session-peer', woke: false, running: false, mayWake: false }
+    const target = { sessionId: 'session-peer', woke: false, running: false }
     const admitted = await port.admit(target, { requestId: 'r1', mode: 'queue', text: 'hi', provenance: { senderSessionId: 'session-me', hop: 1 }, signal: new AbortController().signal })
     expect(admitted).toEqual({ ok: true, value: { mode: 'queue', running: false, recordFrom: 1 } })
     // A call cancelled here never calls waitRecorded: nothing is left behind

@@ -7,7 +7,7 @@
  * cause chain or object dump reach the model. The full error goes to the
  * plugin's logger instead (PRODUCT.md §4 "Nothing ever throws to the model").
  *
- * @module dsh-cross-session/boundary
+ * @module dsh-cross-session/service-boundary
  */
 
 import { clipLine, oneLine } from './text.js'
@@ -54,7 +54,7 @@ export async function callBackend<T>(step: string, signal: AbortSignal, run: () 
  * @returns the value, `cancelled` (only when aborted before the start), or a
  *   one-line reason.
  */
-export async function callCommit<T>(step: string, signal: AbortSignal, run: () => Promise<T>, log: DiagnosticSink): Promise<BackendResult<T>> {
+export async function callToCompletion<T>(step: string, signal: AbortSignal, run: () => Promise<T>, log: DiagnosticSink): Promise<BackendResult<T>> {
   if (signal.aborted) return { ok: false, cancelled: true, step }
   try {
     return { ok: true, value: await run() }
