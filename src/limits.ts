@@ -15,7 +15,13 @@
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { RelayProvenance } from './provenance.js'
-import type { LimitVerdict } from './refusals.js'
+
+/** Step 8's verdict: go with the outgoing hop, or which limit refuses. */
+export type LimitVerdict =
+  | { readonly kind: 'ok', readonly hop: number }
+  | { readonly kind: 'hop-limit', readonly hop: number, readonly maxHops: number, readonly chain: string }
+  | { readonly kind: 'pair-rate', readonly count: number, readonly perMinute: number, readonly retryInMs: number }
+  | { readonly kind: 'duplicate', readonly agoMs: number }
 
 /** Window of the per-pair rate limit, ms. */
 export const RATE_WINDOW_MS = 60_000

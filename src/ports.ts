@@ -13,6 +13,7 @@
  */
 
 import type { RelayProvenance } from './provenance.js'
+import type { Recorded } from './recorded.js'
 
 /** Durable session header fields this package reads (rc.8 `SessionHeader`). */
 export interface SessionHeaderView {
@@ -101,13 +102,14 @@ export interface ResolvedTarget {
 }
 
 /**
- * Outcome of a controller step: done, or refused with the backend's reason
- * and, when it gave one, its error code (`session/agent-busy`, …;
- * `not-found` for a session that does not exist).
+ * Outcome of a controller step: done, or refused with a model-safe reason
+ * (this package's own text or a failure-table row) and, when the backend
+ * gave one, its error code (`session/agent-busy`, …; `not-found` for a
+ * session that does not exist) and its raw `detail` for the log only.
  */
 export type ControllerOutcome<T> =
   | { readonly ok: true, readonly value: T }
-  | { readonly ok: false, readonly reason: string, readonly code?: string }
+  | { readonly ok: false, readonly reason: string, readonly code?: string, readonly detail?: string }
 
 /**
  * An admitted prompt. `recordFrom` is the target's log length at admission,
@@ -120,16 +122,12 @@ export interface Admitted {
   readonly mode: SendMode
   readonly running: boolean
   readonly recordFrom?: number
-}
-
-/** Where a delivered message landed in the target's durable log (`src/recorded.ts`). */
-export interface RecordedAt {
-  /** Seq of the log event that holds the message. */
-  readonly seq: number
-  /** `conversation`: its own `user/message` is logged; `inbox`: only the inbox insertion. */
-  readonly stage: 'conversation' | 'inbox'
-  /** For a mailbox delivery: whether the target was running a turn when its process admitted it. */
-  readonly running?: boolean
+  /**
+   * For a remote target: the id of the mailbox message posted, handed back
+   * to {@link ControllerPort.waitRecorded} so it finds the receipt (issue 10:
+   * no state shared between `admit` and `waitRecorded` through a map).
+   */
+  readonly mailboxMessageId?: string
 }
 
 /**
@@ -140,6 +138,15 @@ export interface RecordedAt {
 export type MailboxStage =
   | { readonly stage: 'claimed' | 'pending' }
   | { readonly stage: 'refused', readonly reason: string }
+
+/** Options of {@link ControllerPort.waitRecorded}; `from` and `mailboxMessageId` come from {@link Admitted}. */
+export interface RecordWaitOptions {
+  readonly timeoutMs: number
+  readonly signal: AbortSignal
+  readonly settleForInbox: boolean
+  readonly from?: number
+  readonly mailboxMessageId?: string
+}
 
 /**
  * Write side: resolve a target and admit one prompt into its inbox. Backed by
@@ -170,7 +177,7 @@ export interface ControllerPort {
    * inbox does); the best record seen, or `undefined` when the log holds
    * neither by the bound.
    */
-  waitRecorded(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal, settleForInbox: boolean, from?: number }): Promise<RecordedAt | MailboxStage | undefined>
+  waitRecorded(target: ResolvedTarget, requestId: string, options: RecordWaitOptions): Promise<Recorded | MailboxStage | undefined>
 }
 
 /** The calling session, from `exec.agent` (PRODUCT.md §3). */

@@ -53,6 +53,8 @@ export interface Recorded {
    * splices it back out, so it is not yet durable.
    */
   readonly stage: 'conversation' | 'inbox'
+  /** For a mailbox delivery: whether the target was running a turn when its process admitted it. */
+  readonly running?: boolean
 }
 
 /**

@@ -1,28 +1,27 @@
 /**
- * The one boundary around every backend call: cancellation, and failures
- * turned into model-safe reasons.
+ * The service boundary: every backend call goes through here, for
+ * cancellation and for failures turned into a {@link FailureKind}.
  *
- * Pattern of the harness's own `tool-session-query` service boundary: check
- * the signal before and after the call, and never let an error's stack,
- * cause chain or object dump reach the model. The full error goes to the
- * plugin's logger instead (PRODUCT.md §4 "Nothing ever throws to the model").
+ * Pattern of the harness's own `tool-session-query` `service-boundary.ts`:
+ * check the signal before and after the call, and never let an error's
+ * message, stack, cause chain or object dump reach the model. The full error
+ * goes to the plugin's logger; the model sees only the kind's row of the
+ * closed table in `src/presentation/failures.ts` (PRODUCT.md §4 "Nothing ever
+ * throws to the model"; issue 10).
  *
  * @module dsh-cross-session/service-boundary
  */
 
-import { clipLine, oneLine } from './text.js'
+import { classifyFailure, type FailureKind } from './failure-kinds.js'
 
 /** Outcome of {@link callBackend}. */
 export type BackendResult<T> =
   | { readonly ok: true, readonly value: T }
   | { readonly ok: false, readonly cancelled: true, readonly step: string }
-  | { readonly ok: false, readonly cancelled: false, readonly step: string, readonly reason: string }
+  | { readonly ok: false, readonly cancelled: false, readonly step: string, readonly failure: FailureKind }
 
 /** Where full diagnostics go (the plugin's Cordis logger in production). */
 export type DiagnosticSink = (message: string) => void
-
-/** Longest model-facing failure reason, in code points (cut on a grapheme boundary). */
-const MAX_REASON = 200
 
 /**
  * Run one backend step.
@@ -30,7 +29,7 @@ const MAX_REASON = 200
  * @param signal - the tool call's abort signal; checked before and after.
  * @param run - the backend call (passes `signal` on where it can).
  * @param log - receives the full error, stack included.
- * @returns the value, `cancelled`, or a one-line reason.
+ * @returns the value, `cancelled`, or the failure's kind.
  */
 export async function callBackend<T>(step: string, signal: AbortSignal, run: () => Promise<T>, log: DiagnosticSink): Promise<BackendResult<T>> {
   if (signal.aborted) return { ok: false, cancelled: true, step }
@@ -51,8 +50,8 @@ export async function callBackend<T>(step: string, signal: AbortSignal, run: () 
  * backend goes on to wake or deliver. The caller checks `signal.aborted`
  * afterwards and undoes or reports what happened. A signal already aborted
  * before the step starts skips it.
- * @returns the value, `cancelled` (only when aborted before the start), or a
- *   one-line reason.
+ * @returns the value, `cancelled` (only when aborted before the start), or
+ *   the failure's kind.
  */
 export async function callToCompletion<T>(step: string, signal: AbortSignal, run: () => Promise<T>, log: DiagnosticSink): Promise<BackendResult<T>> {
   if (signal.aborted) return { ok: false, cancelled: true, step }
@@ -63,10 +62,10 @@ export async function callToCompletion<T>(step: string, signal: AbortSignal, run
   }
 }
 
-/** A failed step: the full error to the log, a one-line reason to the model. */
+/** A failed step: the full error to the log, only its kind to the caller. */
 function failed(step: string, error: unknown, log: DiagnosticSink): BackendResult<never> {
   log(`${step} failed: ${fullError(error)}`)
-  return { ok: false, cancelled: false, step, reason: safeReason(error) }
+  return { ok: false, cancelled: false, step, failure: classifyFailure(error) }
 }
 
 /**
@@ -91,27 +90,6 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
   })
 }
 
-/** A one-line, bounded reason: the error's `code` (if any) and first message line. */
-export function safeReason(error: unknown): string {
-  try {
-    if (error instanceof Error || (typeof error === 'object' && error !== null)) {
-      const record = error as { code?: unknown, message?: unknown }
-      const code = typeof record.code === 'string' ? record.code : undefined
-      const message = typeof record.message === 'string' ? oneLine(record.message.split('\n')[0] ?? '') : ''
-      const reason = [code, message].filter(part => part !== undefined && part.length > 0).join(': ')
-      return clip(reason.length > 0 ? reason : 'unknown error')
-    }
-    return clip(oneLine(String(error)) || 'unknown error')
-  } catch {
-    return 'unprintable error'
-  }
-}
-
-function clip(text: string): string {
-  // Code points and grapheme clusters, never UTF-16 units (issue 11 §6: a surrogate pair was split).
-  return clipLine(text, MAX_REASON)
-}
-
 /** Full diagnostic text (stack and causes) for the log only. */
 export function fullError(error: unknown): string {
   try {
@@ -127,9 +105,4 @@ export function fullError(error: unknown): string {
   } catch {
     return '[unprintable error]'
   }
-}
-
-/** Text for a call cancelled during `step` (never a partial result). */
-export function renderCancelled(tool: string, step: string, consequence: string): string {
-  return `cancelled | ${tool} was cancelled while ${step}\n${consequence}`
 }

@@ -72,8 +72,3 @@ function optionalString(row: Record<string, unknown>, key: string): Record<strin
   const value = row[key]
   return typeof value === 'string' && value.length > 0 ? { [key]: value } : {}
 }
-
-/** `[live|cold, top-level|subagent]` state tag of seed 004's list and read rows. */
-export function stateTag(header: SessionHeaderView, live: boolean): string {
-  return `[${live ? 'live' : 'cold'}, ${isSubagent(header) ? 'subagent' : 'top-level'}]`
-}

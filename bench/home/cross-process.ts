@@ -68,8 +68,9 @@ export async function runCrossProcessBench(options: { sends: number, idleMs: num
       const resolved = await guarded.resolve(sessionId, { mayWake: true, signal })
       if (!resolved.ok || resolved.value.remote === undefined) throw new Error('bench: the target was not seen live in the owner process')
       const requestId = `cross-session:session-bench-sender:call-${index}`
-      await guarded.admit(resolved.value, { requestId, mode: 'queue', text: `bench message ${index}`, provenance: { senderSessionId: 'session-bench-sender', hop: 1 }, signal })
-      const recorded = await guarded.waitRecorded(resolved.value, requestId, { timeoutMs: 5000, signal, settleForInbox: false })
+      const admitted = await guarded.admit(resolved.value, { requestId, mode: 'queue', text: `bench message ${index}`, provenance: { senderSessionId: 'session-bench-sender', hop: 1 }, signal })
+      if (!admitted.ok) throw new Error(`bench: send ${index} not admitted: ${admitted.reason}`)
+      const recorded = await guarded.waitRecorded(resolved.value, requestId, { timeoutMs: 5000, signal, settleForInbox: false, mailboxMessageId: admitted.value.mailboxMessageId })
       if (recorded?.stage !== 'conversation') throw new Error(`bench: send ${index} not recorded: ${JSON.stringify(recorded)}`)
       samples.push(performance.now() - started)
     }

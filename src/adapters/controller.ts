@@ -34,7 +34,9 @@ import type { HostAgent, HostAgents, HostDefaultModel, HostSessionController, Ho
 import type { Admitted, ControllerOutcome, ControllerPort, SendMode } from '../ports.js'
 import { relaySource, type RelayProvenance } from '../provenance.js'
 import { waitUntilRecorded } from '../recorded.js'
-import { controllerFailure, isControllerNotFound } from './remote-errors.js'
+import { failureText } from '../presentation/failures.js'
+import { deliveryReasons } from '../presentation/send.js'
+import { controllerFailure, controllerFailureDetail, isControllerNotFound } from './remote-errors.js'
 import { isNotFoundError } from './session-query.js'
 import type { WakeHandle, WokenSessions } from './woken.js'
 
@@ -58,20 +60,19 @@ export function defaultAgentOptions(defaultModel: HostDefaultModel | undefined):
   return undefined
 }
 
-const NOT_LIVE = 'the session is not live and waking it is not allowed (allowResume: false); it was left untouched'
-const WENT_COLD = 'the session went cold before delivery and waking it is not allowed; it was left untouched'
-const WENT_COLD_AFTER_WAKE = 'the session went cold again right after it was woken, before delivery'
-
-function fail<T>(reason: string, code?: string): ControllerOutcome<T> {
-  return code === undefined ? { ok: false, reason } : { ok: false, reason, code }
+function fail<T>(reason: string, code?: string, detail?: string): ControllerOutcome<T> {
+  return { ok: false, reason, ...(code === undefined ? {} : { code }), ...(detail === undefined ? {} : { detail }) }
 }
 
 /** A wake that failed with a refusal (not a crash): carries the controller's code. */
 class WakeRefused extends Error {
   readonly code: string | undefined
-  constructor(reason: string, code: string | undefined) {
+  /** The controller's raw `code: message`, for the log only. */
+  readonly detail: string
+  constructor(reason: string, code: string | undefined, detail: string) {
     super(reason)
     this.code = code
+    this.detail = detail
   }
 }
 
@@ -93,7 +94,8 @@ function deliverToLiveAgent(agent: HostAgent, mode: SendMode, message: HostUserM
     else agent.steer(message)
   } catch (error: unknown) {
     // The controller line maps this very failure to `session/agent-busy` ("prompt rejected").
-    return fail(controllerFailure({ code: 'session/agent-busy', message: error instanceof Error ? error.message : String(error) }), 'session/agent-busy')
+    // Only the code's table row reaches the model; the raw error goes to the log.
+    return fail(failureText('session/agent-busy'), 'session/agent-busy', controllerFailureDetail({ code: 'session/agent-busy', message: error instanceof Error ? error.message : String(error) }))
   }
   return { ok: true, value: { mode, running, recordFrom } }
 }
@@ -103,7 +105,7 @@ async function wakeViaController(controller: HostSessionController, sessionId: s
   const resolved = await controller.resolveAgent(sessionId)
   if ('error' in resolved) {
     const code = isControllerNotFound(resolved.error, sessionId) ? 'not-found' : resolved.error?.code
-    throw new WakeRefused(controllerFailure(resolved.error), typeof code === 'string' ? code : undefined)
+    throw new WakeRefused(controllerFailure(resolved.error), typeof code === 'string' ? code : undefined, controllerFailureDetail(resolved.error))
   }
   return { agent: resolved.agent, dispose: async () => undefined, external: true }
 }
@@ -122,7 +124,7 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
         woken.touch(sessionId)
         return { ok: true, value: { sessionId, woke: false, running: live.status === 'running' } }
       }
-      if (!mayWake) return fail(NOT_LIVE)
+      if (!mayWake) return fail(deliveryReasons.notLive)
       const controller = services.sessionController()
       try {
         const outcome = await woken.wake(sessionId, async lifetime => {
@@ -134,7 +136,7 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
         return { ok: true, value: { sessionId, woke, running: outcome.agent.status === 'running' } }
       } catch (error: unknown) {
         if (signal.aborted) throw error
-        if (error instanceof WakeRefused) return fail(error.message, error.code)
+        if (error instanceof WakeRefused) return fail(error.message, error.code, error.detail)
         // rc.8: the session was deleted between the lookup and the resume.
         if (isNotFoundError(error)) return fail(`session "${sessionId}" not found`, 'not-found')
         throw error
@@ -143,7 +145,7 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
     async admit(target, { requestId, mode, text, provenance }) {
       // Re-read: the agent may have gone away since resolve. Never wake here.
       const agent = agents.get(target.sessionId)
-      if (agent === undefined) return fail(target.woke ? WENT_COLD_AFTER_WAKE : WENT_COLD)
+      if (agent === undefined) return fail(target.woke ? deliveryReasons.wentColdAfterWake : deliveryReasons.wentCold)
       const admitted = deliverToLiveAgent(agent, mode, relayMessage(requestId, text, provenance))
       if (admitted.ok && target.woke) woken.delivered(target.sessionId)
       return admitted

@@ -17,18 +17,20 @@
  * whose shared resume keeps a caller that gives up from taking the session
  * away from the others.
  *
- * `admit` to a remote target posts one mailbox message; `waitRecorded` waits,
- * bounded, for its receipt and else says whether it was claimed or is still
+ * `admit` to a remote target posts one mailbox message and hands back its id;
+ * `waitRecorded`, given that id, waits, bounded, for its receipt and else says whether it was claimed or is still
  * pending.
  *
  * @module dsh-cross-session/home/guard
  */
 
 import { join } from 'node:path'
-import type { ControllerOutcome, ControllerPort, MailboxStage, RecordedAt, ResolvedTarget } from '../ports.js'
+import type { ControllerOutcome, ControllerPort, MailboxStage, ResolvedTarget } from '../ports.js'
+import { deliveryReasons } from '../presentation/send.js'
+import type { Recorded } from '../recorded.js'
 import { acquireLease, type Lease } from './lease.js'
 import { newMessageId, parseReceipt, postMessage, readBounded, unlinkQuietly } from './mailbox.js'
-import { blocksWake, openTurnAgeMs, openTurnReason } from './open-turn.js'
+import { blocksWake, openTurnAgeMs } from './open-turn.js'
 import { sameProcess } from './paths.js'
 import { isAlive } from './process-tag.js'
 import type { HomeRuntime } from './runtime.js'
@@ -80,8 +82,6 @@ interface WakeAttempt {
  * @param listEvents - raw-log reader for the open-turn check.
  */
 export function guardController(inner: ControllerPort, runtime: HomeRuntime, isLocal: (sessionId: string) => boolean, listEvents: ListEvents | undefined): ControllerPort {
-  /** requestId → mailbox message id of remote admissions awaiting their receipt. */
-  const posted = new Map<string, string>()
   /** Guarded wakes in flight in this process, by session id. */
   const attempts = new Map<string, WakeAttempt>()
 
@@ -98,7 +98,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
         const age = openTurnAgeMs(await listEvents(sessionId), Date.now())
         if (blocksWake(age, again.deadHolders.has(sessionId))) {
           lease.release()
-          return { ok: false, reason: openTurnReason(age ?? 0) }
+          return { ok: false, reason: deliveryReasons.openTurn(age ?? 0) }
         }
       }
       return undefined
@@ -151,7 +151,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
       if (!leased.ok) {
         if (leased.holder !== undefined && sameProcess(leased.holder, runtime.self)) return await inner.resolve(sessionId, options)
         if (leased.holder !== undefined) return remote(sessionId, leased.holder.pid)
-        return { ok: false, reason: 'another process holds a wake lease on the session that could not be read; it was left untouched, try again shortly' }
+        return { ok: false, reason: deliveryReasons.leaseUnreadable }
       }
       const attempt: WakeAttempt = { checked: checkUnderLease(sessionId, leased.lease, options.mayWake), callers: 0, lease: leased.lease }
       attempts.set(sessionId, attempt)
@@ -184,16 +184,14 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
         const code = (error as { code?: unknown } | null)?.code
         // Errors without a code are this package's own (size bound, unsafe id) and safe to show.
         const why = typeof code === 'string' ? code : error instanceof Error ? error.message : 'write failed'
-        return { ok: false, reason: `the message could not be written to the mailbox under DSH_HOME (${why}); nothing was posted` }
+        return { ok: false, reason: deliveryReasons.mailboxWriteFailed(why) }
       }
-      posted.set(prompt.requestId, messageId)
-      return { ok: true, value: { mode: prompt.mode, running: false } }
+      return { ok: true, value: { mode: prompt.mode, running: false, mailboxMessageId: messageId } }
     },
 
-    async waitRecorded(target, requestId, options): Promise<RecordedAt | MailboxStage | undefined> {
+    async waitRecorded(target, requestId, options): Promise<Recorded | MailboxStage | undefined> {
       if (target.remote === undefined) return await inner.waitRecorded(target, requestId, options)
-      const messageId = posted.get(requestId)
-      posted.delete(requestId)
+      const messageId = options.mailboxMessageId
       if (messageId === undefined) return undefined
       const receiptPath = join(runtime.layout.receipts, `${messageId}.json`)
       const receipt = await waitInDirectory(runtime.layout.receipts, () => parseReceipt(readBounded(receiptPath)), {

@@ -43,10 +43,3 @@ export function openTurnAgeMs(records: readonly unknown[], now: number): number 
 export function blocksWake(ageMs: number | undefined, writerKnownDead: boolean): boolean {
   return ageMs !== undefined && ageMs < OPEN_TURN_RECENT_MS && !writerKnownDead
 }
-
-/** The refusal reason, with what the model should do. */
-export function openTurnReason(ageMs: number): string {
-  const seconds = Math.round(ageMs / 1000)
-  return `its log ends in a turn that is still open (last written ${seconds} s ago): another dsh process without dsh-cross-session may be running it, and waking it here would fork its log. `
-    + 'It was left untouched. Do not retry at once: read it later with sessions_read, or ask the user to install dsh-cross-session in every dsh profile they run'
-}

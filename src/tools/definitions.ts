@@ -13,12 +13,13 @@
  */
 
 import { nanoid } from 'nanoid'
-import { safeReason, fullError } from '../service-boundary.js'
 import type { HostToolDefinition, HostToolExec } from '../host.js'
+import { classifyFailure } from '../failure-kinds.js'
 import type { Caller, ToolCallContext } from '../ports.js'
+import { commonRefusals, DELIVERY_UNKNOWN, NOTHING_LISTED, NOTHING_READ, renderRefusal } from '../presentation/common.js'
 import { presentCall, presentResult, type PresentedResult } from '../presenters.js'
-import { refusals, renderRefusal } from '../refusals.js'
 import { TOOL_SCHEMAS } from '../schemas.js'
+import { fullError } from '../service-boundary.js'
 import { sessionsList } from './sessions-list.js'
 import { sessionsRead } from './sessions-read.js'
 import { sessionsSend } from './sessions-send.js'
@@ -82,10 +83,8 @@ export function toolDefinitions(deps: ToolDeps, callerOf: (exec: HostToolExec) =
       } catch (error: unknown) {
         deps.log(`${name} failed unexpectedly: ${fullError(error)}`)
         // A send that failed unexpectedly may have got past admission: do not claim it did not.
-        const consequence = name === 'sessions_send'
-          ? 'Whether the message was delivered is unknown; check with sessions_read before sending it again.'
-          : name === 'sessions_read' ? 'Nothing was read.' : 'Nothing was listed.'
-        return renderRefusal(refusals.backend(`running ${name}`, safeReason(error), name), consequence)
+        const consequence = name === 'sessions_send' ? DELIVERY_UNKNOWN : name === 'sessions_read' ? NOTHING_READ : NOTHING_LISTED
+        return renderRefusal(commonRefusals.backend(`running ${name}`, classifyFailure(error), name), consequence)
       }
     },
   }))

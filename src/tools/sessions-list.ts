@@ -13,16 +13,16 @@
  * @module dsh-cross-session/tools/sessions-list
  */
 
-import { callBackend, renderCancelled } from '../service-boundary.js'
+import { commonRefusals, NOTHING_LISTED, renderCancelled, renderRefusal } from '../presentation/common.js'
+import { failureText } from '../presentation/failures.js'
+import { renderList } from '../presentation/list.js'
 import type { SessionRecordView, ToolCallContext } from '../ports.js'
-import { refusals, renderRefusal } from '../refusals.js'
 import { SessionsListArgs, validateArguments } from '../schemas.js'
-import { isSubagent, isVisible, ownerOf, readRecord, stateTag } from '../sessions.js'
-import { clipLine, oneLine } from '../text.js'
-import { displayId, displayTitle, metadataSuffix, type ToolDeps } from './shared.js'
+import { isSubagent, isVisible, readRecord } from '../sessions.js'
+import { callBackend } from '../service-boundary.js'
+import type { ToolDeps } from './shared.js'
 
 const TOOL = 'sessions_list'
-const NOTHING = 'Nothing was listed.'
 
 /**
  * Fold a string for case-insensitive, Unicode-aware matching: NFKC, then
@@ -65,9 +65,9 @@ export function orderRows(rows: readonly SessionRecordView[], callerId: string, 
  */
 export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps: ToolDeps): Promise<string> {
   const parsed = validateArguments(SessionsListArgs, rawArgs)
-  if (!parsed.ok) return renderRefusal(refusals.invalidArguments(parsed.problem, TOOL), NOTHING)
+  if (!parsed.ok) return renderRefusal(commonRefusals.invalidArguments(parsed.problem, TOOL), NOTHING_LISTED)
   const caller = call.caller
-  if (caller === undefined) return renderRefusal(refusals.noCaller(), NOTHING)
+  if (caller === undefined) return renderRefusal(commonRefusals.noCaller(), NOTHING_LISTED)
   const args = parsed.value
   const { settings } = deps
   const limit = Math.min(args.limit ?? settings.maxListResults, settings.maxListResults)
@@ -77,8 +77,8 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
   const listed = await callBackend('listing sessions', call.signal, () => deps.sessions.listSessions(call.signal), deps.log)
   if (!listed.ok) {
     return listed.cancelled
-      ? renderCancelled(TOOL, listed.step, NOTHING)
-      : renderRefusal(refusals.backend(listed.step, listed.reason, TOOL), NOTHING)
+      ? renderCancelled(TOOL, listed.step, NOTHING_LISTED)
+      : renderRefusal(commonRefusals.backend(listed.step, listed.failure, TOOL), NOTHING_LISTED)
   }
   let malformed = 0
   const candidates: SessionRecordView[] = []
@@ -105,45 +105,29 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
       titles = result.value
       return undefined
     }
-    return result.cancelled ? 'cancelled' : result.reason
+    return result.cancelled ? 'cancelled' : failureText(result.failure)
   }
 
   let matched = candidates
   if (query.length > 0) {
     titlesFailed = await readTitles(candidates.map(row => row.header.id))
-    if (titlesFailed === 'cancelled') return renderCancelled(TOOL, 'reading titles', NOTHING)
+    if (titlesFailed === 'cancelled') return renderCancelled(TOOL, 'reading titles', NOTHING_LISTED)
     matched = candidates.filter(row => matchesMetadata(row, query) || foldForMatch(titles.get(row.header.id) ?? '').includes(query))
   }
   const shown = orderRows(matched, caller.sessionId, limit)
   if (query.length === 0) {
     titlesFailed = await readTitles(shown.map(row => row.header.id))
-    if (titlesFailed === 'cancelled') return renderCancelled(TOOL, 'reading titles', NOTHING)
+    if (titlesFailed === 'cancelled') return renderCancelled(TOOL, 'reading titles', NOTHING_LISTED)
   }
 
-  const lines: string[] = []
-  for (const row of shown) {
-    let line = `- ${displayId(row.header.id)} ${stateTag(row.header, row.live)}${metadataSuffix(row.header)}`
-    if (row.elsewhere !== undefined) line += ` | live in another dsh process (pid ${row.elsewhere.pid})`
-    if (isSubagent(row.header)) {
-      const owner = ownerOf(row.header)
-      line += owner === undefined ? ' | not messageable' : ` | not messageable (owner ${displayId(owner)})`
-    }
-    if (row.header.id === caller.sessionId) line += ' | this session'
-    lines.push(line, `  ${titlesFailed === undefined ? displayTitle(titles.get(row.header.id)) : '(title unavailable)'}`)
-  }
-  lines.push(`${shown.length} of ${matched.length} considered sessions`)
-  if (args.limit !== undefined && args.limit > settings.maxListResults) {
-    lines.push(`limit ${args.limit} was capped to maxListResults (${settings.maxListResults}).`)
-  }
-  if (shown.length === 0) {
-    lines.push(query.length > 0
-      ? `No session matched query ${JSON.stringify(clipLine(oneLine(args.query ?? ''), 80))}; try a shorter query, scope "all", or no query.`
-      : 'No session matched; try scope "all" or live_only false.')
-  }
-  if (titlesFailed !== undefined) {
-    lines.push(`Titles could not be read (${titlesFailed})${query.length > 0 ? '; the query matched id, cwd and preset only' : ''}.`)
-  }
-  if (malformed > 0) lines.push(`${malformed} malformed session records were skipped.`)
-  lines.push('Top-level sessions are messageable with sessions_send; subagent sessions are not.')
-  return lines.join('\n')
+  return renderList({
+    shown,
+    matched: matched.length,
+    callerId: caller.sessionId,
+    titles,
+    titlesFailed,
+    query: query.length > 0 ? args.query : undefined,
+    cappedLimit: args.limit !== undefined && args.limit > settings.maxListResults ? { asked: args.limit, max: settings.maxListResults } : undefined,
+    malformed,
+  })
 }

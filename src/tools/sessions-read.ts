@@ -14,25 +14,16 @@
  * @module dsh-cross-session/tools/sessions-read
  */
 
-import { callBackend, renderCancelled } from '../service-boundary.js'
+import { commonRefusals, NOTHING_READ, renderCancelled, renderRefusal } from '../presentation/common.js'
+import { renderRead } from '../presentation/read.js'
 import type { ToolCallContext } from '../ports.js'
-import { refusals, renderRefusal } from '../refusals.js'
 import { sessionIdProblem, SessionsReadArgs, validateArguments } from '../schemas.js'
-import { isSubagent, isVisible, ownerOf, readHeader, stateTag } from '../sessions.js'
-import { classifyMessages, projectMessage, type ReadableMessage } from '../surface.js'
-import { countChars, sanitizeForDisplay, truncateVisibly } from '../text.js'
-import { displayId, displayTitle, metadataSuffix, type ToolDeps } from './shared.js'
+import { isVisible, readHeader } from '../sessions.js'
+import { callBackend } from '../service-boundary.js'
+import { classifyMessages, projectMessage } from '../surface.js'
+import type { ToolDeps } from './shared.js'
 
 const TOOL = 'sessions_read'
-const NOTHING = 'Nothing was read.'
-
-/** Row header: `--- user (seq 407, user, harness-injected) ---` (seed 004). */
-export function messageHeading(message: ReadableMessage): string {
-  const markers = [message.source]
-  if (message.injected) markers.push('harness-injected')
-  if (message.replaced) markers.push('replaced')
-  return `--- ${message.role} (seq ${message.seq}, ${markers.join(', ')}) ---`
-}
 
 /**
  * Keep the newest `maxMessages`, newest first (the order of seed 004's
@@ -41,18 +32,6 @@ export function messageHeading(message: ReadableMessage): string {
 export function windowMessages<T>(messages: readonly T[], maxMessages: number): { shown: T[], omitted: number } {
   const shown = messages.slice(Math.max(0, messages.length - maxMessages)).reverse()
   return { shown, omitted: messages.length - shown.length }
-}
-
-/** Room kept under the output budget for the truncation marker, in characters. */
-const MARKER_ROOM = 40
-
-/**
- * Hold the whole result to `budget` characters (issue 5: a read is never
- * longer than `maxReadMessages × (maxMessageChars + 200)`), even when row
- * headings, labels and header lines are hostile-long; the cut is visible.
- */
-export function capOutput(text: string, budget: number): string {
-  return countChars(text) <= budget ? text : truncateVisibly(text, Math.max(0, budget - MARKER_ROOM))
 }
 
 /**
@@ -66,9 +45,9 @@ export function capOutput(text: string, budget: number): string {
 export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps: ToolDeps): Promise<string> {
   const parsed = validateArguments(SessionsReadArgs, rawArgs)
   const problem = parsed.ok ? sessionIdProblem(parsed.value.session_id) : parsed.problem
-  if (!parsed.ok || problem !== undefined) return renderRefusal(refusals.invalidArguments(problem ?? '', TOOL), NOTHING)
+  if (!parsed.ok || problem !== undefined) return renderRefusal(commonRefusals.invalidArguments(problem ?? '', TOOL), NOTHING_READ)
   const caller = call.caller
-  if (caller === undefined) return renderRefusal(refusals.noCaller(), NOTHING)
+  if (caller === undefined) return renderRefusal(commonRefusals.noCaller(), NOTHING_READ)
   const args = parsed.value
   const { settings } = deps
   const sessionId = args.session_id
@@ -79,15 +58,15 @@ export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps
   ])
   if (!surface.ok) {
     return surface.cancelled
-      ? renderCancelled(TOOL, surface.step, NOTHING)
-      : renderRefusal(refusals.backend(surface.step, surface.reason, TOOL), NOTHING)
+      ? renderCancelled(TOOL, surface.step, NOTHING_READ)
+      : renderRefusal(commonRefusals.backend(surface.step, surface.failure, TOOL), NOTHING_READ)
   }
   const header = surface.value === undefined ? undefined : readHeader(surface.value.session)
   // An id outside the caller's visibility reads exactly like one that never existed.
   if (surface.value === undefined || header === undefined || !isVisible(header, caller.header, settings.visibility)) {
-    return renderRefusal(refusals.notFound(sessionId), NOTHING)
+    return renderRefusal(commonRefusals.notFound(sessionId), NOTHING_READ)
   }
-  if (!titles.ok && titles.cancelled) return renderCancelled(TOOL, titles.step, NOTHING)
+  if (!titles.ok && titles.cancelled) return renderCancelled(TOOL, titles.step, NOTHING_READ)
 
   const live = deps.sessions.isLive(sessionId)
   const events = Array.isArray(surface.value.events) ? surface.value.events : []
@@ -98,30 +77,18 @@ export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps
   })
   const maxMessages = Math.min(args.max_messages ?? settings.maxReadMessages, settings.maxReadMessages)
   const window = windowMessages(readable.messages, maxMessages)
-  const shown = window.shown.map(projectMessage)
-  const omitted = window.omitted
-  const captured = surface.value.capturedThroughSeq
-  const title = titles.ok ? displayTitle(titles.value.get(sessionId)) : '(title unavailable)'
-
-  let first = `session ${displayId(header.id)} ${stateTag(header, live)}${metadataSuffix(header)}`
-  if (isSubagent(header)) {
-    const owner = ownerOf(header)
-    first += owner === undefined ? ' | subagent' : ` | owner ${displayId(owner)}`
-  }
-  if (header.id === caller.sessionId) first += ' | this session'
-  const elsewhere = deps.sessions.liveElsewhere?.(sessionId)
-  if (elsewhere !== undefined) first += ` | live in another dsh process (pid ${elsewhere.pid})`
-  const lines = [
-    first,
-    ...(elsewhere === undefined ? [] : ['(this reads its persisted log, which can trail the live session by the harness\'s write batch)']),
-    `title: ${title}`,
-    `readable messages: ${readable.messages.length} | captured through seq: ${typeof captured === 'number' ? captured : 'none'}`,
-  ]
-  for (const message of shown) {
-    lines.push(messageHeading(message), truncateVisibly(sanitizeForDisplay(message.text), settings.maxMessageChars))
-  }
-  if (shown.length === 0) lines.push('(no readable messages)')
-  if (omitted > 0) lines.push(`(${omitted} earlier ${omitted === 1 ? 'message' : 'messages'} omitted)`)
-  if (readable.malformed > 0) lines.push(`(${readable.malformed} malformed events skipped)`)
-  return capOutput(lines.join('\n'), settings.maxReadMessages * (settings.maxMessageChars + 200))
+  return renderRead({
+    header,
+    live,
+    callerId: caller.sessionId,
+    elsewhere: deps.sessions.liveElsewhere?.(sessionId),
+    title: titles.ok ? titles.value.get(sessionId) : null,
+    readable: readable.messages.length,
+    capturedThroughSeq: surface.value.capturedThroughSeq,
+    shown: window.shown.map(projectMessage),
+    omitted: window.omitted,
+    malformed: readable.malformed,
+    maxMessageChars: settings.maxMessageChars,
+    maxReadMessages: settings.maxReadMessages,
+  })
 }

@@ -9,9 +9,10 @@
 import { buildFrame } from '../../src/framing.js'
 import { sessionsList } from '../../src/tools/sessions-list.js'
 import { sessionsRead } from '../../src/tools/sessions-read.js'
-import { renderAccepted, sessionsSend } from '../../src/tools/sessions-send.js'
-import { openTurnReason } from '../../src/home/open-turn.js'
-import { refusals, renderRefusal } from '../../src/refusals.js'
+import { sessionsSend } from '../../src/tools/sessions-send.js'
+import { renderAccepted } from '../../src/presentation/accepted.js'
+import { renderRefusal } from '../../src/presentation/common.js'
+import { deliveryReasons, sendRefusals } from '../../src/presentation/send.js'
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent } from './fakes.js'
 import { relaySource } from '../../src/provenance.js'
 
@@ -61,7 +62,7 @@ export async function docExamples(): Promise<Record<string, string>> {
     'remote recorded': renderAccepted({ ...REMOTE, recorded: { seq: 27, stage: 'conversation', running: false } }),
     'remote claimed': renderAccepted({ ...REMOTE, recorded: { stage: 'claimed' } }),
     'remote pending': renderAccepted({ ...REMOTE, recorded: { stage: 'pending' } }),
-    'open turn': renderRefusal(refusals.rejected(openTurnReason(42_000), 'resolving the target session'), 'Nothing was delivered.'),
+    'open turn': renderRefusal(sendRefusals.rejected(deliveryReasons.openTurn(42_000), 'resolving the target session'), 'Nothing was delivered.'),
     'invalid-arguments': await sessionsSend({ session_id: 'session-e218a09e-8736-4483-9a04-2bf13608630c', message: 'hi', priority: 'high' }, call(), w.deps),
   }
 }

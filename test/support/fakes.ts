@@ -13,7 +13,6 @@ import type {
   Caller,
   ControllerOutcome,
   ControllerPort,
-  RecordedAt,
   ResolvedTarget,
   SendMode,
   SessionHeaderView,
@@ -23,6 +22,7 @@ import type {
   ToolCallContext,
 } from '../../src/ports.js'
 import { relaySource, type RelayProvenance } from '../../src/provenance.js'
+import type { Recorded } from '../../src/recorded.js'
 import { DEFAULT_SETTINGS, type Settings } from '../../src/settings.js'
 import type { ToolDeps } from '../../src/tools/shared.js'
 
@@ -209,7 +209,7 @@ export class FakeController implements ControllerPort {
     return 'the session this call woke was put back to sleep'
   }
 
-  async waitRecorded(target: ResolvedTarget, requestId: string): Promise<RecordedAt | undefined> {
+  async waitRecorded(target: ResolvedTarget, requestId: string): Promise<Recorded | undefined> {
     this.count('waitRecorded')
     this.log.push({ op: 'wait', sessionId: target.sessionId, requestId })
     const session = this.corpus.sessions.get(target.sessionId)

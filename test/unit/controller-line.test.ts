@@ -57,7 +57,9 @@ describe('on a host with ctx.sessionController (0.1.2-alpha.2)', () => {
     }
     const text = await host.run('sessions_send', { session_id: 'session-old', message: 'hi' }, me)
     expect(controller.calls.resolveAgent).toBe(1)
-    expect(text).toMatch(/^refused: rejected \| admitting the message failed: session\/agent-busy: inbox closed; the session this call woke stays live: it was woken through the host's session controller/)
+    expect(text).toMatch(/^refused: rejected \| admitting the message failed: session\/agent-busy: the session did not accept input; the session this call woke stays live: it was woken through the host's session controller/)
+    // The raw message goes to the log only (issue 10).
+    expect(text).not.toContain('inbox closed')
     expect(text).toContain('Check it with sessions_read and send once more after its current turn')
     expect(text).not.toContain('waking it is not allowed')
     expect(text).not.toContain('was not woken by this plugin')
@@ -71,7 +73,8 @@ describe('on a host with ctx.sessionController (0.1.2-alpha.2)', () => {
       throw new Error('disk on fire')
     }
     const text = await host.run('sessions_send', { session_id: 'session-old', message: 'hi' }, me)
-    expect(text).toMatch(/^refused: rejected \| resolving the target session failed: gateway\/internal: resume failed for session "session-old"/)
+    expect(text).toMatch(/^refused: rejected \| resolving the target session failed: gateway\/internal: the host failed internally\n/)
+    expect(text).not.toContain('resume failed for session')
     expect(text).toContain('The host failed internally; try sessions_send once more later')
   })
 

@@ -85,15 +85,18 @@ describe('guard: a session live in another process', () => {
     expect(resolved).toEqual({ ok: true, value: { sessionId: 'session-a', woke: false, running: false, remote: { pid: otherTag.pid } } })
     expect(calls).toEqual([])
     if (!resolved.ok) return
-    expect(await guarded.admit(resolved.value, prompt('cross-session:s-b:c1'))).toEqual({ ok: true, value: { mode: 'queue', running: false } })
+    const admitted = await guarded.admit(resolved.value, prompt('cross-session:s-b:c1'))
     const [entry] = listMailbox(runtime.layout.mailbox)
+    // The posted message's id comes back with the admission (no map shared with waitRecorded).
+    expect(admitted).toEqual({ ok: true, value: { mode: 'queue', running: false, mailboxMessageId: entry?.messageId } })
+    if (!admitted.ok) return
     expect(entry?.sessionId).toBe('session-a')
     // The owner (simulated) claims it and writes its receipt while the sender waits.
     setTimeout(() => {
       claim(runtime.layout.mailbox, entry!, otherTag)
       writeReceipt(runtime.layout.receipts, { v: 1, messageId: entry!.messageId, stage: 'conversation', seq: 12, running: true, at: Date.now() })
     }, 50)
-    expect(await guarded.waitRecorded(resolved.value, 'cross-session:s-b:c1', { timeoutMs: 5000, signal, settleForInbox: false })).toEqual({ seq: 12, stage: 'conversation', running: true })
+    expect(await guarded.waitRecorded(resolved.value, 'cross-session:s-b:c1', { timeoutMs: 5000, signal, settleForInbox: false, mailboxMessageId: admitted.value.mailboxMessageId })).toEqual({ seq: 12, stage: 'conversation', running: true })
     expect(readdirSync(runtime.layout.receipts)).toEqual([])
   })
 
@@ -102,12 +105,14 @@ describe('guard: a session live in another process', () => {
     new PresencePublisher(runtime.layout.presence, otherTag).publish('session-a')
     const resolved = await guarded.resolve('session-a', { mayWake: false, signal })
     if (!resolved.ok) throw new Error('expected a remote target')
-    await guarded.admit(resolved.value, prompt('r1'))
-    expect(await guarded.waitRecorded(resolved.value, 'r1', { timeoutMs: 150, signal, settleForInbox: false })).toEqual({ stage: 'pending' })
-    await guarded.admit(resolved.value, prompt('r2'))
-    const second = listMailbox(runtime.layout.mailbox).find(entry => entry.state === 'pending' && entry.messageId !== listMailbox(runtime.layout.mailbox)[0]!.messageId)!
-    claim(runtime.layout.mailbox, second, otherTag)
-    expect(await guarded.waitRecorded(resolved.value, 'r2', { timeoutMs: 150, signal, settleForInbox: false })).toEqual({ stage: 'claimed' })
+    const first = await guarded.admit(resolved.value, prompt('r1'))
+    if (!first.ok) throw new Error('expected an admission')
+    expect(await guarded.waitRecorded(resolved.value, 'r1', { timeoutMs: 150, signal, settleForInbox: false, mailboxMessageId: first.value.mailboxMessageId })).toEqual({ stage: 'pending' })
+    const second = await guarded.admit(resolved.value, prompt('r2'))
+    if (!second.ok) throw new Error('expected an admission')
+    const secondEntry = listMailbox(runtime.layout.mailbox).find(entry => entry.state === 'pending' && entry.messageId !== listMailbox(runtime.layout.mailbox)[0]!.messageId)!
+    claim(runtime.layout.mailbox, secondEntry, otherTag)
+    expect(await guarded.waitRecorded(resolved.value, 'r2', { timeoutMs: 150, signal, settleForInbox: false, mailboxMessageId: second.value.mailboxMessageId })).toEqual({ stage: 'claimed' })
   })
 })
 

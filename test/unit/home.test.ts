@@ -10,13 +10,14 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { acquireLease, judgeLease, MALFORMED_LEASE_GRACE_MS, parseLease } from '../../src/home/lease.js'
 import { claim, listMailbox, MAX_MESSAGE_BYTES, newMessageId, parseMailboxName, parseMessage, parseReceipt, postMessage, readBounded, type MailboxMessage } from '../../src/home/mailbox.js'
-import { blocksWake, OPEN_TURN_RECENT_MS, openTurnAgeMs, openTurnReason } from '../../src/home/open-turn.js'
+import { blocksWake, OPEN_TURN_RECENT_MS, openTurnAgeMs } from '../../src/home/open-turn.js'
 import { ensureLayout, isSafeSessionId, layoutOf, parseTag, resolveHome } from '../../src/home/paths.js'
 import { judgePresence, liveElsewhere, parsePresenceName, PresencePublisher, presenceName, readBoard } from '../../src/home/presence.js'
 import { isAlive, judgeAlive, parseStartTime, readStartTime, selfTag } from '../../src/home/process-tag.js'
 import { markElsewhere } from '../../src/home/query.js'
 import { claimable } from '../../src/home/runtime.js'
-import { renderRemoteTail } from '../../src/home/texts.js'
+import { renderRemoteTail } from '../../src/presentation/accepted.js'
+import { deliveryReasons } from '../../src/presentation/send.js'
 import type { SessionQueryPort } from '../../src/ports.js'
 
 function tempLayout() {
@@ -205,7 +206,7 @@ describe('open turns', () => {
     expect(blocksWake(OPEN_TURN_RECENT_MS + 1, false)).toBe(false)
     expect(blocksWake(1000, true)).toBe(false)
     expect(blocksWake(undefined, false)).toBe(false)
-    expect(openTurnReason(61_000)).toMatch(/still open \(last written 61 s ago\).*install dsh-cross-session in every dsh profile/)
+    expect(deliveryReasons.openTurn(61_000)).toMatch(/still open \(last written 61 s ago\).*install dsh-cross-session in every dsh profile/)
   })
 })
 

@@ -85,9 +85,9 @@ describe('hostile bodies and ids', () => {
 
 describe('a backend that throws, hangs or returns garbage', () => {
   it.each([
-    ['sessions_list', 'listSessions', {}, 'listing sessions failed: EIO: disk on fire'],
-    ['sessions_read', 'readSurface', { session_id: 'session-peer' }, 'reading the session surface failed: EIO: disk on fire'],
-    ['sessions_send', 'lookup', { session_id: 'session-peer', message: 'x' }, 'looking up the target session failed: EIO: disk on fire'],
+    ['sessions_list', 'listSessions', {}, 'listing sessions failed: EIO: input/output error in the session store'],
+    ['sessions_read', 'readSurface', { session_id: 'session-peer' }, 'reading the session surface failed: EIO: input/output error in the session store'],
+    ['sessions_send', 'lookup', { session_id: 'session-peer', message: 'x' }, 'looking up the target session failed: EIO: input/output error in the session store'],
   ] as const)('%s: a throwing %s becomes a readable rejected line without the stack', async (tool, method, args, cause) => {
     const { w, me } = world()
     w.corpus.fault[method] = 'throw'
@@ -95,6 +95,9 @@ describe('a backend that throws, hangs or returns garbage', () => {
     expect(text).toMatch(/^refused: rejected \| /)
     expect(text).toContain(cause)
     expect(text).not.toContain('secretFrame')
+    // Only the failure table's row reaches the model (issue 10): not the message, not the path.
+    expect(text).not.toContain('disk on fire')
+    expect(text).not.toContain('/internal/path.js')
     expect(w.logs.join('\n')).toContain('secretFrame')
     expect(w.controller.log).toEqual([])
   })
@@ -105,7 +108,7 @@ describe('a backend that throws, hangs or returns garbage', () => {
     const text = await sessionsList({ query: 'peer' }, w.call(me), w.deps)
     expect(text).toContain('- session-peer [live, top-level]')
     expect(text).toContain('(title unavailable)')
-    expect(text).toContain('Titles could not be read (EIO: disk on fire); the query matched id, cwd and preset only.')
+    expect(text).toContain('Titles could not be read (EIO: input/output error in the session store); the query matched id, cwd and preset only.')
   })
 
   it.each([

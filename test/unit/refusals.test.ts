@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { decideSend, renderRefusal, refusals, type LimitVerdict, type SendFacts, type TargetFact } from '../../src/refusals.js'
+import type { LimitVerdict } from '../../src/limits.js'
+import { commonRefusals, renderRefusal } from '../../src/presentation/common.js'
+import { sendRefusals } from '../../src/presentation/send.js'
+import { decideSend, type SendFacts } from '../../src/tools/send/decide.js'
+import type { TargetFact } from '../../src/tools/send/target.js'
+
+const refusals = { ...commonRefusals, ...sendRefusals }
 
 const live: TargetFact = { kind: 'present', header: { id: 'session-b', createdAt: 2 }, live: true }
 const cold: TargetFact = { kind: 'present', header: { id: 'session-b', createdAt: 2 }, live: false }

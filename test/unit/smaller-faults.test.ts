@@ -4,13 +4,12 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createAgentsController, WokenSessions } from '../../src/adapters/controller.js'
-import { safeReason } from '../../src/service-boundary.js'
 import { buildFrame, parseFrame } from '../../src/framing.js'
-import { refusals } from '../../src/refusals.js'
+import { sendRefusals as refusals } from '../../src/presentation/send.js'
 import { resolveSettings } from '../../src/settings.js'
 import { countChars, truncateChars } from '../../src/text.js'
 import { sessionsList } from '../../src/tools/sessions-list.js'
-import { metadataSuffix } from '../../src/tools/shared.js'
+import { metadataSuffix } from '../../src/presentation/common.js'
 import { FakeHost } from '../support/fake-host.js'
 import { makeWorld, session } from '../support/fakes.js'
 
@@ -29,11 +28,18 @@ describe('trailing white space of a frame (quadratic regular expression)', () =>
 })
 
 describe('cuts by code point and grapheme cluster, never UTF-16 units', () => {
-  it('an error reason cut at 200 keeps surrogate pairs whole', () => {
-    const reason = safeReason(new Error(`${'a'.repeat(199)}😀😀😀`))
-    expect(reason.isWellFormed()).toBe(true)
-    expect(reason).toBe(`${'a'.repeat(199)}😀…`)
-    expect(safeReason(new Error('😀'.repeat(300)))).toBe(`${'😀'.repeat(200)}…`)
+  it('an error message of surrogate pairs never reaches the model: only the failure table\'s row does (issue 10)', async () => {
+    const w = makeWorld()
+    const me = session('session-me', 1, { live: true })
+    w.corpus.add(me)
+    w.corpus.listSessions = async () => {
+      throw new Error(`${'a'.repeat(199)}😀😀😀`)
+    }
+    const text = await sessionsList({}, w.call(me), w.deps)
+    expect(text.isWellFormed()).toBe(true)
+    expect(text).not.toContain('😀')
+    expect(text).toContain('listing sessions failed: an unexpected backend error (the details are in the host log)')
+    expect(w.logs.join('\n')).toContain('😀😀😀')
   })
 
   it('a grapheme cluster longer than 256 UTF-16 units is never cut in the middle', () => {

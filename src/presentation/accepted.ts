@@ -1,0 +1,120 @@
+/**
+ * The success texts of `sessions_send`: where the message was recorded,
+ * honest wording for `queue` vs `steer`, a mailbox delivery to another dsh
+ * process, and the answer to a retried call.
+ *
+ * Source: seed 004 "Output (accepted)", PRODUCT.md §4 "Accepted means
+ * recorded", issue 8 §3 ("The result text is honest about each outcome
+ * (recorded, claimed but not yet recorded, still pending)") and issue 11 §2
+ * (retries).
+ *
+ * @module dsh-cross-session/presentation/accepted
+ */
+
+import type { MailboxStage, SendMode } from '../ports.js'
+import type { Recorded } from '../recorded.js'
+import { displayId } from './common.js'
+
+/** Input of {@link renderAccepted}. */
+export interface AcceptedLine {
+  readonly targetId: string
+  readonly mode: SendMode
+  readonly chars: number
+  readonly truncatedFrom?: number
+  readonly hop: number
+  readonly woke: boolean
+  readonly running: boolean
+  /** Where the message was found by the bound, if anywhere (a mailbox stage for a remote target). */
+  readonly recorded?: Recorded | MailboxStage
+  /** Set when the target is live in another dsh process (issue 8): delivered through the mailbox. */
+  readonly remote?: { readonly pid: number }
+  readonly recordWaitMs: number
+  readonly waitCancelled: boolean
+}
+
+const REPLY_LATER = ' Its reply will not return through this call; read it later with sessions_read.'
+
+/** The success text. */
+export function renderAccepted(line: AcceptedLine): string {
+  const chars = line.truncatedFrom === undefined ? `chars=${line.chars}` : `chars=${line.chars} (truncated from ${line.truncatedFrom})`
+  const cut = line.truncatedFrom === undefined ? '' : ` Only the first ${line.chars} characters were delivered (maxSendChars).`
+  const head = `accepted for ${displayId(line.targetId)} | mode=${line.mode} | ${chars} | hop ${line.hop}`
+  if (line.remote !== undefined) {
+    const tail = renderRemoteTail({ pid: line.remote.pid, mode: line.mode, recorded: line.recorded, recordWaitMs: line.recordWaitMs, waitCancelled: line.waitCancelled })
+    return `${head}${tail.head}\n${tail.body}${cut}${REPLY_LATER}`
+  }
+  return `${head}${localHead(line)}\n${localBody(line)}${cut}${durability(line)}${REPLY_LATER}`
+}
+
+function localHead(line: AcceptedLine): string {
+  let head = line.woke ? ' (woke a cold session)' : ''
+  if (line.recorded?.stage === 'conversation') head += ` | recorded at seq ${line.recorded.seq}`
+  else if (line.recorded?.stage === 'inbox') head += ` | in its inbox at seq ${line.recorded.seq}, not yet in its conversation`
+  else if (line.waitCancelled) head += ' | admitted; recording not confirmed (wait cancelled)'
+  else head += ` | admitted, not yet recorded after ${line.recordWaitMs} ms`
+  return head
+}
+
+function localBody(line: AcceptedLine): string {
+  if (line.mode === 'queue') {
+    return line.running
+      ? 'The message is queued in that session\'s inbox; it becomes its next turn after the current one ends.'
+      : 'The message is queued in that session\'s inbox and starts its next turn now (it was idle).'
+  }
+  return line.running
+    ? 'The message was inserted into the turn that session is running now.'
+    : 'That session was idle, so the steering message started a new turn.'
+}
+
+function durability(line: AcceptedLine): string {
+  if (line.recorded?.stage === 'conversation') return ''
+  const joins = line.mode === 'queue' ? 'next turn' : 'next step'
+  return ` It is not durable until that session's ${joins} starts: if its process ends first, the message may be lost.`
+}
+
+/** What {@link renderRemoteTail} needs. */
+export interface RemoteOutcome {
+  readonly pid: number
+  readonly mode: SendMode
+  readonly recorded: Recorded | MailboxStage | undefined
+  readonly recordWaitMs: number
+  readonly waitCancelled: boolean
+}
+
+/**
+ * The head suffix and body of a mailbox delivery.
+ * @returns `head` to append to `accepted for … | hop N`, and the body lines.
+ */
+export function renderRemoteTail(outcome: RemoteOutcome): { head: string, body: string } {
+  const { recorded } = outcome
+  let head = ` | live in another dsh process (pid ${outcome.pid}); delivered through the mailbox`
+  if (recorded?.stage === 'conversation') head += ` | recorded at seq ${recorded.seq}`
+  else if (recorded?.stage === 'inbox') head += ` | in its inbox at seq ${recorded.seq}, not yet in its conversation`
+  else if (recorded?.stage === 'claimed') head += ` | claimed by that process, not yet recorded after ${outcome.recordWaitMs} ms`
+  else if (recorded?.stage === 'refused') head += ` | refused by that process: ${recorded.reason}`
+  else if (outcome.waitCancelled) head += ' | posted; pickup not confirmed (wait cancelled)'
+  else head += ` | still pending in the mailbox after ${outcome.recordWaitMs} ms`
+
+  const running = recorded !== undefined && 'running' in recorded ? recorded.running : undefined
+  let body: string
+  if (outcome.mode === 'queue') {
+    body = running === true
+      ? 'The message is queued in that session\'s inbox in its own process; it becomes its next turn after the current one ends.'
+      : 'The message goes to that session\'s inbox in its own process and becomes its next turn (at once if it is idle).'
+  } else {
+    body = running === true
+      ? 'The message was inserted into the turn that session is running in its own process.'
+      : 'The message steers that session in its own process (an idle session starts a new turn with it).'
+  }
+  if (recorded?.stage === 'pending' || recorded === undefined) {
+    body += ' It is kept in the mailbox under DSH_HOME: that process delivers it when it picks it up, or the next process that holds the session delivers it before any newer message.'
+  } else if (recorded.stage !== 'conversation' && recorded.stage !== 'refused') {
+    body += ' It is delivered once; if that process ends before recording it, the next process that holds the session delivers it.'
+  }
+  return { head, body }
+}
+
+/** The answer to a retried call (same caller, call id and arguments): its first result, and that it was not sent again. */
+export function renderRetried(earlier: string): string {
+  return `${earlier}\n(This tool call, same id and arguments, was already delivered once; it was not delivered again.)`
+}

@@ -1,0 +1,121 @@
+/**
+ * Texts every tool shares: the refusal and cancellation lines, what a
+ * refused call did not do, the refusals more than one tool returns, and how
+ * ids, titles and row metadata are shown.
+ *
+ * Source: seed 004 "Refusal codes" (codes, tone, the column "What the model
+ * should do") and PRODUCT.md §4 (added codes `invalid-arguments`,
+ * `self-target`, `rate-limited`; "never a partial result").
+ *
+ * @module dsh-cross-session/presentation/common
+ */
+
+import type { FailureKind } from '../failure-kinds.js'
+import type { SessionHeaderView } from '../ports.js'
+import { isSubagent } from '../sessions.js'
+import { clipLine, clipLineStart, oneLine } from '../text.js'
+import { failureText } from './failures.js'
+
+/** Every refusal code this package returns. */
+export type RefusalCode =
+  | 'invalid-arguments'
+  | 'not-found'
+  | 'not-messageable'
+  | 'resume-disabled'
+  | 'empty-body'
+  | 'rejected'
+  | 'self-target'
+  | 'rate-limited'
+
+/** One refusal: its code, the cause, and what the model should do next. */
+export interface Refusal {
+  readonly code: RefusalCode
+  /** Why, in one line, with the values involved. */
+  readonly cause: string
+  /** What to try next (seed 004 "What the model should do"). */
+  readonly next: string
+}
+
+/** What a refused or cancelled call did not do, one sentence per tool (seed 004 tone). */
+export const NOTHING_LISTED = 'Nothing was listed.'
+export const NOTHING_READ = 'Nothing was read.'
+export const NOTHING_DELIVERED = 'Nothing was delivered.'
+/** A send that failed unexpectedly may have got past admission: it does not claim it did not. */
+export const DELIVERY_UNKNOWN = 'Whether the message was delivered is unknown; check with sessions_read before sending it again.'
+
+/**
+ * Render a refusal as the plain text the model receives:
+ * `refused: <code> | <cause>` then the consequence and the next step.
+ */
+export function renderRefusal(refusal: Refusal, consequence: string): string {
+  return `refused: ${refusal.code} | ${refusal.cause}\n${consequence} ${refusal.next}`
+}
+
+/** Text for a call cancelled during `step` (never a partial result). */
+export function renderCancelled(tool: string, step: string, consequence: string): string {
+  return `cancelled | ${tool} was cancelled while ${step}\n${consequence}`
+}
+
+/**
+ * A session id echoed in a refusal: one line, at most 120 code points. The
+ * target id comes from model-written arguments with no length limit (issue
+ * 11 §6: untrusted values are never echoed unclipped).
+ */
+export function shownId(sessionId: string): string {
+  return clipLine(oneLine(sessionId), 120)
+}
+
+/** Refusals that more than one tool returns. */
+export const commonRefusals = {
+  invalidArguments: (problem: string, tool: string): Refusal => ({
+    code: 'invalid-arguments',
+    cause: problem,
+    next: `Fix that argument and call ${tool} again.`,
+  }),
+  noCaller: (): Refusal => ({
+    code: 'rejected',
+    cause: 'the calling session could not be identified (no agent is bound to this call)',
+    next: 'Cross-session tools work only from inside a session; nothing can be done from here.',
+  }),
+  notFound: (sessionId: string): Refusal => ({
+    code: 'not-found',
+    cause: `no session with id ${JSON.stringify(clipLine(sessionId, 120))}`,
+    next: 'Re-run sessions_list for a valid id and pass it exactly as printed.',
+  }),
+  /** A read-side backend step failed; only the kind's table text is shown. */
+  backend: (step: string, failure: FailureKind, tool: string): Refusal => ({
+    code: 'rejected',
+    cause: `${step} failed: ${failureText(failure)}`,
+    next: `Try ${tool} again later; if it keeps failing, tell your user.`,
+  }),
+} as const
+
+/** Longest title shown in list and read output, in code points. */
+export const TITLE_MAX_CHARS = 120
+/** Longest workspace path shown, in code points (the end is kept: it names the project). */
+export const CWD_MAX_CHARS = 120
+
+/** A title as shown: one line, clipped; `(untitled)` when there is none. */
+export function displayTitle(title: string | undefined): string {
+  const line = title === undefined ? '' : clipLine(oneLine(title), TITLE_MAX_CHARS)
+  return line.length > 0 ? line : '(untitled)'
+}
+
+/** ` | cwd=… | preset=…` metadata of a list or read row (absent fields omitted). */
+export function metadataSuffix(header: SessionHeaderView): string {
+  let suffix = ''
+  // Keep the path's end on a grapheme boundary (issue 11 §6: a code-point slice orphaned combining marks).
+  if (header.cwd !== undefined) suffix += ` | cwd=${clipLineStart(oneLine(header.cwd), CWD_MAX_CHARS)}`
+  if (header.agentPreset !== undefined) suffix += ` | preset=${clipLine(oneLine(header.agentPreset), 60)}`
+  return suffix
+}
+
+/** A session id as shown inside output (one line; ids come from backends). */
+export function displayId(id: string): string {
+  return clipLine(oneLine(id), 200)
+}
+
+/** `[live|cold, top-level|subagent]` state tag of seed 004's list and read rows. */
+export function stateTag(header: SessionHeaderView, live: boolean): string {
+  return `[${live ? 'live' : 'cold'}, ${isSubagent(header) ? 'subagent' : 'top-level'}]`
+}

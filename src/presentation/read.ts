@@ -1,0 +1,80 @@
+/**
+ * What `sessions_read` shows: the header lines, one heading and body per
+ * message, the footers, and the output bound.
+ *
+ * Source: seed 004 `sessions_read` "Output" (row headings with provenance
+ * markers, visible truncation) and issue 5 (a read is never longer than
+ * `maxReadMessages × (maxMessageChars + 200)` characters).
+ *
+ * @module dsh-cross-session/presentation/read
+ */
+
+import type { SessionHeaderView } from '../ports.js'
+import { isSubagent, ownerOf } from '../sessions.js'
+import type { ReadableMessage } from '../surface.js'
+import { countChars, sanitizeForDisplay, truncateVisibly } from '../text.js'
+import { displayId, displayTitle, metadataSuffix, stateTag } from './common.js'
+
+/** Row header: `--- user (seq 407, user, harness-injected) ---` (seed 004). */
+export function messageHeading(message: ReadableMessage): string {
+  const markers = [message.source]
+  if (message.injected) markers.push('harness-injected')
+  if (message.replaced) markers.push('replaced')
+  return `--- ${message.role} (seq ${message.seq}, ${markers.join(', ')}) ---`
+}
+
+/** Everything the read text is built from. */
+export interface ReadPage {
+  readonly header: SessionHeaderView
+  readonly live: boolean
+  readonly callerId: string
+  /** The other dsh process where it is live, when it is (issue 8). */
+  readonly elsewhere: { readonly pid: number } | undefined
+  /** The title as stored, `undefined` for none, `null` when titles could not be read. */
+  readonly title: string | undefined | null
+  readonly readable: number
+  readonly capturedThroughSeq: unknown
+  /** The shown window, newest first, with text and provenance. */
+  readonly shown: readonly ReadableMessage[]
+  readonly omitted: number
+  readonly malformed: number
+  readonly maxMessageChars: number
+  readonly maxReadMessages: number
+}
+
+/** Room kept under the output budget for the truncation marker, in characters. */
+const MARKER_ROOM = 40
+
+/**
+ * Hold the whole result to `budget` characters (issue 5), even when row
+ * headings, labels and header lines are hostile-long; the cut is visible.
+ */
+export function capOutput(text: string, budget: number): string {
+  return countChars(text) <= budget ? text : truncateVisibly(text, Math.max(0, budget - MARKER_ROOM))
+}
+
+/** The whole read result. */
+export function renderRead(page: ReadPage): string {
+  const { header } = page
+  let first = `session ${displayId(header.id)} ${stateTag(header, page.live)}${metadataSuffix(header)}`
+  if (isSubagent(header)) {
+    const owner = ownerOf(header)
+    first += owner === undefined ? ' | subagent' : ` | owner ${displayId(owner)}`
+  }
+  if (header.id === page.callerId) first += ' | this session'
+  if (page.elsewhere !== undefined) first += ` | live in another dsh process (pid ${page.elsewhere.pid})`
+  const captured = page.capturedThroughSeq
+  const lines = [
+    first,
+    ...(page.elsewhere === undefined ? [] : ['(this reads its persisted log, which can trail the live session by the harness\'s write batch)']),
+    `title: ${page.title === null ? '(title unavailable)' : displayTitle(page.title)}`,
+    `readable messages: ${page.readable} | captured through seq: ${typeof captured === 'number' ? captured : 'none'}`,
+  ]
+  for (const message of page.shown) {
+    lines.push(messageHeading(message), truncateVisibly(sanitizeForDisplay(message.text), page.maxMessageChars))
+  }
+  if (page.shown.length === 0) lines.push('(no readable messages)')
+  if (page.omitted > 0) lines.push(`(${page.omitted} earlier ${page.omitted === 1 ? 'message' : 'messages'} omitted)`)
+  if (page.malformed > 0) lines.push(`(${page.malformed} malformed events skipped)`)
+  return capOutput(lines.join('\n'), page.maxReadMessages * (page.maxMessageChars + 200))
+}

@@ -1,0 +1,68 @@
+/**
+ * Step 1 of `sessions_send`: the arguments, validated, and the identities
+ * derived from them (the call identity for retries, the request id).
+ *
+ * Source: seed 004 `sessions_send` "Arguments", PRODUCT.md §4 (step 1,
+ * `requestId` from the tool call id) and issue 11 §2 (a repeated call id
+ * with other arguments is a new call).
+ *
+ * @module dsh-cross-session/tools/send/arguments
+ */
+
+import { callIdentity } from '../../limits.js'
+import type { Caller } from '../../ports.js'
+import { sessionIdProblem, SessionsSendArgs, validateArguments } from '../../schemas.js'
+import { findForbiddenChar } from '../../text.js'
+import type { SendFacts } from './decide.js'
+
+/** Problems step 1 adds to schema validation: malformed ids, forbidden characters. */
+export function extraArgumentProblem(sessionId: string, message: string): string | undefined {
+  const idProblem = sessionIdProblem(sessionId)
+  if (idProblem !== undefined) return idProblem
+  const forbidden = findForbiddenChar(message)
+  if (forbidden !== undefined) {
+    return `argument "message" contains ${forbidden.kind === 'control character' ? 'a' : 'an'} ${forbidden.kind} (${forbidden.codePoint}) at character ${forbidden.position}; remove it (tab and newline are fine)`
+  }
+  return undefined
+}
+
+/**
+ * Correlation id (and, on rc.8, message id) of one send: caller plus
+ * {@link callIdentity} — the call id and a digest of the arguments — so a
+ * provider that repeats `call_0` for different sends never gives two
+ * different messages one id (issue 11 §2), while a true retry keeps its id.
+ */
+export function requestIdFor(callerId: string, identity: string): string {
+  const [callId = '', digest = ''] = identity.split('\u0000')
+  return `cross-session:${callerId}:${callId}:${digest.slice(0, 16)}`
+}
+
+/** One send's validated input. */
+export interface SendInput {
+  /** The arguments, when they parsed (they may still have a problem: see `facts.argumentProblem`). */
+  readonly args: SessionsSendArgs | undefined
+  /** The facts known before any backend call (steps 1–4). */
+  readonly facts: SendFacts
+  /** {@link callIdentity} of this call ('' when the arguments did not parse). */
+  readonly identity: string
+}
+
+/**
+ * Validate the raw arguments and start the facts.
+ * @param allowResume - the `allowResume` setting (step 7 needs it).
+ */
+export function readSendInput(rawArgs: unknown, caller: Caller | undefined, callId: string, allowResume: boolean): SendInput {
+  const parsed = validateArguments(SessionsSendArgs, rawArgs)
+  const args = parsed.ok ? parsed.value : undefined
+  return {
+    args,
+    facts: {
+      argumentProblem: parsed.ok ? extraArgumentProblem(parsed.value.session_id, parsed.value.message) : parsed.problem,
+      callerId: caller?.sessionId,
+      targetId: args?.session_id ?? '',
+      body: args?.message ?? '',
+      allowResume,
+    },
+    identity: args === undefined ? '' : callIdentity(callId, args),
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Steps 9–10 of `sessions_send` and the wait after them: frame the body,
+ * resolve the target (may wake), admit the message, undo a wake that
+ * delivered nothing, and wait (bounded) until the message is recorded.
+ *
+ * Resolve and admit run to completion ({@link callToCompletion}): a wake cut
+ * off by cancellation would leave a session woken with nobody to deliver to,
+ * and an admitted message is delivered whatever happens to this call; what
+ * a cancelled or failed call did is undone or said instead (PRODUCT.md §4
+ * "never a session woken and abandoned", "accepted means recorded").
+ *
+ * @module dsh-cross-session/tools/send/deliver
+ */
+
+import { buildFrame } from '../../framing.js'
+import type { Admitted, MailboxStage, ResolvedTarget, SendMode, ToolCallContext } from '../../ports.js'
+import { NOTHING_DELIVERED, renderCancelled, renderRefusal } from '../../presentation/common.js'
+import { failureText } from '../../presentation/failures.js'
+import { controllerRefusal, sendRefusals } from '../../presentation/send.js'
+import type { Recorded } from '../../recorded.js'
+import { callBackend, callToCompletion } from '../../service-boundary.js'
+import type { ToolDeps } from '../shared.js'
+
+const TOOL = 'sessions_send'
+const RESOLVING = 'resolving the target session'
+const ADMITTING = 'admitting the message'
+
+/** One message ready to deliver. */
+export interface Outgoing {
+  readonly callerId: string
+  readonly targetId: string
+  readonly mode: SendMode
+  readonly hop: number
+  readonly requestId: string
+  /** The (possibly cut) body before framing. */
+  readonly body: string
+}
+
+/**
+ * The text the target receives: the body, framed when `frameMessages` is on
+ * (one `readTitles` of the caller for the frame's title).
+ * @returns the text, or a cancellation as text.
+ */
+export async function messageText(out: Outgoing, call: ToolCallContext, deps: ToolDeps): Promise<{ text: string } | string> {
+  if (!deps.settings.frameMessages) return { text: out.body }
+  const title = await callBackend('reading this session\'s title', call.signal, () => deps.sessions.readTitles([out.callerId], call.signal), deps.log)
+  if (!title.ok && title.cancelled) return renderCancelled(TOOL, title.step, NOTHING_DELIVERED)
+  const fromTitle = title.ok ? title.value.get(out.callerId) : undefined
+  return { text: buildFrame({ fromSessionId: out.callerId, fromTitle, mode: out.mode, hop: out.hop, body: out.body }).text }
+}
+
+/** An admitted message and the target it went to. */
+export interface AdmittedTo {
+  readonly target: ResolvedTarget
+  readonly admitted: Admitted
+}
+
+/**
+ * Step 9 (resolve; waking only with `allowResume`) and step 10 (admit).
+ * @returns the admission, or the refusal / cancellation as text.
+ */
+export async function resolveAndAdmit(out: Outgoing, text: string, call: ToolCallContext, deps: ToolDeps): Promise<AdmittedTo | string> {
+  const resolved = await callToCompletion(RESOLVING, call.signal,
+    () => deps.controller.resolve(out.targetId, { mayWake: deps.settings.allowResume, signal: call.signal }), deps.log)
+  if (!resolved.ok) {
+    // A resume given our signal rejects when it fires: that is a cancellation, not a failure.
+    return resolved.cancelled || call.signal.aborted
+      ? renderCancelled(TOOL, resolved.step, NOTHING_DELIVERED)
+      : renderRefusal(sendRefusals.rejected(failureText(resolved.failure), resolved.step), NOTHING_DELIVERED)
+  }
+  if (!resolved.value.ok) logDetail(deps, RESOLVING, resolved.value.detail)
+  if (!resolved.value.ok) return renderRefusal(controllerRefusal(resolved.value.code, resolved.value.reason, out.targetId, RESOLVING), NOTHING_DELIVERED)
+  const target = resolved.value.value
+  // What happened to a session this call woke but did not deliver to.
+  const undoWake = async (): Promise<string> => target.woke ? `; ${await releaseQuietly(deps, target)}` : ''
+  if (call.signal.aborted) return renderCancelled(TOOL, `${RESOLVING}${await undoWake()}`, NOTHING_DELIVERED)
+
+  const provenance = { senderSessionId: out.callerId, hop: out.hop }
+  const admitted = await callToCompletion(ADMITTING, call.signal,
+    () => deps.controller.admit(target, { requestId: out.requestId, mode: out.mode, text, provenance, signal: call.signal }), deps.log)
+  if (!admitted.ok) {
+    return admitted.cancelled
+      ? renderCancelled(TOOL, `${ADMITTING}${await undoWake()}`, NOTHING_DELIVERED)
+      : renderRefusal(sendRefusals.rejected(`${failureText(admitted.failure)}${await undoWake()}`, admitted.step), NOTHING_DELIVERED)
+  }
+  if (!admitted.value.ok) logDetail(deps, ADMITTING, admitted.value.detail)
+  if (!admitted.value.ok) return renderRefusal(controllerRefusal(admitted.value.code, `${admitted.value.reason}${await undoWake()}`, out.targetId, ADMITTING), NOTHING_DELIVERED)
+  return { target, admitted: admitted.value.value }
+}
+
+/** How the bounded wait ended. */
+export interface RecordWait {
+  readonly recorded: Recorded | MailboxStage | undefined
+  readonly cancelled: boolean
+}
+
+/** Accepted means recorded: wait, bounded, until the target's log holds the message. */
+export async function waitForRecord(out: Outgoing, to: AdmittedTo, call: ToolCallContext, deps: ToolDeps): Promise<RecordWait> {
+  const { recordFrom, running, mailboxMessageId } = to.admitted
+  const recorded = await callBackend('waiting for the message to be recorded', call.signal,
+    () => deps.controller.waitRecorded(to.target, out.requestId, {
+      timeoutMs: deps.settings.recordWaitMs,
+      signal: call.signal,
+      // A queued message to a busy session joins its conversation only when
+      // the current turn ends: the inbox record is all there is to wait for.
+      settleForInbox: out.mode === 'queue' && running,
+      ...(recordFrom === undefined ? {} : { from: recordFrom }),
+      ...(mailboxMessageId === undefined ? {} : { mailboxMessageId }),
+    }), deps.log)
+  return { recorded: recorded.ok ? recorded.value : undefined, cancelled: !recorded.ok && recorded.cancelled }
+}
+
+function logDetail(deps: ToolDeps, step: string, detail: string | undefined): void {
+  if (detail !== undefined) deps.log(`${step} refused: ${detail}`)
+}
+
+async function releaseQuietly(deps: ToolDeps, target: ResolvedTarget): Promise<string> {
+  try {
+    return await deps.controller.releaseWoken(target)
+  } catch (error: unknown) {
+    deps.log(`releasing woken session ${target.sessionId} failed: ${String(error)}`)
+    return 'the woken session could not be released and may stay live until the host stops'
+  }
+}
