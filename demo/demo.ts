@@ -37,13 +37,13 @@ const h = makeHome('run', 'dsh-cross-session-demo-')
 
 const ids: Record<Name, string> = { Alpha: '', Bravo: '', Charlie: '' }
 const short = (id: string) => id.replace(/^session-/, '').slice(0, 8)
-const nameOf = (request: ModelRequest): Name | undefined => NAMES.find((n) => firstUserText(request).startsWith(`You are ${n}`))
-const indent = (text: string) => text.split('\n').map((line) => `      ${line}`).join('\n')
+const nameOf = (request: ModelRequest): Name | undefined => NAMES.find(n => firstUserText(request).startsWith(`You are ${n}`))
+const indent = (text: string) => text.split('\n').map(line => `      ${line}`).join('\n')
 
 // ── what each session's scripted model does ─────────────────────────────────
 
 const scripts: Record<Name, ActorScript> = {
-  Alpha: (turn) => {
+  Alpha: turn => {
     if (turn.trigger.startsWith('Cross-session message')) {
       return steps([
         { name: 'sessions_send', args: { session_id: ids.Bravo, message: 'Root cause: the login test shares one fake clock across workers. Fix: give each worker its own clock (tests/login.spec.ts, setup block).' } },
@@ -51,7 +51,7 @@ const scripts: Record<Name, ActorScript> = {
     }
     return { text: 'The login test is flaky because all workers share one fake clock; a per-worker clock fixes it.' }
   },
-  Bravo: (turn) => {
+  Bravo: turn => {
     if (turn.trigger.startsWith('Cross-session message')) return { text: 'Got the write-up from Alpha, thanks.' }
     return steps([
       { name: 'sessions_list', args: {} },
@@ -71,10 +71,10 @@ const titles: Record<Name, string> = { Alpha: 'Investigate flaky login test', Br
 
 const printed = new Set<string>()
 let frameShown = false
-const route = router(Object.fromEntries(NAMES.map((n) => [`You are ${n}`, scripts[n]])))
+const route = router(Object.fromEntries(NAMES.map(n => [`You are ${n}`, scripts[n]])))
 const model = await startFakeModel({
-  title: (request) => titles[NAMES.find((n) => request.allUserText.includes(`You are ${n}`)) ?? 'Alpha'],
-  scenario: async (request) => {
+  title: request => titles[NAMES.find(n => request.allUserText.includes(`You are ${n}`)) ?? 'Alpha'],
+  scenario: async request => {
     const who = nameOf(request) ?? '?'
     for (const result of request.toolResults) {
       if (printed.has(result.callId)) continue
@@ -134,7 +134,7 @@ try {
 
 console.log(`\n── persisted sessions (${join(h.home, 'sessions')})`)
 for (const session of readSessions(h)) {
-  const name = NAMES.find((n) => ids[n] === session.header.id) ?? '?'
+  const name = NAMES.find(n => ids[n] === session.header.id) ?? '?'
   console.log(`   ${name.padEnd(8)} ${session.header.id}  "${titleOf(session) ?? ''}"  ${session.events.length} events`)
   console.log(`            ${session.path}`)
 }

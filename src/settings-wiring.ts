@@ -82,7 +82,7 @@ export function attachSettings(ctx: SettingsContext, mode: MountMode, source: Se
         scope = settings.register(ns, Config as never, { base: source.rowConfigValue as never })
       } catch (error: unknown) {
         log('warn', `settings: the "${ns}" section was not registered (${error instanceof Error ? error.message : String(error)}); `
-          + 'the row config alone applies until the plugin reloads. Make the section a map of keys in settings.yaml.')
+        + 'the row config alone applies until the plugin reloads. Make the section a map of keys in settings.yaml.')
         return
       }
       source.setSource(() => scope.get(), 'settings')

@@ -35,7 +35,7 @@ export async function runRealCrossProcessBench(options: { sends: number, log: (l
     B: { repliedAt: [], arrivedAt: [], results: [] },
     C: { repliedAt: [], arrivedAt: [], results: [] },
   }
-  const sender = (who: 'B' | 'C'): ActorScript => (turn) => {
+  const sender = (who: 'B' | 'C'): ActorScript => turn => {
     const timing = timings[who]
     if (turn.step > 0) {
       timing.arrivedAt.push(Date.now())

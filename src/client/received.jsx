@@ -46,13 +46,13 @@ function deliveredBy(message) {
 export const receivedDefinition = {
   kind: RECEIVED_KIND,
   target: 'chat',
-  match: (event) => {
+  match: event => {
     if (event?.type !== 'user/message') return null
     return deliveredBy(event.data) === undefined ? null : { id: String(event.seq), role: 'start' }
   },
   start: (_context, match) => ({ seq: match.event.seq, ...deliveredBy(match.event.data) }),
-  update: (context) => context.state,
-  buildViewNode: (context) => {
+  update: context => context.state,
+  buildViewNode: context => {
     const state = context.state
     if (state === undefined) return null
     return {
@@ -77,7 +77,7 @@ export function ReceivedRow({ node, openSession, t }) {
         <span className="xs-title">{t('received.from')}</span>
         <span className="xs-chip xs-mono" title={data.fromSessionId}>{shortId(data.fromSessionId)}</span>
         <span className="xs-summary">{[data.fromTitle === '' ? undefined : `"${data.fromTitle}"`, data.mode, t('send.hop', { hop: data.hop })].filter(part => part !== undefined).join(' · ')}</span>
-        <a href="#" data-xs-open={data.fromSessionId} onClick={(event) => { event.preventDefault(); openSession(data.fromSessionId) }}>{t('received.open')}</a>
+        <a href="#" data-xs-open={data.fromSessionId} onClick={event => { event.preventDefault(); openSession(data.fromSessionId) }}>{t('received.open')}</a>
       </div>
     </div>
   )

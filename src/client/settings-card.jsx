@@ -28,7 +28,7 @@ export class CardController {
     this.listeners = new Set()
     this.state = this.build()
     this.unsubscribe = scope.subscribe(() => this.publish())
-    this.subscribe = (listener) => { this.listeners.add(listener); return () => this.listeners.delete(listener) }
+    this.subscribe = listener => { this.listeners.add(listener); return () => this.listeners.delete(listener) }
     this.getSnapshot = () => this.state
   }
 
@@ -104,9 +104,9 @@ function Field({ row, view, draft, error, lang, t, onEdit, disabled }) {
   const text = draft ?? valueText(current)
   const id = `xs-setting-${row.key}`
   const control = row.kind === 'integer'
-    ? <input id={id} inputMode="numeric" value={text} disabled={disabled} aria-invalid={error !== undefined} onChange={(event) => onEdit(row.key, event.target.value)} />
+    ? <input id={id} inputMode="numeric" value={text} disabled={disabled} aria-invalid={error !== undefined} onChange={event => onEdit(row.key, event.target.value)} />
     : (
-        <select id={id} value={text} disabled={disabled} onChange={(event) => onEdit(row.key, event.target.value)}>
+        <select id={id} value={text} disabled={disabled} onChange={event => onEdit(row.key, event.target.value)}>
           {(row.kind === 'enum' ? row.values : ['true', 'false']).map(value => <option key={value} value={value}>{value}</option>)}
         </select>
       )

@@ -39,7 +39,7 @@ function resultTextOf(block) {
 function Head({ title, summary, chips = [], open, onToggle }) {
   return (
     <div className="xs-head" role="button" tabIndex={0} aria-expanded={open} onClick={onToggle}
-      onKeyDown={(event) => { if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); onToggle() } }}>
+      onKeyDown={event => { if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); onToggle() } }}>
       <span className="xs-title">{title}</span>
       {chips}
       <span className="xs-summary">{summary}</span>

@@ -86,7 +86,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
   const attempts = new Map<string, WakeAttempt>()
 
   /** Checks under a fresh lease (steps 5–6); the lease is released here when they refuse. */
-  async function checkUnderLease(sessionId: string, lease: Lease, mayWake: boolean): Promise<ControllerOutcome<ResolvedTarget> | undefined> {
+  async function checkUnderLease(sessionId: string, lease: Lease): Promise<ControllerOutcome<ResolvedTarget> | undefined> {
     try {
       const again = runtime.board()
       const now = again.elsewhere.get(sessionId)
@@ -153,7 +153,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
         if (leased.holder !== undefined) return remote(sessionId, leased.holder.pid)
         return { ok: false, reason: deliveryReasons.leaseUnreadable }
       }
-      const attempt: WakeAttempt = { checked: checkUnderLease(sessionId, leased.lease, options.mayWake), callers: 0, lease: leased.lease }
+      const attempt: WakeAttempt = { checked: checkUnderLease(sessionId, leased.lease), callers: 0, lease: leased.lease }
       attempts.set(sessionId, attempt)
       // A refused or failed check ends the attempt for everyone who joined it.
       attempt.checked.then(verdict => {

@@ -14,12 +14,11 @@ import { startFakeModel, type FakeModel } from './support/fake-model.ts'
 import { makeHome, assertPrerequisites, readLog, readSession, readSessions, runHeadless, sleep, titleOf, transcript, waitFor, writePatch, type DshHome, SKIP_E2E, tearDown } from './support/harness.ts'
 import { router, says, steps } from './support/scenario.ts'
 
-
 /** The one result of `tool` in the fake model's record (fails loudly when absent or repeated). */
 function resultOf(model: FakeModel, tool: string, index = 0): string {
   const results = model.toolResults(tool)
   const result = results[index]
-  if (result === undefined) throw new Error(`the model never received result #${index} of ${tool}; got ${JSON.stringify(model.toolResults().map((r) => r.name))}`)
+  if (result === undefined) throw new Error(`the model never received result #${index} of ${tool}; got ${JSON.stringify(model.toolResults().map(r => r.name))}`)
   return result.content
 }
 
@@ -37,7 +36,7 @@ describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
     writeFileSync(join(h.workspace, 'notes.txt'), 'TOOL-OUTPUT-SECRET: this line is tool output\n')
     let alphaId = ''
     model = await startFakeModel({
-      title: (r) => (r.allUserText.includes('ROLE:A') ? 'Alpha research notes' : 'Bravo peer review'),
+      title: r => (r.allUserText.includes('ROLE:A') ? 'Alpha research notes' : 'Bravo peer review'),
       scenario: router({
         // A reads a file (tool output in its log), thinks (reasoning) and answers.
         'ROLE:A': steps([{ name: 'read', args: { file_path: join(h.workspace, 'notes.txt') } }], () => ({ text: 'ALPHA-ANSWER: the notes say hello', reasoning: 'ALPHA-REASONING-SECRET' })),
@@ -59,14 +58,14 @@ describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
     const rawA = JSON.stringify(persistedA.events)
     expect(rawA).toContain('ALPHA-REASONING-SECRET')
     expect(rawA).toContain('TOOL-OUTPUT-SECRET')
-    expect(readLog(h).some((l) => l.name === 'cross-session' && /registered sessions_list, sessions_read, sessions_send/.test(l.text))).toBe(true)
+    expect(readLog(h).some(l => l.name === 'cross-session' && /registered sessions_list, sessions_read, sessions_send/.test(l.text))).toBe(true)
 
     // sessions_list as B's model received it.
     const list = resultOf(model, 'sessions_list')
-    const rowA = list.split('\n').find((line) => line.includes(alphaId))
+    const rowA = list.split('\n').find(line => line.includes(alphaId))
     expect(rowA).toMatch(/\[cold, top-level\]/)
     expect(list).toContain('Alpha research notes')
-    const rows = list.split('\n').filter((line) => line.startsWith('- '))
+    const rows = list.split('\n').filter(line => line.startsWith('- '))
     expect(rows.at(-1)).toContain(bravo.sessionId) // the caller is last
     expect(rows[0]).toContain(alphaId)
 
@@ -93,9 +92,9 @@ describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
     let alphaId = ''
     let alphaReplied = false
     model = await startFakeModel({
-      title: (r) => (r.allUserText.includes('ROLE:A') ? 'Alpha sleeper' : 'Bravo caller'),
+      title: r => (r.allUserText.includes('ROLE:A') ? 'Alpha sleeper' : 'Bravo caller'),
       scenario: router({
-        'ROLE:A': (turn) => {
+        'ROLE:A': turn => {
           if (turn.trigger.startsWith('Cross-session message')) {
             alphaReplied = true
             return { text: 'PONG-123 from Alpha, replying to the peer' }
@@ -126,14 +125,14 @@ describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
     // A's persisted log: a second turn triggered by the framed message, and A's answer to it.
     const alpha = readSession(h, alphaId)
     const lines = transcript(alpha)
-    const framed = lines.find((l) => l.role === 'user' && l.text.startsWith('Cross-session message'))
+    const framed = lines.find(l => l.role === 'user' && l.text.startsWith('Cross-session message'))
     expect(framed, JSON.stringify(lines, null, 1)).toBeDefined()
     expect(framed!.text).toContain(`from-session: ${bravo.sessionId}`)
     expect(framed!.text).toContain('please reply with PONG-123')
-    const reply = lines.find((l) => l.role === 'assistant' && l.text.includes('PONG-123 from Alpha'))
+    const reply = lines.find(l => l.role === 'assistant' && l.text.includes('PONG-123 from Alpha'))
     expect(reply).toBeDefined()
     expect(reply!.seq).toBeGreaterThan(framed!.seq)
-    expect(alpha.events.filter((e) => e.type === 'turn/start').length).toBe(2)
+    expect(alpha.events.filter(e => e.type === 'turn/start').length).toBe(2)
 
     // B's own read (A live) and a later session's read (A cold again) both show the reply.
     expect(resultOf(model, 'sessions_read', 0)).toContain('PONG-123 from Alpha')
@@ -147,7 +146,7 @@ describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
     h = makeHome('durable')
     let alphaId = ''
     model = await startFakeModel({
-      title: (r) => (r.allUserText.includes('ROLE:A') ? 'Alpha sleeper' : 'Bravo one-shot'),
+      title: r => (r.allUserText.includes('ROLE:A') ? 'Alpha sleeper' : 'Bravo one-shot'),
       scenario: router({
         'ROLE:A': says('Alpha is done for now'),
         // B sends and ends its run right away: headless then tears A down.
@@ -164,7 +163,7 @@ describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
     expect(send, send).toMatch(new RegExp(`^accepted for ${alphaId} .*\\(woke a cold session\\) \\| recorded at seq \\d+`))
     // The seq it reported is the delivered message's own user/message in A's persisted log.
     const alpha = readSession(h, alphaId)
-    const recorded = alpha.events.find((e) => e.seq === seq)
+    const recorded = alpha.events.find(e => e.seq === seq)
     expect(recorded?.type).toBe('user/message')
     expect(JSON.stringify(recorded?.data)).toContain('DURABLE-BODY please read later')
     expect(JSON.stringify(recorded?.data)).toContain(`from-session: ${bravo.sessionId}`)
@@ -180,7 +179,7 @@ describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
     let alphaId = ''
     let childId = ''
     model = await startFakeModel({
-      title: (r) => (r.allUserText.includes('ROLE:A') ? 'Alpha delegator' : r.allUserText.includes('ROLE:CHILD') ? 'Child helper' : 'Bravo prober'),
+      title: r => (r.allUserText.includes('ROLE:A') ? 'Alpha delegator' : r.allUserText.includes('ROLE:CHILD') ? 'Child helper' : 'Bravo prober'),
       scenario: router({
         // A delegates to a real child session through the harness's own subagent tool.
         'ROLE:A': steps([{ name: 'subagent', args: { description: 'helper', prompt: 'ROLE:CHILD count to three', run_in_background: false } }], 'Alpha got its answer'),
@@ -196,7 +195,7 @@ describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
     })
     const patch = writePatch(h, { plugin: { allowResume: false } })
     alphaId = (await runHeadless(h, model, 'ROLE:A delegate a count', { patch })).sessionId
-    const child = readSessions(h).find((s) => s.header.parentSession !== undefined)
+    const child = readSessions(h).find(s => s.header.parentSession !== undefined)
     expect(child, 'the subagent tool persisted a child session').toBeDefined()
     childId = child!.header.id
     // The subagent header shape the plugin's "not messageable" predicate relies on.
@@ -209,7 +208,7 @@ describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
     await runHeadless(h, model, 'ROLE:B poke at peers', { patch })
 
     const list = resultOf(model, 'sessions_list')
-    expect(list.split('\n').find((l) => l.includes(childId))).toMatch(/subagent.*not messageable/)
+    expect(list.split('\n').find(l => l.includes(childId))).toMatch(/subagent.*not messageable/)
     expect(resultOf(model, 'sessions_send', 0)).toMatch(/^refused: resume-disabled/)
     expect(resultOf(model, 'sessions_send', 1)).toMatch(/^refused: not-found/)
     expect(resultOf(model, 'sessions_send', 2)).toMatch(/^refused: empty-body/)
@@ -223,6 +222,6 @@ describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
     expect(statSync(alphaFile).mtimeMs).toBe(before.mtime)
     expect(readFileSync(readSession(h, childId).path).equals(childBefore)).toBe(true)
     // And the model never ran a turn for A or the child in B's run.
-    expect(model.requests.filter((r) => !r.isTitle && r.allUserText.includes('wake up?')).length).toBe(0)
+    expect(model.requests.filter(r => !r.isTitle && r.allUserText.includes('wake up?')).length).toBe(0)
   })
 })

@@ -42,21 +42,21 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
     const alphaPath = () => logPathOf(h.home, h.workspace, alphaId)
     const charliePath = () => logPathOf(h.home, h.workspace, charlieId)
     model = await startFakeModel({
-      title: (r) => (r.allUserText.includes('ROLE:A') ? 'Alpha first title' : r.allUserText.includes('ROLE:D') ? 'Delta from another dsh' : 'Bravo watcher'),
+      title: r => (r.allUserText.includes('ROLE:A') ? 'Alpha first title' : r.allUserText.includes('ROLE:D') ? 'Delta from another dsh' : 'Bravo watcher'),
       scenario: router({
         'ROLE:A': steps([], 'ALPHA done'),
         'ROLE:D': steps([], 'DELTA done'),
         'ROLE:B': steps([
           { name: 'sessions_list', args: {} },
-          async (turn) => {
+          async turn => {
             results.push(turn.results[0]?.content ?? '')
             // Another real dsh process on the same DSH_HOME creates a session while B waits for its model.
             const run = await runDsh(['--profile', 'headless', '--patch', patch, 'ROLE:D say hello too'], { h, model: model! })
             expect(run.code).toBe(0)
-            deltaId = readSessions(h).find((s) => JSON.stringify(s.events).includes('ROLE:D say hello too'))?.header.id ?? 'missing'
+            deltaId = readSessions(h).find(s => JSON.stringify(s.events).includes('ROLE:D say hello too'))?.header.id ?? 'missing'
             // Another process: a new session (a copy of A under a new id and title) and a new title for A.
-            const [header, ...events] = decodeLog(readFileSync(alphaPath())).split('\n').filter((line) => line.length > 0)
-            const copied = events.map((line) => line.split(alphaId).join(charlieId))
+            const [header, ...events] = decodeLog(readFileSync(alphaPath())).split('\n').filter(line => line.length > 0)
+            const copied = events.map(line => line.split(alphaId).join(charlieId))
             const lastSeq = (JSON.parse(events.at(-1)!) as { seq: number }).seq
             copied.push(JSON.stringify({ type: 'session/title', seq: lastSeq + 1, time: Date.now(), data: { title: 'Charlie copy', messageSeqs: [], source: { kind: 'user' } } }))
             mkdirSync(dirname(charliePath()), { recursive: true })
@@ -64,16 +64,16 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
             appendFileSync(alphaPath(), titleFrame(lastSeq + 1, 'Alpha renamed'))
             return { name: 'sessions_list', args: {} }
           },
-          (turn) => {
+          turn => {
             results.push(turn.results[0]?.content ?? '')
             rmSync(dirname(charliePath()), { recursive: true })
             return { name: 'sessions_read', args: { session_id: charlieId } }
           },
-          (turn) => {
+          turn => {
             results.push(turn.results[0]?.content ?? '')
             return { name: 'sessions_list', args: {} }
           },
-        ], (turn) => {
+        ], turn => {
           results.push(turn.results[0]?.content ?? '')
           return 'B done'
         }),

@@ -7,7 +7,7 @@
  * persisted under `$DSH_HOME/sessions`.
  * @module test/e2e/cross-process
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModel, textOf, type FakeModel } from './support/fake-model.ts'
@@ -16,17 +16,17 @@ import { router, steps } from './support/scenario.ts'
 
 /** The seqs of a log are exactly 0…n-1 (one contiguous history, no fork). */
 function expectContiguous(session: PersistedSession): void {
-  expect(session.events.map((event) => event.seq)).toEqual(session.events.map((_, index) => index))
+  expect(session.events.map(event => event.seq)).toEqual(session.events.map((_, index) => index))
 }
 
 /** Framed peer messages (by body marker) in a persisted log. */
-function peerMessages(session: PersistedSession, marker: string): Array<{ seq: number; text: string; source: any }> {
-  return transcript(session).filter((m) => m.role === 'user' && m.text.startsWith('Cross-session message') && m.text.includes(marker))
+function peerMessages(session: PersistedSession, marker: string): Array<{ seq: number, text: string, source: any }> {
+  return transcript(session).filter(m => m.role === 'user' && m.text.startsWith('Cross-session message') && m.text.includes(marker))
 }
 
 function resultOf(model: FakeModel, tool: string, index = 0): string {
   const result = model.toolResults(tool)[index]
-  if (result === undefined) throw new Error(`no result #${index} of ${tool}; got ${JSON.stringify(model.toolResults().map((r) => [r.name, r.content.slice(0, 200)]))}`)
+  if (result === undefined) throw new Error(`no result #${index} of ${tool}; got ${JSON.stringify(model.toolResults().map(r => [r.name, r.content.slice(0, 200)]))}`)
   return result.content
 }
 
@@ -45,7 +45,7 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     let alphaId = ''
     model = await startFakeModel({
       scenario: router({
-        'ROLE:A': (turn) => ({ text: turn.trigger.startsWith('Cross-session message') ? 'ALPHA-SAW-PEER' : 'ALPHA-READY' }),
+        'ROLE:A': turn => ({ text: turn.trigger.startsWith('Cross-session message') ? 'ALPHA-SAW-PEER' : 'ALPHA-READY' }),
         'ROLE:B': steps([
           { name: 'sessions_list', args: {} },
           () => ({ name: 'sessions_send', args: { session_id: alphaId, message: 'XP-BODY hello from another process' } }),
@@ -63,7 +63,7 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     // The headless process withdrew its own session's presence when it exited; the web host's stays.
     expect(readdirSync(join(h.home, 'cross-session', 'presence'))).toEqual([expect.stringMatching(new RegExp(`^${alphaId}@${web.child.pid}\\.\\d+$`))])
     const list = resultOf(model, 'sessions_list')
-    const row = list.split('\n').find((line) => line.includes(alphaId))
+    const row = list.split('\n').find(line => line.includes(alphaId))
     expect(row).toMatch(/\[live, top-level\]/)
     expect(row).toMatch(/live in another dsh process \(pid \d+\)/)
     expect(row).toContain(`pid ${web.child.pid}`)
@@ -74,8 +74,8 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
 
     // The web host's live session took it: its next model request holds the framed message.
     await web.waitIdle(alphaId, { turns: 2 })
-    const alphaRequests = model.requests.filter((r) => !r.isTitle && r.allUserText.includes('ROLE:A'))
-    const framed = alphaRequests.at(-1)!.messages.map(textOf).find((text) => text.startsWith('Cross-session message'))
+    const alphaRequests = model.requests.filter(r => !r.isTitle && r.allUserText.includes('ROLE:A'))
+    const framed = alphaRequests.at(-1)!.messages.map(textOf).find(text => text.startsWith('Cross-session message'))
     expect(framed).toContain(`from-session: ${bravo.sessionId}`)
     expect(framed).toContain('XP-BODY hello from another process')
 
@@ -97,7 +97,7 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     expect(read).toContain('ALPHA-SAW-PEER')
     // Nothing left in the mailbox.
     const mailbox = join(h.home, 'cross-session', 'mailbox')
-    expect(readdirSync(mailbox).filter((name) => !name.startsWith('.'))).toEqual([])
+    expect(readdirSync(mailbox).filter(name => !name.startsWith('.'))).toEqual([])
   })
 
   /**
@@ -107,12 +107,12 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
   async function sendWhileRunning(mode: 'steer' | 'queue') {
     h = makeHome(`xp-${mode}`)
     let release!: () => void
-    const gate = new Promise<void>((r) => { release = r })
+    const gate = new Promise<void>(r => { release = r })
     let alphaHeld = false
     let alphaId = ''
     model = await startFakeModel({
       scenario: router({
-        'ROLE:A': async (turn) => {
+        'ROLE:A': async turn => {
           if (turn.trigger.includes('ROLE:A') && turn.step === 0) {
             alphaHeld = true
             await gate
@@ -131,7 +131,7 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     await runHeadless(h, model, 'ROLE:B interrupt your peer', { patch })
     const send = resultOf(model, 'sessions_send')
     release()
-    await waitFor(() => model!.requests.some((r) => r.reply !== undefined && 'text' in r.reply && r.reply.text === 'ALPHA-SAW-PEER') || undefined, 'A to answer the peer message')
+    await waitFor(() => model!.requests.some(r => r.reply !== undefined && 'text' in r.reply && r.reply.text === 'ALPHA-SAW-PEER') || undefined, 'A to answer the peer message')
     await web.waitIdle(alphaId)
     await web.stop()
     const persisted = readSession(h, alphaId)
@@ -156,7 +156,7 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     expect(send).not.toMatch(/woke/)
     expect(peerMessages(persisted, 'STEER-BODY')).toHaveLength(1)
     expect(turnsOf(persisted, 'STEER-BODY')).toEqual([1])
-    expect(persisted.events.filter((e) => e.type === 'turn/start')).toHaveLength(1)
+    expect(persisted.events.filter(e => e.type === 'turn/start')).toHaveLength(1)
   })
 
   it('queue from another process becomes the target\'s next turn', async () => {
@@ -173,7 +173,7 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     // Hold both senders' first answers until both asked, so their sends race.
     let arrived = 0
     let bothHere!: () => void
-    const barrier = new Promise<void>((r) => { bothHere = r })
+    const barrier = new Promise<void>(r => { bothHere = r })
     const racer = (label: string) => steps([async () => {
       if (++arrived === 2) bothHere()
       await barrier
@@ -181,7 +181,7 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     }], () => ({ text: `${label} done`, delayMs: 4000 }))
     model = await startFakeModel({
       scenario: router({
-        'ROLE:A': (turn) => ({ text: turn.trigger.startsWith('Cross-session message') ? 'ALPHA-SAW-PEER' : 'ALPHA-READY' }),
+        'ROLE:A': turn => ({ text: turn.trigger.startsWith('Cross-session message') ? 'ALPHA-SAW-PEER' : 'ALPHA-READY' }),
         'ROLE:R1': racer('R1'),
         'ROLE:R2': racer('R2'),
       }),
@@ -189,12 +189,12 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     const patch = writePatch(h)
     alphaId = (await runHeadless(h, model, 'ROLE:A be cold', { patch })).sessionId
     // Both at once (runHeadless finds "its" session by diffing the corpus, so the raw runner is used).
-    const runs = await Promise.all(['ROLE:R1 message alpha', 'ROLE:R2 message alpha'].map((task) => runDsh(['--profile', 'headless', '--patch', patch, task], { h: h!, model: model!, timeoutMs: 90_000 })))
+    const runs = await Promise.all(['ROLE:R1 message alpha', 'ROLE:R2 message alpha'].map(task => runDsh(['--profile', 'headless', '--patch', patch, task], { h: h!, model: model!, timeoutMs: 90_000 })))
     for (const run of runs) expect(run.code, run.stderr).toBe(0)
-    const sends = model.toolResults('sessions_send').map((r) => r.content)
+    const sends = model.toolResults('sessions_send').map(r => r.content)
     expect(sends).toHaveLength(2)
-    expect(sends.filter((text) => text.includes('(woke a cold session)'))).toHaveLength(1)
-    const other = sends.find((text) => !text.includes('(woke a cold session)'))!
+    expect(sends.filter(text => text.includes('(woke a cold session)'))).toHaveLength(1)
+    const other = sends.find(text => !text.includes('(woke a cold session)'))!
     expect(other).toMatch(/live in another dsh process \(pid \d+\); delivered through the mailbox \| (recorded at seq|in its inbox at seq|claimed by that process)/)
     const persisted = readSession(h, alphaId)
     expectContiguous(persisted)
@@ -207,7 +207,7 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     let alphaId = ''
     model = await startFakeModel({
       scenario: router({
-        'ROLE:A': (turn) => ({ text: turn.trigger.startsWith('Cross-session message') ? 'ALPHA-SAW-PEER' : 'ALPHA-READY' }),
+        'ROLE:A': turn => ({ text: turn.trigger.startsWith('Cross-session message') ? 'ALPHA-SAW-PEER' : 'ALPHA-READY' }),
         'ROLE:B': steps([() => ({ name: 'sessions_send', args: { session_id: alphaId, message: 'PENDING-BODY sent while the owner froze' } })], 'B done'),
         'ROLE:C': steps([
           { name: 'sessions_list', args: {} },
@@ -233,14 +233,14 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     const pending = resultOf(model, 'sessions_send')
     expect(pending).toMatch(new RegExp(`live in another dsh process \\(pid ${ownerPid}\\); delivered through the mailbox \\| still pending in the mailbox after 1500 ms`))
     const presence = join(h.home, 'cross-session', 'presence')
-    expect(readdirSync(presence)).toContain(`${alphaId}@${ownerPid}.${readdirSync(presence).find((n) => n.startsWith(`${alphaId}@${ownerPid}.`))!.split('.').at(-1)}`)
+    expect(readdirSync(presence)).toContain(`${alphaId}@${ownerPid}.${readdirSync(presence).find(n => n.startsWith(`${alphaId}@${ownerPid}.`))!.split('.').at(-1)}`)
     // A second stale entry: a living pid (this test runner) with a wrong start time, i.e. a reused pid.
     writeFileSync(join(presence, `${alphaId}@${process.pid}.1`), '')
 
     // C waits the default recordWaitMs: its own message is queued behind the pending one.
     await runHeadless(h, model, 'ROLE:C message the peer again', { patch: writePatch(h, {}, 'c.patch.yml') })
     const list = resultOf(model, 'sessions_list')
-    expect(list.split('\n').find((line) => line.includes(alphaId))).toMatch(/\[cold, top-level\]/)
+    expect(list.split('\n').find(line => line.includes(alphaId))).toMatch(/\[cold, top-level\]/)
     const woke = resultOf(model, 'sessions_send', 1)
     expect(woke).toMatch(new RegExp(`^accepted for ${alphaId} .*\\(woke a cold session\\)`))
     const persisted = readSession(h, alphaId)
@@ -250,14 +250,14 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     expect(older).toHaveLength(1)
     expect(newer).toHaveLength(1)
     expect(older[0]!.seq).toBeLessThan(newer[0]!.seq)
-    expect(readdirSync(join(h.home, 'cross-session', 'mailbox')).filter((name) => !name.startsWith('.'))).toEqual([])
+    expect(readdirSync(join(h.home, 'cross-session', 'mailbox')).filter(name => !name.startsWith('.'))).toEqual([])
     web = undefined
   })
 
   it('a session mid-turn in a process without this package is not woken (recent open turn)', async () => {
     h = makeHome('xp-open-turn')
     let release!: () => void
-    const gate = new Promise<void>((r) => { release = r })
+    const gate = new Promise<void>(r => { release = r })
     let alphaHeld = false
     let alphaId = ''
     model = await startFakeModel({
@@ -275,7 +275,7 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     alphaId = (await web.create()).sessionId
     await web.prompt(alphaId, 'ROLE:A a long job')
     await waitFor(() => alphaHeld, 'A to be mid-turn')
-    await waitFor(() => readSession(h!, alphaId).events.some((e) => e.type === 'turn/start') || undefined, 'A\'s open turn to be persisted')
+    await waitFor(() => readSession(h!, alphaId).events.some(e => e.type === 'turn/start') || undefined, 'A\'s open turn to be persisted')
     await runHeadless(h, model, 'ROLE:B message the busy peer', { patch: writePatch(h) })
     const send = resultOf(model, 'sessions_send')
     expect(send).toMatch(/^refused: rejected/)

@@ -13,11 +13,10 @@ import { startFakeModel, type FakeModel } from './support/fake-model.ts'
 import { historyEvents, makeHome, messageText, assertPrerequisites, sleep, startWeb, waitFor, writePatch, type DshHome, type SessionEvent, type WebHarness, SKIP_E2E, tearDown } from './support/harness.ts'
 import { router, steps, type ActorScript } from './support/scenario.ts'
 
-
 /** Framed user messages of a log, with the turn they landed in. */
-function framedMessages(events: SessionEvent[]): Array<{ seq: number; turn: number; text: string }> {
+function framedMessages(events: SessionEvent[]): Array<{ seq: number, turn: number, text: string }> {
   let turn = 0
-  const out: Array<{ seq: number; turn: number; text: string }> = []
+  const out: Array<{ seq: number, turn: number, text: string }> = []
   for (const event of events) {
     if (event.type === 'turn/start') turn = event.data.turn
     if (event.type === 'user/message' && messageText(event.data).startsWith('Cross-session message')) out.push({ seq: event.seq, turn, text: messageText(event.data) })
@@ -42,12 +41,12 @@ describe.skipIf(SKIP_E2E)('live sessions (web profile)', () => {
   async function sendWhileRunning(mode: 'steer' | 'queue') {
     h = makeHome(`live-${mode}`)
     let release!: () => void
-    const gate = new Promise<void>((r) => { release = r })
+    const gate = new Promise<void>(r => { release = r })
     let alphaHeld = false
     let alphaId = ''
     model = await startFakeModel({
       scenario: router({
-        'ROLE:A': async (turn) => {
+        'ROLE:A': async turn => {
           if (turn.trigger.includes('ROLE:A') && turn.step === 0) {
             alphaHeld = true
             await gate
@@ -67,7 +66,7 @@ describe.skipIf(SKIP_E2E)('live sessions (web profile)', () => {
     await web.waitIdle(bravoId)
     const send = model.toolResults('sessions_send')[0]?.content ?? ''
     release()
-    await waitFor(async () => (await historyEvents(web!, alphaId)).some((e) => e.type === 'assistant/message' && messageText(e.data.message) === 'ALPHA-SAW-PEER') || undefined, 'A to answer the peer message')
+    await waitFor(async () => (await historyEvents(web!, alphaId)).some(e => e.type === 'assistant/message' && messageText(e.data.message) === 'ALPHA-SAW-PEER') || undefined, 'A to answer the peer message')
     await web.waitIdle(alphaId)
     return { send, events: await historyEvents(web, alphaId), alphaId, bravoId }
   }
@@ -81,9 +80,9 @@ describe.skipIf(SKIP_E2E)('live sessions (web profile)', () => {
     expect(framed[0]!.text).toContain(`from-session: ${bravoId}`)
     expect(framed[0]!.text).toContain('STEER-BODY from Bravo')
     // Same turn as the held answer: one turn only, the peer message after A's first answer.
-    expect(events.filter((e) => e.type === 'turn/start')).toHaveLength(1)
+    expect(events.filter(e => e.type === 'turn/start')).toHaveLength(1)
     expect(framed[0]!.turn).toBe(1)
-    const splice = events.find((e) => e.type === 'agent/inbox/spliced' && JSON.stringify(e.data).includes('STEER-BODY'))
+    const splice = events.find(e => e.type === 'agent/inbox/spliced' && JSON.stringify(e.data).includes('STEER-BODY'))
     expect(splice?.data.target).toBe('next-step')
   })
 
@@ -93,11 +92,11 @@ describe.skipIf(SKIP_E2E)('live sessions (web profile)', () => {
     const framed = framedMessages(events)
     expect(framed).toHaveLength(1)
     expect(framed[0]!.text).toContain('QUEUE-BODY from Bravo')
-    const turnEnds = events.filter((e) => e.type === 'turn/end')
+    const turnEnds = events.filter(e => e.type === 'turn/end')
     expect(turnEnds).toHaveLength(2)
     expect(framed[0]!.turn).toBe(2)
     expect(framed[0]!.seq).toBeGreaterThan(turnEnds[0]!.seq) // after turn 1 ended
-    const splice = events.find((e) => e.type === 'agent/inbox/spliced' && JSON.stringify(e.data).includes('QUEUE-BODY'))
+    const splice = events.find(e => e.type === 'agent/inbox/spliced' && JSON.stringify(e.data).includes('QUEUE-BODY'))
     expect(splice?.data.target).toBe('next-turn')
   })
 
@@ -107,7 +106,7 @@ describe.skipIf(SKIP_E2E)('live sessions (web profile)', () => {
     let serial = 0
     // Each session relays whatever it receives to its peer, once per turn, and
     // stops when the send is refused: a naive ping-pong that would run forever.
-    const relay = (peer: 'A' | 'B'): ActorScript => (turn) => {
+    const relay = (peer: 'A' | 'B'): ActorScript => turn => {
       const relaying = turn.trigger.startsWith('Cross-session message') || turn.trigger.includes('start the relay')
       if (!relaying) return { text: 'ready to relay' }
       if (turn.step === 0) return { calls: [{ name: 'sessions_send', args: { session_id: ids[peer], message: `relay #${++serial}: keep it going` } }] }
@@ -122,26 +121,26 @@ describe.skipIf(SKIP_E2E)('live sessions (web profile)', () => {
     await web.waitIdle(ids.B)
     const sendsBefore = model.toolResults('sessions_send').length
     await web.prompt(ids.A, 'ROLE:A start the relay')
-    await waitFor(() => model!.toolResults('sessions_send').some((r) => r.content.startsWith('refused')), () => `a refused relay; sends so far: ${JSON.stringify(model!.toolResults('sessions_send'))}`, 30_000)
+    await waitFor(() => model!.toolResults('sessions_send').some(r => r.content.startsWith('refused')), () => `a refused relay; sends so far: ${JSON.stringify(model!.toolResults('sessions_send'))}`, 30_000)
     await web.waitIdle(ids.A)
     await web.waitIdle(ids.B)
     await sleep(1000) // nothing further may happen once the chain is stopped
 
-    const sends = model.toolResults('sessions_send').slice(sendsBefore).map((r) => r.content)
+    const sends = model.toolResults('sessions_send').slice(sendsBefore).map(r => r.content)
     // A send returns once its message is in the target's conversation, so the
     // target's next request can reach the model before the sender's result:
     // compare the hops as a set, not by arrival order.
-    const accepted = sends.filter((s) => s.startsWith('accepted'))
-    expect(accepted.map((s) => /hop (\d+)/.exec(s)?.[1]).sort()).toEqual(['1', '2', '3'])
+    const accepted = sends.filter(s => s.startsWith('accepted'))
+    expect(accepted.map(s => /hop (\d+)/.exec(s)?.[1]).sort()).toEqual(['1', '2', '3'])
     expect(sends).toHaveLength(4)
-    const refusal = sends.find((s) => s.startsWith('refused'))!
+    const refusal = sends.find(s => s.startsWith('refused'))!
     expect(refusal).toMatch(/^refused: rate-limited/)
     expect(refusal).toMatch(/hop 4/)
     expect(refusal).toContain(ids.A)
     expect(refusal).toContain(ids.B)
     // The logs agree: 3 framed deliveries in all, with hop numbers 1..3 on their delivery lines.
     const delivered = [...framedMessages(await historyEvents(web, ids.A)), ...framedMessages(await historyEvents(web, ids.B))]
-    expect(delivered.map((m) => /delivery: queue \| hop (\d+)/.exec(m.text)?.[1]).sort()).toEqual(['1', '2', '3'])
+    expect(delivered.map(m => /delivery: queue \| hop (\d+)/.exec(m.text)?.[1]).sort()).toEqual(['1', '2', '3'])
   })
 
   it('a body that forges frame markers and a sender is delivered inside the real frame and read back as the true peer', async () => {
@@ -159,7 +158,7 @@ describe.skipIf(SKIP_E2E)('live sessions (web profile)', () => {
     ].join('\n')
     model = await startFakeModel({
       scenario: router({
-        'ROLE:A': (turn) => {
+        'ROLE:A': turn => {
           if (turn.trigger.startsWith('Cross-session message')) alphaGotIt = true
           return { text: 'Alpha ok' }
         },

@@ -22,7 +22,7 @@ const TOOLS = ['sessions_list', 'sessions_read', 'sessions_send']
 
 /** The catalog of the first main-turn request whose first user text has `marker`. */
 function catalogOf(model: FakeModel, marker: string): WireTool[] {
-  const request = model.requests.find((r) => !r.isTitle && r.allUserText.includes(marker))
+  const request = model.requests.find(r => !r.isTitle && r.allUserText.includes(marker))
   if (request === undefined) throw new Error(`no model request for ${marker}`)
   return request.tools
 }
@@ -43,27 +43,27 @@ describe.skipIf(SKIP_E2E)('mounting', () => {
     await runHeadless(h, model, 'ROLE:ON hello', { patch: writePatch(h) })
     await runHeadless(h, model, 'ROLE:OFF hello', { patch: writePatch(h, { plugin: { enabled: false } }, 'off.patch.yml') })
 
-    const on = catalogOf(model, 'ROLE:ON').filter((t) => TOOLS.includes(t.function.name))
-    expect(on.map((t) => t.function.name).sort()).toEqual(TOOLS)
+    const on = catalogOf(model, 'ROLE:ON').filter(t => TOOLS.includes(t.function.name))
+    expect(on.map(t => t.function.name).sort()).toEqual(TOOLS)
     // Size as the harness serialises each entry into the request body.
-    const sizes = Object.fromEntries(on.map((t) => [t.function.name, Buffer.byteLength(JSON.stringify(t))]))
+    const sizes = Object.fromEntries(on.map(t => [t.function.name, Buffer.byteLength(JSON.stringify(t))]))
     const total = Object.values(sizes).reduce((a, b) => a + b, 0)
     console.log(`tool catalog cost (bytes of JSON in the request): ${JSON.stringify(sizes)} total=${total}`)
     // Issue 5 budget: the three together at most 1,200 bytes as the model receives them.
     expect(total).toBeLessThanOrEqual(1200)
     for (const tool of on) {
-      const parameters = tool.function.parameters as { type: string; additionalProperties: unknown; required?: string[] }
+      const parameters = tool.function.parameters as { type: string, additionalProperties: unknown, required?: string[] }
       expect(parameters.type).toBe('object')
       expect(parameters.additionalProperties).toBe(false)
     }
-    const required = (name: string) => (on.find((t) => t.function.name === name)!.function.parameters as { required?: string[] }).required ?? []
+    const required = (name: string) => (on.find(t => t.function.name === name)!.function.parameters as { required?: string[] }).required ?? []
     expect(required('sessions_read')).toEqual(['session_id'])
     expect(required('sessions_send').sort()).toEqual(['message', 'session_id'])
 
-    const off = catalogOf(model, 'ROLE:OFF').map((t) => t.function.name)
+    const off = catalogOf(model, 'ROLE:OFF').map(t => t.function.name)
     expect(off.length).toBeGreaterThan(5) // the harness's own tools are still there
     for (const name of TOOLS) expect(off).not.toContain(name)
-    expect(readLog(h).some((l) => l.name === 'cross-session' && /enabled: false/.test(l.text))).toBe(true)
+    expect(readLog(h).some(l => l.name === 'cross-session' && /enabled: false/.test(l.text))).toBe(true)
   })
 
   it('a preset row gives the tools to sessions of that preset only', async () => {
@@ -89,14 +89,14 @@ describe.skipIf(SKIP_E2E)('mounting', () => {
     await web.prompt(peer.sessionId, 'ROLE:P who else is here?')
     await web.waitIdle(peer.sessionId)
 
-    const peerTools = catalogOf(model, 'ROLE:P').map((t) => t.function.name)
+    const peerTools = catalogOf(model, 'ROLE:P').map(t => t.function.name)
     expect(peerTools.sort()).toEqual(TOOLS)
-    const standardTools = catalogOf(model, 'ROLE:S').map((t) => t.function.name)
+    const standardTools = catalogOf(model, 'ROLE:S').map(t => t.function.name)
     expect(standardTools).toContain('read') // a full preset catalog…
     for (const name of TOOLS) expect(standardTools).not.toContain(name) // …without ours
     // And the preset's tools work: the list shows the standard session, the caller last.
     const list = model.toolResults('sessions_list')[0]?.content ?? ''
-    const rows = list.split('\n').filter((l) => l.startsWith('- '))
+    const rows = list.split('\n').filter(l => l.startsWith('- '))
     expect(rows[0]).toContain(standard.sessionId)
     expect(rows.at(-1)).toContain(peer.sessionId)
   })
@@ -104,7 +104,7 @@ describe.skipIf(SKIP_E2E)('mounting', () => {
   it('dsh plugin --profile web add <package> mounts the package through its own cordis.patch.yml', async () => {
     // XS_PACKAGE_DIR lets a developer point this at a staged copy; CI uses the package root.
     const packageDir = process.env.XS_PACKAGE_DIR ?? ROOT
-    const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { name: string; dsh?: { bundle?: { patch?: string } } }
+    const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { name: string, dsh?: { bundle?: { patch?: string } } }
     expect(manifest.dsh?.bundle?.patch, 'package.json must declare "dsh": {"bundle": {"patch": "./cordis.patch.yml"}}').toBe('./cordis.patch.yml')
     expect(existsSync(join(packageDir, 'cordis.patch.yml'))).toBe(true)
 
@@ -124,7 +124,7 @@ describe.skipIf(SKIP_E2E)('mounting', () => {
     const session = await web.create()
     await web.prompt(session.sessionId, 'ROLE:W anyone there?')
     await web.waitIdle(session.sessionId)
-    const tools = catalogOf(model, 'ROLE:W').map((t) => t.function.name)
+    const tools = catalogOf(model, 'ROLE:W').map(t => t.function.name)
     for (const name of TOOLS) expect(tools).toContain(name)
     expect(model.toolResults('sessions_list')[0]?.content).toContain(`${session.sessionId} [live, top-level]`)
   })

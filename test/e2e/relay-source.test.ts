@@ -29,9 +29,9 @@ describe.skipIf(SKIP_E2E)('relay source, frames off (headless profile)', () => {
     let alphaId = ''
     let alphaReplied = false
     model = await startFakeModel({
-      title: (r) => (r.allUserText.includes('ROLE:A') ? 'Alpha sleeper' : 'Bravo caller'),
+      title: r => (r.allUserText.includes('ROLE:A') ? 'Alpha sleeper' : 'Bravo caller'),
       scenario: router({
-        'ROLE:A': (turn) => {
+        'ROLE:A': turn => {
           if (turn.trigger === 'RAW-BODY-42 please answer') {
             alphaReplied = true
             return { text: 'ALPHA-GOT-IT' }
@@ -54,14 +54,14 @@ describe.skipIf(SKIP_E2E)('relay source, frames off (headless profile)', () => {
 
     expect(model.toolResults('sessions_send')[0]?.content).toMatch(new RegExp(`^accepted for ${alphaId} .*\\(woke a cold session\\) \\| recorded at seq \\d+`))
     // The model of A received the delivered body as a user-role message, and it started a turn.
-    const alphaTurn = model.requests.find((r) => !r.isTitle && r.messages.some((m) => m.role === 'user' && textOf(m) === 'RAW-BODY-42 please answer'))
+    const alphaTurn = model.requests.find(r => !r.isTitle && r.messages.some(m => m.role === 'user' && textOf(m) === 'RAW-BODY-42 please answer'))
     expect(alphaTurn, 'a model request of A carrying the delivered body as a user message').toBeDefined()
     const alpha = readSession(h, alphaId)
-    expect(alpha.events.filter((e) => e.type === 'turn/start').length).toBe(2)
+    expect(alpha.events.filter(e => e.type === 'turn/start').length).toBe(2)
     // The log records the provenance in the source, where no model can write.
-    const delivered = transcript(alpha).find((l) => l.role === 'user' && l.text === 'RAW-BODY-42 please answer')
+    const delivered = transcript(alpha).find(l => l.role === 'user' && l.text === 'RAW-BODY-42 please answer')
     expect(delivered?.source).toEqual({ kind: 'plugin', plugin: 'dsh-cross-session', form: 'relay', senderSessionId: bravo.sessionId, hop: 1 })
-    const reply = transcript(alpha).find((l) => l.role === 'assistant' && l.text.includes('ALPHA-GOT-IT'))
+    const reply = transcript(alpha).find(l => l.role === 'assistant' && l.text.includes('ALPHA-GOT-IT'))
     expect(reply!.seq).toBeGreaterThan(delivered!.seq)
     // Reads label it from the recorded source.
     expect(model.toolResults('sessions_read')[0]?.content).toContain(`peer:${bravo.sessionId}, hop 1) ---\nRAW-BODY-42 please answer`)
@@ -85,8 +85,8 @@ describe.skipIf(SKIP_E2E)('relay source, frames off (headless profile)', () => {
           await sleep(1000)
           return { text: 'D done' }
         }], 'D done'),
-        ...Object.fromEntries(['A', 'B', 'C'].map((role) => [`ROLE:${role}`, (turn: { step: number, trigger: string, results: Array<{ content: string }> }) => {
-          if (turn.results.some((r) => r.content.startsWith('refused'))) refusedSeen = true
+        ...Object.fromEntries(['A', 'B', 'C'].map(role => [`ROLE:${role}`, (turn: { step: number, trigger: string, results: Array<{ content: string }> }) => {
+          if (turn.results.some(r => r.content.startsWith('refused'))) refusedSeen = true
           if (turn.step > 0 || !turn.trigger.startsWith('relay ') || sends >= 12) return { text: `${role} rests` }
           return relayOn(role)
         }])),
@@ -95,10 +95,10 @@ describe.skipIf(SKIP_E2E)('relay source, frames off (headless profile)', () => {
     const patch = writePatch(h, { plugin: { allowResume: true, frameMessages: false, maxHops: 3 } })
     for (const role of ['A', 'B', 'C']) ids[role] = (await runHeadless(h, model, `ROLE:${role} idle`, { patch })).sessionId
     await runHeadless(h, model, 'ROLE:D start the relay', { patch })
-    const results = model.toolResults('sessions_send').map((r) => r.content)
+    const results = model.toolResults('sessions_send').map(r => r.content)
     // D → A (hop 1), A → B (hop 2), B → C (hop 3), C → A refused (hop 4).
-    expect(results.filter((r) => r.startsWith('accepted')).length, JSON.stringify(results, null, 1)).toBe(3)
-    expect(results.filter((r) => r.startsWith('refused: rate-limited | this would be hop 4 of a relay chain limited to 3 hops')).length).toBe(1)
+    expect(results.filter(r => r.startsWith('accepted')).length, JSON.stringify(results, null, 1)).toBe(3)
+    expect(results.filter(r => r.startsWith('refused: rate-limited | this would be hop 4 of a relay chain limited to 3 hops')).length).toBe(1)
     expect(sends).toBe(4)
   })
 })

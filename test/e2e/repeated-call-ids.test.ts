@@ -36,12 +36,12 @@ describe.skipIf(SKIP_E2E)('repeated tool call ids (headless profile)', () => {
     await runHeadless(h, model, 'ROLE:S send twice', { patch })
 
     // The tool results S's model received, in order (read from the requests: both carry id call_0).
-    const results = model.requests.flatMap((r) => r.messages.filter((m) => m.role === 'tool' && m.tool_call_id === 'call_0').map(textOf))
+    const results = model.requests.flatMap(r => r.messages.filter(m => m.role === 'tool' && m.tool_call_id === 'call_0').map(textOf))
     const distinct = [...new Set(results)]
     expect(distinct[0]).toMatch(new RegExp(`^accepted for ${ids.T1}`))
     expect(distinct[1]).toMatch(new RegExp(`^accepted for ${ids.T2}`))
     expect(distinct[1]).not.toContain('not delivered again')
-    expect(transcript(readSession(h, ids.T2)).some((l) => l.role === 'user' && l.text.includes('BODY-Y for T2'))).toBe(true)
-    expect(transcript(readSession(h, ids.T1)).some((l) => l.role === 'user' && l.text.includes('BODY-X for T1'))).toBe(true)
+    expect(transcript(readSession(h, ids.T2)).some(l => l.role === 'user' && l.text.includes('BODY-Y for T2'))).toBe(true)
+    expect(transcript(readSession(h, ids.T1)).some(l => l.role === 'user' && l.text.includes('BODY-X for T1'))).toBe(true)
   })
 })

@@ -29,7 +29,7 @@ interface NamespaceView { ns: string, value: Record<string, unknown>, revision: 
 /** The `cross-session` view the host's settings API serves (what the web UI reads). */
 async function describeSection(web: WebHarness): Promise<NamespaceView | undefined> {
   const { namespaces } = await web.rpc<{ namespaces: NamespaceView[] }>('settings.describe', {})
-  return namespaces.find((view) => view.ns === NS)
+  return namespaces.find(view => view.ns === NS)
 }
 
 /** Write the user's settings document and wait until the host has resolved it. */
@@ -42,17 +42,17 @@ async function writeSettings(h: DshHome, web: WebHarness, yaml: string, applied:
 }
 
 function catalogOf(model: FakeModel, marker: string): string[] {
-  const request = model.requests.find((r) => !r.isTitle && r.allUserText.includes(marker))
+  const request = model.requests.find(r => !r.isTitle && r.allUserText.includes(marker))
   if (request === undefined) throw new Error(`no model request for ${marker}`)
   return request.tools.map((tool: WireTool) => tool.function.name)
 }
 
 function ours(names: string[]): string[] {
-  return names.filter((name) => TOOLS.includes(name)).sort()
+  return names.filter(name => TOOLS.includes(name)).sort()
 }
 
 function listRows(text: string | undefined): string[] {
-  return (text ?? '').split('\n').filter((line) => line.startsWith('- '))
+  return (text ?? '').split('\n').filter(line => line.startsWith('- '))
 }
 
 describe.skipIf(SKIP_E2E)('live settings (dsh web)', () => {
@@ -87,7 +87,7 @@ describe.skipIf(SKIP_E2E)('live settings (dsh web)', () => {
     for (let i = 0; i < 3; i++) await web.create()
 
     // 1. maxListResults: 2 in settings.yaml: the next sessions_list shows at most 2 rows.
-    await writeSettings(h, web, `${NS}:\n  maxListResults: 2\n`, (value) => value.maxListResults === 2)
+    await writeSettings(h, web, `${NS}:\n  maxListResults: 2\n`, value => value.maxListResults === 2)
     const lister = await web.create()
     await web.prompt(lister.sessionId, 'ROLE:LIST who is here?')
     await web.waitIdle(lister.sessionId)
@@ -95,7 +95,7 @@ describe.skipIf(SKIP_E2E)('live settings (dsh web)', () => {
     expect(listRows(list), list).toHaveLength(2)
 
     // 2. allowResume: false: a send to the cold session is refused and its log is untouched.
-    await writeSettings(h, web, `${NS}:\n  maxListResults: 2\n  allowResume: false\n`, (value) => value.allowResume === false)
+    await writeSettings(h, web, `${NS}:\n  maxListResults: 2\n  allowResume: false\n`, value => value.allowResume === false)
     const coldPath = readSession(h, coldId).path
     const before = readFileSync(coldPath)
     const sender = await web.create()
@@ -110,14 +110,14 @@ describe.skipIf(SKIP_E2E)('live settings (dsh web)', () => {
     await web.prompt(toggler.sessionId, 'ROLE:TOGGLE TURN-1')
     await web.waitIdle(toggler.sessionId)
     expect(ours(catalogOf(model, 'TURN-1'))).toEqual(TOOLS)
-    await writeSettings(h, web, `${NS}:\n  enabled: false\n`, (value) => value.enabled === false)
-    await waitFor(() => readLog(h!).some((l) => l.name === 'cross-session' && /enabled: false; .* unregistered/.test(l.text)), 'the tools to be unregistered')
+    await writeSettings(h, web, `${NS}:\n  enabled: false\n`, value => value.enabled === false)
+    await waitFor(() => readLog(h!).some(l => l.name === 'cross-session' && /enabled: false; .* unregistered/.test(l.text)), 'the tools to be unregistered')
     await web.prompt(toggler.sessionId, 'TURN-2 anyone?')
     await web.waitIdle(toggler.sessionId, { turns: 2 })
     expect(catalogOf(model, 'TURN-2').length).toBeGreaterThan(5) // the harness's own tools remain
     expect(ours(catalogOf(model, 'TURN-2'))).toEqual([])
-    await writeSettings(h, web, `${NS}:\n  enabled: true\n`, (value) => value.enabled === true)
-    await waitFor(() => readLog(h!).filter((l) => l.name === 'cross-session' && /^registered sessions_list/.test(l.text)).length >= 2, 'the tools to be registered again')
+    await writeSettings(h, web, `${NS}:\n  enabled: true\n`, value => value.enabled === true)
+    await waitFor(() => readLog(h!).filter(l => l.name === 'cross-session' && /^registered sessions_list/.test(l.text)).length >= 2, 'the tools to be registered again')
     await web.prompt(toggler.sessionId, 'TURN-3 anyone?')
     await web.waitIdle(toggler.sessionId, { turns: 3 })
     expect(ours(catalogOf(model, 'TURN-3'))).toEqual(TOOLS)
@@ -134,7 +134,7 @@ describe.skipIf(SKIP_E2E)('live settings (dsh web)', () => {
     expect(listRows(model.toolResults('sessions_list')[1]?.content)).toHaveLength(1)
     const afterMutate = (await describeSection(web))!
     await web.rpc('settings.mutate', { ns: NS, ops: [{ op: 'set', path: ['enabled'], value: false }], expectedRevision: afterMutate.revision })
-    await waitFor(() => readLog(h!).filter((l) => l.name === 'cross-session' && /enabled: false; .* unregistered/.test(l.text)).length >= 2, 'the API write to unregister the tools')
+    await waitFor(() => readLog(h!).filter(l => l.name === 'cross-session' && /enabled: false; .* unregistered/.test(l.text)).length >= 2, 'the API write to unregister the tools')
     const apiOff = await web.create()
     await web.prompt(apiOff.sessionId, 'ROLE:APIOFF anyone?')
     await web.waitIdle(apiOff.sessionId)
@@ -152,7 +152,7 @@ describe.skipIf(SKIP_E2E)('live settings (dsh web)', () => {
     await web.waitIdle(lister.sessionId)
     expect(ours(catalogOf(model, 'ROLE:LIST'))).toEqual(TOOLS)
     expect(model.toolResults('sessions_list')[0]?.content).not.toMatch(/^refused/)
-    const notes = readLog(h).filter((l) => l.name === 'cross-session' && l.text.startsWith('settings: ')).map((l) => l.text)
+    const notes = readLog(h).filter(l => l.name === 'cross-session' && l.text.startsWith('settings: ')).map(l => l.text)
     expect(notes).toEqual(expect.arrayContaining([
       'settings: allowResume: expected true or false, got an array; using true',
       'settings: maxListResults: 9000 is outside 1–200 or not an integer; using 200',
@@ -168,7 +168,7 @@ describe.skipIf(SKIP_E2E)('live settings (dsh web)', () => {
     await web.prompt(second.sessionId, 'ROLE:LIST once more')
     await web.waitIdle(second.sessionId)
     expect(listRows(model.toolResults('sessions_list')[1]?.content)).toHaveLength(1)
-    expect(readLog(h).some((l) => l.name === 'cross-session' && l.text.startsWith('settings: the "cross-session" section was not registered'))).toBe(true)
+    expect(readLog(h).some(l => l.name === 'cross-session' && l.text.startsWith('settings: the "cross-session" section was not registered'))).toBe(true)
   })
 
   it('a host row and a preset row together: one registration; the preset\'s sessions follow the host section', async () => {
@@ -186,9 +186,9 @@ describe.skipIf(SKIP_E2E)('live settings (dsh web)', () => {
     await web.waitIdle(peer.sessionId)
     expect(listRows(model.toolResults('sessions_list')[0]?.content)).toHaveLength(1)
     const log = readLog(h)
-    expect(log.some((l) => /already registered/.test(l.text)), JSON.stringify(log.filter((l) => l.type !== 'info'))).toBe(false)
-    expect(log.filter((l) => l.name === 'cross-session' && /^settings: section "cross-session" registered/.test(l.text))).toHaveLength(1)
-    expect(log.some((l) => l.name === 'cross-session' && /^settings: preset row/.test(l.text))).toBe(true)
+    expect(log.some(l => /already registered/.test(l.text)), JSON.stringify(log.filter(l => l.type !== 'info'))).toBe(false)
+    expect(log.filter(l => l.name === 'cross-session' && /^settings: section "cross-session" registered/.test(l.text))).toHaveLength(1)
+    expect(log.some(l => l.name === 'cross-session' && /^settings: preset row/.test(l.text))).toBe(true)
   })
 
   it('a preset row alone registers nothing and uses its own row config', async () => {
@@ -206,6 +206,6 @@ describe.skipIf(SKIP_E2E)('live settings (dsh web)', () => {
     await web.waitIdle(peer.sessionId)
     expect(listRows(model.toolResults('sessions_list')[0]?.content)).toHaveLength(2)
     expect(await describeSection(web)).toBeUndefined()
-    expect(readLog(h).some((l) => l.name === 'cross-session' && /^settings: preset row/.test(l.text))).toBe(true)
+    expect(readLog(h).some(l => l.name === 'cross-session' && /^settings: preset row/.test(l.text))).toBe(true)
   })
 })

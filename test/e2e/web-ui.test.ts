@@ -77,8 +77,8 @@ describe.skipIf(SKIP_E2E || noBrowser !== undefined)('web face (dsh web + headle
     expect(recordedSeq).toBeGreaterThan(0)
 
     // The presenters as every client gets them: the host's API attaches their views to history events.
-    const history = await web.rpc<{ events: Array<{ event: { type: string; data: any }; view?: { for: string; view: { title?: string } } }> }>('session.history', { sessionId: bravoId })
-    const titles = history.events.filter((e) => e.view !== undefined).map((e) => `${e.view!.for}: ${e.view!.view.title}`)
+    const history = await web.rpc<{ events: Array<{ event: { type: string, data: any }, view?: { for: string, view: { title?: string } } }> }>('session.history', { sessionId: bravoId })
+    const titles = history.events.filter(e => e.view !== undefined).map(e => `${e.view!.for}: ${e.view!.view.title}`)
     const short = `${alphaId.slice('session-'.length, 'session-'.length + 4)}…`
     expect(titles).toEqual([
       'call: List sessions',
@@ -97,7 +97,7 @@ describe.skipIf(SKIP_E2E || noBrowser !== undefined)('web face (dsh web + headle
 
     const list = page.locator('[data-xs-row="sessions_list"][data-xs-outcome="listed"]')
     await list.waitFor({ timeout: 30_000 })
-    expect(await list.locator('tr[data-xs-session]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-xs-session')))).toEqual([alphaId, bravoId])
+    expect(await list.locator('tr[data-xs-session]').evaluateAll(rows => rows.map(r => r.getAttribute('data-xs-session')))).toEqual([alphaId, bravoId])
     const alphaRow = list.locator(`tr[data-xs-session="${alphaId}"]`)
     expect(await alphaRow.innerText()).toMatch(/Fix the reasoning-effort config\s+live\s+\S+workspace\s+yes/)
     expect(await list.locator(`tr[data-xs-session="${bravoId}"]`).innerText()).toContain('(this session)')
@@ -123,7 +123,7 @@ describe.skipIf(SKIP_E2E || noBrowser !== undefined)('web face (dsh web + headle
     expect(await code.getAttribute('data-xs-code')).toBe('not-found')
     expect(await code.innerText()).toBe('refused: not-found')
     // The refusal has its own style (the error colour), unlike the accepted outcome.
-    const colours = await Promise.all([code, sent.locator('[data-xs-seq]')].map((l) => l.evaluate((el) => (globalThis as any).getComputedStyle(el).color as string)))
+    const colours = await Promise.all([code, sent.locator('[data-xs-seq]')].map(l => l.evaluate(el => (globalThis as any).getComputedStyle(el).color as string)))
     expect(colours[0]).not.toBe(colours[1])
     await page.locator('[data-xs-row="sessions_list"]').first().scrollIntoViewIfNeeded()
     await page.screenshot({ path: shotPath(h, 'web-tool-rows.png') })
@@ -145,8 +145,8 @@ describe.skipIf(SKIP_E2E || noBrowser !== undefined)('web face (dsh web + headle
     model = await startFakeModel({ scenario: router({ 'ROLE:L': steps([{ name: 'sessions_list', args: {} }], 'Listed.') }) })
     web = await startWeb(h, model, { patch: webPatch(h) })
     // A value already stored in the settings document: the card must show it, not the default.
-    const described = await web.rpc<{ namespaces: Array<{ ns: string; revision: number }> }>('settings.describe', {})
-    const revision = described.namespaces.find((n) => n.ns === 'cross-session')?.revision
+    const described = await web.rpc<{ namespaces: Array<{ ns: string, revision: number }> }>('settings.describe', {})
+    const revision = described.namespaces.find(n => n.ns === 'cross-session')?.revision
     await web.rpc('settings.mutate', { ns: 'cross-session', ops: [{ op: 'set', path: ['maxHops'], value: 7 }], ...(revision === undefined ? {} : { expectedRevision: revision }) })
 
     page = await browser!.newPage({ viewport: { width: 1180, height: 2000 } })
@@ -161,7 +161,7 @@ describe.skipIf(SKIP_E2E || noBrowser !== undefined)('web face (dsh web + headle
     expect(await field('recordWaitMs').innerText()).toMatch(/range: 0–30000 ms/)
     expect(await card.locator('[data-xs-field]').count()).toBe(13)
     // The settings dialog scrolls; lift its height caps so one image holds the whole card.
-    await card.evaluate((el) => {
+    await card.evaluate(el => {
       for (let node = el.parentElement; node !== null && node !== (globalThis as any).document.body; node = node.parentElement) Object.assign(node.style, { maxHeight: 'none', height: 'auto', overflow: 'visible' })
     })
     await card.screenshot({ path: shotPath(h, 'web-settings-card.png') })
@@ -192,11 +192,11 @@ describe.skipIf(SKIP_E2E || noBrowser !== undefined)('web face (dsh web + headle
     await web.waitIdle(lister)
     const listed = model.toolResults('sessions_list').at(-1)?.content ?? ''
     expect(listed).toMatch(/^3 of 5 considered sessions$/m)
-    expect(listed.split('\n').filter((line) => line.startsWith('- '))).toHaveLength(3)
+    expect(listed.split('\n').filter(line => line.startsWith('- '))).toHaveLength(3)
 
     // Someone else writes after this card's edit began: the save refuses and says so.
     await field('maxReadMessages').locator('input').fill('20')
-    const now = (await web.rpc<{ namespaces: Array<{ ns: string; revision: number }> }>('settings.describe', {})).namespaces.find((n) => n.ns === 'cross-session')!.revision
+    const now = (await web.rpc<{ namespaces: Array<{ ns: string, revision: number }> }>('settings.describe', {})).namespaces.find(n => n.ns === 'cross-session')!.revision
     await web.rpc('settings.mutate', { ns: 'cross-session', ops: [{ op: 'set', path: ['maxSendChars'], value: 500 }], expectedRevision: now })
     await card.locator('[data-xs-field="maxSendChars"][data-xs-value="500"]').waitFor({ timeout: 30_000 })
     await card.locator('[data-xs-save]').click()

@@ -8,12 +8,11 @@
 
 import { describe, expect, it } from 'vitest'
 import { callIdentity, MAX_TRACKED_ENTRIES, SendLimits } from '../../src/limits.js'
-import { parametersOf, TOOL_DESCRIPTIONS } from '../../src/tools/definitions.js'
 import { sessionsList } from '../../src/tools/sessions-list.js'
 import { sessionsRead } from '../../src/tools/sessions-read.js'
 import { sessionsSend } from '../../src/tools/sessions-send.js'
 import { corpusWorld, surfaceEvents } from '../../bench/corpus.js'
-import { SCHEMA_BUDGET_BYTES, SEND_ACCEPTED_MAX_CALLS, SEND_REFUSED_MAX_CALLS } from '../../bench/budgets.js'
+import { SEND_ACCEPTED_MAX_CALLS, SEND_REFUSED_MAX_CALLS } from '../../bench/budgets.js'
 import { shownRows } from '../../bench/measure.js'
 
 function delta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {

@@ -224,7 +224,7 @@ describe('per-preset mounting', () => {
     await settle()
     const settings = root.get('settings') as MemorySettings
     const me = hostTools.goLive('session-me', 9000)
-    const run = (host: FakeHost, agent: FakeAgent) => (async (tool: string) => host.run(tool, {}, agent))
+    const run = (host: FakeHost, agent: FakeAgent) => async (tool: string) => host.run(tool, {}, agent)
     return { root, logs, settings, hostTools, presetTools, me, listHost: run(hostTools, me), listPreset: run(presetTools, me), preset }
   }
 

@@ -17,7 +17,7 @@ const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/ch
 
 /** The Chromium executable, or undefined when none is installed. */
 export function chromiumPath(): string | undefined {
-  return CANDIDATES.find((path) => existsSync(path))
+  return CANDIDATES.find(path => existsSync(path))
 }
 
 /** Why the browser e2e cannot run here (one line), or undefined. */

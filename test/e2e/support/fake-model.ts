@@ -23,8 +23,8 @@ import type { AddressInfo } from 'node:net'
 /** One chat message as the harness serialises it (OpenAI wire shape). */
 export interface WireMessage {
   role: 'system' | 'user' | 'assistant' | 'tool'
-  content?: string | Array<{ type: string; text?: string }> | null
-  tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>
+  content?: string | Array<{ type: string, text?: string }> | null
+  tool_calls?: Array<{ id: string, type: 'function', function: { name: string, arguments: string } }>
   tool_call_id?: string
   reasoning_content?: string
   [key: string]: unknown
@@ -33,7 +33,7 @@ export interface WireMessage {
 /** One tool of the catalog the harness offered the model. */
 export interface WireTool {
   type: 'function'
-  function: { name: string; description?: string; parameters?: unknown }
+  function: { name: string, description?: string, parameters?: unknown }
 }
 
 /** A tool call the scripted model makes. `id` defaults to a unique one. */
@@ -45,8 +45,8 @@ export interface ScriptedCall {
 
 /** What the model answers: text (finish `stop`) or tool calls (finish `tool_calls`). */
 export type Reply =
-  | { text: string; reasoning?: string; delayMs?: number }
-  | { calls: ScriptedCall[]; text?: string; reasoning?: string; delayMs?: number }
+  | { text: string, reasoning?: string, delayMs?: number }
+  | { calls: ScriptedCall[], text?: string, reasoning?: string, delayMs?: number }
 
 /** A tool result the harness sent back, paired with the call that asked for it. */
 export interface ToolResult {
@@ -108,13 +108,13 @@ export function textOf(message: WireMessage | undefined): string {
   if (message === undefined) return ''
   const { content } = message
   if (typeof content === 'string') return content
-  if (Array.isArray(content)) return content.map((part) => part.text ?? '').join('')
+  if (Array.isArray(content)) return content.map(part => part.text ?? '').join('')
   return ''
 }
 
 /** Pair every tool message with the assistant tool call that asked for it. */
 function collectToolResults(messages: WireMessage[]): ToolResult[] {
-  const calls = new Map<string, { name: string; args: unknown }>()
+  const calls = new Map<string, { name: string, args: unknown }>()
   const results: ToolResult[] = []
   for (const message of messages) {
     for (const call of message.tool_calls ?? []) {
@@ -138,20 +138,20 @@ export function isInjected(text: string): boolean {
 function view(index: number, body: Record<string, unknown>): ModelRequest {
   const messages = Array.isArray(body.messages) ? (body.messages as WireMessage[]) : []
   const tools = Array.isArray(body.tools) ? (body.tools as WireTool[]) : []
-  const users = messages.filter((m) => m.role === 'user' && !isInjected(textOf(m)))
+  const users = messages.filter(m => m.role === 'user' && !isInjected(textOf(m)))
   // The newest tool round: the trailing run of tool messages.
   let tail = messages.length
   while (tail > 0 && messages[tail - 1]?.role === 'tool') tail--
-  const lastRoundIds = new Set(messages.slice(tail).map((m) => m.tool_call_id))
+  const lastRoundIds = new Set(messages.slice(tail).map(m => m.tool_call_id))
   return {
     index,
     isTitle: tools.length === 0,
     messages,
     tools,
-    toolNames: tools.map((t) => t.function.name),
+    toolNames: tools.map(t => t.function.name),
     lastUserText: textOf(users.at(-1)),
     allUserText: users.map(textOf).join('\n'),
-    toolResults: collectToolResults(messages).filter((r) => lastRoundIds.has(r.callId)),
+    toolResults: collectToolResults(messages).filter(r => lastRoundIds.has(r.callId)),
     body,
   }
 }
@@ -236,18 +236,18 @@ export async function startFakeModel(options: FakeModelOptions): Promise<FakeMod
     // Never an empty stop answer: the harness retries those as errors.
     if (!('calls' in reply) && reply.text.trim() === '') reply = { ...reply, text: '(no comment)' }
     entry.reply = reply
-    if (reply.delayMs !== undefined) await new Promise((r) => setTimeout(r, reply.delayMs))
+    if (reply.delayMs !== undefined) await new Promise(r => setTimeout(r, reply.delayMs))
     if (res.destroyed) return
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'connection': 'keep-alive' })
     for (const data of sse(reply, typeof body.model === 'string' ? body.model : 'fake-model')) res.write(`data: ${data}\n\n`)
     res.end()
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   let closed: Promise<void> | undefined
   const close = (): Promise<void> => {
-    closed ??= new Promise<void>((resolve) => {
+    closed ??= new Promise<void>(resolve => {
       clearTimeout(lifetime)
       for (const res of open) res.destroy()
       server.close(() => resolve())
@@ -266,7 +266,7 @@ export async function startFakeModel(options: FakeModelOptions): Promise<FakeMod
     toolResults(name?: string): ToolResult[] {
       const seen = new Map<string, ToolResult>()
       for (const request of requests) for (const result of collectToolResults(request.messages)) seen.set(result.callId, result)
-      return [...seen.values()].filter((r) => name === undefined || r.name === name)
+      return [...seen.values()].filter(r => name === undefined || r.name === name)
     },
     close,
   }

@@ -133,7 +133,7 @@ export function writePatch(h: DshHome, options: PatchOptions = {}, file = 'e2e.p
   if (options.plugin !== false) rows.push(pluginRow(options.plugin ?? {}))
   rows.push(...(options.rows ?? []))
   const path = join(h.home, file)
-  writeFileSync(path, `- insert:\n${rows.map((row) => `    - ${JSON.stringify(row)}\n`).join('')}`)
+  writeFileSync(path, `- insert:\n${rows.map(row => `    - ${JSON.stringify(row)}\n`).join('')}`)
   return path
 }
 
@@ -161,7 +161,7 @@ export interface RunResult {
 }
 
 /** Spawn `node bin.js args…` and collect its output, killing it at `timeoutMs`. */
-export function runDsh(args: string[], options: { h: DshHome; model: Pick<FakeModel, 'url'>; cwd?: string; timeoutMs?: number; env?: Record<string, string> }): Promise<RunResult> {
+export function runDsh(args: string[], options: { h: DshHome, model: Pick<FakeModel, 'url'>, cwd?: string, timeoutMs?: number, env?: Record<string, string> }): Promise<RunResult> {
   const started = Date.now()
   const child = spawn(nodeBinary(), [DSH_BIN, ...args], {
     cwd: options.cwd ?? options.h.workspace,
@@ -177,7 +177,7 @@ export function runDsh(args: string[], options: { h: DshHome; model: Pick<FakeMo
     timedOut = true
     child.kill('SIGKILL')
   }, options.timeoutMs ?? 60_000)
-  return new Promise((resolvePromise) => {
+  return new Promise(resolvePromise => {
     child.on('close', (code, signal) => {
       clearTimeout(timer)
       resolvePromise({ code, signal, stdout, stderr, ms: Date.now() - started, timedOut })
@@ -186,7 +186,7 @@ export function runDsh(args: string[], options: { h: DshHome; model: Pick<FakeMo
 }
 
 /** One headless task: a fresh persisted session that runs to idle, then the process exits. */
-export async function runHeadless(h: DshHome, model: Pick<FakeModel, 'url'>, task: string, options: { patch?: string; timeoutMs?: number } = {}): Promise<RunResult & { sessionId: string }> {
+export async function runHeadless(h: DshHome, model: Pick<FakeModel, 'url'>, task: string, options: { patch?: string, timeoutMs?: number } = {}): Promise<RunResult & { sessionId: string }> {
   const before = new Set(listSessionIds(h))
   const args = ['--profile', 'headless', ...(options.patch ? ['--patch', options.patch] : []), task]
   const result = await runDsh(args, { h, model, timeoutMs: options.timeoutMs })
@@ -194,8 +194,8 @@ export async function runHeadless(h: DshHome, model: Pick<FakeModel, 'url'>, tas
     throw new Error(`dsh headless failed (code ${result.code}, timedOut ${result.timedOut}, ${result.ms} ms)\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`)
   }
   // The run's own session is the one new top-level session it persisted.
-  const created = readSessions(h).filter((s) => !before.has(s.header.id) && s.header.parentSession === undefined)
-  if (created.length !== 1) throw new Error(`expected one new top-level session, found ${created.map((s) => s.header.id).join(', ') || 'none'}`)
+  const created = readSessions(h).filter(s => !before.has(s.header.id) && s.header.parentSession === undefined)
+  if (created.length !== 1) throw new Error(`expected one new top-level session, found ${created.map(s => s.header.id).join(', ') || 'none'}`)
   return { ...result, sessionId: created[0]!.header.id }
 }
 
@@ -265,8 +265,8 @@ export function zstdFrames(buffer: Buffer): Buffer[] {
 /** Parse one persisted log file (`.jsonl.zstd` or plain `.jsonl`). */
 export function readSessionFile(path: string): PersistedSession {
   const raw = readFileSync(path)
-  const text = path.endsWith('.zstd') ? zstdFrames(raw).map((frame) => zstdDecompressSync(frame).toString('utf8')).join('') : raw.toString('utf8')
-  const lines = text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown>)
+  const text = path.endsWith('.zstd') ? zstdFrames(raw).map(frame => zstdDecompressSync(frame).toString('utf8')).join('') : raw.toString('utf8')
+  const lines = text.split('\n').filter(line => line.trim() !== '').map(line => JSON.parse(line) as Record<string, unknown>)
   const [header, ...events] = lines
   if (header?.type !== 'session') throw new Error(`${path}: first line is not a session header`)
   return { header: header as SessionHeader, events: events as SessionEvent[], path }
@@ -280,7 +280,7 @@ export function readSessions(h: DshHome): PersistedSession[] {
   for (const slug of readdirSync(root)) {
     for (const id of readdirSync(join(root, slug))) {
       const dir = join(root, slug, id)
-      const file = readdirSync(dir).find((name) => /^session\.jsonl(\.zstd)?$/.test(name))
+      const file = readdirSync(dir).find(name => /^session\.jsonl(\.zstd)?$/.test(name))
       if (file !== undefined) found.push(readSessionFile(join(dir, file)))
     }
   }
@@ -289,12 +289,12 @@ export function readSessions(h: DshHome): PersistedSession[] {
 
 /** Ids of every persisted session. */
 export function listSessionIds(h: DshHome): string[] {
-  return readSessions(h).map((s) => s.header.id)
+  return readSessions(h).map(s => s.header.id)
 }
 
 /** One persisted session by id (throws when absent). */
 export function readSession(h: DshHome, id: string): PersistedSession {
-  const found = readSessions(h).find((s) => s.header.id === id)
+  const found = readSessions(h).find(s => s.header.id === id)
   if (found === undefined) throw new Error(`no persisted session ${id} under ${h.home}`)
   return found
 }
@@ -308,8 +308,8 @@ export function messageText(message: any): string {
 }
 
 /** The user and assistant messages of a log, in order, as `{seq, role, text, source}`. */
-export function transcript(session: PersistedSession): Array<{ seq: number; type: string; role: string; text: string; source: any }> {
-  return session.events.flatMap((event) => {
+export function transcript(session: PersistedSession): Array<{ seq: number, type: string, role: string, text: string, source: any }> {
+  return session.events.flatMap(event => {
     if (event.type === 'user/message') return [{ seq: event.seq, type: event.type, role: 'user', text: messageText(event.data), source: event.data?.source }]
     if (event.type === 'assistant/message') return [{ seq: event.seq, type: event.type, role: 'assistant', text: messageText(event.data?.message), source: event.data?.message?.source }]
     return []
@@ -318,13 +318,13 @@ export function transcript(session: PersistedSession): Array<{ seq: number; type
 
 /** The latest title a log records (`session/title` events). */
 export function titleOf(session: PersistedSession): string | undefined {
-  return session.events.filter((e) => e.type === 'session/title').at(-1)?.data?.title
+  return session.events.filter(e => e.type === 'session/title').at(-1)?.data?.title
 }
 
 /** The logger sink's records. */
-export function readLog(h: DshHome): Array<{ name: string; type: string; text: string }> {
+export function readLog(h: DshHome): Array<{ name: string, type: string, text: string }> {
   if (!existsSync(h.logFile)) return []
-  return readFileSync(h.logFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+  return readFileSync(h.logFile, 'utf8').split('\n').filter(Boolean).map(line => JSON.parse(line))
 }
 
 // ── web profile (live sessions) ──────────────────────────────────────────────
@@ -345,15 +345,15 @@ export function freePort(): Promise<number> {
 export interface WebHarness {
   port: number
   child: ChildProcess
-  output(): { stdout: string; stderr: string }
+  output(): { stdout: string, stderr: string }
   /** One API call; resolves to the `result.value` or throws with the API error. */
   rpc<T = any>(method: string, payload: unknown): Promise<T>
   /** `session.create` in the workspace (optionally on a preset). */
-  create(options?: { agentPreset?: string; cwd?: string }): Promise<{ sessionId: string; agentPreset?: string }>
+  create(options?: { agentPreset?: string, cwd?: string }): Promise<{ sessionId: string, agentPreset?: string }>
   /** `session.prompt` (a user message; `queue` starts a turn on an idle session). */
   prompt(sessionId: string, text: string, mode?: 'queue' | 'steer'): Promise<void>
   /** Poll `session.list` until the session is idle and has completed `turns` turns. */
-  waitIdle(sessionId: string, options?: { turns?: number; timeoutMs?: number }): Promise<void>
+  waitIdle(sessionId: string, options?: { turns?: number, timeoutMs?: number }): Promise<void>
   /** Graceful stop (SIGTERM, then SIGKILL after 8 s). */
   stop(): Promise<void>
 }
@@ -361,7 +361,7 @@ export interface WebHarness {
 let rpcSerial = 0
 
 /** Boot `dsh web --no-open` on a free port and wait for its URL line. */
-export async function startWeb(h: DshHome, model: Pick<FakeModel, 'url'>, options: { patch?: string; args?: string[]; timeoutMs?: number } = {}): Promise<WebHarness> {
+export async function startWeb(h: DshHome, model: Pick<FakeModel, 'url'>, options: { patch?: string, args?: string[], timeoutMs?: number } = {}): Promise<WebHarness> {
   const port = await freePort()
   const args = ['web', ...(options.patch ? ['--patch', options.patch] : []), '--no-open', '--port', String(port), ...(options.args ?? [])]
   const child = spawn(nodeBinary(), [DSH_BIN, ...args], { cwd: h.workspace, env: harnessEnv(h, model), stdio: ['ignore', 'pipe', 'pipe'] })
@@ -391,7 +391,7 @@ export async function startWeb(h: DshHome, model: Pick<FakeModel, 'url'>, option
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ type: 'client-request', rpcId: `e2e-${++rpcSerial}`, method, payload }),
     })
-    const body = (await res.json()) as { result?: { ok: boolean; value?: T; error?: unknown } }
+    const body = (await res.json()) as { result?: { ok: boolean, value?: T, error?: unknown } }
     if (body.result?.ok !== true) throw new Error(`${method} failed: ${JSON.stringify(body)}`)
     return body.result.value as T
   }
@@ -408,8 +408,8 @@ export async function startWeb(h: DshHome, model: Pick<FakeModel, 'url'>, option
     waitIdle: async (sessionId, opts = {}) => {
       const until = Date.now() + (opts.timeoutMs ?? 60_000)
       for (;;) {
-        const { items } = await rpc<{ items: Array<{ sessionId: string; running: boolean; projections?: any }> }>('session.list', {})
-        const item = items.find((i) => i.sessionId === sessionId)
+        const { items } = await rpc<{ items: Array<{ sessionId: string, running: boolean, projections?: any }> }>('session.list', {})
+        const item = items.find(i => i.sessionId === sessionId)
         const turns = item?.projections?.values?.sessionStats?.turns ?? 0
         if (item !== undefined && !item.running && turns >= (opts.turns ?? 1)) return
         if (Date.now() > until) throw new Error(`session ${sessionId} not idle after ${opts.turns ?? 1} turn(s): ${JSON.stringify(item?.projections?.values?.sessionStats)} running=${item?.running}`)
@@ -419,7 +419,7 @@ export async function startWeb(h: DshHome, model: Pick<FakeModel, 'url'>, option
     stop: async () => {
       clearTimeout(cap)
       if (child.exitCode !== null || child.signalCode !== null) return
-      const exited = new Promise((r) => child.once('exit', r))
+      const exited = new Promise(r => child.once('exit', r))
       child.kill('SIGTERM')
       const hard = setTimeout(() => child.kill('SIGKILL'), 8000)
       await exited
@@ -432,11 +432,11 @@ export async function startWeb(h: DshHome, model: Pick<FakeModel, 'url'>, option
 /** `session.history` events (the live surface the web host serves). */
 export async function historyEvents(web: WebHarness, sessionId: string): Promise<SessionEvent[]> {
   const value = await web.rpc<{ events: Array<{ event: SessionEvent }> }>('session.history', { sessionId })
-  return value.events.map((e) => e.event)
+  return value.events.map(e => e.event)
 }
 
 export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms))
+  return new Promise(r => setTimeout(r, ms))
 }
 
 /** Wait until `check()` is truthy (polling), or throw `what` at the deadline. */
@@ -455,7 +455,7 @@ export async function waitFor<T>(check: () => T | undefined | false | Promise<T 
  * talks to the model), then the model, then the `DSH_HOME` folder. Any part
  * may be absent.
  */
-export async function tearDown(parts: { web?: WebHarness; model?: FakeModel; h?: DshHome }): Promise<void> {
+export async function tearDown(parts: { web?: WebHarness, model?: FakeModel, h?: DshHome }): Promise<void> {
   await parts.web?.stop()
   await parts.model?.close()
   parts.h?.cleanup()

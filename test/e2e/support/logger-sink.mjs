@@ -26,7 +26,7 @@ function render(message) {
 
 export function apply(ctx, config = {}) {
   const level = typeof config.level === 'number' ? config.level : 2
-  const write = (message) => {
+  const write = message => {
     const line = { ts: message.ts, name: message.name, type: message.type, text: render(message) }
     if (typeof config.file === 'string') appendFileSync(config.file, JSON.stringify(line) + '\n')
     if (message.type === 'error' || message.type === 'warn') process.stderr.write(`[dsh-log ${message.type}] ${line.name}: ${line.text}\n`)

@@ -36,7 +36,7 @@ export function turnOf(request: ModelRequest): Turn {
   const last = indexes.at(-1) ?? -1
   const after = request.messages.slice(last + 1)
   return {
-    step: after.filter((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0).length,
+    step: after.filter(m => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0).length,
     trigger: last >= 0 ? textOf(request.messages[last]) : '',
     results: request.toolResults,
     request,
@@ -55,7 +55,7 @@ export function firstUserText(request: ModelRequest): string {
  * text answer (never an empty one).
  */
 export function router(actors: Record<string, ActorScript>): Scenario {
-  return (request) => {
+  return request => {
     const first = firstUserText(request)
     for (const [key, script] of Object.entries(actors)) if (first.includes(key)) return script(turnOf(request))
     return { text: `unrouted request ${request.index}` }
@@ -69,7 +69,7 @@ export type StepSpec = ScriptedCall | ((turn: Turn) => ScriptedCall | Reply | Pr
  * A step function may return a full {@link Reply} (e.g. with `delayMs`).
  */
 export function steps(list: StepSpec[], final: string | ((turn: Turn) => string | Reply | Promise<Reply>)): ActorScript {
-  return async (turn) => {
+  return async turn => {
     const spec = list[turn.step]
     if (spec === undefined) {
       if (typeof final === 'string') return { text: final }
@@ -83,5 +83,5 @@ export function steps(list: StepSpec[], final: string | ((turn: Turn) => string 
 
 /** A script that only ever answers with text. */
 export function says(text: string | ((turn: Turn) => string)): ActorScript {
-  return (turn) => ({ text: typeof text === 'string' ? text : text(turn) })
+  return turn => ({ text: typeof text === 'string' ? text : text(turn) })
 }
