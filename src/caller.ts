@@ -12,7 +12,7 @@ import type { HostAgent, HostAgents, HostToolExec } from './host.js'
 import type { Caller } from './ports.js'
 import { deliveredProvenance, type RelayProvenance } from './provenance.js'
 import { readHeader } from './sessions.js'
-import { isInjectedText, textOf } from './surface.js'
+import { isInjectedText, textOf } from './message-text.js'
 
 /**
  * Where the caller's current turn came from (issue 11 §5): the latest

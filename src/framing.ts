@@ -26,7 +26,7 @@
  */
 
 import { customAlphabet } from 'nanoid'
-import type { SendMode } from './ports.js'
+import type { SendMode } from './schemas.js'
 import { clipLine, oneLine } from './text.js'
 
 /** First line of every frame (seed 004). */

@@ -14,6 +14,7 @@
 
 import type { RelayProvenance } from './provenance.js'
 import type { Recorded } from './recorded.js'
+import type { SendMode } from './schemas.js'
 
 /** Durable session header fields this package reads (rc.8 `SessionHeader`). */
 export interface SessionHeaderView {
@@ -84,8 +85,8 @@ export interface SessionQueryPort {
   liveElsewhere?(sessionId: string): { readonly pid: number } | undefined
 }
 
-/** Delivery mode of seed 004: next turn (`queue`) or running turn (`steer`). */
-export type SendMode = 'queue' | 'steer'
+/** Delivery mode of seed 004 (declared with the argument schema, `src/schemas.ts`). */
+export type { SendMode }
 
 /** A target the controller resolved, ready to receive a prompt. */
 export interface ResolvedTarget {
@@ -190,12 +191,4 @@ export interface Caller {
    * `undefined` when a human (or nothing) started it. Never read from text.
    */
   latestRelay(): RelayProvenance | undefined
-}
-
-/** Everything one tool call needs besides its arguments. */
-export interface ToolCallContext {
-  readonly caller: Caller | undefined
-  /** The harness tool call id; `requestId`s derive from it. */
-  readonly callId: string
-  readonly signal: AbortSignal
 }

@@ -13,7 +13,8 @@
  * @module dsh-cross-session/presenters
  */
 
-import { parseListResult, parseReadResult, parseRefusal, parseSendResult, shortId } from './tool-results.js'
+import { parseListResult, parseRefusal, parseSendResult, shortId } from './tool-results.js'
+import { parseReadResult } from './tool-results-read.js'
 
 /** rc.8 `ContentBlock`, text only (all this plugin emits). */
 export interface TextBlock { readonly type: 'text', readonly text: string }

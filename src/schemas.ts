@@ -47,6 +47,9 @@ export type SessionsListArgs = Static<typeof SessionsListArgs>
 export type SessionsReadArgs = Static<typeof SessionsReadArgs>
 export type SessionsSendArgs = Static<typeof SessionsSendArgs>
 
+/** Delivery mode of seed 004: next turn (`queue`) or running turn (`steer`). */
+export type SendMode = 'queue' | 'steer'
+
 /** Result of {@link validateArguments}. */
 export type Validated<T> = { readonly ok: true, readonly value: T } | { readonly ok: false, readonly problem: string }
 

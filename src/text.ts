@@ -141,44 +141,6 @@ export function oneLine(text: string): string {
   return sanitizeForDisplay(text).replace(/[\s\u2028\u2029\u0085]+/gu, ' ').trim()
 }
 
-/** Result of {@link findForbiddenChar}: where and what. */
-export interface ForbiddenChar {
-  /** 1-based code point position. */
-  readonly position: number
-  /** `U+XXXX` name of the character. */
-  readonly codePoint: string
-  readonly kind: 'control character' | 'unpaired surrogate'
-}
-
-/**
- * First character that must not be delivered in a message body: a control
- * character other than tab, newline and carriage return, or an unpaired
- * surrogate. `undefined` when the text is clean.
- */
-export function findForbiddenChar(text: string): ForbiddenChar | undefined {
-  let position = 0
-  for (let i = 0; i < text.length; i++) {
-    position++
-    const unit = text.charCodeAt(i)
-    if (unit >= 0xd800 && unit <= 0xdfff) {
-      const next = text.charCodeAt(i + 1)
-      if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-        i++
-        continue
-      }
-      return { position, codePoint: codePointName(unit), kind: 'unpaired surrogate' }
-    }
-    if ((unit < 0x20 && unit !== 0x09 && unit !== 0x0a && unit !== 0x0d) || (unit >= 0x7f && unit <= 0x9f)) {
-      return { position, codePoint: codePointName(unit), kind: 'control character' }
-    }
-  }
-  return undefined
-}
-
-function codePointName(unit: number): string {
-  return `U+${unit.toString(16).toUpperCase().padStart(4, '0')}`
-}
-
 /**
  * Keep the END of `text`: at most `maxChars` code points counting a leading
  * `…` when anything was cut, starting on a grapheme boundary (a path's end

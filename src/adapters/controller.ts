@@ -38,7 +38,8 @@ import { failureText } from '../presentation/failures.js'
 import { deliveryReasons } from '../presentation/send.js'
 import { controllerFailure, controllerFailureDetail, isControllerNotFound } from './remote-errors.js'
 import { isNotFoundError } from './session-query.js'
-import type { WakeHandle, WokenSessions } from './woken.js'
+import type { WakeHandle } from './woken-release.js'
+import type { WokenSessions } from './woken.js'
 
 export { WokenSessions } from './woken.js'
 

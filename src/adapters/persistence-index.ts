@@ -27,21 +27,9 @@ import type { HostAgents } from '../host.js'
 import { CorpusIndex } from '../index/corpus-index.js'
 import { jsonlFiles, jsonlLayout } from '../index/jsonl-files.js'
 import { currentSurfaceEvents } from '../index/surface-fold.js'
-import type { SessionHeaderView, SessionQueryPort, SessionRecordView, SurfaceView } from '../ports.js'
+import type { SessionHeaderView, SessionQueryPort, SurfaceView } from '../ports.js'
 import { readHeader } from '../sessions.js'
-
-/** A live session of this process (`@deepseek-ai/dsh-session` `Session`), as read here. */
-interface LiveSession {
-  readonly id?: unknown
-  readonly header?: unknown
-  readonly events?: unknown
-}
-
-/** `ctx.sessions` (`SessionStore`, rc.8), the members read. */
-export interface HostSessionStore {
-  get(id: string): LiveSession | undefined
-  list(): LiveSession[]
-}
+import { liveTitle, overlayLive, store } from './live-sessions.js'
 
 /** What {@link createIndexedSessionQueryPort} needs from the host. */
 export interface IndexedPortOptions {
@@ -55,35 +43,6 @@ export interface IndexedPortOptions {
   readonly sessions: () => unknown
   /** Called once per index built (tests and the bench read its counters). */
   readonly onIndex?: (index: CorpusIndex) => void
-}
-
-/**
- * Merge stored headers with this process's live sessions: a row is live when
- * `isLive(id)` says so (the per-call liveness overlay); a live session
- * without a log yet is listed as not persisted.
- */
-export function overlayLive(stored: readonly SessionHeaderView[], live: readonly SessionHeaderView[], isLive: (id: string) => boolean): SessionRecordView[] {
-  const records = new Map<string, SessionRecordView>()
-  for (const header of stored) records.set(header.id, { header, live: isLive(header.id), persisted: true })
-  for (const header of live) {
-    if (!records.has(header.id)) records.set(header.id, { header, live: true, persisted: false })
-  }
-  return [...records.values()]
-}
-
-/** Title of the last `session/title` event of an in-memory log (rc.8 `foldSessionTitle`). */
-export function liveTitle(events: unknown): string | undefined {
-  if (!Array.isArray(events)) return undefined
-  for (let index = events.length - 1; index >= 0; index--) {
-    const event = events[index] as { type?: unknown, data?: { title?: unknown } } | null
-    if (event?.type === 'session/title') return typeof event.data?.title === 'string' ? event.data.title : undefined
-  }
-  return undefined
-}
-
-function store(value: unknown): HostSessionStore | undefined {
-  const candidate = value as Partial<HostSessionStore> | undefined
-  return typeof candidate?.get === 'function' && typeof candidate.list === 'function' ? candidate as HostSessionStore : undefined
 }
 
 /** The persistence backend's "no such session" (`session "<id>" not found`, rc.8 coordinator). */

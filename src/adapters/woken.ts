@@ -26,31 +26,10 @@
  * @module dsh-cross-session/adapters/woken
  */
 
+import type { HostAgent } from '../host.js'
+import { releaseReasons } from '../presentation/send.js'
 import { raceAbort } from '../service-boundary.js'
-import type { HostAgent, HostAgentHandle } from '../host.js'
-
-/** How long a woken session may sit idle after its turn before it is put back to sleep, ms (10 min). */
-export const IDLE_RELEASE_MS = 10 * 60_000
-/** Most idle woken sessions held resident at once. */
-export const MAX_RESIDENT_WOKEN = 8
-/** Interval of the idle sweep, ms. */
-export const SWEEP_INTERVAL_MS = 30_000
-
-/**
- * A handle from a wake. `external`: the host's session controller keeps the
- * agent (0.1.2-alpha.2 `resume` returns only `.agent`), so disposing is not
- * this plugin's to do and texts must not claim it was put back to sleep.
- */
-export interface WakeHandle extends HostAgentHandle {
-  readonly external?: boolean
-}
-
-interface Held {
-  readonly handle: WakeHandle
-  claims: number
-  delivered: boolean
-  lastActive: number
-}
+import { disposeEach, idleToRelease, SWEEP_INTERVAL_MS, type Held, type WakeHandle } from './woken-release.js'
 
 /** Outcome of {@link WokenSessions.wake}. */
 export type WakeOutcome =
@@ -156,16 +135,16 @@ export class WokenSessions {
    */
   async giveUp(sessionId: string): Promise<string> {
     const entry = this.held.get(sessionId)
-    if (entry === undefined) return 'the session this call woke is no longer held by this plugin'
+    if (entry === undefined) return releaseReasons.notHeld
     entry.claims = Math.max(0, entry.claims - 1)
-    if (entry.claims > 0) return 'the session this call woke was left live for another send that is delivering to it'
-    if (entry.delivered) return 'the session this call woke was left live: another message was delivered to it'
+    if (entry.claims > 0) return releaseReasons.claimedByAnother
+    if (entry.delivered) return releaseReasons.deliveredByAnother
     this.held.delete(sessionId)
     if (entry.handle.external === true) {
-      return 'the session this call woke stays live: it was woken through the host\'s session controller, which keeps it; this plugin holds no handle to put it back to sleep'
+      return releaseReasons.keptByController
     }
     await entry.handle.dispose()
-    return 'the session this call woke was put back to sleep (its handle was disposed)'
+    return releaseReasons.putBackToSleep
   }
 
   /** A send reached a session this plugin holds: it is active now. */
@@ -182,22 +161,9 @@ export class WokenSessions {
    * @returns the ids released.
    */
   async sweep(report: (message: string) => void = () => undefined): Promise<string[]> {
-    const now = this.now()
-    const idle: Array<[string, Held]> = []
-    for (const [sessionId, entry] of this.held) {
-      if (entry.handle.agent.status === 'running') entry.lastActive = now
-      else if (entry.claims === 0) idle.push([sessionId, entry])
-    }
-    idle.sort((a, b) => a[1].lastActive - b[1].lastActive)
-    const release = idle.filter(([, entry], index) => now - entry.lastActive >= IDLE_RELEASE_MS || idle.length - index > MAX_RESIDENT_WOKEN)
-    await Promise.all(release.map(async ([sessionId, entry]) => {
-      this.held.delete(sessionId)
-      try {
-        await entry.handle.dispose()
-      } catch (error: unknown) {
-        report(`disposing idle woken session ${sessionId} failed: ${String(error)}`)
-      }
-    }))
+    const release = idleToRelease(this.held, this.now())
+    for (const [sessionId] of release) this.held.delete(sessionId)
+    await disposeEach(release, report, 'idle woken session')
     if (this.held.size === 0) this.stopSweeping()
     return release.map(([sessionId]) => sessionId)
   }
@@ -207,13 +173,7 @@ export class WokenSessions {
     this.stopSweeping()
     const held = [...this.held.entries()]
     this.held.clear()
-    await Promise.all(held.map(async ([sessionId, entry]) => {
-      try {
-        await entry.handle.dispose()
-      } catch (error: unknown) {
-        report(`disposing woken session ${sessionId} failed: ${String(error)}`)
-      }
-    }))
+    await disposeEach(held, report, 'woken session')
   }
 
   /** Number of sessions currently held awake by this plugin. */

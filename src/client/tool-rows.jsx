@@ -14,7 +14,8 @@
  * @module dsh-cross-session/client/tool-rows
  */
 import { useState } from 'react'
-import { parseListResult, parseReadResult, parseRefusal, parseSendResult, shortId } from '../tool-results.ts'
+import { parseListResult, parseRefusal, parseSendResult, shortId } from '../tool-results.ts'
+import { parseReadResult } from '../tool-results-read.ts'
 
 /** The call's arguments (`{}` when absent or not JSON). */
 function argsOf(block) {

@@ -24,20 +24,14 @@
  * @module dsh-cross-session/home/guard
  */
 
-import { join } from 'node:path'
-import type { ControllerOutcome, ControllerPort, MailboxStage, ResolvedTarget } from '../ports.js'
+import type { ControllerOutcome, ControllerPort, ResolvedTarget } from '../ports.js'
 import { deliveryReasons } from '../presentation/send.js'
-import type { Recorded } from '../recorded.js'
 import { acquireLease, type Lease } from './lease.js'
-import { newMessageId, parseReceipt, postMessage, readBounded, unlinkQuietly } from './mailbox.js'
 import { blocksWake, openTurnAgeMs } from './open-turn.js'
 import { sameProcess } from './paths.js'
 import { isAlive } from './process-tag.js'
+import { postRemote, waitRemote } from './remote-delivery.js'
 import type { HomeRuntime } from './runtime.js'
-import { waitInDirectory } from './watch.js'
-
-/** Fallback poll while a sender waits for a receipt, ms. */
-export const RECEIPT_POLL_MS = 100
 
 /**
  * Reads a session's stored events as written, without recovery's synthetic
@@ -50,13 +44,6 @@ function remote(sessionId: string, pid: number): ControllerOutcome<ResolvedTarge
   return { ok: true, value: { sessionId, woke: false, running: false, remote: { pid } } }
 }
 
-/**
- * Wrap `inner` with the cross-process rules.
- * @param inner - the in-process controller port.
- * @param runtime - this process's home runtime.
- * @param isLocal - whether a session is live in this process.
- * @param listEvents - raw-log reader for the open-turn check.
- */
 /**
  * One guarded wake of one session in this process: the lease, the checks
  * under it, and every caller that resolves through it. The checks run once;
@@ -166,48 +153,12 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
 
     async admit(target, prompt) {
       if (target.remote === undefined) return await inner.admit(target, prompt)
-      const messageId = newMessageId()
-      try {
-        postMessage(runtime.layout.mailbox, {
-          v: 1,
-          messageId,
-          sessionId: target.sessionId,
-          requestId: prompt.requestId,
-          fromSessionId: prompt.provenance.senderSessionId,
-          hop: prompt.provenance.hop,
-          mode: prompt.mode,
-          text: prompt.text,
-          createdAt: Date.now(),
-        })
-      } catch (error: unknown) {
-        // The file system's code only: paths and raw messages stay out of the model's text.
-        const code = (error as { code?: unknown } | null)?.code
-        // Errors without a code are this package's own (size bound, unsafe id) and safe to show.
-        const why = typeof code === 'string' ? code : error instanceof Error ? error.message : 'write failed'
-        return { ok: false, reason: deliveryReasons.mailboxWriteFailed(why) }
-      }
-      return { ok: true, value: { mode: prompt.mode, running: false, mailboxMessageId: messageId } }
+      return postRemote(runtime.layout, target, prompt)
     },
 
-    async waitRecorded(target, requestId, options): Promise<Recorded | MailboxStage | undefined> {
+    async waitRecorded(target, requestId, options) {
       if (target.remote === undefined) return await inner.waitRecorded(target, requestId, options)
-      const messageId = options.mailboxMessageId
-      if (messageId === undefined) return undefined
-      const receiptPath = join(runtime.layout.receipts, `${messageId}.json`)
-      const receipt = await waitInDirectory(runtime.layout.receipts, () => parseReceipt(readBounded(receiptPath)), {
-        timeoutMs: options.timeoutMs,
-        pollMs: RECEIPT_POLL_MS,
-        signal: options.signal,
-      })
-      if (receipt !== undefined) {
-        unlinkQuietly(receiptPath)
-        if ((receipt.stage === 'conversation' || receipt.stage === 'inbox') && receipt.seq !== undefined) {
-          return { seq: receipt.seq, stage: receipt.stage, running: receipt.running }
-        }
-        return receipt.stage === 'refused' ? { stage: 'refused', reason: receipt.reason ?? 'no reason given' } : { stage: 'claimed' }
-      }
-      const pending = readBounded(join(runtime.layout.mailbox, `${target.sessionId}~${messageId}.msg`)) !== undefined
-      return { stage: pending ? 'pending' : 'claimed' }
+      return await waitRemote(runtime.layout, target, options)
     },
 
     async releaseWoken(target) {

@@ -19,10 +19,10 @@
  * @module dsh-cross-session/home/lease
  */
 
-import { closeSync, constants, linkSync, lstatSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, constants, linkSync, lstatSync, openSync, readFileSync, readSync, renameSync, writeSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import { formatTag, isSafeSessionId, sameProcess, type ProcessTag } from './paths.js'
+import { formatTag, isSafeSessionId, readNoFollow, sameProcess, unlinkQuietly, type ProcessTag } from './paths.js'
 
 /** Largest lease file read, bytes. */
 const MAX_LEASE_BYTES = 512
@@ -77,20 +77,12 @@ export type LeaseResult =
   | { readonly ok: false, readonly holder: ProcessTag | undefined }
 
 function readRecord(path: string): { record: LeaseRecord | undefined, text: string } | undefined {
-  let fd: number
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
-  } catch {
-    return undefined
-  }
-  try {
+  return readNoFollow(path, fd => {
     const buffer = Buffer.alloc(MAX_LEASE_BYTES)
     const length = readSync(fd, buffer, 0, MAX_LEASE_BYTES, 0)
     const text = buffer.subarray(0, length).toString('utf8')
     return { record: parseLease(text), text }
-  } finally {
-    closeSync(fd)
-  }
+  })
 }
 
 /**
@@ -174,13 +166,5 @@ function ownedLease(path: string, sessionId: string, record: LeaseRecord): Lease
       const current = readRecord(path)?.record
       if (current !== undefined && current.nonce === record.nonce && sameProcess(current, record)) unlinkQuietly(path)
     },
-  }
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path)
-  } catch {
-    // Already gone.
   }
 }

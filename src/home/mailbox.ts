@@ -19,11 +19,11 @@
  */
 
 import { randomBytes } from 'node:crypto'
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs'
+import { fstatSync, readdirSync, readSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import Type, { type Static } from 'typebox'
 import Value from 'typebox/value'
-import { formatTag, isSafeSessionId, parseTag, type ProcessTag } from './paths.js'
+import { formatTag, isSafeSessionId, parseTag, readNoFollow, writeAtomic, type ProcessTag } from './paths.js'
 
 /** Largest message or receipt file read, bytes (a framed message of the largest maxSendChars fits). */
 export const MAX_MESSAGE_BYTES = 1 << 20
@@ -111,23 +111,6 @@ export function listMailbox(dir: string): MailboxEntry[] {
   return entries.sort((a, b) => (a.messageId < b.messageId ? -1 : a.messageId > b.messageId ? 1 : 0))
 }
 
-/** Write `data` to `dir/final` atomically: exclusive temp file (0600, no links), then rename. */
-export function writeAtomic(dir: string, final: string, data: string): void {
-  const temp = join(dir, `.tmp-${randomBytes(8).toString('hex')}`)
-  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
-  try {
-    writeSync(fd, data)
-  } finally {
-    closeSync(fd)
-  }
-  try {
-    renameSync(temp, join(dir, final))
-  } catch (error: unknown) {
-    unlinkQuietly(temp)
-    throw error
-  }
-}
-
 /**
  * Post one message.
  * @throws when the message is too large or the directory cannot be written.
@@ -155,13 +138,7 @@ export function claim(dir: string, entry: MailboxEntry, self: ProcessTag): strin
 
 /** Read a bounded regular file without following links; `undefined` when absent or refused. */
 export function readBounded(path: string): string | undefined {
-  let fd: number
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
-  } catch {
-    return undefined
-  }
-  try {
+  return readNoFollow(path, fd => {
     const stat = fstatSync(fd)
     if (!stat.isFile() || stat.size > MAX_MESSAGE_BYTES) return undefined
     const buffer = Buffer.alloc(stat.size)
@@ -172,9 +149,7 @@ export function readBounded(path: string): string | undefined {
       read += got
     }
     return buffer.subarray(0, read).toString('utf8')
-  } finally {
-    closeSync(fd)
-  }
+  })
 }
 
 /** Parse and validate a message file's text. */
@@ -203,13 +178,4 @@ export function parseReceipt(text: string | undefined): MailboxReceipt | undefin
 /** Write a receipt atomically. */
 export function writeReceipt(dir: string, receipt: MailboxReceipt): void {
   writeAtomic(dir, `${receipt.messageId}.json`, JSON.stringify(receipt))
-}
-
-/** Remove a file, ignoring its absence. */
-export function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path)
-  } catch {
-    // Already gone.
-  }
 }

@@ -21,7 +21,8 @@
  * @module dsh-cross-session/home/paths
  */
 
-import { lstatSync, mkdirSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 
@@ -96,4 +97,50 @@ export function parseTag(text: string): ProcessTag | undefined {
 /** Whether two tags name the same process. */
 export function sameProcess(a: ProcessTag, b: ProcessTag): boolean {
   return a.pid === b.pid && a.start === b.start
+}
+
+/**
+ * Open `path` read-only without following a link, run `read` on the
+ * descriptor and close it; `undefined` when it cannot be opened (absent,
+ * a link, refused). Files under DSH_HOME may be planted by anyone who can
+ * write there (issue 8 §6).
+ */
+export function readNoFollow<T>(path: string, read: (fd: number) => T): T | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+  } catch {
+    return undefined
+  }
+  try {
+    return read(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Write `data` to `dir/final` atomically: exclusive temp file (0600, no links), then rename. */
+export function writeAtomic(dir: string, final: string, data: string): void {
+  const temp = join(dir, `.tmp-${randomBytes(8).toString('hex')}`)
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
+  try {
+    writeSync(fd, data)
+  } finally {
+    closeSync(fd)
+  }
+  try {
+    renameSync(temp, join(dir, final))
+  } catch (error: unknown) {
+    unlinkQuietly(temp)
+    throw error
+  }
+}
+
+/** Remove a file, ignoring its absence. */
+export function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path)
+  } catch {
+    // Already gone.
+  }
 }

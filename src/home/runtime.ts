@@ -14,15 +14,13 @@
  * @module dsh-cross-session/home/runtime
  */
 
-import { renameSync } from 'node:fs'
 import { join } from 'node:path'
-import { relayMessage } from '../adapters/controller.js'
 import type { HostAgent, HostAgents } from '../host.js'
-import { findRecorded, waitUntilRecorded } from '../recorded.js'
 import { isSubagent, readHeader } from '../sessions.js'
 import type { Lease } from './lease.js'
-import { claim, listMailbox, parseMessage, readBounded, unlinkQuietly, writeReceipt, type MailboxEntry, type MailboxReceipt } from './mailbox.js'
-import { ensureLayout, layoutOf, type HomeLayout, type ProcessTag } from './paths.js'
+import { claim, listMailbox, type MailboxEntry } from './mailbox.js'
+import { admitClaimed } from './owner-delivery.js'
+import { ensureLayout, layoutOf, unlinkQuietly, type HomeLayout, type ProcessTag } from './paths.js'
 import { judgePresence, PresencePublisher, readBoard, type Elsewhere } from './presence.js'
 import { isAlive, selfTag } from './process-tag.js'
 import { sweep } from './sweep.js'
@@ -30,9 +28,6 @@ import { watchDirectory } from './watch.js'
 
 /** Fallback poll of the mailbox when `fs.watch` misses an event, ms. */
 export const MAILBOX_POLL_MS = 2000
-
-/** How long the owner waits for a delivered message to be recorded before writing its receipt anyway, ms. */
-export const OWNER_RECORD_WAIT_MS = 30_000
 
 /** What the board says about one session. */
 export interface BoardView {
@@ -153,67 +148,7 @@ export class HomeRuntime {
     if (agent === undefined || this.lifetime.signal.aborted) return
     for (const entry of claimable(listMailbox(this.layout.mailbox), sessionId, isAlive)) {
       const claimed = claim(this.layout.mailbox, entry, this.self)
-      if (claimed !== undefined) this.admitClaimed(sessionId, entry, claimed)
-    }
-  }
-
-  private admitClaimed(sessionId: string, entry: MailboxEntry, claimedName: string): void {
-    const path = join(this.layout.mailbox, claimedName)
-    const parsed = parseMessage(readBounded(path))
-    const refuse = (reason: string): void => {
-      this.receipt({ v: 1, messageId: entry.messageId, stage: 'refused', running: false, reason, at: Date.now() })
-      unlinkQuietly(path)
-      this.log(`mailbox message ${entry.messageId} for ${sessionId} refused: ${reason}`)
-    }
-    if (!parsed.ok) return refuse(parsed.reason)
-    const message = parsed.message
-    if (message.sessionId !== sessionId || message.messageId !== entry.messageId) return refuse('the message names another session or id than its file')
-    const agent = this.agents.get(sessionId)
-    if (agent === undefined) {
-      // Went cold between claim and admission: put it back for the next holder.
-      try {
-        renameSync(path, join(this.layout.mailbox, `${sessionId}~${entry.messageId}.msg`))
-      } catch {
-        // Left claimed by this process; re-claimed once this process is gone.
-      }
-      return
-    }
-    const running = agent.status === 'running'
-    if (findRecorded(agent.session.events, message.requestId) === undefined) {
-      // The sender's recorded provenance becomes the relay source, as for a local send (issue 11 §5).
-      const delivered = relayMessage(message.requestId, message.text, { senderSessionId: message.fromSessionId, hop: message.hop })
-      if (message.mode === 'queue') agent.followup(delivered)
-      else agent.steer(delivered)
-    }
-    void this.confirm(sessionId, message.requestId, entry.messageId, path, { running, settleForInbox: message.mode === 'queue' && running })
-  }
-
-  private async confirm(sessionId: string, requestId: string, messageId: string, path: string, at: { running: boolean, settleForInbox: boolean }): Promise<void> {
-    const found = await waitUntilRecorded(() => this.agents.get(sessionId)?.session.events, requestId, {
-      timeoutMs: OWNER_RECORD_WAIT_MS,
-      signal: this.lifetime.signal,
-      from: 0,
-      settleForInbox: at.settleForInbox,
-    })
-    // Stopping before it was recorded: leave the claim, so the next holder
-    // re-claims it (the log check then prevents a second delivery).
-    if (this.lifetime.signal.aborted && found?.stage !== 'conversation') return
-    this.receipt({
-      v: 1,
-      messageId,
-      stage: found?.stage ?? 'admitted',
-      ...(found === undefined ? {} : { seq: found.seq }),
-      running: at.running,
-      at: Date.now(),
-    })
-    unlinkQuietly(path)
-  }
-
-  private receipt(receipt: MailboxReceipt): void {
-    try {
-      writeReceipt(this.layout.receipts, receipt)
-    } catch (error: unknown) {
-      this.log(`writing the receipt of ${receipt.messageId} failed: ${String(error)}`)
+      if (claimed !== undefined) admitClaimed({ layout: this.layout, agents: this.agents, log: this.log, signal: this.lifetime.signal }, sessionId, entry, claimed)
     }
   }
 

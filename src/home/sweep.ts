@@ -10,9 +10,8 @@
 
 import { lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { unlinkQuietly } from './mailbox.js'
 import { OPEN_TURN_RECENT_MS } from './open-turn.js'
-import type { HomeLayout } from './paths.js'
+import { unlinkQuietly, type HomeLayout } from './paths.js'
 import { readBoard } from './presence.js'
 import { isAlive } from './process-tag.js'
 

@@ -111,3 +111,12 @@ export const deliveryReasons = {
       + 'It was left untouched. Do not retry at once: read it later with sessions_read, or ask the user to install dsh-cross-session in every dsh profile they run'
   },
 } as const
+
+/** What happened to a session a failed send woke (`src/adapters/woken.ts` `giveUp`). */
+export const releaseReasons = {
+  notHeld: 'the session this call woke is no longer held by this plugin',
+  claimedByAnother: 'the session this call woke was left live for another send that is delivering to it',
+  deliveredByAnother: 'the session this call woke was left live: another message was delivered to it',
+  keptByController: 'the session this call woke stays live: it was woken through the host\'s session controller, which keeps it; this plugin holds no handle to put it back to sleep',
+  putBackToSleep: 'the session this call woke was put back to sleep (its handle was disposed)',
+} as const

@@ -15,7 +15,7 @@
 import { nanoid } from 'nanoid'
 import type { HostToolDefinition, HostToolExec } from '../host.js'
 import { classifyFailure } from '../failure-kinds.js'
-import type { Caller, ToolCallContext } from '../ports.js'
+import type { Caller } from '../ports.js'
 import { commonRefusals, DELIVERY_UNKNOWN, NOTHING_LISTED, NOTHING_READ, renderRefusal } from '../presentation/common.js'
 import { presentCall, presentResult, type PresentedResult } from '../presenters.js'
 import { TOOL_SCHEMAS } from '../schemas.js'
@@ -23,7 +23,7 @@ import { fullError } from '../service-boundary.js'
 import { sessionsList } from './sessions-list.js'
 import { sessionsRead } from './sessions-read.js'
 import { sessionsSend } from './sessions-send.js'
-import type { ToolDeps } from './shared.js'
+import type { ToolCallContext, ToolDeps } from './shared.js'
 
 /** Model-facing descriptions (kept short: they ride every request). */
 export const TOOL_DESCRIPTIONS = {

@@ -16,11 +16,11 @@
 import { commonRefusals, NOTHING_LISTED, renderCancelled, renderRefusal } from '../presentation/common.js'
 import { failureText } from '../presentation/failures.js'
 import { renderList } from '../presentation/list.js'
-import type { SessionRecordView, ToolCallContext } from '../ports.js'
+import type { SessionRecordView } from '../ports.js'
 import { SessionsListArgs, validateArguments } from '../schemas.js'
 import { isSubagent, isVisible, readRecord } from '../sessions.js'
 import { callBackend } from '../service-boundary.js'
-import type { ToolDeps } from './shared.js'
+import type { ToolCallContext, ToolDeps } from './shared.js'
 
 const TOOL = 'sessions_list'
 

@@ -16,12 +16,11 @@
 
 import { commonRefusals, NOTHING_READ, renderCancelled, renderRefusal } from '../presentation/common.js'
 import { renderRead } from '../presentation/read.js'
-import type { ToolCallContext } from '../ports.js'
 import { sessionIdProblem, SessionsReadArgs, validateArguments } from '../schemas.js'
 import { isVisible, readHeader } from '../sessions.js'
 import { callBackend } from '../service-boundary.js'
 import { classifyMessages, projectMessage } from '../surface.js'
-import type { ToolDeps } from './shared.js'
+import type { ToolCallContext, ToolDeps } from './shared.js'
 
 const TOOL = 'sessions_read'
 

@@ -18,14 +18,14 @@
  * @module dsh-cross-session/tools/sessions-send
  */
 
-import type { SendMode, ToolCallContext } from '../ports.js'
+import type { SendMode } from '../ports.js'
 import { renderAccepted, renderRetried } from '../presentation/accepted.js'
 import { commonRefusals, NOTHING_DELIVERED, renderRefusal } from '../presentation/common.js'
 import { truncateChars } from '../text.js'
 import { readSendInput, requestIdFor } from './send/arguments.js'
 import { messageText, resolveAndAdmit, waitForRecord, type Outgoing } from './send/deliver.js'
-import { gatherAndDecide } from './send/target.js'
-import type { ToolDeps } from './shared.js'
+import { gatherAndDecide } from './send/gather.js'
+import type { ToolCallContext, ToolDeps } from './shared.js'
 
 /**
  * Execute one `sessions_send` call. Never throws; never leaves a session

@@ -1,11 +1,12 @@
 /**
- * What the three tool executors share: their dependencies.
+ * What the three tool executors share: their dependencies and the context
+ * of one call.
  *
  * @module dsh-cross-session/tools/shared
  */
 
 import type { SendLimits } from '../limits.js'
-import type { ControllerPort, SessionQueryPort } from '../ports.js'
+import type { Caller, ControllerPort, SessionQueryPort } from '../ports.js'
 import type { DiagnosticSink } from '../service-boundary.js'
 import type { Settings } from '../settings.js'
 
@@ -17,4 +18,12 @@ export interface ToolDeps {
   readonly limits: SendLimits
   /** Full diagnostics (stacks) go here, never to the model. */
   readonly log: DiagnosticSink
+}
+
+/** Everything one tool call needs besides its arguments. */
+export interface ToolCallContext {
+  readonly caller: Caller | undefined
+  /** The harness tool call id; `requestId`s derive from it. */
+  readonly callId: string
+  readonly signal: AbortSignal
 }

@@ -19,12 +19,11 @@ import type {
   SessionQueryPort,
   SessionRecordView,
   SurfaceView,
-  ToolCallContext,
 } from '../../src/ports.js'
 import { relaySource, type RelayProvenance } from '../../src/provenance.js'
 import type { Recorded } from '../../src/recorded.js'
 import { DEFAULT_SETTINGS, type Settings } from '../../src/settings.js'
-import type { ToolDeps } from '../../src/tools/shared.js'
+import type { ToolCallContext, ToolDeps } from '../../src/tools/shared.js'
 
 /** One fake session: header, liveness, title and surface events. */
 export interface FakeSession {

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { presentCall, presentResult } from '../../src/presenters.js'
-import { parseListResult, parseReadResult, parseRefusal, parseSendResult, shortId } from '../../src/tool-results.js'
+import { parseListResult, parseRefusal, parseSendResult, shortId } from '../../src/tool-results.js'
+import { parseReadResult } from '../../src/tool-results-read.js'
 import { docExamples } from '../support/doc-examples.js'
 
 const examples = await docExamples()

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { buildFrame } from '../../src/framing.js'
 import { relaySource } from '../../src/provenance.js'
-import { INJECTED_PREFIXES, isInjectedText, readableMessages, sourceLabel } from '../../src/surface.js'
+import { INJECTED_PREFIXES, isInjectedText, sourceLabel } from '../../src/message-text.js'
+import { readableMessages } from '../../src/surface.js'
 import { assistantEvent, toolResultEvent, userEvent } from '../support/fakes.js'
 
 const all = { includeInjected: true, includeSystem: true }

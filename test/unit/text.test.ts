@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { countChars, findForbiddenChar, oneLine, sanitizeForDisplay, truncateChars, truncateVisibly } from '../../src/text.js'
+import { countChars, oneLine, sanitizeForDisplay, truncateChars, truncateVisibly } from '../../src/text.js'
+import { findForbiddenChar } from '../../src/tools/send/arguments.js'
 
 describe('countChars', () => {
   it('counts code points, not UTF-16 units', () => {

@@ -3,7 +3,8 @@
  * the harness runs it (rc.8-shaped fake host), and the idle release bounds.
  */
 import { describe, expect, it } from 'vitest'
-import { IDLE_RELEASE_MS, MAX_RESIDENT_WOKEN, WokenSessions } from '../../src/adapters/woken.js'
+import { WokenSessions } from '../../src/adapters/woken.js'
+import { IDLE_RELEASE_MS, MAX_RESIDENT_WOKEN } from '../../src/adapters/woken-release.js'
 import type { HostAgent, HostAgentHandle } from '../../src/host.js'
 import { apply } from '../../src/plugin.js'
 import { fakeAgent, FakeHost, type FakeAgent } from '../support/fake-host.js'

@@ -13,13 +13,13 @@
  */
 
 import { buildFrame } from '../../framing.js'
-import type { Admitted, MailboxStage, ResolvedTarget, SendMode, ToolCallContext } from '../../ports.js'
+import type { Admitted, MailboxStage, ResolvedTarget, SendMode } from '../../ports.js'
 import { NOTHING_DELIVERED, renderCancelled, renderRefusal } from '../../presentation/common.js'
 import { failureText } from '../../presentation/failures.js'
 import { controllerRefusal, sendRefusals } from '../../presentation/send.js'
 import type { Recorded } from '../../recorded.js'
 import { callBackend, callToCompletion } from '../../service-boundary.js'
-import type { ToolDeps } from '../shared.js'
+import type { ToolCallContext, ToolDeps } from '../shared.js'
 
 const TOOL = 'sessions_send'
 const RESOLVING = 'resolving the target session'

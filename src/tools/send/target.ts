@@ -1,23 +1,18 @@
 /**
- * Steps 5–8 of `sessions_send`: gather the facts {@link decideSend} asks
- * for, one at a time — the non-waking lookup of the target, then the rate
- * and hop limits — until it refuses or says `go`.
+ * Step 5 of `sessions_send`: the non-waking lookup of the target, as the
+ * caller may see it.
  *
- * Source: PRODUCT.md §4 (steps 5–8; "outside the caller's visibility reads
- * exactly like an id that never existed") and issue 11 §5 (the hop comes
- * from the recorded relay source).
+ * Source: PRODUCT.md §4 (step 5; "outside the caller's visibility reads
+ * exactly like an id that never existed").
  *
  * @module dsh-cross-session/tools/send/target
  */
 
-import type { LimitVerdict } from '../../limits.js'
-import type { RelayProvenance } from '../../provenance.js'
-import type { SessionHeaderView, ToolCallContext } from '../../ports.js'
+import type { SessionHeaderView } from '../../ports.js'
 import { commonRefusals, NOTHING_DELIVERED, renderCancelled, renderRefusal } from '../../presentation/common.js'
 import { isVisible } from '../../sessions.js'
 import { callBackend } from '../../service-boundary.js'
-import type { ToolDeps } from '../shared.js'
-import { decideSend, type SendFacts } from './decide.js'
+import type { ToolCallContext, ToolDeps } from '../shared.js'
 
 const TOOL = 'sessions_send'
 
@@ -26,31 +21,8 @@ export type TargetFact =
   | { readonly kind: 'absent' }
   | { readonly kind: 'present', readonly header: SessionHeaderView, readonly live: boolean }
 
-/** Outcome of {@link gatherAndDecide}. */
-export type Gathered = { readonly kind: 'refused', readonly text: string } | { readonly kind: 'go', readonly hop: number }
-
-/**
- * Ask {@link decideSend} what it needs, fetch only that, repeat.
- * @returns the first refusal (or cancellation) as text, or `go` with the outgoing hop.
- */
-export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext, deps: ToolDeps): Promise<Gathered> {
-  let facts = initial
-  for (;;) {
-    const decision = decideSend(facts)
-    if (decision.kind === 'refuse') return { kind: 'refused', text: renderRefusal(decision.refusal, NOTHING_DELIVERED) }
-    if (decision.kind === 'go') return { kind: 'go', hop: decision.hop }
-    if (decision.fact === 'target') {
-      const target = await lookUpTarget(facts.targetId, call, deps)
-      if (typeof target === 'string') return { kind: 'refused', text: target }
-      facts = { ...facts, target }
-    } else {
-      facts = { ...facts, limits: checkLimits(facts, call, deps) }
-    }
-  }
-}
-
 /** Step 5: the non-waking lookup, with visibility applied; a failure as text. */
-async function lookUpTarget(targetId: string, call: ToolCallContext, deps: ToolDeps): Promise<TargetFact | string> {
+export async function lookUpTarget(targetId: string, call: ToolCallContext, deps: ToolDeps): Promise<TargetFact | string> {
   const found = await callBackend('looking up the target session', call.signal, () => deps.sessions.lookup(targetId, call.signal), deps.log)
   if (!found.ok) {
     return found.cancelled
@@ -63,24 +35,4 @@ async function lookUpTarget(targetId: string, call: ToolCallContext, deps: ToolD
   return record === undefined || caller === undefined || !isVisible(record.header, caller.header, deps.settings.visibility)
     ? { kind: 'absent' }
     : { kind: 'present', header: record.header, live: record.live }
-}
-
-/** Step 8: rate and hop limits, the hop from the caller's recorded relay source. */
-function checkLimits(facts: SendFacts, call: ToolCallContext, deps: ToolDeps): LimitVerdict {
-  return deps.limits.check({
-    senderId: facts.callerId ?? '',
-    targetId: facts.targetId,
-    body: facts.body,
-    latestRelay: safeLatestRelay(call.caller?.latestRelay.bind(call.caller)),
-    maxHops: deps.settings.maxHops,
-    maxSendsPerMinute: deps.settings.maxSendsPerMinute,
-  })
-}
-
-function safeLatestRelay(read: (() => RelayProvenance | undefined) | undefined): RelayProvenance | undefined {
-  try {
-    return read?.()
-  } catch {
-    return undefined
-  }
 }

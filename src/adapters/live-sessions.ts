@@ -1,0 +1,52 @@
+/**
+ * This process's live sessions as the indexed port reads them (rc.8
+ * `ctx.sessions`, `SessionStore`): their titles from memory, and the
+ * liveness overlay over stored headers. Pure.
+ *
+ * @module dsh-cross-session/adapters/live-sessions
+ */
+
+import type { SessionHeaderView, SessionRecordView } from '../ports.js'
+
+/** A live session of this process (`@deepseek-ai/dsh-session` `Session`), as read here. */
+export interface LiveSession {
+  readonly id?: unknown
+  readonly header?: unknown
+  readonly events?: unknown
+}
+
+/** `ctx.sessions` (`SessionStore`, rc.8), the members read. */
+export interface HostSessionStore {
+  get(id: string): LiveSession | undefined
+  list(): LiveSession[]
+}
+
+/**
+ * Merge stored headers with this process's live sessions: a row is live when
+ * `isLive(id)` says so (the per-call liveness overlay); a live session
+ * without a log yet is listed as not persisted.
+ */
+export function overlayLive(stored: readonly SessionHeaderView[], live: readonly SessionHeaderView[], isLive: (id: string) => boolean): SessionRecordView[] {
+  const records = new Map<string, SessionRecordView>()
+  for (const header of stored) records.set(header.id, { header, live: isLive(header.id), persisted: true })
+  for (const header of live) {
+    if (!records.has(header.id)) records.set(header.id, { header, live: true, persisted: false })
+  }
+  return [...records.values()]
+}
+
+/** Title of the last `session/title` event of an in-memory log (rc.8 `foldSessionTitle`). */
+export function liveTitle(events: unknown): string | undefined {
+  if (!Array.isArray(events)) return undefined
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index] as { type?: unknown, data?: { title?: unknown } } | null
+    if (event?.type === 'session/title') return typeof event.data?.title === 'string' ? event.data.title : undefined
+  }
+  return undefined
+}
+
+/** `ctx.sessions` when it has the members read here. */
+export function store(value: unknown): HostSessionStore | undefined {
+  const candidate = value as Partial<HostSessionStore> | undefined
+  return typeof candidate?.get === 'function' && typeof candidate.list === 'function' ? candidate as HostSessionStore : undefined
+}

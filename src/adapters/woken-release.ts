@@ -1,0 +1,59 @@
+/**
+ * When sessions this plugin woke are put back to sleep (issue 11 §3): the
+ * idle rule of {@link idleToRelease} and the best-effort disposal.
+ *
+ * @module dsh-cross-session/adapters/woken-release
+ */
+
+import type { HostAgentHandle } from '../host.js'
+
+/** How long a woken session may sit idle after its turn before it is put back to sleep, ms (10 min). */
+export const IDLE_RELEASE_MS = 10 * 60_000
+/** Most idle woken sessions held resident at once. */
+export const MAX_RESIDENT_WOKEN = 8
+/** Interval of the idle sweep, ms. */
+export const SWEEP_INTERVAL_MS = 30_000
+
+/**
+ * A handle from a wake. `external`: the host's session controller keeps the
+ * agent (0.1.2-alpha.2 `resume` returns only `.agent`), so disposing is not
+ * this plugin's to do and texts must not claim it was put back to sleep.
+ */
+export interface WakeHandle extends HostAgentHandle {
+  readonly external?: boolean
+}
+
+/** One woken session this plugin holds. */
+export interface Held {
+  readonly handle: WakeHandle
+  claims: number
+  delivered: boolean
+  lastActive: number
+}
+
+/**
+ * The idle woken sessions to release now: unclaimed, agent idle, idle for
+ * at least {@link IDLE_RELEASE_MS}; then, over {@link MAX_RESIDENT_WOKEN},
+ * the least recently active unclaimed idle ones. A session running a turn
+ * is marked active instead (so it is never cut off).
+ */
+export function idleToRelease(held: ReadonlyMap<string, Held>, now: number): Array<[string, Held]> {
+  const idle: Array<[string, Held]> = []
+  for (const [sessionId, entry] of held) {
+    if (entry.handle.agent.status === 'running') entry.lastActive = now
+    else if (entry.claims === 0) idle.push([sessionId, entry])
+  }
+  idle.sort((a, b) => a[1].lastActive - b[1].lastActive)
+  return idle.filter(([, entry], index) => now - entry.lastActive >= IDLE_RELEASE_MS || idle.length - index > MAX_RESIDENT_WOKEN)
+}
+
+/** Dispose each handle; a failure is reported as `disposing <what> <id> failed: …`, never thrown. */
+export async function disposeEach(entries: ReadonlyArray<readonly [string, Held]>, report: (message: string) => void, what: string): Promise<void> {
+  await Promise.all(entries.map(async ([sessionId, entry]) => {
+    try {
+      await entry.handle.dispose()
+    } catch (error: unknown) {
+      report(`disposing ${what} ${sessionId} failed: ${String(error)}`)
+    }
+  }))
+}

@@ -1,0 +1,60 @@
+/**
+ * Steps 5–8 of `sessions_send`: gather the facts {@link decideSend} asks
+ * for, one at a time — the non-waking lookup of the target, then the rate
+ * and hop limits — until it refuses or says `go`.
+ *
+ * Source: PRODUCT.md §4 (steps 5–8) and issue 11 §5 (the hop comes from the
+ * recorded relay source).
+ *
+ * @module dsh-cross-session/tools/send/gather
+ */
+
+import type { LimitVerdict } from '../../limits.js'
+import { NOTHING_DELIVERED, renderRefusal } from '../../presentation/common.js'
+import type { RelayProvenance } from '../../provenance.js'
+import type { ToolCallContext, ToolDeps } from '../shared.js'
+import { decideSend, type SendFacts } from './decide.js'
+import { lookUpTarget } from './target.js'
+
+/** Outcome of {@link gatherAndDecide}. */
+export type Gathered = { readonly kind: 'refused', readonly text: string } | { readonly kind: 'go', readonly hop: number }
+
+/**
+ * Ask {@link decideSend} what it needs, fetch only that, repeat.
+ * @returns the first refusal (or cancellation) as text, or `go` with the outgoing hop.
+ */
+export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext, deps: ToolDeps): Promise<Gathered> {
+  let facts = initial
+  for (;;) {
+    const decision = decideSend(facts)
+    if (decision.kind === 'refuse') return { kind: 'refused', text: renderRefusal(decision.refusal, NOTHING_DELIVERED) }
+    if (decision.kind === 'go') return { kind: 'go', hop: decision.hop }
+    if (decision.fact === 'target') {
+      const target = await lookUpTarget(facts.targetId, call, deps)
+      if (typeof target === 'string') return { kind: 'refused', text: target }
+      facts = { ...facts, target }
+    } else {
+      facts = { ...facts, limits: checkLimits(facts, call, deps) }
+    }
+  }
+}
+
+/** Step 8: rate and hop limits, the hop from the caller's recorded relay source. */
+function checkLimits(facts: SendFacts, call: ToolCallContext, deps: ToolDeps): LimitVerdict {
+  return deps.limits.check({
+    senderId: facts.callerId ?? '',
+    targetId: facts.targetId,
+    body: facts.body,
+    latestRelay: safeLatestRelay(call.caller?.latestRelay.bind(call.caller)),
+    maxHops: deps.settings.maxHops,
+    maxSendsPerMinute: deps.settings.maxSendsPerMinute,
+  })
+}
+
+function safeLatestRelay(read: (() => RelayProvenance | undefined) | undefined): RelayProvenance | undefined {
+  try {
+    return read?.()
+  } catch {
+    return undefined
+  }
+}
