@@ -38,7 +38,7 @@ export function latestRelay(events: readonly unknown[]): RelayProvenance | undef
 }
 
 /** A {@link Caller} view over a live agent, or `undefined` if its header is unusable. */
-export function callerFromAgent(agent: HostAgent | undefined): Caller | undefined {
+function callerFromAgent(agent: HostAgent | undefined): Caller | undefined {
   if (agent === undefined || agent === null) return undefined
   const header = readHeader(agent.session?.header)
   if (header === undefined) return undefined

@@ -51,7 +51,7 @@ function entry(key: keyof Settings): Schema {
 }
 
 /** The row and settings-section value before {@link resolveSettings}: any key may hold anything. */
-export type ConfigInput = { [K in keyof Settings]?: unknown } & Record<string, unknown>
+type ConfigInput = { [K in keyof Settings]?: unknown } & Record<string, unknown>
 
 /**
  * Schemastery schema of the `cross-session` section (and of the row
@@ -62,7 +62,7 @@ export const Config: Schema<ConfigInput> = Schema.object(
 ) as unknown as Schema<ConfigInput>
 
 /** One row of the settings table, read back from {@link Config}. */
-export interface SettingRow {
+interface SettingRow {
   readonly key: string
   readonly default: unknown
   /** `1–200`, `queue | steer`, or empty for booleans. */
@@ -79,7 +79,7 @@ interface SchemaNode {
 }
 
 /** The table's rows, read from the schema itself (so the docs print what the schema says). */
-export function settingRows(schema: Schema = Config): SettingRow[] {
+function settingRows(schema: Schema = Config): SettingRow[] {
   const dict = (schema as unknown as SchemaNode).dict ?? {}
   return Object.entries(dict).map(([key, node]) => {
     const first = node.list?.[0]

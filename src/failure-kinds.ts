@@ -67,9 +67,9 @@ export const FILE_SYSTEM_CODES = [
   'ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EMFILE', 'ENFILE', 'EBUSY', 'EAGAIN',
 ] as const
 
-export type ControllerCode = typeof CONTROLLER_CODES[number]
-export type SessionQueryCode = typeof SESSION_QUERY_CODES[number]
-export type FileSystemCode = typeof FILE_SYSTEM_CODES[number]
+type ControllerCode = typeof CONTROLLER_CODES[number]
+type SessionQueryCode = typeof SESSION_QUERY_CODES[number]
+type FileSystemCode = typeof FILE_SYSTEM_CODES[number]
 
 /** Every kind of backend failure; each has one row in the model-safe table. */
 export type FailureKind = ControllerCode | SessionQueryCode | FileSystemCode | 'aborted' | 'timeout' | 'unknown'

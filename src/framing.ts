@@ -33,7 +33,7 @@ import { clipLine, oneLine } from './text.js'
 export const FRAME_INTRO = 'Cross-session message from another session of this harness.'
 
 /** Longest sender title carried in a frame, in code points. */
-export const FRAME_TITLE_MAX_CHARS = 80
+const FRAME_TITLE_MAX_CHARS = 80
 
 // Letters and digits only: a token can never contain a marker's dashes or spaces.
 const TOKEN_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
@@ -41,7 +41,7 @@ const TOKEN_LENGTH = 12
 const newToken = customAlphabet(TOKEN_ALPHABET, TOKEN_LENGTH)
 
 /** What a frame says about one delivered message. */
-export interface Frame {
+interface Frame {
   /** Sending session id. */
   readonly fromSessionId: string
   /** Sender title as carried (one line, clipped); empty when untitled. */
@@ -56,7 +56,7 @@ export interface Frame {
 }
 
 /** Input of {@link buildFrame}. */
-export interface FrameInput {
+interface FrameInput {
   readonly fromSessionId: string
   /** Raw sender title (any length, may hold line breaks or quotes). */
   readonly fromTitle: string | undefined

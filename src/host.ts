@@ -27,7 +27,7 @@ export interface HostUserMessage {
 }
 
 /** A live session (`@deepseek-ai/dsh-session` `Session`), as read here. */
-export interface HostSession {
+interface HostSession {
   readonly id: string
   readonly header: unknown
   readonly events: readonly unknown[]
@@ -79,7 +79,7 @@ export interface HostDefaultModel {
 }
 
 /** `ctx.tools` (`ToolRegistry`), the member used. */
-export interface HostTools {
+interface HostTools {
   register(definition: HostToolDefinition): () => void
 }
 
@@ -104,7 +104,7 @@ export interface HostToolExec {
 }
 
 /** A Cordis logger, the levels used. */
-export interface HostLogger {
+interface HostLogger {
   info(message: string): void
   warn(message: string): void
   debug?(message: string): void

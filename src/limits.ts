@@ -28,7 +28,7 @@ export const RATE_WINDOW_MS = 60_000
 /** An identical body to the same target within this window is a duplicate, ms. */
 export const DUPLICATE_WINDOW_MS = 120_000
 /** How long a call (caller, call id, arguments) is remembered for retries, ms. */
-export const CALL_LEDGER_TTL_MS = 30 * 60_000
+const CALL_LEDGER_TTL_MS = 30 * 60_000
 /** Most sender→target pairs (and bodies, and call ids) remembered at once. */
 export const MAX_TRACKED_ENTRIES = 4096
 

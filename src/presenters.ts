@@ -17,7 +17,7 @@ import { parseListResult, parseRefusal, parseSendResult, shortId } from './tool-
 import { parseReadResult } from './tool-results-read.js'
 
 /** rc.8 `ContentBlock`, text only (all this plugin emits). */
-export interface TextBlock { readonly type: 'text', readonly text: string }
+interface TextBlock { readonly type: 'text', readonly text: string }
 
 /** rc.8 `GenericCallView`. */
 export interface CallView {

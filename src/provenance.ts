@@ -25,7 +25,7 @@
 import { parseFrame } from './framing.js'
 
 /** `source.plugin` of every message this package delivers (its package name). */
-export const RELAY_PLUGIN = 'dsh-cross-session'
+const RELAY_PLUGIN = 'dsh-cross-session'
 
 /** Highest hop recorded; a larger or malformed value is not trusted. */
 const MAX_RECORDED_HOP = 999_999
@@ -39,7 +39,7 @@ export interface RelayProvenance {
 }
 
 /** The `source` of a message this package delivers. */
-export interface RelaySource extends RelayProvenance {
+interface RelaySource extends RelayProvenance {
   readonly kind: 'plugin'
   readonly plugin: typeof RELAY_PLUGIN
   readonly form: 'relay'

@@ -64,7 +64,7 @@ export interface Recorded {
  * writes `source: { kind: 'user', rpcId: <requestId> }` under a fresh id;
  * lib/index.js `SessionCommandController.prompt`).
  */
-export function isConversationRecord(event: unknown, messageId: string): boolean {
+function isConversationRecord(event: unknown, messageId: string): boolean {
   if (typeof event !== 'object' || event === null) return false
   const { type, data } = event as { type?: unknown, data?: { id?: unknown, source?: { rpcId?: unknown } | null } | null }
   if (type !== 'user/message' || typeof data !== 'object' || data === null) return false
@@ -91,13 +91,13 @@ export function findRecorded(events: readonly unknown[], messageId: string, from
 }
 
 /** First poll interval while waiting for a message to be recorded, ms; it doubles up to {@link RECORD_POLL_MAX_MS}. */
-export const RECORD_POLL_MS = 25
+const RECORD_POLL_MS = 25
 /**
  * Longest poll interval, ms. With doubling, a wait of the default 5,000 ms
  * reads the log about 14 times, not 200 (issue 11 §1: about 200 `agents.get`
  * calls per send). A recorded message ends the wait at the first look.
  */
-export const RECORD_POLL_MAX_MS = 500
+const RECORD_POLL_MAX_MS = 500
 
 /**
  * Wait until `readEvents()` holds the message in the conversation, at most

@@ -51,7 +51,7 @@ export type SessionsSendArgs = Static<typeof SessionsSendArgs>
 export type SendMode = 'queue' | 'steer'
 
 /** Result of {@link validateArguments}. */
-export type Validated<T> = { readonly ok: true, readonly value: T } | { readonly ok: false, readonly problem: string }
+type Validated<T> = { readonly ok: true, readonly value: T } | { readonly ok: false, readonly problem: string }
 
 interface PropertySchema {
   readonly type?: string
@@ -104,7 +104,7 @@ export function validateArguments<S extends TSchema>(schema: S, args: unknown): 
 }
 
 /** What a property accepts, in words ("an integer from 1 to 200"). */
-export function describeAccepted(property: PropertySchema): string {
+function describeAccepted(property: PropertySchema): string {
   if (property.enum !== undefined) return `one of ${property.enum.map(value => JSON.stringify(value)).join(', ')}`
   switch (property.type) {
     case 'integer':
@@ -119,7 +119,7 @@ export function describeAccepted(property: PropertySchema): string {
 }
 
 /** A short, safe description of an untrusted value for a refusal line. */
-export function describeValue(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return `an array of ${value.length}`
   switch (typeof value) {

@@ -15,7 +15,7 @@
 import { classifyFailure, type FailureKind } from './failure-kinds.js'
 
 /** Outcome of {@link callBackend}. */
-export type BackendResult<T> =
+type BackendResult<T> =
   | { readonly ok: true, readonly value: T }
   | { readonly ok: false, readonly cancelled: true, readonly step: string }
   | { readonly ok: false, readonly cancelled: false, readonly step: string, readonly failure: FailureKind }

@@ -16,7 +16,7 @@
 import { resolveSettings, type Settings } from './settings.js'
 
 /** Where the current value comes from, as log lines name it. */
-export type SettingsOrigin = 'config' | 'settings'
+type SettingsOrigin = 'config' | 'settings'
 
 /** Log sink: level and one line. */
 export type SettingsLog = (level: 'info' | 'warn', message: string) => void

@@ -106,7 +106,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = Object.freeze(SETTING_KEYS.
 }))
 
 /** Result of {@link parseSettingInput}: a value to write, or a reason in both languages. */
-export type SettingInput =
+type SettingInput =
   | { readonly ok: true, readonly value: boolean | number | string }
   | { readonly ok: false, readonly reason: Bilingual }
 

@@ -27,7 +27,7 @@ import { Config, SETTINGS_NAMESPACE } from './config.js'
 import type { SettingsLog, SettingsSource } from './settings-source.js'
 
 /** Where a row is mounted. */
-export type MountMode = 'host' | 'preset'
+type MountMode = 'host' | 'preset'
 
 /** The Cordis context members this module uses (structural). */
 export interface SettingsContext {
@@ -47,7 +47,7 @@ const FIBER_DISPOSED = 4
 const FIBER_UNLOADING = 5
 
 /** Whether the row's own fiber is tearing down (not merely losing the settings service). */
-export function isUnloading(ctx: SettingsContext): boolean {
+function isUnloading(ctx: SettingsContext): boolean {
   const state = ctx.fiber?.state
   return state === FIBER_UNLOADING || state === FIBER_DISPOSED
 }

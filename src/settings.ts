@@ -64,7 +64,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
 })
 
 /** How one setting is judged: its type and, for numbers, the range it is clamped into. */
-export type SettingRule =
+type SettingRule =
   | { readonly kind: 'boolean' }
   | { readonly kind: 'integer', readonly min: number, readonly max: number }
   | { readonly kind: 'enum', readonly values: readonly string[] }
@@ -90,7 +90,7 @@ export const SETTING_RULES: { readonly [K in keyof Settings]: SettingRule } = {
 export const SETTING_KEYS = Object.keys(SETTING_RULES) as Array<keyof Settings>
 
 /** Result of {@link resolveSettings}: the settings and one note per change made. */
-export interface ResolvedSettings {
+interface ResolvedSettings {
   readonly settings: Settings
   /** Human-readable notes, one per value that was not taken as given. */
   readonly notes: string[]

@@ -36,7 +36,7 @@ export interface ReadableMessage {
 }
 
 /** Result of {@link readableMessages}. */
-export interface Readable {
+interface Readable {
   /** Messages in surface (model-history) order, filters applied. */
   readonly messages: ReadableMessage[]
   /** Events that looked like messages but could not be read. */
@@ -44,13 +44,13 @@ export interface Readable {
 }
 
 /** Options of {@link readableMessages} (seed 004 arguments). */
-export interface ReadableOptions {
+interface ReadableOptions {
   readonly includeInjected: boolean
   readonly includeSystem: boolean
 }
 
 /** The message object an event carries (untrusted). */
-export interface RawMessage {
+interface RawMessage {
   readonly id?: unknown
   readonly role: unknown
   readonly content: unknown
@@ -73,7 +73,7 @@ const MESSAGE_TYPES = new Set(['user/message', 'assistant/message', 'system/mess
  * its text or parsing its frame (issue 13: that work is done by
  * {@link projectMessage} for the shown rows only).
  */
-export interface ClassifiedMessage {
+interface ClassifiedMessage {
   readonly seq: number
   readonly role: 'user' | 'assistant' | 'system'
   readonly injected: boolean
@@ -84,7 +84,7 @@ export interface ClassifiedMessage {
 }
 
 /** Result of {@link classifyMessages}. */
-export interface Classified {
+interface Classified {
   /** Messages in surface (model-history) order, filters applied. */
   readonly messages: ClassifiedMessage[]
   /** Events that looked like messages but could not be read. */

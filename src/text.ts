@@ -88,7 +88,7 @@ function clusterEnd(text: string, index: number): number {
 }
 
 /** Result of {@link truncateChars}. */
-export interface Truncated {
+interface Truncated {
   /** The kept prefix (never more than `maxChars` code points). */
   readonly text: string
   /** Total code points of the input. */

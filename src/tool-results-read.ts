@@ -9,7 +9,7 @@
 import { suffixFields } from './tool-results.js'
 
 /** One message of a `sessions_read` window. */
-export interface ReadMessage {
+interface ReadMessage {
   readonly role: string
   readonly seq: number
   /** Provenance markers (`user`, `model:…`, `peer:<id>`, `hop 1`, `harness-injected`, …). */
@@ -18,7 +18,7 @@ export interface ReadMessage {
 }
 
 /** A parsed `sessions_read` result. */
-export interface ReadResult {
+interface ReadResult {
   readonly outcome: 'read'
   readonly sessionId: string
   readonly live: boolean

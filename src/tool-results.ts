@@ -14,7 +14,7 @@
  */
 
 /** A `refused: <code> | <cause>` or `cancelled | <detail>` result, any tool. */
-export interface RefusedResult {
+interface RefusedResult {
   readonly outcome: 'refused' | 'cancelled'
   /** Refusal code (`not-found`, `rate-limited`, …) or `cancelled`. */
   readonly code: string
@@ -24,7 +24,7 @@ export interface RefusedResult {
 }
 
 /** One `sessions_list` row. */
-export interface ListRow {
+interface ListRow {
   readonly sessionId: string
   readonly live: boolean
   readonly subagent: boolean
@@ -37,7 +37,7 @@ export interface ListRow {
 }
 
 /** A parsed `sessions_list` result. */
-export interface ListResult {
+interface ListResult {
   readonly outcome: 'listed'
   readonly rows: readonly ListRow[]
   /** Footer lines (`3 of 3 considered sessions`, notes). */
@@ -45,7 +45,7 @@ export interface ListResult {
 }
 
 /** A parsed accepted `sessions_send` result. */
-export interface SendResult {
+interface SendResult {
   readonly outcome: 'accepted'
   readonly sessionId: string
   readonly mode: 'queue' | 'steer'

@@ -49,7 +49,7 @@ export function relayMessage(requestId: string, text: string, provenance: RelayP
 }
 
 /** `{provider, model}` of the deployment default, when the host offers one. */
-export function defaultAgentOptions(defaultModel: HostDefaultModel | undefined): Record<string, unknown> | undefined {
+function defaultAgentOptions(defaultModel: HostDefaultModel | undefined): Record<string, unknown> | undefined {
   try {
     const selection = defaultModel?.currentSelection() as { provider?: unknown, model?: unknown } | undefined
     if (typeof selection?.provider === 'string' && typeof selection.model === 'string') {
@@ -78,7 +78,7 @@ class WakeRefused extends Error {
 }
 
 /** Host services the port reads; the optional ones per call. */
-export interface ControllerServices {
+interface ControllerServices {
   readonly agents: HostAgents
   /** `ctx.sessionController`, read when a wake needs it. */
   readonly sessionController: () => HostSessionController | undefined
@@ -163,9 +163,4 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
 /** Controller port over rc.8's `ctx.agents` only (no session controller). */
 export function createAgentsController(agents: HostAgents, defaultModel: HostDefaultModel | undefined, woken: WokenSessions): ControllerPort {
   return createControllerPort({ agents, sessionController: () => undefined, defaultModel: () => defaultModel }, woken)
-}
-
-/** Controller port over a host `ctx.sessionController` (waking) and `ctx.agents` (delivery). */
-export function createSessionControllerPort(controller: HostSessionController, agents: HostAgents, woken: WokenSessions): ControllerPort {
-  return createControllerPort({ agents, sessionController: () => controller, defaultModel: () => undefined }, woken)
 }

@@ -9,14 +9,14 @@
 import type { SessionHeaderView, SessionRecordView } from '../ports.js'
 
 /** A live session of this process (`@deepseek-ai/dsh-session` `Session`), as read here. */
-export interface LiveSession {
+interface LiveSession {
   readonly id?: unknown
   readonly header?: unknown
   readonly events?: unknown
 }
 
 /** `ctx.sessions` (`SessionStore`, rc.8), the members read. */
-export interface HostSessionStore {
+interface HostSessionStore {
   get(id: string): LiveSession | undefined
   list(): LiveSession[]
 }

@@ -32,7 +32,7 @@ import { readHeader } from '../sessions.js'
 import { liveTitle, overlayLive, store } from './live-sessions.js'
 
 /** What {@link createIndexedSessionQueryPort} needs from the host. */
-export interface IndexedPortOptions {
+interface IndexedPortOptions {
   /** The `sessionQuery` port: liveness, live reads, and everything for unrecognised backends. */
   readonly fallback: SessionQueryPort
   /** `ctx.agents`: whether a session is live in THIS process (its reads stay in memory). */

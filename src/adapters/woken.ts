@@ -32,7 +32,7 @@ import { raceAbort } from '../service-boundary.js'
 import { disposeEach, idleToRelease, SWEEP_INTERVAL_MS, type Held, type WakeHandle } from './woken-release.js'
 
 /** Outcome of {@link WokenSessions.wake}. */
-export type WakeOutcome =
+type WakeOutcome =
   | { readonly kind: 'woken', readonly agent: HostAgent }
   | { readonly kind: 'live', readonly agent: HostAgent }
 

@@ -49,7 +49,7 @@ export function rangeText(row: SettingRow): string {
 }
 
 /** What a save should do. */
-export type SavePlan =
+type SavePlan =
   | { readonly kind: 'nothing' }
   | { readonly kind: 'invalid', readonly errors: Readonly<Record<string, Bilingual>> }
   | { readonly kind: 'conflict', readonly editedAt: number | undefined, readonly now: number | undefined }

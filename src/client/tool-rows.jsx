@@ -49,7 +49,7 @@ function Head({ title, summary, chips = [], open, onToggle }) {
 }
 
 /** The generic row's content, for a result this plugin cannot read. */
-export function FallbackRow({ toolName, text, args }) {
+function FallbackRow({ toolName, text, args }) {
   const [open, setOpen] = useState(false)
   const first = text === null ? (args.session_id ?? args.query ?? '') : (text.split('\n')[0] ?? '')
   return (

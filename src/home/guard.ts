@@ -38,7 +38,7 @@ import type { HomeRuntime } from './runtime.js'
  * closers (rc.8 `sessionPersistence.readFrom(id, 0)`; `sessionQuery.listEvents`
  * and `inspect` close an interrupted turn in memory, measured here).
  */
-export type ListEvents = (sessionId: string) => Promise<readonly unknown[]>
+type ListEvents = (sessionId: string) => Promise<readonly unknown[]>
 
 function remote(sessionId: string, pid: number): ControllerOutcome<ResolvedTarget> {
   return { ok: true, value: { sessionId, woke: false, running: false, remote: { pid } } }

@@ -28,7 +28,7 @@ import { formatTag, isSafeSessionId, readNoFollow, sameProcess, unlinkQuietly, t
 const MAX_LEASE_BYTES = 512
 
 /** What a lease file holds. */
-export interface LeaseRecord {
+interface LeaseRecord {
   readonly pid: number
   readonly start: number
   /** Unique per acquisition, so a taker can tell two leases of one process apart. */
@@ -72,7 +72,7 @@ export interface Lease {
 }
 
 /** Result of {@link acquireLease}. */
-export type LeaseResult =
+type LeaseResult =
   | { readonly ok: true, readonly lease: Lease }
   | { readonly ok: false, readonly holder: ProcessTag | undefined }
 

@@ -20,7 +20,7 @@ import { withPresence } from './query.js'
 import { HomeRuntime } from './runtime.js'
 
 /** The slice of the Cordis context this module reads. */
-export interface HomeMountContext {
+interface HomeMountContext {
   readonly agents: HostAgents
   readonly sessionQuery: HostSessionQuery
   get(name: string): unknown
@@ -42,7 +42,7 @@ function registry(): Map<string, Shared> {
 }
 
 /** The agent an `agent/created` / `agent/disposed` listener was given (`{ agent }`, rc.8 `AgentRegistry`). */
-export function agentOf(args: readonly unknown[]): HostAgent | undefined {
+function agentOf(args: readonly unknown[]): HostAgent | undefined {
   for (const arg of args) {
     const agent = (arg as { agent?: unknown } | null)?.agent
     if (typeof agent === 'object' && agent !== null && typeof (agent as { id?: unknown }).id === 'string') return agent as HostAgent

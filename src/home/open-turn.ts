@@ -18,7 +18,7 @@
 export const OPEN_TURN_RECENT_MS = 10 * 60_000
 
 /** One raw-log record as rc.8 `SessionQueryEngine.listEvents` returns it (`type`, `time` ms). */
-export interface EventRecordView {
+interface EventRecordView {
   readonly type?: unknown
   readonly time?: unknown
 }

@@ -15,10 +15,10 @@ import { parseMessage, readBounded, writeReceipt, type MailboxEntry, type Mailbo
 import { unlinkQuietly, type HomeLayout } from './paths.js'
 
 /** How long the owner waits for a delivered message to be recorded before writing its receipt anyway, ms. */
-export const OWNER_RECORD_WAIT_MS = 30_000
+const OWNER_RECORD_WAIT_MS = 30_000
 
 /** What the owner's delivery needs from its runtime. */
-export interface Owner {
+interface Owner {
   readonly layout: HomeLayout
   readonly agents: HostAgents
   readonly log: (message: string) => void

@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import { formatTag, isSafeSessionId, parseTag, sameProcess, type ProcessTag } from './paths.js'
 
 /** One parsed presence entry. */
-export interface PresenceEntry {
+interface PresenceEntry {
   readonly sessionId: string
   readonly holder: ProcessTag
   /** The entry's file name (for removal). */

@@ -43,7 +43,7 @@ export function selfTag(): ProcessTag {
 }
 
 /** What a liveness probe observed about one pid. */
-export interface Probe {
+interface Probe {
   /** `process.kill(pid, 0)`: `alive` (or EPERM: exists, not ours), `dead` (ESRCH). */
   readonly signal: 'alive' | 'dead'
   /** Its current start time, when readable. */
@@ -61,7 +61,7 @@ export function judgeAlive(tag: ProcessTag, probe: Probe): boolean {
 }
 
 /** Probe `pid` now. */
-export function probe(pid: number): Probe {
+function probe(pid: number): Probe {
   let signal: Probe['signal'] = 'alive'
   try {
     process.kill(pid, 0)

@@ -15,7 +15,7 @@ import { unlinkQuietly, type HomeLayout } from './paths.js'
 import { waitInDirectory } from './watch.js'
 
 /** Fallback poll while a sender waits for a receipt, ms. */
-export const RECEIPT_POLL_MS = 100
+const RECEIPT_POLL_MS = 100
 
 /** Post one prompt to the mailbox; the message id comes back with the admission. */
 export function postRemote(layout: HomeLayout, target: ResolvedTarget, prompt: Parameters<ControllerPort['admit']>[1]): ControllerOutcome<Admitted> {

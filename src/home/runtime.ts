@@ -27,10 +27,10 @@ import { sweep } from './sweep.js'
 import { watchDirectory } from './watch.js'
 
 /** Fallback poll of the mailbox when `fs.watch` misses an event, ms. */
-export const MAILBOX_POLL_MS = 2000
+const MAILBOX_POLL_MS = 2000
 
 /** What the board says about one session. */
-export interface BoardView {
+interface BoardView {
   /** Sessions live in another, living process. */
   readonly elsewhere: Map<string, Elsewhere>
   /** Sessions with an entry of a dead process (their writer is known gone). */

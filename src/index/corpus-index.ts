@@ -24,10 +24,10 @@ import type { LogFiles } from './jsonl-files.js'
 import { planScan, planTitle, type CachedTitle, type ScannedLog } from './plan.js'
 
 /** Default bound of the index's estimated size: 48 MB (issue 13: ≤ 64 MB at 10,000 sessions). */
-export const DEFAULT_INDEX_BYTES = 48 * 1024 * 1024
+const DEFAULT_INDEX_BYTES = 48 * 1024 * 1024
 
 /** What the index holds for one log. */
-export interface IndexEntry {
+interface IndexEntry {
   /** The log as last checked. */
   log: ScannedLog
   /** The {@link CorpusIndex.generation} of the refresh that last checked it. */
@@ -37,7 +37,7 @@ export interface IndexEntry {
 }
 
 /** Estimated retained bytes of one entry (UTF-16 strings plus object overhead). */
-export function entryBytes(entry: IndexEntry): number {
+function entryBytes(entry: IndexEntry): number {
   let chars = entry.log.path.length + entry.log.dirName.length + entry.log.identity.length + entry.log.revision.length
   for (const value of Object.values(entry.header)) if (typeof value === 'string') chars += value.length
   if (entry.title !== undefined) chars += entry.title.revision.length + entry.title.identity.length + (entry.title.value?.length ?? 0)
@@ -45,7 +45,7 @@ export function entryBytes(entry: IndexEntry): number {
 }
 
 /** Work done by the index since it was built (for tests and the bench). */
-export interface IndexCounters {
+interface IndexCounters {
   scans: number
   /** Revision checks of one log (`check` outside a same-call refresh). */
   singleChecks: number

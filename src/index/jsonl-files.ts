@@ -29,7 +29,7 @@ export { jsonlLayout, type JsonlLayout } from './jsonl-layout.js'
 const SLICE = 500
 
 /** A title fold of one log (or of its appended frames). */
-export interface TitleRead {
+interface TitleRead {
   readonly found: boolean
   readonly value: string | undefined
   /** Absolute end of the last complete frame (or line) read, bytes. */

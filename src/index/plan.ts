@@ -34,7 +34,7 @@ export interface ScannedLog {
 }
 
 /** What the index knows of one log. */
-export interface KnownLog {
+interface KnownLog {
   readonly identity: string
   readonly revision: string
 }
@@ -52,7 +52,7 @@ export interface CachedTitle {
 }
 
 /** Outcome of {@link planScan}. */
-export interface ScanPlan {
+interface ScanPlan {
   /** Logs whose header is known for this identity: nothing is read. */
   readonly unchanged: ScannedLog[]
   /** New logs, or logs whose file was replaced: their header line is read. */
@@ -84,7 +84,7 @@ export function planScan(known: KnownLogs, scanned: readonly ScannedLog[]): Scan
 }
 
 /** The index's known logs by path, as {@link planScan} reads them (a `Map` or an LRU cache). */
-export interface KnownLogs {
+interface KnownLogs {
   get(path: string): KnownLog | undefined
   readonly size: number
   keys(): Iterable<string>

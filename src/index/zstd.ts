@@ -16,7 +16,7 @@ import * as zlib from 'node:zlib'
 const ZSTD_MAGIC = 0xfd2fb528
 
 /** One complete frame, as byte offsets into the buffer. */
-export interface FrameRange {
+interface FrameRange {
   readonly start: number
   readonly end: number
 }
@@ -75,7 +75,7 @@ export function decodeFrames(buffer: Uint8Array, frames: readonly FrameRange[]):
 }
 
 /** Decodes one complete frame at a time; `close()` frees its native context. */
-export interface FrameDecoder {
+interface FrameDecoder {
   /** The frame's plaintext (a view valid until the next call: copy or decode it at once). */
   decode(frame: Uint8Array): Buffer
   close(): void

@@ -16,7 +16,7 @@ import type { Recorded } from '../recorded.js'
 import { displayId } from './common.js'
 
 /** Input of {@link renderAccepted}. */
-export interface AcceptedLine {
+interface AcceptedLine {
   readonly targetId: string
   readonly mode: SendMode
   readonly chars: number
@@ -73,7 +73,7 @@ function durability(line: AcceptedLine): string {
 }
 
 /** What {@link renderRemoteTail} needs. */
-export interface RemoteOutcome {
+interface RemoteOutcome {
   readonly pid: number
   readonly mode: SendMode
   readonly recorded: Recorded | MailboxStage | undefined

@@ -17,7 +17,7 @@ import { clipLine, clipLineStart, oneLine } from '../text.js'
 import { failureText } from './failures.js'
 
 /** Every refusal code this package returns. */
-export type RefusalCode =
+type RefusalCode =
   | 'invalid-arguments'
   | 'not-found'
   | 'not-messageable'
@@ -91,9 +91,9 @@ export const commonRefusals = {
 } as const
 
 /** Longest title shown in list and read output, in code points. */
-export const TITLE_MAX_CHARS = 120
+const TITLE_MAX_CHARS = 120
 /** Longest workspace path shown, in code points (the end is kept: it names the project). */
-export const CWD_MAX_CHARS = 120
+const CWD_MAX_CHARS = 120
 
 /** A title as shown: one line, clipped; `(untitled)` when there is none. */
 export function displayTitle(title: string | undefined): string {

@@ -13,7 +13,7 @@ import { clipLine, oneLine } from '../text.js'
 import { displayId, displayTitle, metadataSuffix, stateTag } from './common.js'
 
 /** Everything the list text is built from. */
-export interface ListPage {
+interface ListPage {
   readonly shown: readonly SessionRecordView[]
   /** How many rows matched before the limit. */
   readonly matched: number
@@ -29,7 +29,7 @@ export interface ListPage {
 }
 
 /** One row: `- <id> [state]…` and its title line. */
-export function listRow(row: SessionRecordView, callerId: string, title: string): [string, string] {
+function listRow(row: SessionRecordView, callerId: string, title: string): [string, string] {
   let line = `- ${displayId(row.header.id)} ${stateTag(row.header, row.live)}${metadataSuffix(row.header)}`
   if (row.elsewhere !== undefined) line += ` | live in another dsh process (pid ${row.elsewhere.pid})`
   if (isSubagent(row.header)) {

@@ -16,7 +16,7 @@ import { countChars, sanitizeForDisplay, truncateVisibly } from '../text.js'
 import { displayId, displayTitle, metadataSuffix, stateTag } from './common.js'
 
 /** Row header: `--- user (seq 407, user, harness-injected) ---` (seed 004). */
-export function messageHeading(message: ReadableMessage): string {
+function messageHeading(message: ReadableMessage): string {
   const markers = [message.source]
   if (message.injected) markers.push('harness-injected')
   if (message.replaced) markers.push('replaced')
@@ -24,7 +24,7 @@ export function messageHeading(message: ReadableMessage): string {
 }
 
 /** Everything the read text is built from. */
-export interface ReadPage {
+interface ReadPage {
   readonly header: SessionHeaderView
   readonly live: boolean
   readonly callerId: string
@@ -49,7 +49,7 @@ const MARKER_ROOM = 40
  * Hold the whole result to `budget` characters (issue 5), even when row
  * headings, labels and header lines are hostile-long; the cut is visible.
  */
-export function capOutput(text: string, budget: number): string {
+function capOutput(text: string, budget: number): string {
   return countChars(text) <= budget ? text : truncateVisibly(text, Math.max(0, budget - MARKER_ROOM))
 }
 

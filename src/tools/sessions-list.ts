@@ -28,18 +28,18 @@ const TOOL = 'sessions_list'
  * Fold a string for case-insensitive, Unicode-aware matching: NFKC, then
  * upper- and lower-casing (so `ß` matches `SS` and `Ｆｕｌｌ` matches `full`).
  */
-export function foldForMatch(text: string): string {
+function foldForMatch(text: string): string {
   return text.normalize('NFKC').toUpperCase().toLowerCase()
 }
 
 /** Scope filter of seed 004 (`top-level` default). */
-export function inScope(record: SessionRecordView, scope: 'top-level' | 'subagents' | 'all'): boolean {
+function inScope(record: SessionRecordView, scope: 'top-level' | 'subagents' | 'all'): boolean {
   if (scope === 'all') return true
   return scope === 'subagents' ? isSubagent(record.header) : !isSubagent(record.header)
 }
 
 /** Whether a row matches a folded query by id, workspace or preset (no title needed). */
-export function matchesMetadata(record: SessionRecordView, foldedQuery: string): boolean {
+function matchesMetadata(record: SessionRecordView, foldedQuery: string): boolean {
   const { id, cwd, agentPreset } = record.header
   return [id, cwd, agentPreset].some(value => value !== undefined && foldForMatch(value).includes(foldedQuery))
 }
@@ -49,7 +49,7 @@ export function matchesMetadata(record: SessionRecordView, foldedQuery: string):
  * fill `limit` with peers first (seed 004 "Ordering"; PRODUCT.md §4).
  * @returns the rows to show, in order.
  */
-export function orderRows(rows: readonly SessionRecordView[], callerId: string, limit: number): SessionRecordView[] {
+function orderRows(rows: readonly SessionRecordView[], callerId: string, limit: number): SessionRecordView[] {
   const sorted = [...rows].sort((a, b) => b.header.createdAt - a.header.createdAt)
   const peers = sorted.filter(row => row.header.id !== callerId).slice(0, limit)
   const self = sorted.find(row => row.header.id === callerId)

@@ -28,7 +28,7 @@ const TOOL = 'sessions_read'
  * Keep the newest `maxMessages`, newest first (the order of seed 004's
  * example), and say how many earlier ones were left out.
  */
-export function windowMessages<T>(messages: readonly T[], maxMessages: number): { shown: T[], omitted: number } {
+function windowMessages<T>(messages: readonly T[], maxMessages: number): { shown: T[], omitted: number } {
   const shown = messages.slice(Math.max(0, messages.length - maxMessages)).reverse()
   return { shown, omitted: messages.length - shown.length }
 }

@@ -6,7 +6,7 @@
  * @module test/support/controller-host
  */
 
-import type { HostAgent, HostAgentHandle } from '../../src/host.js'
+import type { HostAgent, HostAgentHandle } from '../../src/testing.js'
 import { FakeSessionController } from './fake-controller.js'
 import type { FakeHost } from './fake-host.js'
 

@@ -6,15 +6,15 @@
  * @module test/support/doc-examples
  */
 
-import { buildFrame } from '../../src/framing.js'
-import { sessionsList } from '../../src/tools/sessions-list.js'
-import { sessionsRead } from '../../src/tools/sessions-read.js'
-import { sessionsSend } from '../../src/tools/sessions-send.js'
-import { renderAccepted } from '../../src/presentation/accepted.js'
-import { renderRefusal } from '../../src/presentation/common.js'
-import { deliveryReasons, sendRefusals } from '../../src/presentation/send.js'
+import { buildFrame } from '../../src/testing.js'
+import { sessionsList } from '../../src/testing.js'
+import { sessionsRead } from '../../src/testing.js'
+import { sessionsSend } from '../../src/testing.js'
+import { renderAccepted } from '../../src/testing.js'
+import { renderRefusal } from '../../src/testing.js'
+import { deliveryReasons, sendRefusals } from '../../src/testing.js'
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent } from './fakes.js'
-import { relaySource } from '../../src/provenance.js'
+import { relaySource } from '../../src/testing.js'
 
 /** Build the example corpus: two peers, a subagent, and the caller. */
 function scene() {

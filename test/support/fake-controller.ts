@@ -33,7 +33,7 @@
  */
 
 import { randomUUID } from 'node:crypto'
-import type { HostAgent, HostAgentHandle } from '../../src/host.js'
+import type { HostAgent, HostAgentHandle } from '../../src/testing.js'
 
 /** `RemoteError` of `@deepseek-ai/dsh-typert-protocol` as the controller throws it. */
 export class RemoteError extends Error {

@@ -10,7 +10,7 @@
  * @module test/support/fake-host
  */
 
-import type { HostAgent, HostToolDefinition, HostUserMessage } from '../../src/host.js'
+import type { HostAgent, HostToolDefinition, HostUserMessage } from '../../src/testing.js'
 import type { PluginContext } from '../../src/plugin.js'
 
 export interface FakeAgent extends HostAgent {

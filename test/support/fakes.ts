@@ -7,8 +7,8 @@
  * @module test/support/fakes
  */
 
-import { latestRelay } from '../../src/caller.js'
-import { SendLimits } from '../../src/limits.js'
+import { latestRelay } from '../../src/testing.js'
+import { SendLimits } from '../../src/testing.js'
 import type {
   Caller,
   ControllerOutcome,
@@ -19,11 +19,11 @@ import type {
   SessionQueryPort,
   SessionRecordView,
   SurfaceView,
-} from '../../src/ports.js'
-import { relaySource, type RelayProvenance } from '../../src/provenance.js'
-import type { Recorded } from '../../src/recorded.js'
-import { DEFAULT_SETTINGS, type Settings } from '../../src/settings.js'
-import type { ToolCallContext, ToolDeps } from '../../src/tools/shared.js'
+} from '../../src/testing.js'
+import { relaySource, type RelayProvenance } from '../../src/testing.js'
+import type { Recorded } from '../../src/testing.js'
+import { DEFAULT_SETTINGS, type Settings } from '../../src/testing.js'
+import type { ToolCallContext, ToolDeps } from '../../src/testing.js'
 
 /** One fake session: header, liveness, title and surface events. */
 export interface FakeSession {

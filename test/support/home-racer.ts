@@ -6,11 +6,11 @@
  * alive until its stdin closes (so what it holds is held by a living process).
  * @module test/support/home-racer
  */
-import { acquireLease } from '../../src/home/lease.js'
-import { claim, listMailbox } from '../../src/home/mailbox.js'
-import { layoutOf } from '../../src/home/paths.js'
-import { isAlive, selfTag } from '../../src/home/process-tag.js'
-import { claimable } from '../../src/home/runtime.js'
+import { acquireLease } from '../../src/testing.js'
+import { claim, listMailbox } from '../../src/testing.js'
+import { layoutOf } from '../../src/testing.js'
+import { isAlive, selfTag } from '../../src/testing.js'
+import { claimable } from '../../src/testing.js'
 
 const [what, home, startAt] = process.argv.slice(2) as ['lease' | 'claim', string, string]
 const layout = layoutOf(home)

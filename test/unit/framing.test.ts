@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildFrame, FRAME_INTRO, frameTitle, parseFrame } from '../../src/framing.js'
+import { buildFrame, FRAME_INTRO, frameTitle, parseFrame } from '../../src/testing.js'
 
 const base = { fromSessionId: 'session-aaa', fromTitle: 'Fix the config', mode: 'queue' as const, hop: 1 }
 

@@ -8,17 +8,17 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeF
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { acquireLease, judgeLease, MALFORMED_LEASE_GRACE_MS, parseLease } from '../../src/home/lease.js'
-import { claim, listMailbox, MAX_MESSAGE_BYTES, newMessageId, parseMailboxName, parseMessage, parseReceipt, postMessage, readBounded, type MailboxMessage } from '../../src/home/mailbox.js'
-import { blocksWake, OPEN_TURN_RECENT_MS, openTurnAgeMs } from '../../src/home/open-turn.js'
-import { ensureLayout, isSafeSessionId, layoutOf, parseTag, resolveHome } from '../../src/home/paths.js'
-import { judgePresence, liveElsewhere, parsePresenceName, PresencePublisher, presenceName, readBoard } from '../../src/home/presence.js'
-import { isAlive, judgeAlive, parseStartTime, readStartTime, selfTag } from '../../src/home/process-tag.js'
-import { markElsewhere } from '../../src/home/query.js'
-import { claimable } from '../../src/home/runtime.js'
-import { renderRemoteTail } from '../../src/presentation/accepted.js'
-import { deliveryReasons } from '../../src/presentation/send.js'
-import type { SessionQueryPort } from '../../src/ports.js'
+import { acquireLease, judgeLease, MALFORMED_LEASE_GRACE_MS, parseLease } from '../../src/testing.js'
+import { claim, listMailbox, MAX_MESSAGE_BYTES, newMessageId, parseMailboxName, parseMessage, parseReceipt, postMessage, readBounded, type MailboxMessage } from '../../src/testing.js'
+import { blocksWake, OPEN_TURN_RECENT_MS, openTurnAgeMs } from '../../src/testing.js'
+import { ensureLayout, isSafeSessionId, layoutOf, parseTag, resolveHome } from '../../src/testing.js'
+import { judgePresence, liveElsewhere, parsePresenceName, PresencePublisher, presenceName, readBoard } from '../../src/testing.js'
+import { isAlive, judgeAlive, parseStartTime, readStartTime, selfTag } from '../../src/testing.js'
+import { markElsewhere } from '../../src/testing.js'
+import { claimable } from '../../src/testing.js'
+import { renderRemoteTail } from '../../src/testing.js'
+import { deliveryReasons } from '../../src/testing.js'
+import type { SessionQueryPort } from '../../src/testing.js'
 
 function tempLayout() {
   const layout = layoutOf(mkdtempSync(join(tmpdir(), 'xs-home-')))
@@ -232,8 +232,8 @@ describe('texts and liveness marks', () => {
 describe('tools over a port that knows other processes', () => {
   it('list rows and the read header say live, marked with the other process', async () => {
     const { makeWorld, session } = await import('../support/fakes.js')
-    const { sessionsList } = await import('../../src/tools/sessions-list.js')
-    const { sessionsRead } = await import('../../src/tools/sessions-read.js')
+    const { sessionsList } = await import('../../src/testing.js')
+    const { sessionsRead } = await import('../../src/testing.js')
     const w = makeWorld()
     const me = session('session-me', 2, { live: true })
     const peer = session('session-peer', 1, { live: false, events: [] })
@@ -261,7 +261,7 @@ describe('tools over a port that knows other processes', () => {
 
 describe('sweep', () => {
   it('removes only old leftovers', async () => {
-    const { sweepable, STALE_PRESENCE_SWEEP_MS, RECEIPT_SWEEP_MS } = await import('../../src/home/sweep.js')
+    const { sweepable, STALE_PRESENCE_SWEEP_MS, RECEIPT_SWEEP_MS } = await import('../../src/testing.js')
     expect(sweepable('presence-stale', STALE_PRESENCE_SWEEP_MS + 1)).toBe(true)
     expect(sweepable('presence-stale', 1000)).toBe(false)
     expect(sweepable('receipt', RECEIPT_SWEEP_MS + 1)).toBe(true)

@@ -4,9 +4,9 @@
  * woken-then-abandoned session.
  */
 import { describe, expect, it } from 'vitest'
-import { sessionsList } from '../../src/tools/sessions-list.js'
-import { sessionsRead } from '../../src/tools/sessions-read.js'
-import { sessionsSend } from '../../src/tools/sessions-send.js'
+import { sessionsList } from '../../src/testing.js'
+import { sessionsRead } from '../../src/testing.js'
+import { sessionsSend } from '../../src/testing.js'
 import { makeWorld, session, userEvent } from '../support/fakes.js'
 
 function world(settings = {}) {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { lastTitleIn, parseHeaderLine, planScan, planTitle, type ScannedLog } from '../../src/index/plan.js'
-import { currentSurfaceEvents } from '../../src/index/surface-fold.js'
-import { createFrameDecoder, scanFrames } from '../../src/index/zstd.js'
+import { lastTitleIn, parseHeaderLine, planScan, planTitle, type ScannedLog } from '../../src/testing.js'
+import { currentSurfaceEvents } from '../../src/testing.js'
+import { createFrameDecoder, scanFrames } from '../../src/testing.js'
 import { constants, zstdCompressSync } from 'node:zlib'
-import { classifyMessages, projectMessage, readableMessages } from '../../src/surface.js'
+import { classifyMessages, projectMessage, readableMessages } from '../../src/testing.js'
 import { userEvent } from '../support/fakes.js'
 
 function log(path: string, identity: string, size = 10): ScannedLog {

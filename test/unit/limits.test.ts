@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { callIdentity, DUPLICATE_WINDOW_MS, MAX_TRACKED_ENTRIES, outgoingHop, RATE_WINDOW_MS, SendLimits } from '../../src/limits.js'
+import { callIdentity, DUPLICATE_WINDOW_MS, MAX_TRACKED_ENTRIES, outgoingHop, RATE_WINDOW_MS, SendLimits } from '../../src/testing.js'
 
 const input = { senderId: 'a', targetId: 'b', body: 'hi', latestRelay: undefined, maxHops: 4, maxSendsPerMinute: 3 }
 

@@ -4,7 +4,7 @@
  * tools through the real adapters (`src/adapters/*`).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { parseFrame } from '../../src/framing.js'
+import { parseFrame } from '../../src/testing.js'
 import { apply, MOUNT_GRACE_MS, name } from '../../src/plugin.js'
 import { withController } from '../support/controller-host.js'
 import { FakeHost } from '../support/fake-host.js'

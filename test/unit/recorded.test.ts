@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { latestRelay } from '../../src/caller.js'
-import { buildFrame } from '../../src/framing.js'
-import { relaySource } from '../../src/provenance.js'
-import { eventCarriesMessage, findRecorded, waitUntilRecorded } from '../../src/recorded.js'
+import { latestRelay } from '../../src/testing.js'
+import { buildFrame } from '../../src/testing.js'
+import { relaySource } from '../../src/testing.js'
+import { eventCarriesMessage, findRecorded, waitUntilRecorded } from '../../src/testing.js'
 
 describe('eventCarriesMessage', () => {
   it('finds the message in a user/message event or nested in an inbox splice', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import type { LimitVerdict } from '../../src/limits.js'
-import { commonRefusals, renderRefusal } from '../../src/presentation/common.js'
-import { sendRefusals } from '../../src/presentation/send.js'
-import { decideSend, type SendFacts } from '../../src/tools/send/decide.js'
-import type { TargetFact } from '../../src/tools/send/target.js'
+import type { LimitVerdict } from '../../src/testing.js'
+import { commonRefusals, renderRefusal } from '../../src/testing.js'
+import { sendRefusals } from '../../src/testing.js'
+import { decideSend, type SendFacts } from '../../src/testing.js'
+import type { TargetFact } from '../../src/testing.js'
 
 const refusals = { ...commonRefusals, ...sendRefusals }
 

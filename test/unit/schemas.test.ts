@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { SessionsListArgs, SessionsReadArgs, SessionsSendArgs, validateArguments } from '../../src/schemas.js'
-import { parametersOf, TOOL_DESCRIPTIONS } from '../../src/tools/definitions.js'
+import { SessionsListArgs, SessionsReadArgs, SessionsSendArgs, validateArguments } from '../../src/testing.js'
+import { parametersOf, TOOL_DESCRIPTIONS } from '../../src/testing.js'
 
 describe('tool schemas', () => {
   it('declare exactly the arguments of seed 004 and refuse unknown ones', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { sessionsList } from '../../src/tools/sessions-list.js'
+import { sessionsList } from '../../src/testing.js'
 import { makeWorld, session, type FakeSession } from '../support/fakes.js'
 
 function world(settings = {}) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { buildFrame } from '../../src/framing.js'
-import { relaySource } from '../../src/provenance.js'
-import { sessionsRead } from '../../src/tools/sessions-read.js'
+import { buildFrame } from '../../src/testing.js'
+import { relaySource } from '../../src/testing.js'
+import { sessionsRead } from '../../src/testing.js'
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent } from '../support/fakes.js'
 
 function world(settings = {}) {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { buildFrame, parseFrame } from '../../src/framing.js'
-import { sessionsSend } from '../../src/tools/sessions-send.js'
+import { buildFrame, parseFrame } from '../../src/testing.js'
+import { sessionsSend } from '../../src/testing.js'
 import { makeWorld, session, userEvent } from '../support/fakes.js'
-import { relaySource } from '../../src/provenance.js'
+import { relaySource } from '../../src/testing.js'
 
 function world(settings = {}) {
   const w = makeWorld(settings)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_SETTINGS, resolveSettings, SETTING_KEYS } from '../../src/settings.js'
+import { DEFAULT_SETTINGS, resolveSettings, SETTING_KEYS } from '../../src/testing.js'
 
 describe('resolveSettings', () => {
   it('gives the PRODUCT.md §6 defaults for no config, silently', () => {

@@ -3,13 +3,13 @@
  * the same cause. Every case here failed on the code before issue 11.
  */
 import { describe, expect, it } from 'vitest'
-import { createAgentsController, WokenSessions } from '../../src/adapters/controller.js'
-import { buildFrame, parseFrame } from '../../src/framing.js'
-import { sendRefusals as refusals } from '../../src/presentation/send.js'
-import { resolveSettings } from '../../src/settings.js'
-import { countChars, truncateChars } from '../../src/text.js'
-import { sessionsList } from '../../src/tools/sessions-list.js'
-import { metadataSuffix } from '../../src/presentation/common.js'
+import { createAgentsController, WokenSessions } from '../../src/testing.js'
+import { buildFrame, parseFrame } from '../../src/testing.js'
+import { sendRefusals as refusals } from '../../src/testing.js'
+import { resolveSettings } from '../../src/testing.js'
+import { countChars, truncateChars } from '../../src/testing.js'
+import { sessionsList } from '../../src/testing.js'
+import { metadataSuffix } from '../../src/testing.js'
 import { FakeHost } from '../support/fake-host.js'
 import { makeWorld, session } from '../support/fakes.js'
 

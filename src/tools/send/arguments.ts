@@ -15,7 +15,7 @@ import { sessionIdProblem, SessionsSendArgs, validateArguments } from '../../sch
 import type { SendFacts } from './decide.js'
 
 /** Problems step 1 adds to schema validation: malformed ids, forbidden characters. */
-export function extraArgumentProblem(sessionId: string, message: string): string | undefined {
+function extraArgumentProblem(sessionId: string, message: string): string | undefined {
   const idProblem = sessionIdProblem(sessionId)
   if (idProblem !== undefined) return idProblem
   const forbidden = findForbiddenChar(message)
@@ -37,7 +37,7 @@ export function requestIdFor(callerId: string, identity: string): string {
 }
 
 /** Result of {@link findForbiddenChar}: where and what. */
-export interface ForbiddenChar {
+interface ForbiddenChar {
   /** 1-based code point position. */
   readonly position: number
   /** `U+XXXX` name of the character. */
@@ -75,7 +75,7 @@ function codePointName(unit: number): string {
 }
 
 /** One send's validated input. */
-export interface SendInput {
+interface SendInput {
   /** The arguments, when they parsed (they may still have a problem: see `facts.argumentProblem`). */
   readonly args: SessionsSendArgs | undefined
   /** The facts known before any backend call (steps 1–4). */

@@ -47,7 +47,7 @@ export interface SendFacts {
 }
 
 /** Answer of {@link decideSend}. */
-export type SendDecision =
+type SendDecision =
   | { readonly kind: 'refuse', readonly refusal: Refusal }
   | { readonly kind: 'need', readonly fact: 'target' | 'limits' }
   | { readonly kind: 'go', readonly hop: number, readonly targetLive: boolean }

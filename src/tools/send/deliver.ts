@@ -50,7 +50,7 @@ export async function messageText(out: Outgoing, call: ToolCallContext, deps: To
 }
 
 /** An admitted message and the target it went to. */
-export interface AdmittedTo {
+interface AdmittedTo {
   readonly target: ResolvedTarget
   readonly admitted: Admitted
 }
@@ -89,7 +89,7 @@ export async function resolveAndAdmit(out: Outgoing, text: string, call: ToolCal
 }
 
 /** How the bounded wait ended. */
-export interface RecordWait {
+interface RecordWait {
   readonly recorded: Recorded | MailboxStage | undefined
   readonly cancelled: boolean
 }

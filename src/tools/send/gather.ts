@@ -17,7 +17,7 @@ import { decideSend, type SendFacts } from './decide.js'
 import { lookUpTarget } from './target.js'
 
 /** Outcome of {@link gatherAndDecide}. */
-export type Gathered = { readonly kind: 'refused', readonly text: string } | { readonly kind: 'go', readonly hop: number }
+type Gathered = { readonly kind: 'refused', readonly text: string } | { readonly kind: 'go', readonly hop: number }
 
 /**
  * Ask {@link decideSend} what it needs, fetch only that, repeat.
