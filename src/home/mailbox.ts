@@ -23,6 +23,7 @@ import { fstatSync, readdirSync, readSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import Type, { type Static } from 'typebox'
 import Value from 'typebox/value'
+import { mailboxRefusals } from '../presentation/send.js'
 import { formatTag, isSafeSessionId, parseTag, readNoFollow, writeAtomic, type ProcessTag } from './paths.js'
 
 /** Largest message or receipt file read, bytes (a framed message of the largest maxSendChars fits). */
@@ -154,14 +155,14 @@ export function readBounded(path: string): string | undefined {
 
 /** Parse and validate a message file's text. */
 export function parseMessage(text: string | undefined): { ok: true, message: MailboxMessage } | { ok: false, reason: string } {
-  if (text === undefined) return { ok: false, reason: 'the message file is missing, not a regular file, or too large' }
+  if (text === undefined) return { ok: false, reason: mailboxRefusals.unreadable }
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
-    return { ok: false, reason: 'the message file is not JSON' }
+    return { ok: false, reason: mailboxRefusals.notJson }
   }
-  return Value.Check(MailboxMessage, value) ? { ok: true, message: value } : { ok: false, reason: 'the message file does not match the mailbox schema' }
+  return Value.Check(MailboxMessage, value) ? { ok: true, message: value } : { ok: false, reason: mailboxRefusals.badShape }
 }
 
 /** Parse and validate a receipt file's text; `undefined` when absent or invalid. */

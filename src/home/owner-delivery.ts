@@ -10,6 +10,7 @@ import { renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { relayMessage } from '../adapters/controller.js'
 import type { HostAgents } from '../host.js'
+import { mailboxRefusals } from '../presentation/send.js'
 import { findRecorded, waitUntilRecorded } from '../recorded.js'
 import { parseMessage, readBounded, writeReceipt, type MailboxEntry, type MailboxReceipt } from './mailbox.js'
 import { unlinkQuietly, type HomeLayout } from './paths.js'
@@ -37,7 +38,7 @@ export function admitClaimed(owner: Owner, sessionId: string, entry: MailboxEntr
   }
   if (!parsed.ok) return refuse(parsed.reason)
   const message = parsed.message
-  if (message.sessionId !== sessionId || message.messageId !== entry.messageId) return refuse('the message names another session or id than its file')
+  if (message.sessionId !== sessionId || message.messageId !== entry.messageId) return refuse(mailboxRefusals.misaddressed)
   const agent = owner.agents.get(sessionId)
   if (agent === undefined) {
     // Went cold between claim and admission: put it back for the next holder.

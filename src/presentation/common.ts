@@ -44,6 +44,23 @@ export const NOTHING_DELIVERED = 'Nothing was delivered.'
 export const DELIVERY_UNKNOWN = 'Whether the message was delivered is unknown; check with sessions_read before sending it again.'
 
 /**
+ * The backend steps, as the model reads them in `… was cancelled while
+ * <step>` and `<step> failed: …` (and as the log names them).
+ */
+export const STEPS = {
+  listing: 'listing sessions',
+  readingTitles: 'reading titles',
+  readingSurface: 'reading the session surface',
+  readingTitle: 'reading the title',
+  lookingUpTarget: 'looking up the target session',
+  readingOwnTitle: 'reading this session\'s title',
+  resolving: 'resolving the target session',
+  admitting: 'admitting the message',
+  waitingForRecord: 'waiting for the message to be recorded',
+  running: (tool: string): string => `running ${tool}`,
+} as const
+
+/**
  * Render a refusal as the plain text the model receives:
  * `refused: <code> | <cause>` then the consequence and the next step.
  */

@@ -112,6 +112,14 @@ export const deliveryReasons = {
   },
 } as const
 
+/** Why the owning process refused a mailbox message (the sender reads it as `refused by that process: …`). */
+export const mailboxRefusals = {
+  unreadable: 'the message file is missing, not a regular file, or too large',
+  notJson: 'the message file is not JSON',
+  badShape: 'the message file does not match the mailbox schema',
+  misaddressed: 'the message names another session or id than its file',
+} as const
+
 /** What happened to a session a failed send woke (`src/adapters/woken.ts` `giveUp`). */
 export const releaseReasons = {
   notHeld: 'the session this call woke is no longer held by this plugin',

@@ -16,7 +16,7 @@ import { nanoid } from 'nanoid'
 import type { HostToolDefinition, HostToolExec } from '../host.js'
 import { classifyFailure } from '../failure-kinds.js'
 import type { Caller } from '../ports.js'
-import { commonRefusals, DELIVERY_UNKNOWN, NOTHING_LISTED, NOTHING_READ, renderRefusal } from '../presentation/common.js'
+import { commonRefusals, DELIVERY_UNKNOWN, NOTHING_LISTED, NOTHING_READ, renderRefusal, STEPS } from '../presentation/common.js'
 import { presentCall, presentResult, type PresentedResult } from '../presenters.js'
 import { TOOL_SCHEMAS } from '../schemas.js'
 import { fullError } from '../service-boundary.js'
@@ -84,7 +84,7 @@ export function toolDefinitions(deps: ToolDeps, callerOf: (exec: HostToolExec) =
         deps.log(`${name} failed unexpectedly: ${fullError(error)}`)
         // A send that failed unexpectedly may have got past admission: do not claim it did not.
         const consequence = name === 'sessions_send' ? DELIVERY_UNKNOWN : name === 'sessions_read' ? NOTHING_READ : NOTHING_LISTED
-        return renderRefusal(commonRefusals.backend(`running ${name}`, classifyFailure(error), name), consequence)
+        return renderRefusal(commonRefusals.backend(STEPS.running(name), classifyFailure(error), name), consequence)
       }
     },
   }))

@@ -13,13 +13,14 @@
  * @module dsh-cross-session/tools/sessions-list
  */
 
-import { commonRefusals, NOTHING_LISTED, renderCancelled, renderRefusal } from '../presentation/common.js'
+import { commonRefusals, NOTHING_LISTED, renderCancelled, renderRefusal, STEPS } from '../presentation/common.js'
 import { failureText } from '../presentation/failures.js'
 import { renderList } from '../presentation/list.js'
 import type { SessionRecordView } from '../ports.js'
-import { SessionsListArgs, validateArguments } from '../schemas.js'
+import { SessionsListArgs } from '../schemas.js'
 import { isSubagent, isVisible, readRecord } from '../sessions.js'
 import { callBackend } from '../service-boundary.js'
+import { validateArguments } from './arguments.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 
 const TOOL = 'sessions_list'
@@ -74,7 +75,7 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
   const scope = args.scope ?? 'top-level'
   const query = foldForMatch((args.query ?? '').trim())
 
-  const listed = await callBackend('listing sessions', call.signal, () => deps.sessions.listSessions(call.signal), deps.log)
+  const listed = await callBackend(STEPS.listing, call.signal, () => deps.sessions.listSessions(call.signal), deps.log)
   if (!listed.ok) {
     return listed.cancelled
       ? renderCancelled(TOOL, listed.step, NOTHING_LISTED)
@@ -100,7 +101,7 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
   let titlesFailed: string | undefined
   const readTitles = async (ids: string[]): Promise<string | undefined> => {
     if (ids.length === 0) return undefined
-    const result = await callBackend('reading titles', call.signal, () => deps.sessions.readTitles(ids, call.signal), deps.log)
+    const result = await callBackend(STEPS.readingTitles, call.signal, () => deps.sessions.readTitles(ids, call.signal), deps.log)
     if (result.ok) {
       titles = result.value
       return undefined
@@ -111,13 +112,13 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
   let matched = candidates
   if (query.length > 0) {
     titlesFailed = await readTitles(candidates.map(row => row.header.id))
-    if (titlesFailed === 'cancelled') return renderCancelled(TOOL, 'reading titles', NOTHING_LISTED)
+    if (titlesFailed === 'cancelled') return renderCancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
     matched = candidates.filter(row => matchesMetadata(row, query) || foldForMatch(titles.get(row.header.id) ?? '').includes(query))
   }
   const shown = orderRows(matched, caller.sessionId, limit)
   if (query.length === 0) {
     titlesFailed = await readTitles(shown.map(row => row.header.id))
-    if (titlesFailed === 'cancelled') return renderCancelled(TOOL, 'reading titles', NOTHING_LISTED)
+    if (titlesFailed === 'cancelled') return renderCancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
   }
 
   return renderList({

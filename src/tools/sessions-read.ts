@@ -14,12 +14,13 @@
  * @module dsh-cross-session/tools/sessions-read
  */
 
-import { commonRefusals, NOTHING_READ, renderCancelled, renderRefusal } from '../presentation/common.js'
+import { commonRefusals, NOTHING_READ, renderCancelled, renderRefusal, STEPS } from '../presentation/common.js'
 import { renderRead } from '../presentation/read.js'
-import { sessionIdProblem, SessionsReadArgs, validateArguments } from '../schemas.js'
+import { SessionsReadArgs } from '../schemas.js'
 import { isVisible, readHeader } from '../sessions.js'
 import { callBackend } from '../service-boundary.js'
 import { classifyMessages, projectMessage } from '../surface.js'
+import { sessionIdProblem, validateArguments } from './arguments.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 
 const TOOL = 'sessions_read'
@@ -52,8 +53,8 @@ export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps
   const sessionId = args.session_id
 
   const [surface, titles] = await Promise.all([
-    callBackend('reading the session surface', call.signal, () => deps.sessions.readSurface(sessionId, call.signal), deps.log),
-    callBackend('reading the title', call.signal, () => deps.sessions.readTitles([sessionId], call.signal), deps.log),
+    callBackend(STEPS.readingSurface, call.signal, () => deps.sessions.readSurface(sessionId, call.signal), deps.log),
+    callBackend(STEPS.readingTitle, call.signal, () => deps.sessions.readTitles([sessionId], call.signal), deps.log),
   ])
   if (!surface.ok) {
     return surface.cancelled

@@ -11,7 +11,9 @@
 
 import { callIdentity } from '../../limits.js'
 import type { Caller } from '../../ports.js'
-import { sessionIdProblem, SessionsSendArgs, validateArguments } from '../../schemas.js'
+import { argumentProblems } from '../../presentation/arguments.js'
+import { SessionsSendArgs } from '../../schemas.js'
+import { sessionIdProblem, validateArguments } from '../arguments.js'
 import type { SendFacts } from './decide.js'
 
 /** Problems step 1 adds to schema validation: malformed ids, forbidden characters. */
@@ -19,9 +21,7 @@ function extraArgumentProblem(sessionId: string, message: string): string | unde
   const idProblem = sessionIdProblem(sessionId)
   if (idProblem !== undefined) return idProblem
   const forbidden = findForbiddenChar(message)
-  if (forbidden !== undefined) {
-    return `argument "message" contains ${forbidden.kind === 'control character' ? 'a' : 'an'} ${forbidden.kind} (${forbidden.codePoint}) at character ${forbidden.position}; remove it (tab and newline are fine)`
-  }
+  if (forbidden !== undefined) return argumentProblems.forbiddenChar(forbidden)
   return undefined
 }
 

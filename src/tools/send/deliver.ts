@@ -14,7 +14,7 @@
 
 import { buildFrame } from '../../framing.js'
 import type { Admitted, MailboxStage, ResolvedTarget, SendMode } from '../../ports.js'
-import { NOTHING_DELIVERED, renderCancelled, renderRefusal } from '../../presentation/common.js'
+import { NOTHING_DELIVERED, renderCancelled, renderRefusal, STEPS } from '../../presentation/common.js'
 import { failureText } from '../../presentation/failures.js'
 import { controllerRefusal, sendRefusals } from '../../presentation/send.js'
 import type { Recorded } from '../../recorded.js'
@@ -22,8 +22,8 @@ import { callBackend, callToCompletion } from '../../service-boundary.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
 
 const TOOL = 'sessions_send'
-const RESOLVING = 'resolving the target session'
-const ADMITTING = 'admitting the message'
+const RESOLVING = STEPS.resolving
+const ADMITTING = STEPS.admitting
 
 /** One message ready to deliver. */
 export interface Outgoing {
@@ -43,7 +43,7 @@ export interface Outgoing {
  */
 export async function messageText(out: Outgoing, call: ToolCallContext, deps: ToolDeps): Promise<{ text: string } | string> {
   if (!deps.settings.frameMessages) return { text: out.body }
-  const title = await callBackend('reading this session\'s title', call.signal, () => deps.sessions.readTitles([out.callerId], call.signal), deps.log)
+  const title = await callBackend(STEPS.readingOwnTitle, call.signal, () => deps.sessions.readTitles([out.callerId], call.signal), deps.log)
   if (!title.ok && title.cancelled) return renderCancelled(TOOL, title.step, NOTHING_DELIVERED)
   const fromTitle = title.ok ? title.value.get(out.callerId) : undefined
   return { text: buildFrame({ fromSessionId: out.callerId, fromTitle, mode: out.mode, hop: out.hop, body: out.body }).text }
@@ -97,7 +97,7 @@ interface RecordWait {
 /** Accepted means recorded: wait, bounded, until the target's log holds the message. */
 export async function waitForRecord(out: Outgoing, to: AdmittedTo, call: ToolCallContext, deps: ToolDeps): Promise<RecordWait> {
   const { recordFrom, running, mailboxMessageId } = to.admitted
-  const recorded = await callBackend('waiting for the message to be recorded', call.signal,
+  const recorded = await callBackend(STEPS.waitingForRecord, call.signal,
     () => deps.controller.waitRecorded(to.target, out.requestId, {
       timeoutMs: deps.settings.recordWaitMs,
       signal: call.signal,

@@ -9,7 +9,7 @@
  */
 
 import type { SessionHeaderView } from '../../ports.js'
-import { commonRefusals, NOTHING_DELIVERED, renderCancelled, renderRefusal } from '../../presentation/common.js'
+import { commonRefusals, NOTHING_DELIVERED, renderCancelled, renderRefusal, STEPS } from '../../presentation/common.js'
 import { isVisible } from '../../sessions.js'
 import { callBackend } from '../../service-boundary.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
@@ -23,7 +23,7 @@ export type TargetFact =
 
 /** Step 5: the non-waking lookup, with visibility applied; a failure as text. */
 export async function lookUpTarget(targetId: string, call: ToolCallContext, deps: ToolDeps): Promise<TargetFact | string> {
-  const found = await callBackend('looking up the target session', call.signal, () => deps.sessions.lookup(targetId, call.signal), deps.log)
+  const found = await callBackend(STEPS.lookingUpTarget, call.signal, () => deps.sessions.lookup(targetId, call.signal), deps.log)
   if (!found.ok) {
     return found.cancelled
       ? renderCancelled(TOOL, found.step, NOTHING_DELIVERED)
