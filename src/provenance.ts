@@ -23,6 +23,7 @@
  */
 
 import { parseFrame } from './framing.js'
+import { isInjectedText, textOf } from './message-text.js'
 
 /** `source.plugin` of every message this package delivers (its package name). */
 const RELAY_PLUGIN = 'dsh-cross-session'
@@ -88,4 +89,27 @@ export function deliveredProvenance(message: { readonly id?: unknown, readonly s
   if (senderSessionId.length === 0) return undefined
   const frame = text === undefined ? undefined : parseFrame(text)
   return { senderSessionId, hop: frame?.fromSessionId === senderSessionId ? frame.hop : 1 }
+}
+
+/**
+ * Where the caller's current turn came from (issue 11 §5): the latest
+ * `user/message` that a human typed (`user` source, not injected context)
+ * or that this package delivered (its relay source, `src/provenance.ts`).
+ * Other plugin notices and tool results never start a turn and are skipped.
+ * The hop is read from the recorded source, never from message text. Scans
+ * from the end, so the cost is the distance to that message.
+ * @returns the relay provenance when a delivered message is the latest,
+ *   `undefined` when a human prompt is (or there is none).
+ */
+export function latestRelay(events: readonly unknown[]): RelayProvenance | undefined {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index] as { type?: unknown, data?: { id?: unknown, source?: { kind?: unknown }, content?: unknown } } | null
+    if (event?.type !== 'user/message' || typeof event.data !== 'object' || event.data === null) continue
+    const text = textOf(event.data.content)
+    const relay = deliveredProvenance(event.data, text)
+    if (relay !== undefined) return relay
+    if (event.data.source?.kind !== 'user') continue
+    if (text !== undefined && !isInjectedText(text)) return undefined
+  }
+  return undefined
 }
