@@ -2,13 +2,18 @@
  * `npm run demo`: the plugin working inside the real DeepSeek Harness (rc.8),
  * offline, with a scripted local model standing in for the LLM.
  *
- * Story (three sessions, one harness home):
+ * Story (three sessions, two kinds of process, one harness home — the way
+ * people run dsh: terminal windows beside `dsh web`):
  * 1. Alpha runs one headless task and is persisted: it is now a cold session.
  * 2. A `dsh web` process starts. Bravo (live) lists its peers, reads Alpha's
  *    conversation, and messages Alpha, which wakes Alpha inside the web host.
  *    Alpha answers the framed message by messaging Bravo back (hop 2).
- * 3. Charlie (live) lists everyone and reads Bravo, where Alpha's reply is
- *    labelled with its true sender.
+ * 3. Charlie runs in a second process (a headless terminal run on the same
+ *    home) while the web host stays up: it sees Bravo live in the other
+ *    process, reads it (Alpha's reply labelled with its true sender), and
+ *    messages it. The message goes through the mailbox under DSH_HOME into
+ *    Bravo's live session, nothing is woken twice, and Bravo's next turn
+ *    answers it.
  *
  * Every tool call the scripted model makes and every result the harness sends
  * back is printed as it happens. No key, no network: the model is a local
@@ -36,6 +41,8 @@ if (problem !== undefined) {
 const h = makeHome('run', 'dsh-cross-session-demo-')
 
 const ids: Record<Name, string> = { Alpha: '', Bravo: '', Charlie: '' }
+/** Step 3 has begun: a framed message to Bravo not from Alpha is Charlie's. */
+let charlieAsked = false
 const short = (id: string) => id.replace(/^session-/, '').slice(0, 8)
 const nameOf = (request: ModelRequest): Name | undefined => NAMES.find(n => firstUserText(request).startsWith(`You are ${n}`))
 const indent = (text: string) => text.split('\n').map(line => `      ${line}`).join('\n')
@@ -52,6 +59,9 @@ const scripts: Record<Name, ActorScript> = {
     return { text: 'The login test is flaky because all workers share one fake clock; a per-worker clock fixes it.' }
   },
   Bravo: turn => {
+    if (turn.trigger.startsWith('Cross-session message') && charlieAsked && !turn.trigger.includes(`from-session: ${ids.Alpha} `)) {
+      return { text: 'Charlie asked for status: the fix is written up and ready for review.' }
+    }
     if (turn.trigger.startsWith('Cross-session message')) return { text: 'Got the write-up from Alpha, thanks.' }
     return steps([
       { name: 'sessions_list', args: {} },
@@ -62,7 +72,8 @@ const scripts: Record<Name, ActorScript> = {
   Charlie: steps([
     { name: 'sessions_list', args: {} },
     () => ({ name: 'sessions_read', args: { session_id: ids.Bravo, max_messages: 3 } }),
-  ], 'Bravo has the root cause from Alpha.'),
+    () => ({ name: 'sessions_send', args: { session_id: ids.Bravo, message: 'I am reporting to the user: is the login-test fix ready for review?' } }),
+  ], 'Bravo has the root cause from Alpha; I asked it whether the fix is ready.'),
 }
 
 const titles: Record<Name, string> = { Alpha: 'Investigate flaky login test', Bravo: 'Coordinate the login fix', Charlie: 'Status check on login work' }
@@ -122,10 +133,11 @@ try {
   await web.waitIdle(ids.Alpha)
   await web.waitIdle(ids.Bravo, { turns: 2 })
 
-  console.log('\n── 3. Charlie checks on everyone')
-  ids.Charlie = (await web.create()).sessionId
-  await web.prompt(ids.Charlie, 'You are Charlie. Check what the other sessions are doing about the login test.')
-  await web.waitIdle(ids.Charlie)
+  console.log('\n── 3. Charlie, in a second dsh process on the same home (another terminal window), checks on everyone and messages Bravo in the web host')
+  charlieAsked = true
+  ids.Charlie = (await runHeadless(h, model, 'You are Charlie. Check what the other sessions are doing about the login test.', { patch })).sessionId
+  // Delivered through the mailbox into Bravo's live session in the web host: its next turn answers.
+  await web.waitIdle(ids.Bravo, { turns: 3 })
   await sleep(300)
 } finally {
   await web.stop()

@@ -25,7 +25,7 @@
 import { writeFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import { activate } from '../../lib/plugin.js'
-import { resolveSettings } from '../../lib/settings.js'
+import { SettingsSource } from '../../lib/settings-source.js'
 import { CorpusIndex } from '../../lib/index/corpus-index.js'
 import { jsonlFiles, jsonlLayout } from '../../lib/index/jsonl-files.js'
 
@@ -120,9 +120,10 @@ function packageDefinitions(ctx, config, counters, disposers) {
     effect: execute => { disposers.push(execute()) },
     logger: () => ({ info() {}, warn() {}, debug() {} }),
   }
-  const { settings } = resolveSettings(config)
-  activate(fake, settings, () => {})
-  return { definitions: captured, settings }
+  // The row config alone (no settings service in this fake context), read per call as in production.
+  const source = new SettingsSource(config, () => {})
+  activate(fake, source, () => {})
+  return { definitions: captured, settings: source.current }
 }
 
 function median(values) {

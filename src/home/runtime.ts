@@ -144,9 +144,11 @@ export class HomeRuntime {
   }
 
   private async drainNow(sessionId: string): Promise<void> {
-    const agent = this.agents.get(sessionId)
-    if (agent === undefined || this.lifetime.signal.aborted) return
-    for (const entry of claimable(listMailbox(this.layout.mailbox), sessionId, isAlive)) {
+    if (this.lifetime.signal.aborted) return
+    const waiting = claimable(listMailbox(this.layout.mailbox), sessionId, isAlive)
+    // Nothing waiting (the usual case after a wake): no registry lookup at all.
+    if (waiting.length === 0 || this.agents.get(sessionId) === undefined) return
+    for (const entry of waiting) {
       const claimed = claim(this.layout.mailbox, entry, this.self)
       if (claimed !== undefined) admitClaimed({ layout: this.layout, agents: this.agents, log: this.log, signal: this.lifetime.signal }, sessionId, entry, claimed)
     }
