@@ -10,17 +10,9 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeModel, type FakeModel } from './support/fake-model.ts'
+import { resultOf, startFakeModel, type FakeModel } from './support/fake-model.ts'
 import { makeHome, assertPrerequisites, readLog, readSession, readSessions, runHeadless, sleep, titleOf, transcript, waitFor, writePatch, type DshHome, SKIP_E2E, tearDown } from './support/harness.ts'
 import { router, says, steps } from './support/scenario.ts'
-
-/** The one result of `tool` in the fake model's record (fails loudly when absent or repeated). */
-function resultOf(model: FakeModel, tool: string, index = 0): string {
-  const results = model.toolResults(tool)
-  const result = results[index]
-  if (result === undefined) throw new Error(`the model never received result #${index} of ${tool}; got ${JSON.stringify(model.toolResults().map(r => r.name))}`)
-  return result.content
-}
 
 describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
   beforeAll(assertPrerequisites)

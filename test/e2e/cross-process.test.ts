@@ -10,7 +10,7 @@
 import { readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeModel, textOf, type FakeModel } from './support/fake-model.ts'
+import { resultOf, startFakeModel, textOf, type FakeModel } from './support/fake-model.ts'
 import { assertPrerequisites, makeHome, readSession, runDsh, runHeadless, SKIP_E2E, startWeb, tearDown, transcript, waitFor, writePatch, type DshHome, type PersistedSession, type WebHarness } from './support/harness.ts'
 import { router, steps } from './support/scenario.ts'
 
@@ -22,12 +22,6 @@ function expectContiguous(session: PersistedSession): void {
 /** Framed peer messages (by body marker) in a persisted log. */
 function peerMessages(session: PersistedSession, marker: string): Array<{ seq: number, text: string, source: any }> {
   return transcript(session).filter(m => m.role === 'user' && m.text.startsWith('Cross-session message') && m.text.includes(marker))
-}
-
-function resultOf(model: FakeModel, tool: string, index = 0): string {
-  const result = model.toolResults(tool)[index]
-  if (result === undefined) throw new Error(`no result #${index} of ${tool}; got ${JSON.stringify(model.toolResults().map(r => [r.name, r.content.slice(0, 200)]))}`)
-  return result.content
 }
 
 describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {

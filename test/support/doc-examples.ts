@@ -6,15 +6,8 @@
  * @module test/support/doc-examples
  */
 
-import { buildFrame } from '../../src/testing.js'
-import { sessionsList } from '../../src/testing.js'
-import { sessionsRead } from '../../src/testing.js'
-import { sessionsSend } from '../../src/testing.js'
-import { renderAccepted } from '../../src/testing.js'
-import { renderRefusal } from '../../src/testing.js'
-import { deliveryReasons, sendRefusals } from '../../src/testing.js'
+import { buildFrame, deliveryReasons, relaySource, renderAccepted, renderRefusal, sendRefusals, sessionsList, sessionsRead, sessionsSend } from '../../src/testing.js'
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent } from './fakes.js'
-import { relaySource } from '../../src/testing.js'
 
 /** Build the example corpus: two peers, a subagent, and the caller. */
 function scene() {

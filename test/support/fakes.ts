@@ -7,23 +7,7 @@
  * @module test/support/fakes
  */
 
-import { latestRelay } from '../../src/testing.js'
-import { SendLimits } from '../../src/testing.js'
-import type {
-  Caller,
-  ControllerOutcome,
-  ControllerPort,
-  ResolvedTarget,
-  SendMode,
-  SessionHeaderView,
-  SessionQueryPort,
-  SessionRecordView,
-  SurfaceView,
-} from '../../src/testing.js'
-import { relaySource, type RelayProvenance } from '../../src/testing.js'
-import type { Recorded } from '../../src/testing.js'
-import { DEFAULT_SETTINGS, type Settings } from '../../src/testing.js'
-import type { ToolCallContext, ToolDeps } from '../../src/testing.js'
+import { DEFAULT_SETTINGS, latestRelay, relaySource, SendLimits, type Caller, type ControllerOutcome, type ControllerPort, type Recorded, type RelayProvenance, type ResolvedTarget, type SendMode, type SessionHeaderView, type SessionQueryPort, type SessionRecordView, type Settings, type SurfaceView, type ToolCallContext, type ToolDeps } from '../../src/testing.js'
 
 /** One fake session: header, liveness, title and surface events. */
 export interface FakeSession {

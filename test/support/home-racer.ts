@@ -6,11 +6,7 @@
  * alive until its stdin closes (so what it holds is held by a living process).
  * @module test/support/home-racer
  */
-import { acquireLease } from '../../src/testing.js'
-import { claim, listMailbox } from '../../src/testing.js'
-import { layoutOf } from '../../src/testing.js'
-import { isAlive, selfTag } from '../../src/testing.js'
-import { claimable } from '../../src/testing.js'
+import { acquireLease, claim, claimable, isAlive, layoutOf, listMailbox, selfTag } from '../../src/testing.js'
 
 const [what, home, startAt] = process.argv.slice(2) as ['lease' | 'claim', string, string]
 const layout = layoutOf(home)

@@ -7,10 +7,7 @@
  */
 
 import { describe, expect, it } from 'vitest'
-import { callIdentity, MAX_TRACKED_ENTRIES, SendLimits } from '../../src/testing.js'
-import { sessionsList } from '../../src/testing.js'
-import { sessionsRead } from '../../src/testing.js'
-import { sessionsSend } from '../../src/testing.js'
+import { callIdentity, MAX_TRACKED_ENTRIES, SendLimits, sessionsList, sessionsRead, sessionsSend } from '../../src/testing.js'
 import { corpusWorld, surfaceEvents } from '../../bench/corpus.js'
 import { SEND_ACCEPTED_MAX_CALLS, SEND_REFUSED_MAX_CALLS } from '../../bench/budgets.js'
 import { shownRows } from '../../bench/measure.js'

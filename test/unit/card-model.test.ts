@@ -1,7 +1,6 @@
 /** Decisions of the web settings card (src/client/card-model.ts). */
 import { describe, expect, it } from 'vitest'
-import { currentValue, isOverridden, planSave, rangeText, unlanded, type ScopeView } from '../../src/testing.js'
-import { SETTINGS_TABLE } from '../../src/testing.js'
+import { currentValue, isOverridden, planSave, rangeText, SETTINGS_TABLE, unlanded, type ScopeView } from '../../src/testing.js'
 
 const row = (key: string) => SETTINGS_TABLE.find(r => r.key === key)!
 const view = (value: Record<string, unknown>, user: Record<string, unknown> | undefined, revision: number): ScopeView => ({ status: 'ready', value, user, revision, writable: true })

@@ -6,8 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { settingsTableMarkdown } from '../../src/testing.js'
-import { SETTING_KEYS } from '../../src/testing.js'
+import { SETTING_KEYS, settingsTableMarkdown } from '../../src/testing.js'
 import { docExamples } from '../support/doc-examples.js'
 
 const page = readFileSync(new URL('../../docs/tools.md', import.meta.url), 'utf8')

@@ -3,9 +3,7 @@
  * table; the raw error goes to the log.
  */
 import { describe, expect, it } from 'vitest'
-import { classifyFailure, CONTROLLER_CODES, FILE_SYSTEM_CODES, SESSION_QUERY_CODES } from '../../src/testing.js'
-import { failureText } from '../../src/testing.js'
-import { callBackend, callToCompletion } from '../../src/testing.js'
+import { callBackend, callToCompletion, classifyFailure, CONTROLLER_CODES, failureText, FILE_SYSTEM_CODES, SESSION_QUERY_CODES } from '../../src/testing.js'
 
 describe('classifyFailure', () => {
   it.each([...CONTROLLER_CODES, ...SESSION_QUERY_CODES, ...FILE_SYSTEM_CODES])('%s is a kind of its own, and its text starts with the code', code => {

@@ -4,31 +4,16 @@
  * (its pid and start time) and in-memory agents built like rc.8's
  * (`test/support/fake-host.ts`).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { guardController } from '../../src/testing.js'
-import { acquireLease } from '../../src/testing.js'
-import { claim, listMailbox, newMessageId, postMessage, writeReceipt } from '../../src/testing.js'
-import { PresencePublisher } from '../../src/testing.js'
-import { isAlive, readStartTime } from '../../src/testing.js'
-import { HomeRuntime } from '../../src/testing.js'
-import type { HostAgents } from '../../src/testing.js'
-import type { ControllerPort } from '../../src/testing.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { acquireLease, claim, guardController, HomeRuntime, isAlive, listMailbox, newMessageId, postMessage, PresencePublisher, writeReceipt, type ControllerPort, type HostAgents } from '../../src/testing.js'
+import { useOtherProcess } from '../support/other-process.js'
 import { fakeAgent, type FakeAgent } from '../support/fake-host.js'
 
-let other: ChildProcess
-let otherTag: { pid: number, start: number }
-beforeAll(async () => {
-  other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
-  await new Promise(resolve => other.once('spawn', resolve))
-  otherTag = { pid: other.pid!, start: readStartTime(other.pid!) ?? 0 }
-})
-afterAll(() => {
-  other.kill('SIGKILL')
-})
+/** A real other process, alive until killed. */
+const otherTag = useOtherProcess()
 
 const runtimes: HomeRuntime[] = []
 afterEach(() => {

@@ -8,8 +8,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { newMessageId, postMessage } from '../../src/testing.js'
-import { ensureLayout, layoutOf } from '../../src/testing.js'
+import { ensureLayout, layoutOf, newMessageId, postMessage } from '../../src/testing.js'
 
 const RACERS = 6
 const RACER = join(import.meta.dirname, '..', 'support', 'home-racer.ts')

@@ -3,22 +3,12 @@
  * the file operations on a temporary home (real files, real rename/link
  * semantics; a real second process where liveness matters).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { acquireLease, judgeLease, MALFORMED_LEASE_GRACE_MS, parseLease } from '../../src/testing.js'
-import { claim, listMailbox, MAX_MESSAGE_BYTES, newMessageId, parseMailboxName, parseMessage, parseReceipt, postMessage, readBounded, type MailboxMessage } from '../../src/testing.js'
-import { blocksWake, OPEN_TURN_RECENT_MS, openTurnAgeMs } from '../../src/testing.js'
-import { ensureLayout, isSafeSessionId, layoutOf, parseTag, resolveHome } from '../../src/testing.js'
-import { judgePresence, liveElsewhere, parsePresenceName, PresencePublisher, presenceName, readBoard } from '../../src/testing.js'
-import { isAlive, judgeAlive, parseStartTime, readStartTime, selfTag } from '../../src/testing.js'
-import { markElsewhere } from '../../src/testing.js'
-import { claimable } from '../../src/testing.js'
-import { renderRemoteTail } from '../../src/testing.js'
-import { deliveryReasons } from '../../src/testing.js'
-import type { SessionQueryPort } from '../../src/testing.js'
+import { describe, expect, it } from 'vitest'
+import { useOtherProcess } from '../support/other-process.js'
+import { acquireLease, blocksWake, claim, claimable, deliveryReasons, ensureLayout, isAlive, isSafeSessionId, judgeAlive, judgeLease, judgePresence, layoutOf, listMailbox, liveElsewhere, MALFORMED_LEASE_GRACE_MS, markElsewhere, MAX_MESSAGE_BYTES, newMessageId, OPEN_TURN_RECENT_MS, openTurnAgeMs, parseLease, parseMailboxName, parseMessage, parsePresenceName, parseReceipt, parseStartTime, parseTag, postMessage, presenceName, PresencePublisher, readBoard, readBounded, renderRemoteTail, resolveHome, selfTag, type MailboxMessage, type SessionQueryPort } from '../../src/testing.js'
 
 function tempLayout() {
   const layout = layoutOf(mkdtempSync(join(tmpdir(), 'xs-home-')))
@@ -27,16 +17,7 @@ function tempLayout() {
 }
 
 /** A real other process, alive until killed. */
-let other: ChildProcess
-let otherTag: { pid: number, start: number }
-beforeAll(async () => {
-  other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
-  await new Promise(resolve => other.once('spawn', resolve))
-  otherTag = { pid: other.pid!, start: readStartTime(other.pid!) ?? 0 }
-})
-afterAll(() => {
-  other.kill('SIGKILL')
-})
+const otherTag = useOtherProcess()
 
 function message(sessionId: string, overrides: Partial<MailboxMessage> = {}): MailboxMessage {
   return { v: 1, messageId: newMessageId(), sessionId, requestId: `cross-session:s-from:${Math.random()}`, fromSessionId: 's-from', hop: 1, mode: 'queue', text: 'hello', createdAt: Date.now(), ...overrides }

@@ -4,9 +4,7 @@
  * woken-then-abandoned session.
  */
 import { describe, expect, it } from 'vitest'
-import { sessionsList } from '../../src/testing.js'
-import { sessionsRead } from '../../src/testing.js'
-import { sessionsSend } from '../../src/testing.js'
+import { sessionsList, sessionsRead, sessionsSend } from '../../src/testing.js'
 import { makeWorld, session, userEvent } from '../support/fakes.js'
 
 function world(settings = {}) {

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { lastTitleIn, parseHeaderLine, planScan, planTitle, type ScannedLog } from '../../src/testing.js'
-import { currentSurfaceEvents } from '../../src/testing.js'
-import { createFrameDecoder, scanFrames } from '../../src/testing.js'
+import { classifyMessages, createFrameDecoder, currentSurfaceEvents, lastTitleIn, parseHeaderLine, planScan, planTitle, projectMessage, readableMessages, scanFrames, type ScannedLog } from '../../src/testing.js'
 import { constants, zstdCompressSync } from 'node:zlib'
-import { classifyMessages, projectMessage, readableMessages } from '../../src/testing.js'
 import { userEvent } from '../support/fakes.js'
 
 function log(path: string, identity: string, size = 10): ScannedLog {

@@ -3,9 +3,7 @@
  * fed the tools' real output (test/support/doc-examples.ts runs the tools).
  */
 import { describe, expect, it } from 'vitest'
-import { presentCall, presentResult } from '../../src/testing.js'
-import { parseListResult, parseRefusal, parseSendResult, shortId } from '../../src/testing.js'
-import { parseReadResult } from '../../src/testing.js'
+import { parseListResult, parseReadResult, parseRefusal, parseSendResult, presentCall, presentResult, shortId } from '../../src/testing.js'
 import { docExamples } from '../support/doc-examples.js'
 
 const examples = await docExamples()

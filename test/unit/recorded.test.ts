@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { latestRelay } from '../../src/testing.js'
-import { buildFrame } from '../../src/testing.js'
-import { relaySource } from '../../src/testing.js'
-import { eventCarriesMessage, findRecorded, waitUntilRecorded } from '../../src/testing.js'
+import { buildFrame, eventCarriesMessage, findRecorded, latestRelay, relaySource, waitUntilRecorded } from '../../src/testing.js'
 
 describe('eventCarriesMessage', () => {
   it('finds the message in a user/message event or nested in an inbox splice', () => {

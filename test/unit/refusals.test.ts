@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { LimitVerdict } from '../../src/testing.js'
-import { commonRefusals, renderRefusal } from '../../src/testing.js'
-import { sendRefusals } from '../../src/testing.js'
-import { decideSend, type SendFacts } from '../../src/testing.js'
-import type { TargetFact } from '../../src/testing.js'
+import { commonRefusals, decideSend, renderRefusal, sendRefusals, type LimitVerdict, type SendFacts, type TargetFact } from '../../src/testing.js'
 
 const refusals = { ...commonRefusals, ...sendRefusals }
 

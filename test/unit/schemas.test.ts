@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { SessionsListArgs, SessionsReadArgs, SessionsSendArgs, validateArguments } from '../../src/testing.js'
-import { parametersOf, TOOL_DESCRIPTIONS } from '../../src/testing.js'
+import { parametersOf, SessionsListArgs, SessionsReadArgs, SessionsSendArgs, TOOL_DESCRIPTIONS, validateArguments } from '../../src/testing.js'
 
 describe('tool schemas', () => {
   it('declare exactly the arguments of seed 004 and refuse unknown ones', () => {

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildFrame } from '../../src/testing.js'
-import { relaySource } from '../../src/testing.js'
-import { sessionsRead } from '../../src/testing.js'
+import { buildFrame, relaySource, sessionsRead } from '../../src/testing.js'
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent } from '../support/fakes.js'
 
 function world(settings = {}) {

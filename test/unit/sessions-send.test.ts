@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { buildFrame, parseFrame } from '../../src/testing.js'
-import { sessionsSend } from '../../src/testing.js'
+import { buildFrame, parseFrame, relaySource, sessionsSend } from '../../src/testing.js'
 import { makeWorld, session, userEvent } from '../support/fakes.js'
-import { relaySource } from '../../src/testing.js'
 
 function world(settings = {}) {
   const w = makeWorld(settings)

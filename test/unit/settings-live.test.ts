@@ -10,11 +10,8 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { Config } from '../../src/testing.js'
+import { Config, DEFAULT_SETTINGS, freshNotes, isScopedContext, resolveSettings, SettingsSource } from '../../src/testing.js'
 import { apply, MOUNT_GRACE_MS } from '../../src/plugin.js'
-import { DEFAULT_SETTINGS, resolveSettings } from '../../src/testing.js'
-import { freshNotes, SettingsSource } from '../../src/testing.js'
-import { isScopedContext } from '../../src/testing.js'
 import { FakeHost, type FakeAgent } from '../support/fake-host.js'
 import { MemorySettings, realRoot, settle } from '../support/memory-settings.js'
 

@@ -1,7 +1,6 @@
 /** The settings descriptor (src/settings-table.ts) the web card is generated from. */
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_SETTINGS, resolveSettings, SETTING_KEYS } from '../../src/testing.js'
-import { parseSettingInput, SETTINGS_TABLE } from '../../src/testing.js'
+import { DEFAULT_SETTINGS, parseSettingInput, resolveSettings, SETTING_KEYS, SETTINGS_TABLE } from '../../src/testing.js'
 
 describe('SETTINGS_TABLE', () => {
   it('has one row per setting, in SETTING_KEYS order, with the resolver defaults', () => {

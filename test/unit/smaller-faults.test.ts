@@ -3,13 +3,7 @@
  * the same cause. Every case here failed on the code before issue 11.
  */
 import { describe, expect, it } from 'vitest'
-import { createAgentsController, WokenSessions } from '../../src/testing.js'
-import { buildFrame, parseFrame } from '../../src/testing.js'
-import { sendRefusals as refusals } from '../../src/testing.js'
-import { resolveSettings } from '../../src/testing.js'
-import { countChars, truncateChars } from '../../src/testing.js'
-import { sessionsList } from '../../src/testing.js'
-import { metadataSuffix } from '../../src/testing.js'
+import { buildFrame, countChars, createAgentsController, metadataSuffix, parseFrame, resolveSettings, sendRefusals as refusals, sessionsList, truncateChars, WokenSessions } from '../../src/testing.js'
 import { FakeHost } from '../support/fake-host.js'
 import { makeWorld, session } from '../support/fakes.js'
 

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildFrame } from '../../src/testing.js'
-import { relaySource } from '../../src/testing.js'
-import { INJECTED_PREFIXES, isInjectedText, sourceLabel } from '../../src/testing.js'
-import { readableMessages } from '../../src/testing.js'
+import { buildFrame, INJECTED_PREFIXES, isInjectedText, readableMessages, relaySource, sourceLabel } from '../../src/testing.js'
 import { assistantEvent, toolResultEvent, userEvent } from '../support/fakes.js'
 
 const all = { includeInjected: true, includeSystem: true }

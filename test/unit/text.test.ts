@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { countChars, oneLine, sanitizeForDisplay, truncateChars, truncateVisibly } from '../../src/testing.js'
-import { findForbiddenChar } from '../../src/testing.js'
+import { countChars, findForbiddenChar, oneLine, sanitizeForDisplay, truncateChars, truncateVisibly } from '../../src/testing.js'
 
 describe('countChars', () => {
   it('counts code points, not UTF-16 units', () => {

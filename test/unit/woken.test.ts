@@ -3,9 +3,7 @@
  * the harness runs it (rc.8-shaped fake host), and the idle release bounds.
  */
 import { describe, expect, it } from 'vitest'
-import { WokenSessions } from '../../src/testing.js'
-import { IDLE_RELEASE_MS, MAX_RESIDENT_WOKEN } from '../../src/testing.js'
-import type { HostAgent, HostAgentHandle } from '../../src/testing.js'
+import { IDLE_RELEASE_MS, MAX_RESIDENT_WOKEN, WokenSessions, type HostAgent, type HostAgentHandle } from '../../src/testing.js'
 import { apply } from '../../src/plugin.js'
 import { fakeAgent, FakeHost, type FakeAgent } from '../support/fake-host.js'
 

@@ -103,6 +103,16 @@ export interface FakeModel {
   close(): Promise<void>
 }
 
+/**
+ * The content of result #`index` of `tool` the model received; throws,
+ * naming every result it did receive, when there is no such result.
+ */
+export function resultOf(model: Pick<FakeModel, 'toolResults'>, tool: string, index = 0): string {
+  const result = model.toolResults(tool)[index]
+  if (result === undefined) throw new Error(`the model never received result #${index} of ${tool}; got ${JSON.stringify(model.toolResults().map(r => [r.name, r.content.slice(0, 200)]))}`)
+  return result.content
+}
+
 /** Plain text of a wire message's content (string or content parts). */
 export function textOf(message: WireMessage | undefined): string {
   if (message === undefined) return ''
