@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { resultOf, startFakeModel, textOf, type FakeModel } from './support/fake-model.ts'
 import { assertPrerequisites, makeHome, readSession, runDsh, runHeadless, SKIP_E2E, startWeb, tearDown, transcript, waitFor, writePatch, type DshHome, type PersistedSession, type WebHarness } from './support/harness.ts'
-import { router, steps } from './support/scenario.ts'
+import { heldTurnScenario, router, steps } from './support/scenario.ts'
 
 /** The seqs of a log are exactly 0…n-1 (one contiguous history, no fork). */
 function expectContiguous(session: PersistedSession): void {
@@ -100,28 +100,14 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
    */
   async function sendWhileRunning(mode: 'steer' | 'queue') {
     h = makeHome(`xp-${mode}`)
-    let release!: () => void
-    const gate = new Promise<void>(r => { release = r })
-    let alphaHeld = false
     let alphaId = ''
-    model = await startFakeModel({
-      scenario: router({
-        'ROLE:A': async turn => {
-          if (turn.trigger.includes('ROLE:A') && turn.step === 0) {
-            alphaHeld = true
-            await gate
-            return { text: 'ALPHA-FIRST-ANSWER' }
-          }
-          return { text: 'ALPHA-SAW-PEER' }
-        },
-        'ROLE:B': steps([() => ({ name: 'sessions_send', args: { session_id: alphaId, message: `${mode.toUpperCase()}-BODY from Bravo`, mode } })], 'B done'),
-      }),
-    })
+    const { scenario, held, release } = heldTurnScenario(mode, () => alphaId)
+    model = await startFakeModel({ scenario })
     const patch = writePatch(h, { plugin: { recordWaitMs: 1500 } })
     web = await startWeb(h, model, { patch })
     alphaId = (await web.create()).sessionId
     await web.prompt(alphaId, 'ROLE:A a long job')
-    await waitFor(() => alphaHeld, 'A to be mid-turn')
+    await waitFor(held, 'A to be mid-turn')
     await runHeadless(h, model, 'ROLE:B interrupt your peer', { patch })
     const send = resultOf(model, 'sessions_send')
     release()

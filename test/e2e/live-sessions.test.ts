@@ -11,7 +11,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModel, type FakeModel } from './support/fake-model.ts'
 import { historyEvents, makeHome, messageText, assertPrerequisites, sleep, startWeb, waitFor, writePatch, type DshHome, type SessionEvent, type WebHarness, SKIP_E2E, tearDown } from './support/harness.ts'
-import { router, steps, type ActorScript } from './support/scenario.ts'
+import { heldTurnScenario, router, steps, type ActorScript } from './support/scenario.ts'
 
 /** Framed user messages of a log, with the turn they landed in. */
 function framedMessages(events: SessionEvent[]): Array<{ seq: number, turn: number, text: string }> {
@@ -40,28 +40,14 @@ describe.skipIf(SKIP_E2E)('live sessions (web profile)', () => {
    */
   async function sendWhileRunning(mode: 'steer' | 'queue') {
     h = makeHome(`live-${mode}`)
-    let release!: () => void
-    const gate = new Promise<void>(r => { release = r })
-    let alphaHeld = false
     let alphaId = ''
-    model = await startFakeModel({
-      scenario: router({
-        'ROLE:A': async turn => {
-          if (turn.trigger.includes('ROLE:A') && turn.step === 0) {
-            alphaHeld = true
-            await gate
-            return { text: 'ALPHA-FIRST-ANSWER' }
-          }
-          return { text: 'ALPHA-SAW-PEER' }
-        },
-        'ROLE:B': steps([() => ({ name: 'sessions_send', args: { session_id: alphaId, message: `${mode.toUpperCase()}-BODY from Bravo`, mode } })], 'B done'),
-      }),
-    })
+    const { scenario, held, release } = heldTurnScenario(mode, () => alphaId)
+    model = await startFakeModel({ scenario })
     web = await startWeb(h, model, { patch: writePatch(h) })
     alphaId = (await web.create()).sessionId
     const bravoId = (await web.create()).sessionId
     await web.prompt(alphaId, 'ROLE:A a long job')
-    await waitFor(() => alphaHeld, 'A to be mid-turn')
+    await waitFor(held, 'A to be mid-turn')
     await web.prompt(bravoId, 'ROLE:B interrupt your peer')
     await web.waitIdle(bravoId)
     const send = model.toolResults('sessions_send')[0]?.content ?? ''

@@ -85,3 +85,28 @@ export function steps(list: StepSpec[], final: string | ((turn: Turn) => string 
 export function says(text: string | ((turn: Turn) => string)): ActorScript {
   return turn => ({ text: typeof text === 'string' ? text : text(turn) })
 }
+
+/**
+ * Two actors for "a peer message while the target is mid-turn": `ROLE:A`
+ * holds its first model answer (`ALPHA-FIRST-ANSWER`) until {@link release},
+ * so it is running a turn, and answers anything later with `ALPHA-SAW-PEER`;
+ * `ROLE:B` makes one `sessions_send` of `<MODE>-BODY from Bravo` in `mode`
+ * to `target()`, then says `B done`.
+ */
+export function heldTurnScenario(mode: 'steer' | 'queue', target: () => string): { scenario: Scenario, held: () => boolean, release: () => void } {
+  let release!: () => void
+  const gate = new Promise<void>(resolve => { release = resolve })
+  let held = false
+  const scenario = router({
+    'ROLE:A': async turn => {
+      if (turn.trigger.includes('ROLE:A') && turn.step === 0) {
+        held = true
+        await gate
+        return { text: 'ALPHA-FIRST-ANSWER' }
+      }
+      return { text: 'ALPHA-SAW-PEER' }
+    },
+    'ROLE:B': steps([() => ({ name: 'sessions_send', args: { session_id: target(), message: `${mode.toUpperCase()}-BODY from Bravo`, mode } })], 'B done'),
+  })
+  return { scenario, held: () => held, release }
+}
