@@ -169,7 +169,14 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     const patch = writePatch(h)
     alphaId = (await runHeadless(h, model, 'ROLE:A be cold', { patch })).sessionId
     // Both at once (runHeadless finds "its" session by diffing the corpus, so the raw runner is used).
-    const runs = await Promise.all(['ROLE:R1 message alpha', 'ROLE:R2 message alpha'].map(task => runDsh(['--profile', 'headless', '--patch', patch, task], { h: h!, model: model!, timeoutMs: 90_000 })))
+    // The second process starts once the first is past boot: rc.8's prepareProfile rewrites
+    // profiles/<name>/cordis.yml with a plain writeFileSync on every boot (dsh lib/profile-boot-*.js),
+    // so two boots in the same instant can read it half-written. The sends still race: the barrier
+    // above holds the first sender's send until the second asks too.
+    const run = (task: string) => runDsh(['--profile', 'headless', '--patch', patch, task], { h: h!, model: model!, timeoutMs: 90_000 })
+    const first = run('ROLE:R1 message alpha')
+    await waitFor(() => arrived >= 1 || undefined, 'the first sender to reach its model')
+    const runs = await Promise.all([first, run('ROLE:R2 message alpha')])
     for (const run of runs) expect(run.code, run.stderr).toBe(0)
     const sends = model.toolResults('sessions_send').map(r => r.content)
     expect(sends).toHaveLength(2)
