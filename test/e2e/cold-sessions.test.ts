@@ -11,8 +11,8 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { resultOf, startFakeModel, type FakeModel } from './support/fake-model.ts'
-import { makeHome, assertPrerequisites, readLog, readSession, readSessions, runHeadless, sleep, titleOf, transcript, waitFor, writePatch, type DshHome, SKIP_E2E, tearDown } from './support/harness.ts'
-import { router, says, steps } from './support/scenario.ts'
+import { makeHome, assertPrerequisites, readLog, readSession, readSessions, runHeadless, titleOf, transcript, writePatch, type DshHome, SKIP_E2E, tearDown } from './support/harness.ts'
+import { router, says, sleeperScenario, steps } from './support/scenario.ts'
 
 describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
   beforeAll(assertPrerequisites)
@@ -82,27 +82,11 @@ describe.skipIf(SKIP_E2E)('cold sessions (headless profile)', () => {
   it('sends to a cold session with allowResume: it wakes, runs a turn on the framed message, and a later read shows the reply', async () => {
     h = makeHome('wake')
     let alphaId = ''
-    let alphaReplied = false
+    const sleeper = sleeperScenario({ target: () => alphaId, body: 'please reply with PONG-123', isPeerMessage: trigger => trigger.startsWith('Cross-session message'), reply: 'PONG-123 from Alpha, replying to the peer' })
     model = await startFakeModel({
-      title: r => (r.allUserText.includes('ROLE:A') ? 'Alpha sleeper' : 'Bravo caller'),
+      title: sleeper.title,
       scenario: router({
-        'ROLE:A': turn => {
-          if (turn.trigger.startsWith('Cross-session message')) {
-            alphaReplied = true
-            return { text: 'PONG-123 from Alpha, replying to the peer' }
-          }
-          return { text: 'Alpha is done for now' }
-        },
-        'ROLE:B': steps([
-          () => ({ name: 'sessions_send', args: { session_id: alphaId, message: 'please reply with PONG-123', mode: 'queue' } }),
-          // Headless tears down sessions it woke when its own agent goes idle
-          // (PRODUCT.md §2), so B keeps its turn open until A has answered.
-          async () => {
-            await waitFor(() => alphaReplied, 'the woken session to get its model answer', 30_000)
-            await sleep(1500)
-            return { name: 'sessions_read', args: { session_id: alphaId } }
-          },
-        ], 'B done'),
+        ...sleeper.actors,
         'ROLE:C': steps([() => ({ name: 'sessions_read', args: { session_id: alphaId } })], 'C done'),
       }),
     })

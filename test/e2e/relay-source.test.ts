@@ -13,7 +13,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModel, textOf, type FakeModel } from './support/fake-model.ts'
 import { assertPrerequisites, makeHome, readSession, runHeadless, SKIP_E2E, sleep, tearDown, transcript, waitFor, writePatch, type DshHome } from './support/harness.ts'
-import { router, steps } from './support/scenario.ts'
+import { router, sleeperScenario, steps } from './support/scenario.ts'
 
 describe.skipIf(SKIP_E2E)('relay source, frames off (headless profile)', () => {
   beforeAll(assertPrerequisites)
@@ -27,27 +27,8 @@ describe.skipIf(SKIP_E2E)('relay source, frames off (headless profile)', () => {
   it('a relay-sourced queue delivery starts the target\'s turn as a user message, and its provenance is durable', async () => {
     h = makeHome('relay-source')
     let alphaId = ''
-    let alphaReplied = false
-    model = await startFakeModel({
-      title: r => (r.allUserText.includes('ROLE:A') ? 'Alpha sleeper' : 'Bravo caller'),
-      scenario: router({
-        'ROLE:A': turn => {
-          if (turn.trigger === 'RAW-BODY-42 please answer') {
-            alphaReplied = true
-            return { text: 'ALPHA-GOT-IT' }
-          }
-          return { text: 'Alpha is done for now' }
-        },
-        'ROLE:B': steps([
-          () => ({ name: 'sessions_send', args: { session_id: alphaId, message: 'RAW-BODY-42 please answer', mode: 'queue' } }),
-          async () => {
-            await waitFor(() => alphaReplied, 'the woken session to answer', 30_000)
-            await sleep(1500)
-            return { name: 'sessions_read', args: { session_id: alphaId } }
-          },
-        ], 'B done'),
-      }),
-    })
+    const sleeper = sleeperScenario({ target: () => alphaId, body: 'RAW-BODY-42 please answer', isPeerMessage: trigger => trigger === 'RAW-BODY-42 please answer', reply: 'ALPHA-GOT-IT' })
+    model = await startFakeModel({ title: sleeper.title, scenario: router(sleeper.actors) })
     const patch = writePatch(h, { plugin: { allowResume: true, frameMessages: false } })
     alphaId = (await runHeadless(h, model, 'ROLE:A take a nap', { patch })).sessionId
     const bravo = await runHeadless(h, model, 'ROLE:B wake your peer', { patch })

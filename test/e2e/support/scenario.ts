@@ -11,6 +11,7 @@
  * round after it.
  * @module test/e2e/support/scenario
  */
+import { sleep, waitFor } from './harness.ts'
 import { isInjected, textOf, type ModelRequest, type Reply, type Scenario, type ScriptedCall, type ToolResult, type WireMessage } from './fake-model.ts'
 
 /** Where a request sits in its session's current turn. */
@@ -109,4 +110,32 @@ export function heldTurnScenario(mode: 'steer' | 'queue', target: () => string):
     'ROLE:B': steps([() => ({ name: 'sessions_send', args: { session_id: target(), message: `${mode.toUpperCase()}-BODY from Bravo`, mode } })], 'B done'),
   })
   return { scenario, held: () => held, release }
+}
+
+/**
+ * A cold sleeper woken by a caller, in one headless run of the caller:
+ * `ROLE:A` says `Alpha is done for now`, and answers `reply` to a turn
+ * `isPeerMessage` recognises. `ROLE:B` sends `body` (queue) to `target()`,
+ * then keeps its own turn open until A has answered — headless tears down
+ * sessions it woke when its own agent goes idle (PRODUCT.md §2) — and reads
+ * A. Titles: `Alpha sleeper` and `Bravo caller`.
+ */
+export function sleeperScenario(options: { target: () => string, body: string, isPeerMessage: (trigger: string) => boolean, reply: string }): { actors: Record<string, ActorScript>, title: (request: ModelRequest) => string } {
+  let replied = false
+  const actors: Record<string, ActorScript> = {
+    'ROLE:A': turn => {
+      if (!options.isPeerMessage(turn.trigger)) return { text: 'Alpha is done for now' }
+      replied = true
+      return { text: options.reply }
+    },
+    'ROLE:B': steps([
+      () => ({ name: 'sessions_send', args: { session_id: options.target(), message: options.body, mode: 'queue' } }),
+      async () => {
+        await waitFor(() => replied, 'the woken session to answer', 30_000)
+        await sleep(1500)
+        return { name: 'sessions_read', args: { session_id: options.target() } }
+      },
+    ], 'B done'),
+  }
+  return { actors, title: request => (request.allUserText.includes('ROLE:A') ? 'Alpha sleeper' : 'Bravo caller') }
 }
