@@ -19,12 +19,12 @@
  */
 
 import { randomBytes } from 'node:crypto'
-import { fstatSync, readdirSync, readSync, renameSync } from 'node:fs'
+import { fstatSync, readSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import Type, { type Static } from 'typebox'
 import Value from 'typebox/value'
 import { mailboxRefusals } from '../presentation/send.js'
-import { formatTag, isSafeSessionId, parseTag, readNoFollow, writeAtomic, type ProcessTag } from './paths.js'
+import { formatTag, isSafeSessionId, parseTag, readEntries, readNoFollow, writeAtomic, type ProcessTag } from './paths.js'
 
 /** Largest message or receipt file read, bytes (a framed message of the largest maxSendChars fits). */
 export const MAX_MESSAGE_BYTES = 1 << 20
@@ -98,18 +98,7 @@ export function parseMailboxName(name: string): MailboxEntry | undefined {
 
 /** All entries in one directory read, in posting order. */
 export function listMailbox(dir: string): MailboxEntry[] {
-  let names: string[]
-  try {
-    names = readdirSync(dir)
-  } catch {
-    return []
-  }
-  const entries: MailboxEntry[] = []
-  for (const name of names) {
-    const entry = parseMailboxName(name)
-    if (entry !== undefined) entries.push(entry)
-  }
-  return entries.sort((a, b) => (a.messageId < b.messageId ? -1 : a.messageId > b.messageId ? 1 : 0))
+  return readEntries(dir, parseMailboxName).sort((a, b) => (a.messageId < b.messageId ? -1 : a.messageId > b.messageId ? 1 : 0))
 }
 
 /**

@@ -22,7 +22,7 @@
  */
 
 import { randomBytes } from 'node:crypto'
-import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 
@@ -92,6 +92,26 @@ export function parseTag(text: string): ProcessTag | undefined {
   const pid = Number(match[1])
   const start = Number(match[2])
   return pid > 0 && Number.isSafeInteger(start) ? { pid, start } : undefined
+}
+
+/**
+ * The entries of one directory that `parse` accepts, in one `readdir`;
+ * none when the directory cannot be read. Presence, mailbox and the sweep
+ * all list this way: an entry's name is its record.
+ */
+export function readEntries<T>(dir: string, parse: (name: string) => T | undefined): T[] {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return []
+  }
+  const entries: T[] = []
+  for (const name of names) {
+    const entry = parse(name)
+    if (entry !== undefined) entries.push(entry)
+  }
+  return entries
 }
 
 /** Whether two tags name the same process. */

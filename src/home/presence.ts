@@ -14,9 +14,9 @@
  * @module dsh-cross-session/home/presence
  */
 
-import { closeSync, constants, openSync, readdirSync, unlinkSync } from 'node:fs'
+import { closeSync, constants, openSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { formatTag, isSafeSessionId, parseTag, sameProcess, type ProcessTag } from './paths.js'
+import { formatTag, isSafeSessionId, parseTag, readEntries, sameProcess, type ProcessTag } from './paths.js'
 
 /** One parsed presence entry. */
 interface PresenceEntry {
@@ -69,18 +69,7 @@ export function judgePresence(entries: readonly PresenceEntry[], self: ProcessTa
 
 /** Read every entry of the board (one directory read). */
 export function readBoard(dir: string): PresenceEntry[] {
-  let names: string[]
-  try {
-    names = readdirSync(dir)
-  } catch {
-    return []
-  }
-  const entries: PresenceEntry[] = []
-  for (const name of names) {
-    const entry = parsePresenceName(name)
-    if (entry !== undefined) entries.push(entry)
-  }
-  return entries
+  return readEntries(dir, parsePresenceName)
 }
 
 /**

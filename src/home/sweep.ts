@@ -8,10 +8,10 @@
  * @module dsh-cross-session/home/sweep
  */
 
-import { lstatSync, readdirSync } from 'node:fs'
+import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { OPEN_TURN_RECENT_MS } from './open-turn.js'
-import { unlinkQuietly, type HomeLayout } from './paths.js'
+import { readEntries, unlinkQuietly, type HomeLayout } from './paths.js'
 import { readBoard } from './presence.js'
 import { isAlive } from './process-tag.js'
 
@@ -44,13 +44,7 @@ export function sweep(layout: HomeLayout, now: number): void {
   }
   for (const entry of readBoard(layout.presence)) if (!isAlive(entry.holder)) remove(layout.presence, entry.name, 'presence-stale')
   for (const dir of [layout.mailbox, layout.receipts, layout.leases]) {
-    let names: string[] = []
-    try {
-      names = readdirSync(dir)
-    } catch {
-      continue
-    }
-    for (const name of names) {
+    for (const name of readEntries(dir, name => name)) {
       if (name.startsWith('.tmp-') || name.includes('.stale-')) remove(dir, name, 'temp')
       else if (dir === layout.receipts) remove(dir, name, 'receipt')
     }
