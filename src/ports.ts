@@ -96,11 +96,25 @@ export interface ResolvedTarget {
   /** Whether the target was running a turn when resolved. */
   readonly running: boolean
   /**
-   * Set when the target is live in another dsh process on this home (issue 8):
-   * admission goes through the mailbox and nothing is woken here.
+   * Set when the target is held by another dsh process on this home
+   * (docs/architecture.md §8): admission goes through the home store and
+   * nothing is woken here. `handoff`: the target was cold and is handed to
+   * that process, a long-lived host, to wake; `mayWake`: the sender allows
+   * waking it (its `allowResume`), should its holder be gone before it
+   * claims the message.
    */
-  readonly remote?: { readonly pid: number }
+  readonly remote?: { readonly pid: number, readonly mayWake: boolean, readonly handoff?: boolean }
 }
+
+/**
+ * How the turn that took a message ended, for a short-lived process that
+ * woke its target ({@link ControllerPort.waitAnswered}): ended (rc.8
+ * `turn/end` reason kind, e.g. `completed`, and its seq), or still running
+ * after `waitedMs`.
+ */
+export type AnswerWait =
+  | { readonly ended: true, readonly reason: string, readonly seq: number }
+  | { readonly ended: false, readonly waitedMs: number }
 
 /**
  * Outcome of a controller step: done, or refused with a model-safe reason
@@ -132,9 +146,9 @@ export interface Admitted {
 }
 
 /**
- * A mailbox delivery not (yet) recorded when the sender's bound ran out
- * (issue 8 §3): `claimed` by the owning process but not yet in its log,
- * still `pending` in the mailbox, or `refused` by the owner.
+ * A delivery through the home store not (yet) recorded when the sender's
+ * bound ran out: `claimed` by the holding process but not yet in its log,
+ * still `pending` in the store, or `refused` by the holder.
  */
 export type MailboxStage =
   | { readonly stage: 'claimed' | 'pending' }
@@ -179,6 +193,18 @@ export interface ControllerPort {
    * neither by the bound.
    */
   waitRecorded(target: ResolvedTarget, requestId: string, options: RecordWaitOptions): Promise<Recorded | MailboxStage | undefined>
+  /**
+   * In a short-lived process that woke the target: wait, at most
+   * `timeoutMs`, until the turn that took the message ends, so the process
+   * does not cut it off by exiting. `undefined` when there is nothing to
+   * wait for (a long-lived process, a target it did not wake, a remote one).
+   */
+  waitAnswered?(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal }): Promise<AnswerWait | undefined>
+  /**
+   * A session {@link resolve} woke took messages by another path (the home
+   * store's delivery): keep it for its turn, as after an {@link admit}.
+   */
+  markDelivered?(target: ResolvedTarget): void
 }
 
 /** The calling session, from `exec.agent` (PRODUCT.md §3). */

@@ -1,140 +1,176 @@
 /**
- * One process's side of the home (issue 8 §1, §3, §4): publishes presence for
- * every top-level session live here, watches the mailbox, and claims and
- * delivers the messages addressed to sessions it holds.
+ * One process's side of the home: it holds, in the store, every top-level
+ * session live here; claims and delivers the messages addressed to them;
+ * settles each from the session's log; and, in a long-lived host, adopts
+ * sessions that have messages waiting and no living holder (it wakes them
+ * here, so a message handed over by a short-lived process is answered).
  *
- * Delivery of a claimed message is the same as a local send's admission
- * (`followup` for `queue`, `steer` for `steer`, the user message id being the
- * sender's request id), after the sender ran every check of a local send.
- * Per session, claims and admissions run one at a time in posting order, so
- * pending messages reach the session before any newer one. Before admitting,
- * the session's log is searched for the request id: a message re-claimed
- * after a crash, or a retried call, is never delivered twice.
+ * What it reacts to: `agent/created` / `agent/disposed` and `session/event`
+ * (wired in `home/mount.ts`), changes of the store by other processes
+ * (`home/store-watch.ts`), and a reconcile with `agents.list()` on each of
+ * those ticks, which also covers sessions a preset-scoped mount is not told
+ * about. Per session, claims and admissions run one at a time in claim
+ * (posting) order.
  *
  * @module dsh-cross-session/home/runtime
  */
 
-import { join } from 'node:path'
 import type { HostAgent, HostAgents } from '../host.js'
 import { isSubagent, readHeader } from '../sessions.js'
-import type { Lease } from './lease.js'
-import { claim, listMailbox, type MailboxEntry } from './mailbox.js'
-import { admitClaimed } from './owner-delivery.js'
-import { ensureLayout, layoutOf, unlinkQuietly, type HomeLayout, type ProcessTag } from './paths.js'
-import { judgePresence, PresencePublisher, readBoard, type Elsewhere } from './presence.js'
-import { isAlive, selfTag } from './process-tag.js'
-import { sweep } from './sweep.js'
-import { watchDirectory } from './watch.js'
+import { admitClaimed, reofferUnanswered, settle, type HeldSession } from './owner-delivery.js'
+import type { HomeStore, LetGo } from './store.js'
+import type { StoreWatch } from './store-watch.js'
 
-/** Fallback poll of the mailbox when `fs.watch` misses an event, ms. */
-const MAILBOX_POLL_MS = 2000
+/** How long recorded and refused messages stay in the store (their senders have long read them), ms. */
+export const RETAIN_MS = 60 * 60_000
+/** Interval of the reconcile with the registry (sessions a preset-scoped mount is not told about), ms. */
+const RECONCILE_MS = 2000
+/** How long a long-lived host waits before trying again to adopt a session it could not wake, ms. */
+const ADOPT_RETRY_MS = 30_000
 
-/** What the board says about one session. */
-interface BoardView {
-  /** Sessions live in another, living process. */
-  readonly elsewhere: Map<string, Elsewhere>
-  /** Sessions with an entry of a dead process (their writer is known gone). */
-  readonly deadHolders: Set<string>
-}
-
-/** Pure: the mailbox entries this process should claim now for `sessionId`. */
-export function claimable(entries: readonly MailboxEntry[], sessionId: string, alive: (tag: ProcessTag) => boolean): MailboxEntry[] {
-  return entries.filter(entry => entry.sessionId === sessionId
-    && (entry.state === 'pending' || (entry.claimer !== undefined && !alive(entry.claimer))))
+/** What the runtime needs from its process. */
+export interface RuntimeHost {
+  readonly agents: HostAgents
+  readonly log: (message: string) => void
+  /** Whether this process is a long-lived host (`dsh web`), asked on each tick. */
+  readonly longLived: () => boolean
 }
 
 /** The home runtime of one process. */
 export class HomeRuntime {
-  readonly layout: HomeLayout
-  readonly self: ProcessTag = selfTag()
-  readonly publisher: PresencePublisher
-  private readonly leases = new Map<string, Lease>()
+  readonly store: HomeStore
+  readonly watch: StoreWatch
+  private readonly host: RuntimeHost
+  private readonly held = new Map<string, HeldSession>()
   private readonly chains = new Map<string, Promise<void>>()
-  private readonly lifetime = new AbortController()
-  private stopWatch: (() => void) | undefined
-  private readonly agents: HostAgents
-  private readonly log: (message: string) => void
+  private readonly adoptAfter = new Map<string, number>()
+  private longLived = false
+  private stopped = false
+  private removeListener: (() => void) | undefined
+  private timer: ReturnType<typeof setInterval> | undefined
+  /** Wakes a session here for adoption (set by the guard: the guarded wake). */
+  adopt: ((sessionId: string) => Promise<boolean>) | undefined
 
-  constructor(home: string, agents: HostAgents, log: (message: string) => void) {
-    this.agents = agents
-    this.log = log
-    this.layout = layoutOf(home)
-    this.publisher = new PresencePublisher(this.layout.presence, this.self)
+  constructor(store: HomeStore, watch: StoreWatch, host: RuntimeHost) {
+    this.store = store
+    this.watch = watch
+    this.host = host
   }
 
-  /** Create the layout, sweep old leftovers, publish `initial` agents, start watching the mailbox. */
-  start(initial: readonly HostAgent[]): void {
-    ensureLayout(this.layout)
-    sweep(this.layout, Date.now())
-    // A normal exit withdraws presence even if the plugin is never disposed.
+  /** Whether this process is a long-lived host (as of the last tick). */
+  get isLongLived(): boolean {
+    return this.longLived
+  }
+
+  /** Join the store, sweep, hold the sessions live now, start reacting to changes. */
+  start(): void {
+    this.longLived = this.host.longLived()
+    this.store.join(this.longLived)
+    this.store.sweep(Date.now(), RETAIN_MS)
+    // Rows an earlier runtime of this process left (a plugin reload) for sessions no longer live here.
+    for (const sessionId of this.store.heldHere()) if (this.host.agents.get(sessionId) === undefined) this.store.release(sessionId, 'released')
+    // Claims an earlier runtime of this process left in flight are delivered again, after the log check.
+    this.store.unclaimAll()
     process.once('exit', this.onExit)
-    for (const agent of initial) this.track(agent)
-    this.stopWatch = watchDirectory(this.layout.mailbox, MAILBOX_POLL_MS, () => this.scan())
-    this.scan()
+    this.removeListener = this.watch.listen(() => this.tick())
+    this.timer = setInterval(() => this.tick(), RECONCILE_MS)
+    this.timer.unref?.()
+    this.tick()
   }
 
-  /** A session went live here: publish it (top-level only) and deliver what waits for it. */
+  /** A session went live here: hold it (top-level only) and deliver what waits for it. */
   track(agent: HostAgent): void {
+    if (this.stopped || this.held.has(agent.id)) return
     const header = readHeader(agent.session?.header)
     if (header === undefined || isSubagent(header)) return
-    try {
-      this.publisher.publish(agent.id)
-    } catch (error: unknown) {
-      this.log(`publishing presence of ${agent.id} failed: ${String(error)}`)
+    const held = this.store.markLive(agent.id)
+    if (!held.ok) {
+      this.host.log(`session ${agent.id} is live here and also held by dsh process ${held.holder.tag.pid}; the harness opened it here without a wake through this package`)
       return
     }
-    this.scan()
+    this.held.set(agent.id, { awaiting: new Set(), scanned: agent.session.events.length })
+    void this.drain(agent.id)
   }
 
-  /** A session stopped being live here: withdraw it and release its wake lease. */
-  untrack(sessionId: string): void {
-    this.publisher.withdraw(sessionId)
-    this.leases.get(sessionId)?.release()
-    this.leases.delete(sessionId)
+  /**
+   * A session this package woke here (through a send or an adoption): hold
+   * it, offer again what its last turn was cut off before answering, then
+   * deliver what waits for it before anything newer.
+   */
+  async holdWoken(agent: HostAgent): Promise<void> {
+    this.track(agent)
+    if (this.held.has(agent.id)) reofferUnanswered(this.store, agent)
+    await this.drain(agent.id)
   }
 
-  /** Keep `lease` until the session is no longer live here. */
-  holdLease(lease: Lease): void {
-    this.leases.get(lease.sessionId)?.release()
-    this.leases.set(lease.sessionId, lease)
+  /** A session stopped being live here: let it go; what it had claimed and not recorded returns to pending. */
+  untrack(sessionId: string, how: LetGo = 'released'): void {
+    const held = this.held.get(sessionId)
+    const agent = this.host.agents.get(sessionId)
+    if (held !== undefined && agent !== undefined) settle(this.store, agent, held)
+    this.held.delete(sessionId)
+    this.store.release(sessionId, how)
+    this.watch.poke()
   }
 
-  /** Release a lease without a session (a wake that failed). */
-  dropLease(sessionId: string): void {
-    this.untrack(sessionId)
+  /** Whether this process holds `sessionId` live. */
+  holds(sessionId: string): boolean {
+    return this.held.has(sessionId)
   }
 
-  /** One directory read: who holds what elsewhere, and whose holder died. */
-  board(): BoardView {
-    const { elsewhere, stale } = judgePresence(readBoard(this.layout.presence), this.self, isAlive)
-    return { elsewhere, deadHolders: new Set(stale.map(entry => entry.sessionId)) }
+  /** Something was appended to a session's log here. */
+  onSessionEvent(sessionId: string): void {
+    const held = this.held.get(sessionId)
+    const agent = held === undefined ? undefined : this.host.agents.get(sessionId)
+    if (held !== undefined && agent !== undefined && settle(this.store, agent, held)) this.watch.poke()
   }
 
-  /** Remove dead processes' entries of `sessionId` (after this process took it over). */
-  clearStale(sessionId: string): void {
-    for (const entry of readBoard(this.layout.presence)) {
-      if (entry.sessionId === sessionId && !isAlive(entry.holder)) unlinkQuietly(join(this.layout.presence, entry.name))
+  /** Reconcile with the registry, deliver what waits, adopt in a long-lived host. */
+  tick(): void {
+    if (this.stopped) return
+    try {
+      this.reconcile()
+      const waiting = this.store.waiting()
+      for (const sessionId of this.held.keys()) {
+        if (waiting.has(sessionId)) void this.drain(sessionId)
+        else this.onSessionEvent(sessionId)
+      }
+      if (this.longLived && this.adopt !== undefined) this.adoptWaiting()
+    } catch (error: unknown) {
+      this.host.log(`the cross-session store could not be read: ${String(error)}`)
     }
   }
 
-  /** Look for messages for sessions held here; deliver them. */
-  scan(): void {
-    if (this.lifetime.signal.aborted) return
-    const entries = listMailbox(this.layout.mailbox)
-    const sessions = new Set(entries.map(entry => entry.sessionId))
-    for (const sessionId of sessions) {
-      if (this.publisher.holds(sessionId) && claimable(entries, sessionId, isAlive).length > 0) void this.drain(sessionId)
+  private reconcile(): void {
+    const longLived = this.host.longLived()
+    if (longLived !== this.longLived) {
+      this.longLived = longLived
+      this.store.join(longLived)
+    }
+    const live = this.host.agents.list?.() ?? []
+    for (const agent of live) if (!this.held.has(agent.id)) this.track(agent)
+    for (const sessionId of [...this.held.keys()]) if (this.host.agents.get(sessionId) === undefined) this.untrack(sessionId)
+  }
+
+  private adoptWaiting(): void {
+    const now = Date.now()
+    for (const sessionId of this.store.adoptable()) {
+      if ((this.adoptAfter.get(sessionId) ?? 0) > now || this.host.agents.get(sessionId) !== undefined) continue
+      this.adoptAfter.set(sessionId, now + ADOPT_RETRY_MS)
+      void this.adopt!(sessionId).then(woke => {
+        if (woke) this.adoptAfter.delete(sessionId)
+      }, (error: unknown) => this.host.log(`waking ${sessionId} for its waiting messages failed: ${String(error)}`))
     }
   }
 
   /**
    * Claim and admit, in posting order, every message waiting for `sessionId`
-   * (which must be live here). Resolves once all are admitted (not recorded).
+   * (which must be live here and held). Resolves once all are admitted.
    */
   drain(sessionId: string): Promise<void> {
     const previous = this.chains.get(sessionId) ?? Promise.resolve()
     const next = previous.then(() => this.drainNow(sessionId)).catch((error: unknown) => {
-      this.log(`delivering mailbox messages to ${sessionId} failed: ${String(error)}`)
+      this.host.log(`delivering stored messages to ${sessionId} failed: ${String(error)}`)
     })
     this.chains.set(sessionId, next)
     void next.finally(() => {
@@ -143,26 +179,40 @@ export class HomeRuntime {
     return next
   }
 
-  private async drainNow(sessionId: string): Promise<void> {
-    if (this.lifetime.signal.aborted) return
-    const waiting = claimable(listMailbox(this.layout.mailbox), sessionId, isAlive)
-    // Nothing waiting (the usual case after a wake): no registry lookup at all.
-    if (waiting.length === 0 || this.agents.get(sessionId) === undefined) return
-    for (const entry of waiting) {
-      const claimed = claim(this.layout.mailbox, entry, this.self)
-      if (claimed !== undefined) admitClaimed({ layout: this.layout, agents: this.agents, log: this.log, signal: this.lifetime.signal }, sessionId, entry, claimed)
+  private drainNow(sessionId: string): void {
+    const held = this.held.get(sessionId)
+    const agent = this.host.agents.get(sessionId)
+    if (this.stopped || held === undefined || agent === undefined) return
+    const claimed = this.store.claim(sessionId)
+    if (claimed.length === 0) return
+    for (const messageId of admitClaimed(this.store, agent, claimed, this.host.log)) held.awaiting.add(messageId)
+    settle(this.store, agent, held)
+    this.watch.poke()
+  }
+
+  private readonly onExit = (): void => {
+    try {
+      this.store.leave('exited')
+    } catch {
+      // The store is gone with the process; its rows are judged by pid + start time.
     }
   }
 
-  private readonly onExit = (): void => this.stop()
-
-  /** Stop watching, withdraw presence, release leases (plugin disposal). */
+  /**
+   * Stop (plugin disposal). Sessions no longer live here are let go; any
+   * still live stay held by this process (their rows are judged by its pid
+   * and start time) until it exits or a new runtime reconciles them.
+   */
   stop(): void {
+    if (this.stopped) return
+    for (const sessionId of [...this.held.keys()]) if (this.host.agents.get(sessionId) === undefined) this.untrack(sessionId)
+    this.stopped = true
+    this.removeListener?.()
+    if (this.timer !== undefined) clearInterval(this.timer)
+    this.watch.stop()
+    if (this.held.size > 0) return // the exit listener lets them go when the process ends
     process.removeListener('exit', this.onExit)
-    this.lifetime.abort()
-    this.stopWatch?.()
-    this.publisher.withdrawAll()
-    for (const lease of this.leases.values()) lease.release()
-    this.leases.clear()
+    this.store.leave('released')
+    this.store.close()
   }
 }

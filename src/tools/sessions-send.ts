@@ -23,7 +23,7 @@ import { renderAccepted, renderRetried } from '../presentation/accepted.js'
 import { commonRefusals, NOTHING_DELIVERED, renderRefusal } from '../presentation/common.js'
 import { truncateChars } from '../text.js'
 import { readSendInput, requestIdFor } from './send/arguments.js'
-import { messageText, resolveAndAdmit, waitForRecord, type Outgoing } from './send/deliver.js'
+import { messageText, resolveAndAdmit, waitForAnswer, waitForRecord, type Outgoing } from './send/deliver.js'
 import { gatherAndDecide } from './send/gather.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 
@@ -71,6 +71,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   if (typeof admitted === 'string') return admitted
   limits.recordDelivery(caller.sessionId, args.session_id, args.message)
   const wait = await waitForRecord(out, admitted, call, deps)
+  const answer = await waitForAnswer(out, admitted, wait, call, deps)
 
   // Present.
   const result = renderAccepted({
@@ -85,6 +86,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     ...(admitted.target.remote === undefined ? {} : { remote: admitted.target.remote }),
     recordWaitMs: settings.recordWaitMs,
     waitCancelled: wait.cancelled,
+    ...(answer === undefined ? {} : { answer }),
   })
   limits.recordCall(caller.sessionId, identity, result)
   return result
