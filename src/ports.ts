@@ -39,7 +39,7 @@ export interface SessionRecordView {
   readonly live: boolean
   /** Whether the persistence backend holds it. */
   readonly persisted: boolean
-  /** Set when it is live in another dsh process on this home (issue 8; `live` is then true). */
+  /** Set when it is live in another dsh process on this home (`live` is then true). */
   readonly elsewhere?: { readonly pid: number }
 }
 
@@ -80,7 +80,7 @@ export interface SessionQueryPort {
   isLive(sessionId: string): boolean
   /**
    * The other dsh process on this home where the session is live, when it
-   * is live there and not here (issue 8); absent without a home runtime.
+   * is live there and not here; absent without a home runtime.
    */
   liveElsewhere?(sessionId: string): { readonly pid: number } | undefined
 }
@@ -96,22 +96,13 @@ export interface ResolvedTarget {
   /** Whether the target was running a turn when resolved. */
   readonly running: boolean
   /**
-   * Set when the target is held by another dsh process on this home
-   * (docs/architecture.md §8): admission goes through the home store and
-   * nothing is woken here. `handoff`: the target was cold and is handed to
-   * that process, a long-lived host, to wake; `mayWake`: the sender allows
-   * waking it (its `allowResume`), should its holder be gone before it
-   * claims the message.
+   * Held by another dsh process on this home (docs/architecture.md §8): admitted through the home store, nothing
+   * woken here. `handoff`: cold, handed to that long-lived host to wake; `mayWake`: the sender's `allowResume`.
    */
   readonly remote?: { readonly pid: number, readonly mayWake: boolean, readonly handoff?: boolean }
 }
 
-/**
- * How the turn that took a message ended, for a short-lived process that
- * woke its target ({@link ControllerPort.waitAnswered}): ended (rc.8
- * `turn/end` reason kind, e.g. `completed`, and its seq), or still running
- * after `waitedMs`.
- */
+/** How the turn that took a message ended ({@link ControllerPort.waitAnswered}): rc.8 `turn/end` reason kind and seq, or still running. */
 export type AnswerWait =
   | { readonly ended: true, readonly reason: string, readonly seq: number }
   | { readonly ended: false, readonly waitedMs: number }
@@ -137,11 +128,7 @@ export interface Admitted {
   readonly mode: SendMode
   readonly running: boolean
   readonly recordFrom?: number
-  /**
-   * For a remote target: the id of the mailbox message posted, handed back
-   * to {@link ControllerPort.waitRecorded} so it finds the receipt (issue 10:
-   * no state shared between `admit` and `waitRecorded` through a map).
-   */
+  /** For a remote target: the id of the message posted to the home store, handed back to {@link ControllerPort.waitRecorded}. */
   readonly mailboxMessageId?: string
 }
 
@@ -175,10 +162,7 @@ export interface ControllerPort {
    * refused with a reason instead.
    */
   resolve(sessionId: string, options: { mayWake: boolean, signal: AbortSignal }): Promise<ControllerOutcome<ResolvedTarget>>
-  /**
-   * Admit one user-source prompt. `requestId` is the correlation id; the same
-   * id admitted twice is delivered once.
-   */
+  /** Admit one user-source prompt. `requestId` is the correlation id; the same id admitted twice is delivered once. */
   admit(target: ResolvedTarget, prompt: { requestId: string, mode: SendMode, text: string, provenance: RelayProvenance, signal: AbortSignal }): Promise<ControllerOutcome<Admitted>>
   /**
    * Put back to sleep a session that {@link resolve} woke but that did not
@@ -194,16 +178,11 @@ export interface ControllerPort {
    */
   waitRecorded(target: ResolvedTarget, requestId: string, options: RecordWaitOptions): Promise<Recorded | MailboxStage | undefined>
   /**
-   * In a short-lived process that woke the target: wait, at most
-   * `timeoutMs`, until the turn that took the message ends, so the process
-   * does not cut it off by exiting. `undefined` when there is nothing to
-   * wait for (a long-lived process, a target it did not wake, a remote one).
+   * In a short-lived process that woke the target: wait, at most `timeoutMs`, until the turn that took the
+   * message ends, so the process does not cut it off by exiting; `undefined` when there is nothing to wait for.
    */
   waitAnswered?(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal }): Promise<AnswerWait | undefined>
-  /**
-   * A session {@link resolve} woke took messages by another path (the home
-   * store's delivery): keep it for its turn, as after an {@link admit}.
-   */
+  /** A session {@link resolve} woke took messages by another path (the home store's delivery): keep it, as after {@link admit}. */
   markDelivered?(target: ResolvedTarget): void
 }
 

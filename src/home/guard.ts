@@ -25,7 +25,7 @@
  */
 
 import type { ControllerOutcome, ControllerPort, ResolvedTarget } from '../ports.js'
-import { deliveryReasons } from '../presentation/send.js'
+import { deliveryReasons, mailboxRefusals } from '../presentation/send.js'
 import { blocksWake, openTurnOf } from './open-turn.js'
 import { postRemote, waitRemote } from './remote-delivery.js'
 import type { HomeRuntime } from './runtime.js'
@@ -117,6 +117,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
   async function wakeForWaiting(sessionId: string, signal: AbortSignal): Promise<boolean> {
     const resolved = await wakeHere(sessionId, { mayWake: true, signal })
     if (resolved.ok) inner.markDelivered?.(resolved.value)
+    else if (resolved.code === 'not-found') store.refuseWaiting(sessionId, mailboxRefusals.targetGone)
     return resolved.ok
   }
   runtime.adopt = async sessionId => await wakeForWaiting(sessionId, new AbortController().signal)
@@ -141,14 +142,15 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
 
     async waitRecorded(target, requestId, options) {
       if (target.remote === undefined) return await inner.waitRecorded(target, requestId, options)
-      return await waitRemote(runtime, target, options, async message => {
+      return await waitRemote(runtime, options, async message => {
         await wakeForWaiting(message.target, options.signal)
       })
     },
 
     async waitAnswered(target, requestId, options) {
-      // Only a short-lived process that woke the session cuts its turn off by ending.
-      if (target.remote !== undefined || !target.woke || runtime.isLongLived) return undefined
+      // Only a short-lived process that woke the session cuts its turn off by ending: through this send,
+      // or by taking over the wake of a remote target whose holder let it wait (it is live here now).
+      if (runtime.isLongLived || (target.remote === undefined ? !target.woke : !runtime.holds(target.sessionId))) return undefined
       const agent = host.agentOf(target.sessionId)
       return agent === undefined ? undefined : await waitAnswered(agent, requestId, options)
     },

@@ -13,7 +13,12 @@
  *   `outcome: 'canceled'`);
  * - a resumed agent replays every splice, so an insertion neither claimed
  *   nor cancelled (its process was killed) is pending again after the
- *   resume, without a turn running it.
+ *   resume, without a turn running it;
+ * - a turn claims in `preStep` and appends the claimed `user/message` only
+ *   after awaiting the system prompt, and loading a log closes a turn its
+ *   writer left open (`@deepseek-ai/dsh-session@0.1.0-rc.8` lib/index.js
+ *   `interruptedTurnClosers`): so in a live agent's log, a message a turn
+ *   took whose turn is still open is in flight in that agent, not lost.
  *
  * @module dsh-cross-session/home/log-state
  */
@@ -26,8 +31,10 @@ export type DeliveryState =
   | { readonly kind: 'inbox' }
   /** Its insertion was cancelled (`outcome: 'canceled'`): it never ran. */
   | { readonly kind: 'cancelled' }
-  /** A turn took it out of the inbox and its `user/message` is not (yet) in the log. */
+  /** A turn took it out of the inbox, that turn ended, and its `user/message` is not in the log: it never ran. */
   | { readonly kind: 'taken' }
+  /** The turn still open at the end of the log took it out of the inbox: its `user/message` comes with that turn's step. */
+  | { readonly kind: 'in-turn' }
   /** Never inserted. */
   | { readonly kind: 'absent' }
 
@@ -56,10 +63,16 @@ function isOwnUserMessage(event: RawEvent, messageId: string): boolean {
 export function deliveryState(events: readonly unknown[], messageId: string): DeliveryState {
   const inbox: Record<string, unknown[]> = { 'next-turn': [], 'next-step': [] }
   let state: DeliveryState = { kind: 'absent' }
+  let turnOpen = false
   for (const value of events) {
     if (typeof value !== 'object' || value === null) continue
     const event = value as RawEvent
     if (isOwnUserMessage(event, messageId)) return { kind: 'conversation', seq: typeof event.seq === 'number' ? event.seq : 0 }
+    if (event.type === 'turn/start') turnOpen = true
+    if (event.type === 'turn/end') {
+      turnOpen = false
+      if (state.kind === 'in-turn') state = { kind: 'taken' }
+    }
     if (event.type !== 'agent/inbox/spliced' || typeof event.data !== 'object' || event.data === null) continue
     const splice = event.data as { target?: unknown, start?: unknown, removedCount?: unknown, inserted?: unknown, outcome?: unknown }
     const list = typeof splice.target === 'string' ? inbox[splice.target] : undefined
@@ -67,7 +80,7 @@ export function deliveryState(events: readonly unknown[], messageId: string): De
     const inserted = Array.isArray(splice.inserted) ? splice.inserted.map(idOf) : []
     const removed = list.splice(splice.start, typeof splice.removedCount === 'number' ? splice.removedCount : 0, ...inserted)
     if (inserted.includes(messageId)) state = { kind: 'inbox' }
-    else if (removed.includes(messageId)) state = splice.outcome === 'canceled' ? { kind: 'cancelled' } : { kind: 'taken' }
+    else if (removed.includes(messageId)) state = splice.outcome === 'canceled' ? { kind: 'cancelled' } : { kind: turnOpen ? 'in-turn' : 'taken' }
   }
   return state
 }

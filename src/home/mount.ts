@@ -26,7 +26,7 @@ interface HomeMountContext {
   readonly agents: HostAgents
   readonly sessionQuery: HostSessionQuery
   get(name: string): unknown
-  on?(name: string, listener: (...args: unknown[]) => void): unknown
+  on?(name: string, listener: (...args: unknown[]) => void, options?: { global?: boolean }): unknown
   effect(execute: () => () => void, label?: string): unknown
 }
 
@@ -61,7 +61,9 @@ function sessionIdOf(args: readonly unknown[]): string | undefined {
 /**
  * A long-lived host is one that serves the web UI: rc.8 `dsh web` composes
  * `@deepseek-ai/dsh-host-webserver` (service `webServer`); a headless run
- * does not, and ends as soon as its own session is idle.
+ * does not, and ends as soon as its own session is idle. Asked per use,
+ * never once at activation: a plugin row may apply before the profile's
+ * own rows have provided their services.
  */
 function isLongLivedHost(ctx: HomeMountContext): boolean {
   return ctx.get('webServer') !== undefined
@@ -70,7 +72,16 @@ function isLongLivedHost(ctx: HomeMountContext): boolean {
 function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void): HomeRuntime {
   const store = openHomeStore(home, selfTag(), isAlive, message => log('warn', message))
   const watch = new StoreWatch(store, storePaths(home).dir)
-  const runtime = new HomeRuntime(store, watch, { agents: ctx.agents, log: message => log('warn', message), longLived: () => isLongLivedHost(ctx) })
+  const runtime = new HomeRuntime(store, watch, {
+    agents: ctx.agents,
+    log: message => log('warn', message),
+    longLived: () => isLongLivedHost(ctx),
+    flush: async agent => {
+      // rc.8 `@deepseek-ai/dsh-session` `SessionStore.flush(session)`: resolves once the persistence backend wrote it.
+      const sessions = ctx.get('sessions') as { flush?: (session: unknown) => Promise<unknown> } | undefined
+      if (typeof sessions?.flush === 'function') await sessions.flush(agent.session)
+    },
+  })
   try {
     runtime.start()
   } catch (error: unknown) {
@@ -99,18 +110,22 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   }
   const { runtime } = shared
   shared.users++
+  // `global`: rc.8 `dsh-scope` filters a preset-scoped listener to that preset's agents
+  // (`@deepseek-ai/dsh-scope@0.1.0-rc.8` lib/index.js); the home needs every session of the process.
+  // Cordis 4.0.1 still owns a global listener by this plugin's fiber.
+  const global = { global: true }
   ctx.on?.('agent/created', (...args: unknown[]) => {
     const agent = agentOf(args)
     if (agent !== undefined) runtime.track(agent)
-  })
+  }, global)
   ctx.on?.('agent/disposed', (...args: unknown[]) => {
     const agent = agentOf(args)
     if (agent !== undefined) runtime.untrack(agent.id)
-  })
+  }, global)
   ctx.on?.('session/event', (...args: unknown[]) => {
     const sessionId = sessionIdOf(args)
     if (sessionId !== undefined) runtime.onSessionEvent(sessionId)
-  })
+  }, global)
   ctx.effect(() => () => {
     const entry = runtimes.get(home)
     if (entry === undefined || --entry.users > 0) return

@@ -13,18 +13,49 @@
  * @module dsh-cross-session/home/owner-delivery
  */
 
+import { nanoid } from 'nanoid'
 import { relayMessage } from '../adapters/controller.js'
 import type { HostAgent, HostUserMessage } from '../host.js'
 import { mailboxRefusals, ownerNotices } from '../presentation/send.js'
+import { readRelaySource } from '../provenance.js'
 import { completedTurnAfter, deliveryState, turnEnd } from './log-state.js'
 import type { HomeStore, StoredMessage } from './store.js'
 
+/**
+ * rc.8's public `Agent.inbox` (`@deepseek-ai/dsh-agent@0.1.0-rc.8`
+ * lib/types/inbox.d.ts `Inbox`), the members used here; a host without it
+ * gets `followup` / `steer` only.
+ */
+interface InboxView {
+  readonly nextTurn: ReadonlyArray<{ readonly id: string }>
+  readonly nextStep: ReadonlyArray<{ readonly id: string }>
+  splice(target: 'next-turn' | 'next-step', start: number, deleteCount: number, inserted: HostUserMessage[]): unknown
+}
+
 /** One held session's delivery bookkeeping. */
 export interface HeldSession {
-  /** Claimed and admitted here, not yet recorded. */
+  /** Claimed and admitted here, not yet in the log. */
   readonly awaiting: Set<string>
+  /**
+   * In the live log, not yet marked recorded: the store says `recorded` only
+   * once the harness has written the log to disk ({@link recordFound}, after
+   * `sessions.flush`), since rc.8 writes a live log in batches (up to 200 ms,
+   * `@deepseek-ai/dsh-session-persistence@0.1.0-rc.8` lib/index.js
+   * `DEFAULT_WRITE_BATCH_MAX_DELAY_MS`) and a killed process loses the batch.
+   */
+  readonly found: Map<string, { readonly seq: number, readonly running: boolean }>
   /** Events already scanned by {@link settle}. */
   scanned: number
+}
+
+/** Mark recorded what {@link settle} and {@link admitClaimed} found in the log; call once the log is on disk. @returns whether any was. */
+export function recordFound(store: HomeStore, held: HeldSession, only?: ReadonlySet<string>): boolean {
+  const found = [...held.found].filter(([messageId]) => only === undefined || only.has(messageId))
+  for (const [messageId, at] of found) {
+    held.found.delete(messageId)
+    store.record(messageId, at.seq, at.running)
+  }
+  return found.length > 0
 }
 
 /** A notice this package adds to a session (a `plugin` source, form `notice`; rc.8 `ContextForm`). */
@@ -36,7 +67,7 @@ export function noticeMessage(id: string, text: string, summary: string): HostUs
  * Admit `claimed` (in claim order) into `agent`, live here.
  * @returns the ids admitted or found pending, now awaiting their record.
  */
-export function admitClaimed(store: HomeStore, agent: HostAgent, claimed: readonly StoredMessage[], log: (message: string) => void): string[] {
+export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSession, claimed: readonly StoredMessage[], log: (message: string) => void): string[] {
   const awaiting: string[] = []
   let nudge = false
   for (const message of claimed) {
@@ -48,19 +79,28 @@ export function admitClaimed(store: HomeStore, agent: HostAgent, claimed: readon
     const state = deliveryState(events, message.messageId)
     const running = agent.status === 'running'
     if (state.kind === 'conversation') {
-      store.record(message.messageId, state.seq, running)
+      held.found.set(message.messageId, { seq: state.seq, running })
       continue
     }
     // `taken`, `cancelled` or `absent` here: it never joined the conversation (a turn that took it was cut off before recording it), so it is admitted.
-    if (state.kind === 'inbox') {
+    if (state.kind === 'inbox' || state.kind === 'in-turn') {
       // Restored by the resume, not yet run: a steered notice rides in the same turn and starts it.
-      nudge = true
+      // (`in-turn`: a turn running here took it and appends it next; a new runtime of this process re-claimed it.)
+      if (state.kind === 'inbox') nudge = true
       awaiting.push(message.messageId)
       continue
     }
     const delivered = relayMessage(message.messageId, message.text, { senderSessionId: message.sender, hop: message.hop })
     try {
-      if (message.mode === 'queue') agent.followup(delivered)
+      // Messages posted after it may be pending already (restored by a resume, or left by a turn that failed):
+      // it goes in front of them, not behind (per-target order). A splice wakes nothing: the notice below does.
+      const list = message.mode === 'queue' ? 'next-turn' : 'next-step'
+      const inbox = (agent as HostAgent & { readonly inbox?: InboxView }).inbox
+      const at = inbox === undefined ? -1 : (list === 'next-turn' ? inbox.nextTurn : inbox.nextStep).findIndex(pending => (store.message(pending.id)?.order ?? -1) > message.order)
+      if (at >= 0) {
+        inbox!.splice(list, at, 0, [delivered])
+        nudge = true
+      } else if (message.mode === 'queue') agent.followup(delivered)
       else agent.steer(delivered)
       awaiting.push(message.messageId)
     } catch (error: unknown) {
@@ -70,37 +110,60 @@ export function admitClaimed(store: HomeStore, agent: HostAgent, claimed: readon
   }
   if (nudge && agent.status !== 'running') {
     const notice = ownerNotices.restoredInbox
-    agent.steer(noticeMessage(`cross-session:notice:${Date.now().toString(36)}`, notice.text, notice.summary))
+    agent.steer(noticeMessage(`cross-session:notice:${nanoid()}`, notice.text, notice.summary))
   }
   return awaiting
 }
 
 /**
+ * Messages this package delivered (its relay source) that no completed turn
+ * followed: id, sender and seq of each, in log order. Pure.
+ */
+export function unansweredRelays(events: readonly unknown[]): Array<{ readonly id: string, readonly sender: string, readonly seq: number }> {
+  let open: Array<{ id: string, sender: string, seq: number }> = []
+  for (const value of events) {
+    const event = value as { type?: unknown, seq?: unknown, data?: unknown } | null
+    if (turnEnd(event)?.reason === 'completed') open = []
+    if (event?.type !== 'user/message' || typeof event.seq !== 'number' || typeof event.data !== 'object' || event.data === null) continue
+    const { id, source } = event.data as { id?: unknown, source?: unknown }
+    const relay = readRelaySource(source)
+    if (relay !== undefined && typeof id === 'string') open.push({ id, sender: relay.senderSessionId, seq: event.seq })
+  }
+  return open
+}
+
+/**
  * After a wake from a holder that is gone: recorded messages no completed
  * turn answered (their turn was cut off) are offered again with one steered
- * notice; those the log shows answered are marked so.
+ * notice; those the log shows answered are marked so. Besides the store's,
+ * the log's own: a message its sender's process delivered there (it woke
+ * the session) never went through the store, so the log alone says it got
+ * no answer.
  * @returns how many were offered again.
  */
 export function reofferUnanswered(store: HomeStore, agent: HostAgent): number {
   const events = agent.session.events
-  const open: StoredMessage[] = []
+  const open: Array<{ readonly sender: string, readonly seq?: number }> = []
   for (const message of store.takeUnanswered(agent.id)) {
     const answered = message.seq === undefined ? undefined : completedTurnAfter(events, message.seq)
     if (answered !== undefined) store.answered(agent.id, answered)
     else open.push(message)
   }
+  for (const local of unansweredRelays(events)) if (store.message(local.id) === undefined) open.push(local)
   if (open.length === 0) return 0
   const notice = ownerNotices.cutOff(open.map(message => ({ sender: message.sender, seq: message.seq })))
-  agent.steer(noticeMessage(`cross-session:notice:${Date.now().toString(36)}`, notice.text, notice.summary))
+  agent.steer(noticeMessage(`cross-session:notice:${nanoid()}`, notice.text, notice.summary))
   return open.length
 }
 
 /**
  * Scan what `agent`'s log appended since the last look: awaited messages that
- * joined the conversation are recorded; after a cancelled insertion each
- * awaited one is checked again (and returned to `pending` if it was
- * cancelled); a completed turn marks earlier recorded messages answered.
- * @returns whether the store changed.
+ * joined the conversation are found (recorded by {@link recordFound}); after a cancelled insertion or a
+ * turn's end each awaited one is checked again (and returned to `pending` if
+ * it was cancelled, or taken by a turn that ended without running it: a
+ * cancel, an abort, a rejected step); a completed turn marks earlier
+ * recorded messages answered.
+ * @returns whether the store changed (found messages change it only when recorded).
  */
 export function settle(store: HomeStore, agent: HostAgent, held: HeldSession): boolean {
   const events = agent.session.events
@@ -110,12 +173,12 @@ export function settle(store: HomeStore, agent: HostAgent, held: HeldSession): b
     const event = events[index] as { type?: unknown, seq?: unknown, data?: { id?: unknown, outcome?: unknown } } | null
     if (event?.type === 'user/message' && typeof event.data?.id === 'string' && held.awaiting.has(event.data.id)) {
       held.awaiting.delete(event.data.id)
-      store.record(event.data.id, typeof event.seq === 'number' ? event.seq : index, agent.status === 'running')
-      changed = true
+      held.found.set(event.data.id, { seq: typeof event.seq === 'number' ? event.seq : index, running: agent.status === 'running' })
     } else if (event?.type === 'agent/inbox/spliced' && event.data?.outcome === 'canceled') {
       cancelled = true
     }
     const end = turnEnd(event)
+    if (end !== undefined) cancelled = true
     if (end?.reason === 'completed') {
       store.answered(agent.id, end.seq)
       changed = true
@@ -124,7 +187,8 @@ export function settle(store: HomeStore, agent: HostAgent, held: HeldSession): b
   held.scanned = events.length
   if (cancelled) {
     for (const messageId of [...held.awaiting]) {
-      if (deliveryState(events, messageId).kind !== 'cancelled') continue
+      const state = deliveryState(events, messageId).kind
+      if (state !== 'cancelled' && state !== 'taken') continue
       held.awaiting.delete(messageId)
       store.unclaim(messageId)
       changed = true

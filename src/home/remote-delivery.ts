@@ -18,7 +18,7 @@ import type { HomeRuntime } from './runtime.js'
 import type { StoredMessage } from './store.js'
 
 /** How long a message handed to a long-lived host may wait for that host to wake its target before the sender wakes it itself, ms. */
-export const HANDOFF_GRACE_MS = 3000
+export const HANDOFF_GRACE_MS = 1500
 
 /** Post one prompt to the store; the message id (its request id) comes back with the admission. */
 export function postRemote(runtime: HomeRuntime, target: ResolvedTarget, prompt: Parameters<ControllerPort['admit']>[1]): ControllerOutcome<Admitted> {
@@ -35,7 +35,7 @@ export function postRemote(runtime: HomeRuntime, target: ResolvedTarget, prompt:
     })
   } catch (error: unknown) {
     // SQLite's code only (e.g. SQLITE_FULL, SQLITE_BUSY): paths and raw messages stay out of the model's text.
-    const code = (error as { errstr?: unknown, code?: unknown } | null)
+    const code = error as { errstr?: unknown, code?: unknown } | null
     const why = typeof code?.errstr === 'string' ? code.errstr : typeof code?.code === 'string' ? code.code : 'write failed'
     return { ok: false, reason: deliveryReasons.storeWriteFailed(why) }
   }
@@ -55,26 +55,28 @@ export function settled(message: StoredMessage | undefined): Recorded | MailboxS
 
 /**
  * Wait for the message posted under `options.mailboxMessageId`.
- * @param takeOver - called when the message is still pending and its target has no living holder any more (the process that was waking it gave up, or the host it was handed to is gone): wakes it here, if allowed.
+ * @param takeOver - called when the message is not yet recorded and its target has no living holder any more (the process that was waking it gave up or died, or the host it was handed to is gone): wakes it here, if the sender allows waking.
  */
-export async function waitRemote(runtime: HomeRuntime, target: ResolvedTarget, options: RecordWaitOptions, takeOver: (message: StoredMessage) => Promise<void>): Promise<Recorded | MailboxStage | undefined> {
+export async function waitRemote(runtime: HomeRuntime, options: RecordWaitOptions, takeOver: (message: StoredMessage) => Promise<void>): Promise<Recorded | MailboxStage | undefined> {
   const messageId = options.mailboxMessageId
   if (messageId === undefined) return undefined
   let tookOver = false
   const since = Date.now()
-  // A hand-over is the host's to take up first; it is taken back only if that host is gone or lets it wait.
-  const mayTakeOver = (): boolean => target.remote?.handoff !== true || Date.now() - since >= HANDOFF_GRACE_MS || runtime.store.longLivedHost() === undefined
+  // From a short-lived process, a long-lived host adopts the session first (it
+  // answers there); the sender wakes it only if no such host is alive or it lets it wait.
+  const mayTakeOver = (): boolean => runtime.isLongLived || Date.now() - since >= HANDOFF_GRACE_MS || runtime.store.longLivedHost() === undefined
   const found = await runtime.watch.until(() => {
     const message = runtime.store.message(messageId)
     const done = settled(message)
     if (done !== undefined || message === undefined) return done
-    if (!tookOver && message.state === 'pending' && message.mayWake && runtime.store.view(message.target).holder === undefined && mayTakeOver()) {
+    // Claims are only ever the holder's, so with no living holder a claim's claimer is dead too.
+    if (!tookOver && message.mayWake && runtime.store.view(message.target).holder === undefined && mayTakeOver()) {
       tookOver = true
       void takeOver(message)
     }
     return undefined
   }, options.timeoutMs, options.signal)
-  if (found !== undefined) return found
+  if (found !== undefined) return tookOver && found.stage === 'conversation' ? { ...found, takenOver: true } : found
   const message = runtime.store.message(messageId)
   return { stage: message?.state === 'claimed' ? 'claimed' : 'pending' }
 }

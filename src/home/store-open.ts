@@ -14,9 +14,9 @@
  *   made: the store is this package's own, and the harness's session logs
  *   stay the record of what was delivered.
  *
- * `node:sqlite` is loaded here, on first open, through
- * `process.getBuiltinModule` (Node ≥ 22.3), so a process that never opens
- * the store never loads it.
+ * `node:sqlite` is loaded here, on first open (`home/sqlite-module.ts`:
+ * its experimental warning on one line), so a process that never opens the
+ * store never loads it.
  *
  * @module dsh-cross-session/home/store-open
  */
@@ -25,6 +25,7 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync } from
 import type { DatabaseSync } from 'node:sqlite'
 import { join } from 'node:path'
 import type { ProcessTag } from './paths.js'
+import { loadSqlite } from './sqlite-module.js'
 import { SCHEMA, STORE_VERSION } from './store-schema.js'
 import { SqliteHomeStore } from './store-sqlite.js'
 
@@ -51,12 +52,13 @@ function createOwnerOnly(file: string): void {
 }
 
 function connect(file: string): DatabaseSync {
-  const sqlite = process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite')
-  const db = new sqlite.DatabaseSync(file)
+  const db = new (loadSqlite().DatabaseSync)(file)
   try {
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
     db.exec('PRAGMA journal_mode = WAL')
     db.exec('PRAGMA synchronous = FULL')
+    // A checkpoint truncates the WAL back to this size (bytes), so a large sweep does not leave it grown.
+    db.exec('PRAGMA journal_size_limit = 1048576')
     db.exec('BEGIN IMMEDIATE')
     db.exec(SCHEMA)
     const version = db.prepare('SELECT value FROM meta WHERE key = \'version\'').get() as { value: string } | undefined

@@ -46,6 +46,10 @@ CREATE TABLE IF NOT EXISTS messages (
   answered_seq INTEGER, reoffered INTEGER NOT NULL DEFAULT 0,
   created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL) STRICT;
 CREATE INDEX IF NOT EXISTS messages_by_target ON messages (target, state, n);
+CREATE INDEX IF NOT EXISTS messages_waiting ON messages (target) WHERE state IN ('pending', 'claimed');
+CREATE INDEX IF NOT EXISTS messages_by_claimer ON messages (claimer_pid, claimer_start) WHERE state = 'claimed';
+CREATE INDEX IF NOT EXISTS messages_done ON messages (updated_at) WHERE state IN ('recorded', 'refused');
+CREATE INDEX IF NOT EXISTS holders_by_pid ON holders (pid, start);
 `
 
 /** A `holders` row as read. */

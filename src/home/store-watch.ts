@@ -22,7 +22,7 @@ export const STORE_POLL_MS = 1000
 /** Interval at which {@link StoreWatch.until} probes again without a change, ms. */
 const REPROBE_MS = 250
 /** Delays of the re-checks after a file event, ms. */
-const RECHECK_MS = [5, 25] as const
+const RECHECK_MS = [5, 25, 100, 250] as const
 
 /** Watches one store; listeners run after each change by another process (and on {@link StoreWatch.poke}). */
 export class StoreWatch {
@@ -31,6 +31,7 @@ export class StoreWatch {
   private watcher: FSWatcher | undefined
   private timer: ReturnType<typeof setInterval> | undefined
   private scheduled = false
+  private lastBurst = 0
 
   constructor(store: HomeStore, dir: string, pollMs: number = STORE_POLL_MS) {
     this.store = store
@@ -61,6 +62,10 @@ export class StoreWatch {
    */
   private checkSoon(): void {
     this.check()
+    // One commit fires several events: one burst of re-checks per few ms is enough.
+    const now = Date.now()
+    if (now - this.lastBurst < RECHECK_MS[0]) return
+    this.lastBurst = now
     for (const ms of RECHECK_MS) setTimeout(() => this.check(), ms).unref?.()
   }
 

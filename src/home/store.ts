@@ -136,6 +136,8 @@ export interface HomeStore {
   unclaim(messageId: string): void
   /** A claim of this process is refused (malformed, misaddressed): never delivered. */
   refuse(messageId: string, reason: string): void
+  /** The target no longer exists: every message waiting for it (nobody living holds it) is refused with `reason`. @returns how many. */
+  refuseWaiting(sessionId: string, reason: string): number
   /** A turn of `sessionId` ended completed at `turnEndSeq`: every recorded message before it is answered. */
   answered(sessionId: string, turnEndSeq: number): void
   /** Recorded messages of `sessionId` that no turn answered and that were not yet re-offered; marks them re-offered. */

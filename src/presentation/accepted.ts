@@ -35,6 +35,7 @@ interface AcceptedLine {
 }
 
 const REPLY_LATER = ' Its reply will not return through this call; read it later with sessions_read.'
+const ANSWERED = ' Its answer is in that session\'s log, not in this result; read it with sessions_read.'
 
 /** The success text. */
 export function renderAccepted(line: AcceptedLine): string {
@@ -43,9 +44,9 @@ export function renderAccepted(line: AcceptedLine): string {
   const head = `accepted for ${displayId(line.targetId)} | mode=${line.mode} | ${chars} | hop ${line.hop}`
   if (line.remote !== undefined) {
     const tail = renderRemoteTail({ pid: line.remote.pid, handoff: line.remote.handoff === true, mode: line.mode, recorded: line.recorded, recordWaitMs: line.recordWaitMs, waitCancelled: line.waitCancelled })
-    return `${head}${tail.head}\n${tail.body}${cut}${REPLY_LATER}`
+    return `${head}${tail.head}${answerHead(line.answer)}\n${tail.body}${cut}${answerBody(line.answer)}${line.answer?.ended === true ? ANSWERED : REPLY_LATER}`
   }
-  return `${head}${localHead(line)}${answerHead(line.answer)}\n${localBody(line)}${cut}${durability(line)}${answerBody(line.answer)}${REPLY_LATER}`
+  return `${head}${localHead(line)}${answerHead(line.answer)}\n${localBody(line)}${cut}${durability(line)}${answerBody(line.answer)}${line.answer?.ended === true ? ANSWERED : REPLY_LATER}`
 }
 
 function answerHead(answer: AnswerWait | undefined): string {
@@ -100,16 +101,18 @@ interface RemoteOutcome {
  */
 export function renderRemoteTail(outcome: RemoteOutcome): { head: string, body: string } {
   const { recorded } = outcome
+  const takenOver = recorded !== undefined && 'takenOver' in recorded && recorded.takenOver === true
   let head = outcome.handoff
     ? ` | handed to the long-lived dsh process pid ${outcome.pid} on this home, which wakes it; delivered through the mailbox`
     : ` | live in another dsh process (pid ${outcome.pid}); delivered through the mailbox`
+  if (takenOver) head = ` | ${outcome.handoff ? `handed to the dsh process pid ${outcome.pid}, which did not take it up` : `held by the dsh process pid ${outcome.pid}, which let it go`}; woken in this process and delivered through the mailbox`
   if (recorded?.stage === 'conversation') head += ` | recorded at seq ${recorded.seq}`
   else if (recorded?.stage === 'inbox') head += ` | in its inbox at seq ${recorded.seq}, not yet in its conversation`
   else if (recorded?.stage === 'claimed') head += ` | claimed by that process, not yet recorded after ${outcome.recordWaitMs} ms`
   else if (recorded?.stage === 'refused') head += ` | refused by that process: ${recorded.reason}`
   else if (outcome.waitCancelled) head += ' | posted; pickup not confirmed (wait cancelled)'
   else head += ` | still pending in the mailbox after ${outcome.recordWaitMs} ms`
-  const where = outcome.handoff ? 'in that process once it has woken it' : 'in its own process'
+  const where = takenOver ? 'in this process' : outcome.handoff ? 'in that process once it has woken it' : 'in its own process'
 
   const running = recorded !== undefined && 'running' in recorded ? recorded.running : undefined
   let body: string

@@ -115,6 +115,7 @@ export const deliveryReasons = {
 /** Why the holding process refused a stored message (the sender reads it as `refused by that process: …`). */
 export const mailboxRefusals = {
   misaddressed: 'the message names another session than the one it was claimed for',
+  targetGone: 'that session no longer exists (it was deleted before it could be woken)',
 } as const
 
 /** Notices this package steers into a session it woke (a `plugin` source, form `notice`: the model reads them as context, never as its user). */

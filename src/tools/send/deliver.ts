@@ -112,12 +112,13 @@ export async function waitForRecord(out: Outgoing, to: AdmittedTo, call: ToolCal
 
 /**
  * In a short-lived process that woke the target: wait, bounded by
- * `answerWaitMs`, for the turn that took the message to end (only once the
- * message is recorded; the controller decides whether there is anything to
- * wait for).
+ * `answerWaitMs`, for the turn that took the message to end (once the
+ * message is recorded, or queued in the inbox behind a turn the wake
+ * started: the process ending first would splice it back out; the
+ * controller decides whether there is anything to wait for).
  */
 export async function waitForAnswer(out: Outgoing, to: AdmittedTo, wait: RecordWait, call: ToolCallContext, deps: ToolDeps): Promise<AnswerWait | undefined> {
-  if (wait.cancelled || deps.controller.waitAnswered === undefined || wait.recorded === undefined || !('seq' in wait.recorded) || wait.recorded.stage !== 'conversation') return undefined
+  if (wait.cancelled || deps.settings.answerWaitMs <= 0 || deps.controller.waitAnswered === undefined || wait.recorded === undefined || !('seq' in wait.recorded)) return undefined
   const answered = await callBackend(STEPS.waitingForAnswer, call.signal,
     () => deps.controller.waitAnswered!(to.target, out.requestId, { timeoutMs: deps.settings.answerWaitMs, signal: call.signal }), deps.log)
   return answered.ok ? answered.value : undefined
