@@ -10,7 +10,8 @@
 
 import type { HostAgent, HostAgents } from '../host.js'
 import { isSubagent, readHeader } from '../sessions.js'
-import { admitClaimed, recordFound, reofferUnanswered, settle, type HeldSession } from './owner-delivery.js'
+import { admitClaimed, hasFound, recordFound, settle, type HeldSession } from './owner-delivery.js'
+import { reofferUnanswered } from './reoffer.js'
 import { PerSession } from './per-session.js'
 import type { HomeStore, LetGo } from './store.js'
 import type { StoreWatch } from './store-watch.js'
@@ -54,7 +55,7 @@ export class Holdings {
       this.host.log(`session ${agent.id} is live here and also held by dsh process ${held.holder.tag.pid}; the harness opened it here without a wake through this package`)
       return
     }
-    this.held.set(agent.id, { awaiting: new Set(), found: new Map(), scanned: agent.session.events.length })
+    this.held.set(agent.id, { target: agent.id, awaiting: new Set(), found: new Map(), scanned: agent.session.events.length })
     void this.drain(agent.id)
   }
 
@@ -73,9 +74,11 @@ export class Holdings {
   untrack(sessionId: string, how: LetGo = 'released'): void {
     const held = this.held.get(sessionId)
     const agent = this.host.agents.get(sessionId)
-    // Going away: rc.8's disposal drains its log to disk, so what was found is recorded now.
     if (held !== undefined && agent !== undefined) settle(this.store, agent, held)
-    if (held !== undefined) recordFound(this.store, held)
+    // Nothing found is recorded here: rc.8 starts writing a disposed session's log only after `agent/disposed`
+    // (`@deepseek-ai/dsh-agent-loop@0.1.0-rc.8` lib/index.js: `detachAgent`, then `detachSession`, whose
+    // `session/disposed` starts the drain), so a SIGKILL meanwhile would lose it. It returns to pending with
+    // its claim, and the next holder finds it in the log on disk (docs/architecture.md §8).
     this.held.delete(sessionId)
     this.store.release(sessionId, how)
     this.watch.poke()
@@ -92,7 +95,7 @@ export class Holdings {
     const agent = held === undefined ? undefined : this.host.agents.get(sessionId)
     if (held === undefined || agent === undefined) return
     if (settle(this.store, agent, held)) this.watch.poke()
-    if (held.found.size > 0) this.persistFound(sessionId)
+    if (hasFound(held)) this.persistFound(sessionId)
   }
 
   /**
@@ -105,13 +108,15 @@ export class Holdings {
 
   private drainNow(sessionId: string): void {
     const held = this.held.get(sessionId)
+    // A read first: most drains (every wake, every session going live) find nothing waiting, and pay no lookup and no write.
+    if (this.stopped || held === undefined || !this.store.waiting().has(sessionId)) return
     const agent = this.host.agents.get(sessionId)
-    if (this.stopped || held === undefined || agent === undefined) return
+    if (agent === undefined) return
     const claimed = this.store.claim(sessionId)
     if (claimed.length === 0) return
     for (const messageId of admitClaimed(this.store, agent, held, claimed, this.host.log)) held.awaiting.add(messageId)
     settle(this.store, agent, held)
-    if (held.found.size > 0) this.persistFound(sessionId)
+    if (hasFound(held)) this.persistFound(sessionId)
     this.watch.poke()
   }
 
@@ -124,10 +129,11 @@ export class Holdings {
     this.work.coalesce(sessionId, async () => {
       const held = this.held.get(sessionId)
       const agent = this.host.agents.get(sessionId)
-      if (held === undefined || agent === undefined || held.found.size === 0) return
+      if (held === undefined || agent === undefined || !hasFound(held)) return
       const batch = new Set(held.found.keys())
+      const answeredAt = held.answeredAt
       await this.host.flush?.(agent)
-      if (recordFound(this.store, held, batch)) this.watch.poke()
+      if (recordFound(this.store, held, batch, answeredAt)) this.watch.poke()
     })
   }
 }

@@ -17,8 +17,7 @@ import { nanoid } from 'nanoid'
 import { relayMessage } from '../adapters/controller.js'
 import type { HostAgent, HostUserMessage } from '../host.js'
 import { mailboxRefusals, ownerNotices } from '../presentation/send.js'
-import { readRelaySource } from '../provenance.js'
-import { completedTurnAfter, deliveryState, turnEnd } from './log-state.js'
+import { deliveryState, turnEnd } from './log-state.js'
 import type { HomeStore, StoredMessage } from './store.js'
 
 /**
@@ -34,6 +33,8 @@ interface InboxView {
 
 /** One held session's delivery bookkeeping. */
 export interface HeldSession {
+  /** The session held. */
+  readonly target: string
   /** Claimed and admitted here, not yet in the log. */
   readonly awaiting: Set<string>
   /**
@@ -44,18 +45,34 @@ export interface HeldSession {
    * `DEFAULT_WRITE_BATCH_MAX_DELAY_MS`) and a killed process loses the batch.
    */
   readonly found: Map<string, { readonly seq: number, readonly running: boolean }>
+  /** Seq of the last completed `turn/end` seen in the live log, not yet written to the store. */
+  answeredAt?: number
   /** Events already scanned by {@link settle}. */
   scanned: number
 }
 
-/** Mark recorded what {@link settle} and {@link admitClaimed} found in the log; call once the log is on disk. @returns whether any was. */
-export function recordFound(store: HomeStore, held: HeldSession, only?: ReadonlySet<string>): boolean {
+/**
+ * Mark recorded what {@link settle} and {@link admitClaimed} found in the log
+ * (only the ids in `only`, when given), then the messages a completed turn
+ * answered up to `answeredAt`; call once the log is on disk, with what was
+ * found before the flush.
+ * @returns whether the store changed.
+ */
+export function recordFound(store: HomeStore, held: HeldSession, only?: ReadonlySet<string>, answeredAt?: number): boolean {
   const found = [...held.found].filter(([messageId]) => only === undefined || only.has(messageId))
   for (const [messageId, at] of found) {
     held.found.delete(messageId)
     store.record(messageId, at.seq, at.running)
   }
-  return found.length > 0
+  if (answeredAt === undefined) return found.length > 0
+  store.answered(held.target, answeredAt)
+  if (held.answeredAt === answeredAt) delete held.answeredAt
+  return true
+}
+
+/** Whether {@link settle} found something that waits for the log to reach the disk. */
+export function hasFound(held: HeldSession): boolean {
+  return held.found.size > 0 || held.answeredAt !== undefined
 }
 
 /** A notice this package adds to a session (a `plugin` source, form `notice`; rc.8 `ContextForm`). */
@@ -116,53 +133,12 @@ export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSessi
 }
 
 /**
- * Messages this package delivered (its relay source) that no completed turn
- * followed: id, sender and seq of each, in log order. Pure.
- */
-export function unansweredRelays(events: readonly unknown[]): Array<{ readonly id: string, readonly sender: string, readonly seq: number }> {
-  let open: Array<{ id: string, sender: string, seq: number }> = []
-  for (const value of events) {
-    const event = value as { type?: unknown, seq?: unknown, data?: unknown } | null
-    if (turnEnd(event)?.reason === 'completed') open = []
-    if (event?.type !== 'user/message' || typeof event.seq !== 'number' || typeof event.data !== 'object' || event.data === null) continue
-    const { id, source } = event.data as { id?: unknown, source?: unknown }
-    const relay = readRelaySource(source)
-    if (relay !== undefined && typeof id === 'string') open.push({ id, sender: relay.senderSessionId, seq: event.seq })
-  }
-  return open
-}
-
-/**
- * After a wake from a holder that is gone: recorded messages no completed
- * turn answered (their turn was cut off) are offered again with one steered
- * notice; those the log shows answered are marked so. Besides the store's,
- * the log's own: a message its sender's process delivered there (it woke
- * the session) never went through the store, so the log alone says it got
- * no answer.
- * @returns how many were offered again.
- */
-export function reofferUnanswered(store: HomeStore, agent: HostAgent): number {
-  const events = agent.session.events
-  const open: Array<{ readonly sender: string, readonly seq?: number }> = []
-  for (const message of store.takeUnanswered(agent.id)) {
-    const answered = message.seq === undefined ? undefined : completedTurnAfter(events, message.seq)
-    if (answered !== undefined) store.answered(agent.id, answered)
-    else open.push(message)
-  }
-  for (const local of unansweredRelays(events)) if (store.message(local.id) === undefined) open.push(local)
-  if (open.length === 0) return 0
-  const notice = ownerNotices.cutOff(open.map(message => ({ sender: message.sender, seq: message.seq })))
-  agent.steer(noticeMessage(`cross-session:notice:${nanoid()}`, notice.text, notice.summary))
-  return open.length
-}
-
-/**
  * Scan what `agent`'s log appended since the last look: awaited messages that
  * joined the conversation are found (recorded by {@link recordFound}); after a cancelled insertion or a
  * turn's end each awaited one is checked again (and returned to `pending` if
  * it was cancelled, or taken by a turn that ended without running it: a
  * cancel, an abort, a rejected step); a completed turn marks earlier
- * recorded messages answered.
+ * recorded messages answered (with the records, {@link recordFound}).
  * @returns whether the store changed (found messages change it only when recorded).
  */
 export function settle(store: HomeStore, agent: HostAgent, held: HeldSession): boolean {
@@ -179,10 +155,8 @@ export function settle(store: HomeStore, agent: HostAgent, held: HeldSession): b
     }
     const end = turnEnd(event)
     if (end !== undefined) cancelled = true
-    if (end?.reason === 'completed') {
-      store.answered(agent.id, end.seq)
-      changed = true
-    }
+    // Marked answered with the records, once the log is on disk ({@link recordFound}).
+    if (end?.reason === 'completed') held.answeredAt = Math.max(held.answeredAt ?? -1, end.seq)
   }
   held.scanned = events.length
   if (cancelled) {

@@ -20,23 +20,38 @@
  *   `outcome: 'canceled'`, next-step first) and ends a running turn aborted;
  * - a turn that fails ends `error` and parks the rest of the inbox until the
  *   next wake (`ReactLoopAgent.kick` starts no driver after it);
- * - a SIGKILL leaves the log as it is; the next resume closes a cut-off turn
- *   (`@deepseek-ai/dsh-session@0.1.0-rc.8` `interruptedTurnClosers`) and
- *   replays every splice, so an insertion neither claimed nor cancelled is
- *   pending again, and runs only once something wakes the agent.
+ * - a SIGKILL leaves the log as it is ON DISK; the next resume closes a
+ *   cut-off turn (`@deepseek-ai/dsh-session@0.1.0-rc.8` `interruptedTurnClosers`)
+ *   and replays every splice, so an insertion neither claimed nor cancelled
+ *   is pending again, and runs only once something wakes the agent.
  *
- * Each process runs the protocol as `home/runtime.ts` and `home/guard.ts` do,
- * with the package's own code for every decision: `acquire` → wake (resume,
- * `markLive`, `reofferUnanswered`) → drain (`claim`, `admitClaimed`) →
- * `settle` → `release` / `leave`; a plugin reload starts a new runtime in a
- * living process (`HomeRuntime.start`: `unclaimAll`). A crash can hit
- * between any two steps and inside a step before any store transition or
- * log append (SIGKILL: no cleanup).
+ * Each log is an in-memory part over a persisted prefix, as rc.8 writes a
+ * live session (`@deepseek-ai/dsh-session-persistence@0.1.0-rc.8`
+ * lib/index.js `SessionWriteBehind`): an append goes to memory; a
+ * background write (within `DEFAULT_WRITE_BATCH_MAX_DELAY_MS`, 200 ms)
+ * puts a prefix of what is pending on disk; `sessions.flush` resolves once
+ * everything appended so far is on disk (it drains to quiescence), and so
+ * does a disposal (`retireCore`) or a clean exit (the write path's
+ * disposal effect) — after the `agent/disposed` listeners ran
+ * (`@deepseek-ai/dsh-agent-loop@0.1.0-rc.8` lib/index.js: `detachAgent`,
+ * then `detachSession`). A SIGKILL loses the unpersisted tail, and the next
+ * holder resumes from the prefix.
+ *
+ * Each process runs the protocol as `home/runtime.ts`, `home/holding.ts` and
+ * `home/guard.ts` do, with the package's own code for every decision:
+ * `acquire` → wake (resume, `markLive`, `reofferUnanswered`) → drain
+ * (`claim`, `admitClaimed`) → `settle` (what joined the log is found) →
+ * the awaited `sessions.flush` → `recordFound` → `release` / `leave`; a
+ * plugin reload starts a new runtime in a living process
+ * (`HomeRuntime.start`: `unclaimAll`). A crash can hit between any two
+ * steps and inside a step before any store transition, log append or write
+ * to disk (SIGKILL: no cleanup).
  *
  * After every step: ONE HOLDER (at most one living process thinks it holds
  * a session, and the store, read through a separate connection, agrees) and
- * ONE MESSAGE STATE (no id twice as a `user/message`; `recorded` means in
- * the log at that seq; nothing leaves the store before it is recorded).
+ * ONE MESSAGE STATE (no id twice as a `user/message`; `recorded` at seq N
+ * means in the log ON DISK at seq N, not only in a process's memory;
+ * nothing leaves the store before it is recorded).
  * Then a calm phase (no posts, no crashes) checks LIVENESS: nothing waits
  * for a session live in a living process. Last, every process ends and a
  * recovery process holds every session and drains it: each message is in
@@ -49,7 +64,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { admitClaimed, BUSY_TIMEOUT_MS, deliveryState, openHomeStore, reofferUnanswered, RETAIN_MS, settle, SqliteHomeStore, storePaths, type HomeStore, type HostAgent, type HostUserMessage, type ProcessTag, type StoredMessage } from '../../src/testing.js'
+import { admitClaimed, BUSY_TIMEOUT_MS, deliveryState, openHomeStore, recordFound, reofferUnanswered, RETAIN_MS, settle, SqliteHomeStore, storePaths, type HeldSession, type HomeStore, type HostAgent, type HostUserMessage, type ProcessTag, type StoredMessage } from '../../src/testing.js'
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same schedule. */
 export function mulberry32(seed: number): () => number {
@@ -71,9 +86,24 @@ export function mulberry32(seed: number): () => number {
  *   (broken: two living holders);
  * - `retake-own-claims`: a claim also re-takes this process's own claims,
  *   in flight here (harmless as long as the log check sees them in the
- *   inbox or in the running turn).
+ *   inbox or in the running turn);
+ * - `record-before-flush`: what `settle` found is recorded at once, before
+ *   the log is on disk, as the holder did before `recordFound` waited for
+ *   `sessions.flush` (broken: a SIGKILL loses a message the store says is
+ *   recorded);
+ * - `record-at-untrack`: `untrack` records what was found, on the belief
+ *   that the disposal has written the log (broken: rc.8 starts that drain
+ *   only after the `agent/disposed` listeners ran).
  */
-export type Variant = 'real' | 'no-log-check' | 'blind-acquire' | 'retake-own-claims'
+export type Variant = 'real' | 'no-log-check' | 'blind-acquire' | 'retake-own-claims' | 'record-before-flush' | 'record-at-untrack'
+
+/**
+ * What `recorded` at seq N is checked against: the log on disk (the
+ * invariant), or only the log in the writer's memory (`in-memory`: weaker,
+ * so that a self-check can show what a broken protocol loses, not only that
+ * it recorded early).
+ */
+export type RecordedMeans = 'persisted' | 'in-memory'
 
 /** A SIGKILL: thrown from inside a step; the process gets no cleanup. */
 class Crash extends Error {}
@@ -96,15 +126,44 @@ interface Splice {
   readonly outcome?: 'canceled'
 }
 
-/** One session's log (its file on disk): appended by whichever process has it live. */
+/**
+ * One session's log: the persisted prefix (its file on disk) and, after it,
+ * what the process that has it live appended and rc.8 has not written yet.
+ */
 export class SessionLog {
   readonly id: string
+  /** In log order: `events[0, persisted)` on disk, the rest only in the writer's memory. */
   readonly events: LogEvent[] = []
+  /** How many of {@link events} are on disk. */
+  persisted = 0
+  /** The simulated process whose live agent appends to it (its unpersisted tail dies with it). */
+  writer: object | undefined
   private readonly users = new Set<string>()
   private readonly broken: string[]
   constructor(id: string, broken: string[]) {
     this.id = id
     this.broken = broken
+  }
+
+  /** Events appended and not yet on disk. */
+  get unpersisted(): number {
+    return this.events.length - this.persisted
+  }
+
+  /** A write of rc.8's persistence: the first `upTo` events (all by default) are on disk. */
+  persist(upTo = this.events.length): void {
+    this.persisted = Math.max(this.persisted, Math.min(upTo, this.events.length))
+  }
+
+  /**
+   * Its writer was SIGKILLed: what was not on disk is gone.
+   * @returns the ids of the `user/message`s lost with it.
+   */
+  lose(): string[] {
+    const lost = this.events.splice(this.persisted).filter(event => event.type === 'user/message').map(event => event.data.id as string)
+    for (const id of lost) this.users.delete(id)
+    this.writer = undefined
+    return lost
   }
 
   append(type: string, data: Record<string, unknown>): void {
@@ -320,12 +379,46 @@ export function rc8Session(id: string): { readonly log: SessionLog, readonly bro
   return { log, broken, resume: () => new SimAgent(log, () => undefined, () => undefined) }
 }
 
-/** The runtime's bookkeeping of one held session (`home/owner-delivery.ts` `HeldSession`). */
-interface HeldSession {
-  readonly awaiting: Set<string>
-  scanned: number
+/** Fresh delivery bookkeeping for a session that went live with `events` in its log (`Holdings.track`). */
+export function heldSession(events: readonly unknown[], target = 'session'): HeldSession {
+  return { target, awaiting: new Set(), found: new Map(), scanned: events.length }
 }
-type Hold = { readonly phase: 'waking' } | { readonly phase: 'live', readonly agent: SimAgent, readonly held: HeldSession }
+
+/**
+ * `Holdings.persistFound` under way for one session (`home/per-session.ts`
+ * `PerSession.coalesce`): the batch its awaited `sessions.flush` records once
+ * it resolves, and whether it was asked for again meanwhile.
+ */
+interface Flush {
+  batch: Set<string> | undefined
+  /** The completed turn end found before the flush started (recorded as answered with the batch). */
+  answeredAt?: number | undefined
+  again: boolean
+}
+interface LiveHold {
+  readonly phase: 'live'
+  readonly agent: SimAgent
+  readonly held: HeldSession
+  readonly flush: Flush
+}
+/**
+ * A flush still awaited after its session was let go here or its runtime
+ * replaced (a plugin reload): `Holdings.persistFound` holds on to the
+ * bookkeeping and the store it started with, and records through them once
+ * it resolves (a record the store refuses unless this process claims the
+ * message again).
+ */
+interface Outliving {
+  readonly sessionId: string
+  readonly agent: SimAgent
+  readonly store: HomeStore
+  readonly held: HeldSession
+  readonly batch: Set<string>
+  readonly answeredAt: number | undefined
+  /** Asked for again meanwhile (a reload): the old runtime runs it once more, for what it had found since. */
+  readonly again: boolean
+}
+type Hold = { readonly phase: 'waking' } | LiveHold
 
 /** One posted message, as its sender knows it. */
 interface Posted {
@@ -360,7 +453,7 @@ class Checker {
     this.version = db.prepare('PRAGMA data_version')
     this.top = db.prepare('SELECT MAX(n) AS n FROM messages')
     this.holders = db.prepare('SELECT session_id, pid, start, state FROM holders WHERE session_id IN (?, ?, ?)')
-    this.messages = db.prepare('SELECT message_id, state, seq FROM messages WHERE n > ?')
+    this.messages = db.prepare('SELECT message_id, state, seq, answered_seq FROM messages WHERE n > ?')
   }
 
   /** Whether another connection committed since the last call (`PRAGMA data_version`). */
@@ -376,7 +469,7 @@ class Checker {
   }
 
   /** Messages posted after `after` (a schedule's own: those of earlier schedules are recorded and swept). */
-  messageRows(after: number): Array<{ message_id: string, state: string, seq: number | null }> {
+  messageRows(after: number): Array<{ message_id: string, state: string, seq: number | null, answered_seq: number | null }> {
     return this.messages.all(after) as never
   }
 
@@ -471,6 +564,8 @@ class SimProcess {
   /** `blind-acquire`: inside an acquire. */
   private taking = false
   readonly holds = new Map<string, Hold>()
+  /** Flushes awaited for sessions let go here or held by a replaced runtime. */
+  readonly outliving: Outliving[] = []
   /** Operations left before a SIGKILL armed for the current step. */
   budget: number | undefined
   /** Set once the armed SIGKILL hit: every later operation of the step fails too (a catch in the code under test cannot go on). */
@@ -517,7 +612,45 @@ class SimProcess {
     this.db = undefined
   }
 
-  /** `HomeRuntime.start`: join, sweep, let go of rows not live here, return claims in flight, hold what is live. */
+  /**
+   * A plugin reload: a new runtime, on a connection of its own, with the
+   * same pid and start time and its agents still live. The old runtime's
+   * flushes still resolve, and record through its store.
+   */
+  reload(): void {
+    for (const [sessionId, hold] of this.holds) if (hold.phase === 'live') this.outlive(sessionId, hold)
+    this.disconnect()
+    this.connect()
+    this.start()
+  }
+
+  private outlive(sessionId: string, hold: LiveHold): void {
+    const { batch, again } = hold.flush
+    if (batch !== undefined) this.outliving.push({ sessionId, agent: hold.agent, store: this.store, held: hold.held, batch, answeredAt: hold.flush.answeredAt, again })
+  }
+
+  /**
+   * The next flush that outlived its hold resolves: if the agent is still
+   * live here its log is now on disk (a disposed one's was drained), then
+   * the old bookkeeping records its batch through the old store (and, asked
+   * again, what it found since, after the next flush).
+   * @returns whether there was one.
+   */
+  resolveOutliving(): boolean {
+    const flight = this.outliving.shift()
+    if (flight === undefined) return false
+    this.op()
+    if (this.live(flight.sessionId)?.agent === flight.agent) this.run.logs.get(flight.sessionId)!.persist()
+    if (recordFound(flight.store, flight.held, flight.batch, flight.answeredAt)) this.run.cover('recorded by a flush that outlived its hold')
+    if (flight.again) recordFound(flight.store, flight.held, undefined, flight.held.answeredAt)
+    return true
+  }
+
+  /**
+   * `HomeRuntime.start`: join, sweep, let go of rows not live here, return
+   * claims in flight, hold what is live. A new runtime's bookkeeping starts
+   * empty: what the old one had found goes back to `pending` with its claim.
+   */
   start(): void {
     this.store.join(false)
     this.store.sweep(Date.now(), RETAIN_MS)
@@ -530,20 +663,27 @@ class SimProcess {
     }
   }
 
-  live(sessionId: string): Extract<Hold, { phase: 'live' }> | undefined {
+  live(sessionId: string): LiveHold | undefined {
     const hold = this.holds.get(sessionId)
     return hold?.phase === 'live' ? hold : undefined
   }
 
-  /** `HomeRuntime.track`. */
+  /** Hold `agent` live here (the store already agreed). */
+  hold(agent: SimAgent): LiveHold {
+    const hold: LiveHold = { phase: 'live', agent, held: heldSession(agent.session.events, agent.id), flush: { batch: undefined, again: false } }
+    this.holds.set(agent.id, hold)
+    return hold
+  }
+
+  /** `Holdings.track`. */
   track(agent: SimAgent): boolean {
     const held = this.store.markLive(agent.id)
     if (!held.ok) return false
-    this.holds.set(agent.id, { phase: 'live', agent, held: { awaiting: new Set(), scanned: agent.session.events.length } })
+    this.hold(agent)
     return true
   }
 
-  /** `HomeRuntime.drainNow`. */
+  /** `Holdings.drainNow`. */
   drain(sessionId: string): number {
     const hold = this.live(sessionId)
     if (hold === undefined) return 0
@@ -556,34 +696,121 @@ class SimProcess {
     const logged = (message: string): void => {
       if (!this.killed) this.run.fail(`admitClaimed logged: ${message}`)
     }
-    const admitted = this.run.variant === 'no-log-check' ? admitBlindly(this.store, hold.agent, claimed) : admitClaimed(this.store, hold.agent, claimed, logged)
+    const admitted = this.run.variant === 'no-log-check' ? admitBlindly(this.store, hold.agent, claimed) : admitClaimed(this.store, hold.agent, hold.held, claimed, logged)
     for (const messageId of admitted) hold.held.awaiting.add(messageId)
     settle(this.store, hold.agent, hold.held)
+    this.persistFound(hold)
     return claimed.length
   }
 
+  /** `Holdings.onSessionEvent` (rc.8 `session/event`, or the tick's scan). */
   settle(sessionId: string): void {
     const hold = this.live(sessionId)
-    if (hold !== undefined) settle(this.store, hold.agent, hold.held)
+    if (hold === undefined) return
+    settle(this.store, hold.agent, hold.held)
+    this.persistFound(hold)
   }
 
-  /** The agent was disposed (rc.8 cancels its inbox), then `HomeRuntime.untrack`. */
-  dispose(sessionId: string, settleFirst: boolean): void {
+  /**
+   * `Holdings.persistFound`: one awaited `sessions.flush` at a time, asked
+   * for again while one is under way; `record-before-flush` records at once.
+   */
+  private persistFound(hold: LiveHold): void {
+    if (hold.held.found.size === 0 && hold.held.answeredAt === undefined) return
+    if (this.run.variant === 'record-before-flush') {
+      recordFound(this.store, hold.held, undefined, hold.held.answeredAt)
+      return
+    }
+    if (hold.flush.batch !== undefined) hold.flush.again = true
+    else this.startFlush(hold)
+  }
+
+  private startFlush(hold: LiveHold): void {
+    hold.flush.again = false
+    const pending = hold.held.found.size > 0 || hold.held.answeredAt !== undefined
+    hold.flush.batch = pending ? new Set(hold.held.found.keys()) : undefined
+    hold.flush.answeredAt = hold.held.answeredAt
+    if (hold.flush.batch !== undefined) this.run.note(`  flushing ${hold.agent.id} for ${[...hold.flush.batch].join(', ')}`)
+  }
+
+  /** Every awaited flush resolves, this runtime's and those that outlived their hold (the calm, the recovery, a clean exit). @returns whether any was awaited. */
+  resolveFlushes(): boolean {
+    let any = false
+    for (const sessionId of [...this.holds.keys()]) while (this.flushed(sessionId, true)) any = true
+    while (this.resolveOutliving()) any = true
+    return any
+  }
+
+  /** Whether a `sessions.flush` of `sessionId` is awaited. */
+  flushing(sessionId: string): boolean {
+    return this.live(sessionId)?.flush.batch !== undefined
+  }
+
+  /**
+   * The awaited `sessions.flush` of `sessionId` settles. Resolved: every
+   * event appended so far is on disk (rc.8 drains to quiescence), then its
+   * batch is recorded, and the job runs once more if it was asked for
+   * meanwhile. Rejected: nothing is recorded; what was found waits for the
+   * next tick.
+   * @returns whether one was awaited.
+   */
+  flushed(sessionId: string, ok: boolean): boolean {
+    const hold = this.live(sessionId)
+    const batch = hold?.flush.batch
+    if (hold === undefined || batch === undefined) return false
+    this.op()
+    if (!ok) {
+      hold.flush.batch = undefined
+      hold.flush.again = false
+      return true
+    }
+    this.run.logs.get(sessionId)!.persist()
+    recordFound(this.store, hold.held, batch, hold.flush.answeredAt)
+    if (hold.flush.again) this.startFlush(hold)
+    else hold.flush.batch = undefined
+    return true
+  }
+
+  /**
+   * `Holdings.untrack`: settle (when the host still lists the agent), let
+   * the session go; what was found and not yet recorded returns to pending
+   * with its claim (its log is not on disk yet: rc.8's drain starts after
+   * `agent/disposed`).
+   */
+  untrack(sessionId: string, settleFirst: boolean): void {
     const hold = this.holds.get(sessionId)
     if (hold?.phase === 'live') {
-      hold.agent.dispose()
       if (settleFirst) settle(this.store, hold.agent, hold.held)
+      if (hold.held.found.size > 0) this.run.cover('found at untrack')
+      if (this.run.variant === 'record-at-untrack') recordFound(this.store, hold.held)
+      this.outlive(sessionId, { ...hold, flush: { ...hold.flush, again: false } })
     }
     this.holds.delete(sessionId)
     this.store.release(sessionId, 'released')
   }
+
+  /** The logs this process writes (all, or `sessionId`'s) go to disk: rc.8's disposal drains them (`retireCore`, the write path's disposal effect). */
+  drainLogs(sessionId?: string): void {
+    for (const log of this.run.logs.values()) {
+      if (log.writer !== this || log.unpersisted === 0 || (sessionId !== undefined && log.id !== sessionId)) continue
+      this.op()
+      log.persist()
+    }
+  }
+
+  /** The agent is disposed (rc.8 cancels its inbox), `agent/disposed` runs `untrack`, then rc.8 writes the log to disk. */
+  dispose(sessionId: string, settleFirst: boolean): void {
+    this.live(sessionId)?.agent.dispose()
+    this.untrack(sessionId, settleFirst)
+    this.drainLogs(sessionId)
+  }
 }
 
-type Action = 'spawn' | 'post' | 'acquire' | 'open' | 'wake' | 'drain' | 'settle' | 'turn' | 'error' | 'cancel' | 'release' | 'exit' | 'kill' | 'reload' | 'sweep'
+type Action = 'spawn' | 'post' | 'acquire' | 'open' | 'wake' | 'drain' | 'settle' | 'flush' | 'write' | 'turn' | 'error' | 'cancel' | 'release' | 'exit' | 'kill' | 'reload' | 'sweep'
 
 /** How often each step is drawn; a drawn step that does not apply draws again. */
 const WEIGHTS: ReadonlyArray<readonly [Action, number]> = [
-  ['spawn', 4], ['post', 10], ['acquire', 6], ['open', 3], ['wake', 12], ['drain', 12], ['settle', 8],
+  ['spawn', 4], ['post', 10], ['acquire', 6], ['open', 3], ['wake', 12], ['drain', 12], ['settle', 8], ['flush', 8], ['write', 4],
   ['turn', 30], ['error', 1], ['cancel', 1.5], ['release', 2.5], ['exit', 1.2], ['kill', 2], ['reload', 0.8], ['sweep', 0.5],
 ]
 const TOTAL_WEIGHT = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
@@ -599,6 +826,8 @@ class Schedule {
   readonly processes: SimProcess[] = []
   private readonly seen = new Map<string, { state: string, seq: number | null }>()
   private readonly swept = new Set<string>()
+  /** Messages the store says a completed turn answered whose `turn/end` died with its writer's memory (counted once each). */
+  private readonly falselyAnswered = new Set<string>()
   private readonly rng: () => number
   private readonly maxProcesses: number
   crashes = 0
@@ -611,11 +840,13 @@ class Schedule {
   readonly world: CrashWorld
   readonly seed: number
   readonly variant: Variant
+  private readonly recordedMeans: RecordedMeans
   private readonly tracing: boolean
-  constructor(world: CrashWorld, seed: number, variant: Variant, tracing: boolean) {
+  constructor(world: CrashWorld, seed: number, variant: Variant, recordedMeans: RecordedMeans, tracing: boolean) {
     this.world = world
     this.seed = seed
     this.variant = variant
+    this.recordedMeans = recordedMeans
     this.tracing = tracing
     this.rng = mulberry32(seed)
     const prefix = `k${seed}-${world.nextPid}`
@@ -658,21 +889,38 @@ class Schedule {
     return process
   }
 
-  /** SIGKILL: no cleanup; the connection is abandoned. */
+  /** SIGKILL: no cleanup; the connection is abandoned, and what its logs had not written is gone. */
   kill(process: SimProcess): void {
     this.world.dead.add(key(process.tag))
+    if ([...process.holds.values()].some(hold => hold.phase === 'live' && hold.held.found.size > 0)) this.cover('SIGKILL lost found messages')
+    for (const log of this.logs.values()) {
+      if (log.writer !== process) continue
+      if (log.unpersisted > 0) this.cover('SIGKILL lost a tail')
+      const lost = log.lose()
+      if (lost.length > 0) {
+        this.cover('SIGKILL lost a user/message')
+        this.note(`  lost with p${process.tag.pid}'s memory: ${lost.join(', ')} (${log.id} on disk up to seq ${log.persisted})`)
+      }
+    }
     process.holds.clear()
+    process.outliving.length = 0
     process.disconnect()
     this.crashes++
   }
 
-  /** A clean exit: rc.8 disposes each agent (cancelling its inbox), then the exit listener leaves. */
+  /**
+   * A clean exit: rc.8 disposes each agent (cancelling its inbox; then
+   * `untrack`, unless the runtime was gone already), its persistence writes
+   * every log to disk and the flushes awaited meanwhile resolve (and
+   * record), then the exit listener leaves.
+   */
   exit(process: SimProcess): void {
     for (const sessionId of [...process.holds.keys()]) {
-      const hold = process.holds.get(sessionId)
-      if (hold?.phase === 'live') hold.agent.dispose()
-      if (this.rng() < 0.5) process.dispose(sessionId, this.rng() < 0.5)
+      process.live(sessionId)?.agent.dispose()
+      if (this.rng() < 0.5) process.untrack(sessionId, this.rng() < 0.5)
     }
+    process.drainLogs()
+    process.resolveFlushes()
     process.store.leave('exited')
     this.world.dead.add(key(process.tag))
     process.holds.clear()
@@ -726,8 +974,7 @@ class Schedule {
           const held = process.store.markLive(sessionId)
           if (held.ok && held.already) this.fail(`ONE HOLDER: markLive of ${sessionId} by p${process.tag.pid} says already held there`)
           if (!held.ok) return
-          const agent = this.resume(sessionId, process)
-          process.holds.set(sessionId, { phase: 'live', agent, held: { awaiting: new Set(), scanned: agent.session.events.length } })
+          process.hold(this.resume(sessionId, process))
           process.drain(sessionId)
         })
         return true
@@ -741,16 +988,16 @@ class Schedule {
       case 'reload':
         if ([...process.holds.values()].some(value => value.phase === 'waking')) return false
         // A new runtime of this process (a plugin reload): a new connection, the same pid and start time, its agents still live.
-        this.as(process, 'reload', () => {
-          process.disconnect()
-          process.connect()
-          process.start()
-        })
+        this.as(process, 'reload', () => process.reload())
         return true
       case 'sweep':
         this.as(process, 'sweep', () => process.store.sweep(Date.now(), 0))
         return true
       default: {
+        if (action === 'flush' && process.outliving.length > 0 && this.rng() < 0.5) {
+          this.as(process, `flush ${process.outliving[0]!.sessionId} (awaited by a hold that is gone)`, () => process.resolveOutliving())
+          return true
+        }
         // A step on a held session: any living process's hold.
         const held = this.pick(living.flatMap(other => [...other.holds.keys()].map(id => [other, id] as const)))
         return held !== undefined && this.onHeld(action, held[0], held[1], held[0].holds.get(held[1]))
@@ -780,9 +1027,13 @@ class Schedule {
     return true
   }
 
-  /** The session resumed in `process` (rc.8 closes a cut-off turn and replays the inbox). */
+  /** The session resumed in `process` from its log on disk (rc.8 closes a cut-off turn and replays the inbox). */
   private resume(sessionId: string, process: SimProcess): SimAgent {
-    return new SimAgent(this.logs.get(sessionId)!, process.op, text => this.note(text))
+    const log = this.logs.get(sessionId)!
+    // Its last writer let it go (its disposal wrote the log) or died (the tail went with it): memory and disk agree.
+    if (log.unpersisted > 0) this.fail(`the model: ${sessionId} resumed with ${log.unpersisted} events its last writer neither wrote nor lost`)
+    log.writer = process
+    return new SimAgent(log, process.op, text => this.note(text))
   }
 
   /** A step on a session `process` holds. */
@@ -813,6 +1064,25 @@ class Schedule {
       case 'settle':
         this.as(process, `settle ${sessionId}`, () => process.settle(sessionId))
         return true
+      case 'flush': {
+        // The awaited `sessions.flush` settles; rarely it rejects (a backend write failed).
+        if (!process.flushing(sessionId)) return false
+        const ok = this.rng() >= 0.08
+        this.as(process, `flush ${sessionId}${ok ? '' : ' (rejected)'}`, () => process.flushed(sessionId, ok))
+        if (!ok) this.cover('flush rejected')
+        return true
+      }
+      case 'write': {
+        // A background write (rc.8's batch deadline): a prefix of what is pending reaches the disk, nothing is recorded.
+        const log = this.logs.get(sessionId)!
+        if (log.writer !== process || log.unpersisted === 0) return false
+        const upTo = log.persisted + 1 + this.int(log.unpersisted)
+        this.as(process, `write ${sessionId} up to seq ${upTo}`, () => {
+          process.op()
+          log.persist(upTo)
+        })
+        return true
+      }
       case 'turn':
         if (agent.status !== 'running') return false
         this.as(process, `turn ${sessionId}`, () => {
@@ -894,8 +1164,17 @@ class Schedule {
       if (row.state === 'refused') this.fail(`ONE MESSAGE STATE: ${message.id} was refused`)
       if (before?.state === 'recorded' && (row.state !== 'recorded' || row.seq !== before.seq)) this.fail(`ONE MESSAGE STATE: ${message.id} was recorded at seq ${before.seq}, now ${row.state} ${row.seq}`)
       if (row.state === 'recorded') {
-        const event = this.logs.get(message.target)!.events[(row.seq ?? 0) - 1]
-        if (event?.type !== 'user/message' || event.data.id !== message.id) this.fail(`ONE MESSAGE STATE: the store says ${message.id} is recorded at seq ${row.seq}; the log has ${event?.type ?? 'nothing'} there`)
+        const log = this.logs.get(message.target)!
+        const seq = row.seq ?? 0
+        const event = log.events[seq - 1]
+        if (event?.type !== 'user/message' || event.data.id !== message.id) this.fail(`ONE MESSAGE STATE: the store says ${message.id} is recorded at seq ${seq}; the log has ${event === undefined ? 'nothing' : `${event.type} ${String(event.data.id ?? '')}`.trim()} there`)
+        if (this.recordedMeans === 'persisted' && seq > log.persisted) this.fail(`ONE MESSAGE STATE: the store says ${message.id} is recorded at seq ${seq}; ${message.target}'s log on disk ends at seq ${log.persisted} (the rest is only in its writer's memory)`)
+        // Not an invariant: `answered` is marked from the live log (owner-delivery.ts `settle`), and only the re-offer after a crash reads it.
+        if (row.answered_seq !== null && row.answered_seq > log.persisted) this.cover('answered beyond the log on disk')
+        if (row.answered_seq !== null && log.events[row.answered_seq - 1]?.type !== 'turn/end' && !this.falselyAnswered.has(message.id)) {
+          this.falselyAnswered.add(message.id)
+          this.cover('answered by a turn end a SIGKILL lost')
+        }
       }
       this.seen.set(message.id, { state: row.state, seq: row.seq })
     }
@@ -931,6 +1210,7 @@ class Schedule {
           }
           process.settle(sessionId)
         }
+        if (process.resolveFlushes()) moved = true
       }
       this.check()
     }
@@ -974,11 +1254,15 @@ class Schedule {
           moved = true
           recovery.settle(sessionId)
         }
+        recovery.settle(sessionId)
       }
+      if (recovery.resolveFlushes()) moved = true
       this.check()
     }
     const waiting = this.world.checker.messageRows(this.firstOrder).filter(row => row.state === 'pending' || row.state === 'claimed')
     if (waiting.length > 0) this.fail(`recovery left ${waiting.map(row => `${row.message_id} ${row.state}`).join(', ')}`)
+    // The recovery process ends cleanly: its logs are written; the checks below read them as they are on disk.
+    recovery.drainLogs()
     this.finalCheck()
     // Keep the shared file small for the next schedules: every recorded message of this one goes.
     recovery.store.sweep(Date.now(), 0)
@@ -988,9 +1272,10 @@ class Schedule {
     return rounds
   }
 
-  /** Every posted message is in its target's log exactly once, and in posting order per sender, target and mode. */
+  /** Every posted message is in its target's log on disk exactly once, and in posting order per sender, target and mode. */
   private finalCheck(): void {
     const last = new Map<string, number>()
+    for (const log of this.logs.values()) if (log.unpersisted > 0) this.fail(`the model: ${log.id} has ${log.unpersisted} events not on disk after the recovery`)
     for (const message of this.posted) {
       const log = this.logs.get(message.target)!
       const index = log.userIndex(message.id)
@@ -1015,8 +1300,8 @@ export interface ScheduleStats {
  * invariants, then the recovery and the final checks.
  * @throws {InvariantBroken} with the broken invariant (re-run with `tracing` for the steps).
  */
-export function runSchedule(world: CrashWorld, seed: number, options: { steps?: number, variant?: Variant, trace?: string[] } = {}): ScheduleStats {
-  const schedule = new Schedule(world, seed, options.variant ?? 'real', options.trace !== undefined)
+export function runSchedule(world: CrashWorld, seed: number, options: { steps?: number, variant?: Variant, recordedMeans?: RecordedMeans, trace?: string[] } = {}): ScheduleStats {
+  const schedule = new Schedule(world, seed, options.variant ?? 'real', options.recordedMeans ?? 'persisted', options.trace !== undefined)
   const realNow = Date.now
   // One clock tick per reading: timestamps (and the notices' ids) never repeat, and a replay is exact.
   let clock = realNow()

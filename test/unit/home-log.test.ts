@@ -3,9 +3,11 @@
  * does with it (docs/architecture.md §8): `deliveryState` and
  * `completedTurnAfter` (home/log-state.ts) over rc.8-shaped events
  * (`@deepseek-ai/dsh-agent@0.1.0-rc.8` lib/index.js `Inbox`), the
- * open-turn rules (home/open-turn.ts), and `admitClaimed` / `settle`
- * (home/owner-delivery.ts) with a real store and an rc.8-shaped agent
- * (test/support/crash-schedule.ts).
+ * open-turn rules (home/open-turn.ts), `admitClaimed` / `settle` /
+ * `recordFound` (home/owner-delivery.ts) with a real store and an
+ * rc.8-shaped agent (test/support/crash-schedule.ts), and the runtime's
+ * order around them: found in the live log, written to disk by
+ * `sessions.flush`, only then recorded (home/holding.ts).
  *
  * @module test/unit/home-log
  */
@@ -13,8 +15,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { admitClaimed, blocksWake, completedTurnAfter, deliveryState, openHomeStore, openTurnOf, OPEN_TURN_RECENT_MS, settle, writerKnownGone, type HomeStore } from '../../src/testing.js'
-import { rc8Session } from '../support/crash-schedule.js'
+import { admitClaimed, blocksWake, completedTurnAfter, deliveryState, HomeRuntime, openHomeStore, openTurnOf, OPEN_TURN_RECENT_MS, recordFound, settle, storePaths, StoreWatch, writerKnownGone, type HomeStore, type HostAgent } from '../../src/testing.js'
+import { heldSession, rc8Session } from '../support/crash-schedule.js'
 
 const msg = (id: string) => ({ id, role: 'user', content: [{ type: 'text', text: id }] })
 let seq = 0
@@ -131,7 +133,7 @@ describe('the holder admits and settles from the log', () => {
   }
   const noLog = (line: string): never => expect.fail(line)
 
-  it('a message already in the conversation is only recorded; one pending in the restored inbox is awaited and the agent nudged', () => {
+  it('a message already in the conversation is only found (recorded once the log is on disk); one pending in the restored inbox is awaited and the agent nudged', () => {
     const { log, resume } = rc8Session('s')
     log.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [msg('old'), msg('pending')] })
     log.append('turn/start', { turn: 1 })
@@ -141,7 +143,11 @@ describe('the holder admits and settles from the log', () => {
     const agent = resume() // closes the cut-off turn; `pending` is in its inbox again, and nothing runs it
     expect(agent.status).toBe('idle')
     const { store, claimed } = holding('s', ['old', 'pending'])
-    expect(admitClaimed(store, agent, claimed, noLog)).toEqual(['pending'])
+    const held = heldSession(agent.session.events)
+    expect(admitClaimed(store, agent, held, claimed, noLog)).toEqual(['pending'])
+    expect(held.found).toEqual(new Map([['old', { seq: 5, running: false }]]))
+    expect(store.message('old')?.state).toBe('claimed')
+    expect(recordFound(store, held)).toBe(true)
     expect(store.message('old')).toMatchObject({ state: 'recorded', seq: 5 })
     expect(agent.inbox.nextTurn.map(each => each.id)).toEqual(['pending'])
     expect(agent.inbox.nextStep.map(each => each.id)).toEqual([expect.stringMatching(/^cross-session:notice:/)])
@@ -152,18 +158,22 @@ describe('the holder admits and settles from the log', () => {
     const { log, broken, resume } = rc8Session('s')
     const agent = resume()
     const { store, claimed } = holding('s', ['m'])
-    expect(admitClaimed(store, agent, claimed, noLog)).toEqual(['m'])
+    expect(admitClaimed(store, agent, heldSession(log.events), claimed, noLog)).toEqual(['m'])
     agent.step() // turn 1 claims `m`
     store.unclaimAll() // what HomeRuntime.start does for a new runtime of this process
     const again = store.claim('s')
     expect(deliveryState(log.events, 'm')).toEqual({ kind: 'in-turn' })
-    expect(admitClaimed(store, agent, again, noLog)).toEqual(['m'])
+    const held = heldSession(log.events)
+    const awaited = admitClaimed(store, agent, held, again, noLog)
+    expect(awaited).toEqual(['m'])
     expect(agent.inbox.hasPending).toBe(false)
-    const held = { awaiting: new Set(['m']), scanned: log.events.length }
+    for (const id of awaited) held.awaiting.add(id) // as Holdings.drainNow does
     agent.step() // its step appends the user/message
     settle(store, agent, held)
     expect(broken).toEqual([])
     expect(log.events.filter(each => each.type === 'user/message').map(each => each.data.id)).toEqual(['m'])
+    expect(held.found.get('m')).toEqual({ seq: log.userIndex('m') + 1, running: true })
+    recordFound(store, held)
     expect(store.message('m')).toMatchObject({ state: 'recorded', seq: log.userIndex('m') + 1 })
   })
 
@@ -180,7 +190,7 @@ describe('the holder admits and settles from the log', () => {
     const agent = resume()
     const { store, claimed } = holding('s', ['m1', 'm2', ['s1', 'steer'], 'm3'])
     expect(claimed.map(each => deliveryState(log.events, each.messageId).kind)).toEqual(['taken', 'inbox', 'taken', 'inbox'])
-    expect(admitClaimed(store, agent, claimed, noLog)).toEqual(['m1', 'm2', 's1', 'm3'])
+    expect(admitClaimed(store, agent, heldSession(log.events), claimed, noLog)).toEqual(['m1', 'm2', 's1', 'm3'])
     expect(agent.inbox.nextTurn.map(each => each.id)).toEqual(['m1', 'm2', 'm3'])
     // `s1` is steered as before (nothing waits in next-step), which also starts the agent: no notice is needed.
     expect(agent.inbox.nextStep.map(each => each.id)).toEqual(['s1'])
@@ -195,53 +205,208 @@ describe('the holder admits and settles from the log', () => {
     const received: string[] = []
     const plain = { id: 's', session: agent.session, status: 'idle' as const, whenIdle: async () => undefined, followup: (message: { id: string }) => received.push(`followup ${message.id}`), steer: (message: { id: string }) => received.push(`steer ${message.id}`) }
     const { store, claimed } = holding('s', ['q', ['t', 'steer']])
-    expect(admitClaimed(store, plain, claimed, noLog)).toEqual(['q', 't'])
+    expect(admitClaimed(store, plain, heldSession(log.events), claimed, noLog)).toEqual(['q', 't'])
     expect(received).toEqual(['followup q', 'steer t'])
     expect(log.events).toEqual([])
   })
 
-  it('settle records what joined the conversation and returns what a cancel or an ended turn dropped to pending', () => {
+  it('settle finds what joined the conversation (not yet recorded) and returns what a cancel or an ended turn dropped to pending', () => {
     const { log, resume } = rc8Session('s')
     const agent = resume()
     const { store, claimed } = holding('s', ['ran', 'dropped', 'cancelled'])
-    const held = { awaiting: new Set(admitClaimed(store, agent, claimed, noLog)), scanned: 0 }
+    const held = heldSession([])
+    for (const id of admitClaimed(store, agent, held, claimed, noLog)) held.awaiting.add(id)
     agent.step() // turn 1 claims `ran`
     agent.step() // and appends it
     agent.step() // turn 1 ends; turn 2 starts and claims `dropped`
     agent.step()
-    settle(store, agent, held)
-    expect(store.message('ran')).toMatchObject({ state: 'recorded' })
+    // Found, not recorded: the store says `recorded` only once the log is on disk.
+    expect(settle(store, agent, held)).toBe(false) // neither the find nor turn 1's completed end changes the store before the flush
+    expect(held.found).toEqual(new Map([['ran', { seq: log.userIndex('ran') + 1, running: true }]]))
+    expect(held.answeredAt).toBeGreaterThan(log.userIndex('ran'))
+    expect(store.message('ran')?.state).toBe('claimed')
     expect(deliveryState(log.events, 'dropped')).toEqual({ kind: 'in-turn' })
     agent.cancel() // the user cancels: `cancelled` is cancelled in the inbox, turn 2 ends aborted without `dropped`
     expect(settle(store, agent, held)).toBe(true)
     expect(store.message('dropped')?.state).toBe('pending')
     expect(store.message('cancelled')?.state).toBe('pending')
     expect([...held.awaiting]).toEqual([])
+    expect(recordFound(store, held)).toBe(true)
+    expect(store.message('ran')).toMatchObject({ state: 'recorded', seq: log.userIndex('ran') + 1 })
     // The next drain delivers both again, in order.
     const next = store.claim('s')
     expect(next.map(each => each.messageId)).toEqual(['dropped', 'cancelled'])
-    expect(admitClaimed(store, agent, next, noLog)).toEqual(['dropped', 'cancelled'])
+    expect(admitClaimed(store, agent, held, next, noLog)).toEqual(['dropped', 'cancelled'])
+  })
+
+  it('recordFound records only the ids it is given, and only those leave `found`', () => {
+    const { log, resume } = rc8Session('s')
+    const agent = resume()
+    const { store, claimed } = holding('s', ['a', 'b', 'c'])
+    const held = heldSession([])
+    for (const id of admitClaimed(store, agent, held, claimed, noLog)) held.awaiting.add(id)
+    while (agent.step()) settle(store, agent, held)
+    expect([...held.found.keys()]).toEqual(['a', 'b', 'c'])
+    expect(recordFound(store, held, new Set(['a', 'c', 'not-found']))).toBe(true)
+    expect(store.message('a')).toMatchObject({ state: 'recorded', seq: log.userIndex('a') + 1 })
+    expect(store.message('b')?.state).toBe('claimed')
+    expect(store.message('c')).toMatchObject({ state: 'recorded', seq: log.userIndex('c') + 1 })
+    expect([...held.found.keys()]).toEqual(['b'])
+    expect(recordFound(store, held, new Set(['a']))).toBe(false) // already gone from `found`: nothing recorded twice
+    expect(recordFound(store, held)).toBe(true) // no ids: all that is left
+    expect(store.message('b')).toMatchObject({ state: 'recorded', seq: log.userIndex('b') + 1 })
+    expect(held.found.size).toBe(0)
+    expect(recordFound(store, held)).toBe(false)
   })
 
   it('after a turn that failed, what it took goes back in front of what it left parked, and the agent is woken', () => {
     const { log, resume } = rc8Session('s')
     const agent = resume()
     const { store, claimed } = holding('s', ['first', 'second'])
-    const held = { awaiting: new Set(admitClaimed(store, agent, claimed, noLog)), scanned: 0 }
+    const held = heldSession([])
+    for (const id of admitClaimed(store, agent, held, claimed, noLog)) held.awaiting.add(id)
     agent.step() // turn 1 claims `first`; `second` waits in next-turn
     agent.fail() // the turn ends `error`: rc.8 starts no driver after it, `second` stays parked
     expect(agent.status).toBe('idle')
     settle(store, agent, held)
     expect(store.message('first')?.state).toBe('pending')
     expect(store.message('second')?.state).toBe('claimed')
-    const again = admitClaimed(store, agent, store.claim('s'), noLog)
+    const again = admitClaimed(store, agent, held, store.claim('s'), noLog)
     expect(again).toEqual(['first'])
-    for (const id of again) held.awaiting.add(id) // as HomeRuntime.drainNow does
+    for (const id of again) held.awaiting.add(id) // as Holdings.drainNow does
     expect(agent.inbox.nextTurn.map(each => each.id)).toEqual(['first', 'second'])
     expect(agent.status).toBe('running') // woken by the notice, which rides with `first`
     while (agent.step()) settle(store, agent, held)
     expect(log.events.filter(each => each.type === 'user/message').map(each => each.data.id)).toEqual([expect.stringMatching(/^cross-session:notice:/), 'first', 'second'])
+    recordFound(store, held)
     expect(store.message('first')?.state).toBe('recorded')
     expect(held.awaiting.has('first')).toBe(false)
+  })
+})
+
+describe('the runtime records a message only once its log is on disk', () => {
+  const cleanups: Array<() => void> = []
+  afterEach(() => {
+    for (const cleanup of cleanups.splice(0).reverse()) cleanup()
+  })
+
+  /** A store, and a `HomeRuntime` on it (not started: no tick runs behind the test's back) whose `flush` resolves when the test says so. */
+  function runtimeOn(home: string, pid: number) {
+    const store = openHomeStore(home, { pid, start: 1 }, () => true)
+    const watch = new StoreWatch(store, storePaths(home).dir)
+    const live = new Map<string, HostAgent>()
+    const flushes: Array<PromiseWithResolvers<void> & { readonly agent: HostAgent }> = []
+    const logged: string[] = []
+    const runtime = new HomeRuntime(store, watch, {
+      agents: { get: id => live.get(id), list: () => [...live.values()], resume: () => Promise.reject(new Error('no resume here')) },
+      log: line => logged.push(line),
+      longLived: () => false,
+      flush: agent => {
+        const flush = Object.assign(Promise.withResolvers<void>(), { agent })
+        flushes.push(flush)
+        return flush.promise
+      },
+    })
+    cleanups.push(() => {
+      watch.stop()
+      store.close()
+    })
+    return { store, runtime, live, flushes, logged }
+  }
+  function freshHome(): string {
+    const home = mkdtempSync(join(tmpdir(), 'xs-flush-'))
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }))
+    return home
+  }
+  const post = (store: HomeStore, messageId: string) => store.post({ messageId, target: 's', sender: 'session-from', hop: 1, mode: 'queue', text: messageId, mayWake: true })
+  /** Let the flush's continuation run (`await` in `Holdings.persistFound`). */
+  const settled = () => new Promise(resolve => setImmediate(resolve))
+
+  it('settle → flush → recordFound: recorded only after `sessions.flush` resolved; what is found meanwhile goes with the next flush', async () => {
+    const { store, runtime, live, flushes, logged } = runtimeOn(freshHome(), 401)
+    const { log, resume } = rc8Session('s')
+    const agent = resume()
+    live.set('s', agent)
+    runtime.track(agent)
+    post(store, 'm')
+    await runtime.drain('s')
+    agent.step() // turn 1 claims `m`
+    agent.step() // and appends its user/message
+    runtime.onSessionEvent('s') // rc.8 `session/event`: found, and a flush asked for
+    expect(flushes.map(flush => flush.agent)).toEqual([agent])
+    expect(store.message('m')?.state).toBe('claimed')
+    await settled()
+    expect(store.message('m')?.state).toBe('claimed') // still: the flush has not resolved
+
+    post(store, 'n')
+    await runtime.drain('s')
+    while (agent.step()) runtime.onSessionEvent('s') // turn 1 ends, turn 2 takes `n` and appends it
+    expect(log.userIndex('n')).toBeGreaterThan(0)
+    expect(flushes).toHaveLength(1) // one flush at a time per session
+    expect(store.message('n')?.state).toBe('claimed')
+
+    flushes[0]!.resolve()
+    await settled()
+    expect(store.message('m')).toMatchObject({ state: 'recorded', seq: log.userIndex('m') + 1 })
+    expect(store.message('n')?.state).toBe('claimed') // found during the first flush: it waits for its own
+    expect(flushes).toHaveLength(2)
+    flushes[1]!.resolve()
+    await settled()
+    expect(store.message('n')).toMatchObject({ state: 'recorded', seq: log.userIndex('n') + 1 })
+    expect(logged).toEqual([])
+  })
+
+  it('a rejected flush records nothing; the next look at the log flushes again', async () => {
+    const { store, runtime, live, flushes, logged } = runtimeOn(freshHome(), 402)
+    const { log, resume } = rc8Session('s')
+    const agent = resume()
+    live.set('s', agent)
+    runtime.track(agent)
+    post(store, 'm')
+    await runtime.drain('s')
+    while (agent.step()) runtime.onSessionEvent('s')
+    flushes[0]!.reject(new Error('disk full'))
+    await settled()
+    expect(store.message('m')?.state).toBe('claimed')
+    expect(logged.join('\n')).toContain('disk full')
+    runtime.onSessionEvent('s') // the tick's scan: nothing new in the log, but `m` is still found
+    expect(flushes).toHaveLength(2)
+    flushes[1]!.resolve()
+    await settled()
+    expect(store.message('m')).toMatchObject({ state: 'recorded', seq: log.userIndex('m') + 1 })
+  })
+
+  it('a session let go before its flush resolved records nothing there: the message returns to pending and its next holder records it from the log', async () => {
+    const home = freshHome()
+    const first = runtimeOn(home, 403)
+    const { log, broken, resume } = rc8Session('s')
+    const agent = resume()
+    first.live.set('s', agent)
+    first.runtime.track(agent)
+    post(first.store, 'm')
+    await first.runtime.drain('s')
+    while (agent.step()) first.runtime.onSessionEvent('s')
+    expect(first.flushes).toHaveLength(1)
+    // rc.8 disposes the agent: `agent/disposed` (the registry no longer lists it), then its log is drained to disk.
+    agent.dispose()
+    first.live.delete('s')
+    first.runtime.untrack('s')
+    expect(first.store.message('m')?.state).toBe('pending')
+    first.flushes[0]!.resolve()
+    await settled()
+    expect(first.store.message('m')?.state).toBe('pending') // the late flush cannot record what this process no longer claims
+
+    const second = runtimeOn(home, 404)
+    const again = resume()
+    second.live.set('s', again)
+    second.runtime.track(again)
+    await second.runtime.drain('s') // the log shows `m` in the conversation: found, not delivered again
+    expect(second.store.message('m')?.state).toBe('claimed')
+    expect(second.flushes).toHaveLength(1)
+    second.flushes[0]!.resolve()
+    await settled()
+    expect(second.store.message('m')).toMatchObject({ state: 'recorded', seq: log.userIndex('m') + 1 })
+    expect(log.events.filter(each => each.type === 'user/message').map(each => each.data.id)).toEqual(['m'])
+    expect(broken).toEqual([])
   })
 })
