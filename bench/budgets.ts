@@ -8,12 +8,19 @@
  * `resolve`, one `admit`, one bounded `waitRecorded` — and a refusal after
  * the lookup at most {@link SEND_REFUSED_MAX_CALLS}; never `listSessions`.
  *
+ * Several processes on one home (docs/architecture.md §8, figures in
+ * docs/performance.md): {@link homeVerdicts} — delivery between real `dsh`
+ * processes, an idle owner's CPU, the store bounded by its sweep.
+ *
  * @module bench/budgets
  */
 
 import { MAX_TRACKED_ENTRIES } from '../src/limits.js'
 import { DEFAULT_SETTINGS } from '../src/settings.js'
 import type { LimiterRow } from './cases.js'
+import type { CrossProcessResult } from './home/cross-process.js'
+import type { RealResult } from './home/real.js'
+import type { StoreSizeResult } from './home/store-size.js'
 import type { CaseRow } from './measure.js'
 
 /** Port calls of one accepted send. */
@@ -135,4 +142,48 @@ export function realVerdicts(rows: CaseRow[]): Verdict[] {
     verdicts.push({ budget: `corpus index retained heap at ${n} ≤ ${CORPUS_TARGETS.indexHeapMB} MB`, measured: index?.retainedMB === undefined ? 'missing' : `${index.retainedMB.toFixed(1)} MB (estimate ${index.calls['estimated MB']} MB)`, pass: index?.retainedMB !== undefined && index.retainedMB <= CORPUS_TARGETS.indexHeapMB })
   }
   return verdicts
+}
+
+/** docs/architecture.md §8: a message between real `dsh` processes waits at most this long, median, from its admission to the sender's `recorded at seq N`, ms. */
+export const REAL_CROSS_PROCESS_MEDIAN_MS = 100
+/** An idle owner (live sessions held, store watched) uses at most this share of one core, percent. */
+export const IDLE_CPU_BUDGET_PERCENT = 0.5
+/** After a sweep, a second batch of messages leaves the store at most this much larger than the first did (the space swept is used again). */
+export const STORE_GROWTH_BUDGET = 1.05
+
+/** What the home bench measured (`real` absent when the real harness did not run). */
+export interface HomeFigures {
+  crossProcess: CrossProcessResult
+  storeSize: StoreSizeResult
+  real?: RealResult
+}
+
+/** Budgets over the home bench (docs/architecture.md §8, docs/performance.md). */
+export function homeVerdicts(figures: HomeFigures): Verdict[] {
+  const verdicts: Verdict[] = []
+  const { crossProcess, storeSize, real } = figures
+  verdicts.push({ budget: 'package path (2 OS processes): every message recorded', measured: `${crossProcess.recorded}/${crossProcess.messages}, post → recorded median ${crossProcess.postToRecorded.median.toFixed(1)} ms`, pass: crossProcess.recorded === crossProcess.messages })
+  const { liveSessions, settled, afterBurst } = crossProcess.idle
+  verdicts.push({ budget: `idle owner (${liveSessions} live sessions, real HomeRuntime + StoreWatch, settled) CPU ≤ ${IDLE_CPU_BUDGET_PERCENT} % of one core`, measured: `${settled.cpuMs.toFixed(1)} ms over ${(settled.windowMs / 1000).toFixed(1)} s = ${settled.percent.toFixed(3)} % (right after the burst: ${afterBurst.percent.toFixed(3)} %)`, pass: settled.percent <= IDLE_CPU_BUDGET_PERCENT })
+  verdicts.push({ budget: `home store bounded: no message rows after each sweep, none younger than the retention swept, store after the 2nd batch's sweep ≤ ${STORE_GROWTH_BUDGET}× the 1st's`, ...storeBounded(storeSize) })
+  if (real !== undefined) {
+    const { remote, local } = real
+    verdicts.push({ budget: 'real dsh: every bench send answered `recorded at seq N`, agreeing with the target\'s log (and the store row)', measured: `headless → web ${remote.recorded}/${remote.sends}, local ${local.recorded}/${local.sends}`, pass: remote.recorded === remote.sends && local.recorded === local.sends })
+    verdicts.push({ budget: `real dsh, headless → web host through the store: median admission → \`recorded at seq N\` ≤ ${REAL_CROSS_PROCESS_MEDIAN_MS} ms`, measured: `${remote.admissionToResult.median.toFixed(0)} ms over ${remote.admissionToResult.n} sends (p95 ${remote.admissionToResult.p95.toFixed(0)} ms; local ${local.admissionToResult.median.toFixed(0)} ms)`, pass: remote.admissionToResult.n === remote.sends && remote.admissionToResult.median <= REAL_CROSS_PROCESS_MEDIAN_MS })
+  }
+  return verdicts
+}
+
+/** Whether the store stayed bounded: nothing recorded or waiting left after each sweep, the retention honoured, the second batch's store no larger than the first's. */
+export function storeBounded(result: StoreSizeResult): { pass: boolean, measured: string } {
+  const [first, second] = result.batches
+  if (first === undefined || second === undefined) return { pass: false, measured: 'fewer than two batches' }
+  const left = result.batches.map(batch => batch.swept.rows.recorded + batch.swept.rows.refused + batch.swept.rows.pending + batch.swept.rows.claimed)
+  const keptRecent = result.batches.every(batch => batch.droppedNow === 0 && batch.full.rows.recorded === batch.messages)
+  const growth = second.swept.bytes.total / first.swept.bytes.total
+  const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(2)} MB`
+  return {
+    pass: left.every(rows => rows === 0) && keptRecent && growth <= STORE_GROWTH_BUDGET,
+    measured: `message rows after each sweep: ${left.join(', ')}; all ${first.messages} kept by a sweep at the real time: ${keptRecent ? 'yes' : 'NO'}; after the sweeps ${mb(first.swept.bytes.total)} then ${mb(second.swept.bytes.total)} (×${growth.toFixed(3)})`,
+  }
 }

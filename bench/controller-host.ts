@@ -92,7 +92,9 @@ export function issue11Verdicts(rows: Issue11Row[]): Verdict[] {
   const frame = rows.find(row => row.case.startsWith('parseFrame'))
   return [
     { budget: `controller host: accepted send recorded, max < recordWaitMs/10 (${DEFAULT_SETTINGS.recordWaitMs / 10} ms)`, measured: sends.map(row => `${row.case}: median ${row.medianMs.toFixed(2)} ms, max ${row.maxMs.toFixed(2)} ms`).join('; '), pass: sends.length > 0 && stalled.length === 0 },
-    { budget: 'controller host: ≤ 8 agents.get per accepted send (the controller\'s own lookups included; 200 before)', measured: `max ${maxGets.toFixed(1)}`, pass: maxGets <= 8 },
+    // 10: the controller's own lookups, the non-waking lookup, resolve, admit, the record wait, and for a wake in a
+    // short-lived host one to hold the woken session in the home store and one for its answer wait (docs/architecture.md §8).
+    { budget: 'controller host: ≤ 10 agents.get per accepted send (the controller\'s own lookups and a woken session\'s answer wait included; 200 before)', measured: `max ${maxGets.toFixed(1)}`, pass: sends.length > 0 && maxGets <= 10 },
     { budget: 'parseFrame on 40,000 spaces ≤ 20 ms', measured: frame === undefined ? 'missing' : `median ${frame.medianMs.toFixed(3)} ms, max ${frame.maxMs.toFixed(3)} ms`, pass: frame !== undefined && frame.maxMs <= 20 },
   ]
 }

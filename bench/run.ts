@@ -9,12 +9,14 @@
  *    sessions, one headless harness process each, the package's own
  *    definitions timed inside it against `ctx.sessionQuery` / `ctx.agents`.
  *
- * 3. Several processes on one home (issue 8): delivery latency through the
- *    mailbox between two OS processes, the owner's idle CPU, and the same
- *    delivery between real `dsh` processes (headless → web host).
+ * 3. Several processes on one home (docs/architecture.md §8, bench/home/):
+ *    delivery through the home store between two OS processes, an idle
+ *    owner's CPU, the store's size before and after its sweep, and the
+ *    same delivery between real `dsh` processes (headless → web host).
  *
- * Options: `--quick` (fewer iterations), `--no-harness`, `--fresh` (re-seed
- * the homes), `--out FILE` (also write the markdown report there; default
+ * Options: `--quick` (fewer iterations), `--no-harness` (no real `dsh`
+ * process), `--only home` (part 3 alone), `--fresh` (re-seed the homes),
+ * `--out FILE` (also write the markdown report there; default
  * `.tmp/bench/report.md`). Exit code 1 when a budget fails.
  *
  * Needs `--expose-gc` and a large young generation for the heap figures
@@ -29,14 +31,15 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { controllerHostCases, frameParseCase, issue11Table, issue11Verdicts } from './controller-host.js'
 import { limiterCases, listCases, readCases, schemaBytes, sendCases } from './cases.js'
-import { memoryVerdicts, realVerdicts, type Verdict } from './budgets.js'
+import { homeVerdicts, memoryVerdicts, realVerdicts, type Verdict } from './budgets.js'
 import { settingsReadCost } from './settings.js'
 import { ROOT } from './harness/dsh.js'
 import { runHarnessBench, type HarnessResult } from './harness/run-harness.js'
 import type { CaseRow } from './measure.js'
-import { caseTable, corpusTable, limiterTable, verdictTable } from './table.js'
-import { crossProcessReport, crossProcessVerdicts, runCrossProcessBench } from './home/cross-process.js'
-import { median, realReport, runRealCrossProcessBench } from './home/real.js'
+import { caseTable, corpusTable, homeTable, limiterTable, storeSizeTable, verdictTable } from './table.js'
+import { crossProcessNotes, crossProcessRows, runCrossProcessBench } from './home/cross-process.js'
+import { realNotes, realRows, runRealCrossProcessBench, type RealResult } from './home/real.js'
+import { runStoreSizeBench, storeSizeNotes } from './home/store-size.js'
 
 const NODE_FLAGS = ['--expose-gc', '--max-semi-space-size=256']
 
@@ -47,6 +50,10 @@ if (typeof (globalThis as { gc?: unknown }).gc !== 'function') {
 
 const argv = new Set(process.argv.slice(2))
 const quick = argv.has('--quick')
+const onlyIndex = process.argv.indexOf('--only')
+const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : undefined
+if (only !== undefined && only !== 'home') throw new Error(`--only ${only}: the only part that runs alone is \`home\``)
+const harness = !argv.has('--no-harness')
 const outIndex = process.argv.indexOf('--out')
 const workDir = join(ROOT, '.tmp', 'bench')
 const outFile = outIndex > 0 ? process.argv[outIndex + 1]! : join(workDir, 'report.md')
@@ -57,10 +64,15 @@ function machine(): string {
   return `nproc ${nproc || cpus().length}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${process.platform}-${process.arch}, load average at start ${loadavg().map(value => value.toFixed(1)).join(' / ')}`
 }
 
-async function main(): Promise<void> {
-  const started = Date.now()
-  const out: string[] = [`# dsh-cross-session benchmark`, '', `machine: ${machine()}`, `date: ${new Date().toISOString()}${quick ? ' (--quick)' : ''}`, '']
+/** `lib/` built for the real harness (it mounts `lib/plugin.js`). */
+function buildLib(): void {
+  log('building lib/ (tsc -p tsconfig.build.json)')
+  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
+  if (build.status !== 0) throw new Error('build failed')
+}
 
+/** Parts 1 and 2: the tools over in-memory corpora, then over real persisted ones. */
+async function corpusParts(out: string[], verdicts: Verdict[]): Promise<void> {
   log('in-memory: sessions_list')
   const memory: CaseRow[] = [...await listCases(quick, log)]
   log('in-memory: sessions_read')
@@ -69,7 +81,7 @@ async function main(): Promise<void> {
   memory.push(...await sendCases(quick, log))
   const schemas = schemaBytes()
   const limiter = limiterCases()
-  const verdicts: Verdict[] = memoryVerdicts(memory, schemas.total, limiter)
+  verdicts.push(...memoryVerdicts(memory, schemas.total, limiter))
   out.push('## In memory (package executors over the counting fakes)', '', caseTable(memory), '')
   out.push(`Schemas as the model receives them (request \`tools\` entries, compact JSON): ${Object.entries(schemas.perTool).map(([name, bytes]) => `${name} ${bytes}`).join(', ')}; total ${schemas.total} bytes (${schemas.inner} without the \`{"type":"function"}\` wrappers).`, '')
   out.push('Send limiter, one sender to N distinct peers:', '', limiterTable(limiter), '')
@@ -81,10 +93,8 @@ async function main(): Promise<void> {
   out.push('## Controller-line host and frame parsing (issue 11)', '', issue11Table(issue11), '')
   verdicts.push(...issue11Verdicts(issue11))
 
-  if (!argv.has('--no-harness')) {
-    log('building lib/ (tsc -p tsconfig.build.json)')
-    const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
-    if (build.status !== 0) throw new Error('build failed')
+  if (harness) {
+    buildLib()
     const results: HarnessResult[] = []
     for (const size of [120, 1_000, 10_000]) {
       log(`real harness: ${size} persisted sessions`)
@@ -101,20 +111,27 @@ async function main(): Promise<void> {
     out.push('', `Tools on the wire (the chat request's \`tools\` entries, \`{"type":"function","function":{…}}\`, as the harness sent them): ${Object.entries(wire).map(([name, bytes]) => `${name} ${bytes}`).join(', ')}; total ${wireTotal} bytes.`, '')
     verdicts.push(...realVerdicts(real))
   }
+}
 
-  // Several dsh processes on one home (issue 8).
-  log('cross-process: package path (two OS processes, one home)')
-  const crossProcess = await runCrossProcessBench({ sends: quick ? 20 : 100, idleMs: quick ? 3000 : 10_000, log })
-  out.push('## Several processes on one home (issue 8)', '', ...crossProcessReport(crossProcess))
-  let realMedian: number | undefined
-  if (!argv.has('--no-harness')) {
-    const real = await runRealCrossProcessBench({ sends: quick ? 10 : 30, log })
-    realMedian = median(real.remote)
-    out.push(...realReport(real))
-    if (!real.allRecorded) verdicts.push({ budget: 'every cross-process bench send recorded', measured: 'not all recorded', pass: false })
-  }
-  out.push('')
-  verdicts.push(...crossProcessVerdicts(crossProcess, realMedian))
+async function main(): Promise<void> {
+  const started = Date.now()
+  const out: string[] = [`# dsh-cross-session benchmark`, '', `machine: ${machine()}`, `date: ${new Date().toISOString()}${quick ? ' (--quick)' : ''}`, '']
+
+  const verdicts: Verdict[] = []
+  if (only === undefined) await corpusParts(out, verdicts)
+  else if (harness) buildLib()
+
+  // Several dsh processes on one home (docs/architecture.md §8).
+  log('home: package path (two OS processes, one store)')
+  const crossProcess = await runCrossProcessBench({ messages: quick ? 50 : 200, idleMs: quick ? 5000 : 10_000, log })
+  log('home: store size and sweep')
+  const storeSize = await runStoreSizeBench({ messages: 10_000, batches: 2, log })
+  let real: RealResult | undefined
+  if (harness) real = await runRealCrossProcessBench({ sends: quick ? 10 : 30, log })
+  out.push('## Several processes on one home (docs/architecture.md §8)', '', homeTable([...crossProcessRows(crossProcess), ...(real === undefined ? [] : realRows(real))]), '')
+  out.push(...crossProcessNotes(crossProcess), ...(real === undefined ? [] : realNotes(real)), '')
+  out.push(...storeSizeNotes(storeSize), '', storeSizeTable(storeSize), '')
+  verdicts.push(...homeVerdicts({ crossProcess, storeSize, ...(real === undefined ? {} : { real }) }))
 
   out.push('## Budgets', '', verdictTable(verdicts), '')
   out.push(`Load average at the end: ${loadavg().map(value => value.toFixed(1)).join(' / ')} (shared machine: wall times scale with it).`, '')

@@ -8,6 +8,9 @@
 import type { LimiterRow } from './cases.js'
 import type { CaseRow } from './measure.js'
 import type { Verdict } from './budgets.js'
+import type { StoreCounts } from './home/instrument.js'
+import type { Summary } from './home/stats.js'
+import type { StoreBytes, StoreRows, StoreSizeResult } from './home/store-size.js'
 
 const SHORT: Array<[RegExp, string]> = [[/^sessionQuery\./, 'sq.'], [/^persistence\./, 'persist.']]
 
@@ -98,4 +101,60 @@ export function corpusTable(rows: CaseRow[]): string {
 
 function pair(row: CaseRow | undefined): string {
   return row === undefined ? ' | ' : `${num(row.firstMs, 0)} | ${num(row.medianMs, 0)}`
+}
+
+/** One row of the home table (docs/architecture.md §8): a latency sample and, when counted, what each process asked of its store per message. */
+export interface HomeRow {
+  part: string
+  case: string
+  ms: Summary
+  store?: ReadonlyArray<{ readonly who: string, readonly counts: StoreCounts }>
+}
+
+function storeCalls(counts: StoreCounts): string {
+  return Object.entries(counts.calls).map(([name, value]) => `${name} ${Number.isInteger(value) ? value : value.toFixed(2)}`).join(', ') || '–'
+}
+
+/** The home table: latency (ms) and store calls, transactions and statements per message. */
+export function homeTable(rows: HomeRow[]): string {
+  const sum = (row: HomeRow, pick: (counts: StoreCounts) => number): string => row.store === undefined ? '' : num(row.store.reduce((total, entry) => total + pick(entry.counts), 0))
+  return [
+    '| part | case | median ms | p95 ms | max ms | n | store calls per message | transactions per message | statements per message | ms in the store per message |',
+    '|---|---|--:|--:|--:|--:|---|--:|--:|--:|',
+    ...rows.map(row => `| ${[
+      row.part,
+      row.case,
+      num(row.ms.median),
+      num(row.ms.p95),
+      num(row.ms.max),
+      String(row.ms.n),
+      row.store === undefined ? '' : row.store.map(entry => `${entry.who}: ${storeCalls(entry.counts)}`).join('; '),
+      sum(row, counts => counts.transactions),
+      sum(row, counts => counts.statements),
+      sum(row, counts => counts.ms),
+    ].join(' | ')} |`),
+  ].join('\n')
+}
+
+/** The store-size table: one line per batch of messages. */
+export function storeSizeTable(result: StoreSizeResult): string {
+  const mb = (bytes: StoreBytes): string => `${(bytes.total / 2 ** 20).toFixed(2)} (${(bytes.db / 2 ** 20).toFixed(2)} + ${(bytes.wal / 2 ** 20).toFixed(2)})`
+  const rows = (value: StoreRows): string => `${count(value.recorded)} recorded, ${count(value.pending + value.claimed)} waiting, ${value.holders} holder, ${value.processes} process; ${count(value.freePages)}/${count(value.pages)} pages free`
+  return [
+    '| batch | messages | ms per message | store calls per message | transactions per message | MB after the batch (db + WAL) | rows | swept at now / one retention later | sweep ms | MB after the sweep (db + WAL) | rows after the sweep |',
+    '|--:|--:|--:|---|--:|--:|---|--:|--:|--:|---|',
+    ...result.batches.map((batch, index) => `| ${[
+      index + 1,
+      count(batch.messages),
+      num(batch.ms / batch.messages, 3),
+      storeCalls(batch.perMessage),
+      num(batch.perMessage.transactions, 3),
+      mb(batch.full.bytes),
+      rows(batch.full.rows),
+      `${count(batch.droppedNow)} / ${count(batch.droppedLater)}`,
+      num(batch.sweepMs, 1),
+      mb(batch.swept.bytes),
+      rows(batch.swept.rows),
+    ].join(' | ')} |`),
+  ].join('\n')
 }

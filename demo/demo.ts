@@ -11,7 +11,7 @@
  * 3. Charlie runs in a second process (a headless terminal run on the same
  *    home) while the web host stays up: it sees Bravo live in the other
  *    process, reads it (Alpha's reply labelled with its true sender), and
- *    messages it. The message goes through the mailbox under DSH_HOME into
+ *    messages it. The message goes through the cross-session store under DSH_HOME into
  *    Bravo's live session, nothing is woken twice, and Bravo's next turn
  *    answers it.
  *

@@ -39,7 +39,7 @@ export interface SessionRecordView {
   readonly live: boolean
   /** Whether the persistence backend holds it. */
   readonly persisted: boolean
-  /** Set when it is live in another dsh process on this home (issue 8; `live` is then true). */
+  /** Set when it is live in another dsh process on this home (`live` is then true). */
   readonly elsewhere?: { readonly pid: number }
 }
 
@@ -80,7 +80,7 @@ export interface SessionQueryPort {
   isLive(sessionId: string): boolean
   /**
    * The other dsh process on this home where the session is live, when it
-   * is live there and not here (issue 8); absent without a home runtime.
+   * is live there and not here; absent without a home runtime.
    */
   liveElsewhere?(sessionId: string): { readonly pid: number } | undefined
 }
@@ -96,11 +96,16 @@ export interface ResolvedTarget {
   /** Whether the target was running a turn when resolved. */
   readonly running: boolean
   /**
-   * Set when the target is live in another dsh process on this home (issue 8):
-   * admission goes through the mailbox and nothing is woken here.
+   * Held by another dsh process on this home (docs/architecture.md §8): admitted through the home store, nothing
+   * woken here. `handoff`: cold, handed to that long-lived host to wake; `mayWake`: the sender's `allowResume`.
    */
-  readonly remote?: { readonly pid: number }
+  readonly remote?: { readonly pid: number, readonly mayWake: boolean, readonly handoff?: boolean }
 }
+
+/** How the turn that took a message ended ({@link ControllerPort.waitAnswered}): rc.8 `turn/end` reason kind and seq, or still running. */
+export type AnswerWait =
+  | { readonly ended: true, readonly reason: string, readonly seq: number }
+  | { readonly ended: false, readonly waitedMs: number }
 
 /**
  * Outcome of a controller step: done, or refused with a model-safe reason
@@ -123,18 +128,14 @@ export interface Admitted {
   readonly mode: SendMode
   readonly running: boolean
   readonly recordFrom?: number
-  /**
-   * For a remote target: the id of the mailbox message posted, handed back
-   * to {@link ControllerPort.waitRecorded} so it finds the receipt (issue 10:
-   * no state shared between `admit` and `waitRecorded` through a map).
-   */
+  /** For a remote target: the id of the message posted to the home store, handed back to {@link ControllerPort.waitRecorded}. */
   readonly mailboxMessageId?: string
 }
 
 /**
- * A mailbox delivery not (yet) recorded when the sender's bound ran out
- * (issue 8 §3): `claimed` by the owning process but not yet in its log,
- * still `pending` in the mailbox, or `refused` by the owner.
+ * A delivery through the home store not (yet) recorded when the sender's
+ * bound ran out: `claimed` by the holding process but not yet in its log,
+ * still `pending` in the store, or `refused` by the holder.
  */
 export type MailboxStage =
   | { readonly stage: 'claimed' | 'pending' }
@@ -161,10 +162,7 @@ export interface ControllerPort {
    * refused with a reason instead.
    */
   resolve(sessionId: string, options: { mayWake: boolean, signal: AbortSignal }): Promise<ControllerOutcome<ResolvedTarget>>
-  /**
-   * Admit one user-source prompt. `requestId` is the correlation id; the same
-   * id admitted twice is delivered once.
-   */
+  /** Admit one user-source prompt. `requestId` is the correlation id; the same id admitted twice is delivered once. */
   admit(target: ResolvedTarget, prompt: { requestId: string, mode: SendMode, text: string, provenance: RelayProvenance, signal: AbortSignal }): Promise<ControllerOutcome<Admitted>>
   /**
    * Put back to sleep a session that {@link resolve} woke but that did not
@@ -179,6 +177,13 @@ export interface ControllerPort {
    * neither by the bound.
    */
   waitRecorded(target: ResolvedTarget, requestId: string, options: RecordWaitOptions): Promise<Recorded | MailboxStage | undefined>
+  /**
+   * In a short-lived process that woke the target: wait, at most `timeoutMs`, until the turn that took the
+   * message ends, so the process does not cut it off by exiting; `undefined` when there is nothing to wait for.
+   */
+  waitAnswered?(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal }): Promise<AnswerWait | undefined>
+  /** A session {@link resolve} woke took messages by another path (the home store's delivery): keep it, as after {@link admit}. */
+  markDelivered?(target: ResolvedTarget): void
 }
 
 /** The calling session, from `exec.agent` (PRODUCT.md §3). */

@@ -55,6 +55,8 @@ export interface Recorded {
   readonly stage: 'conversation' | 'inbox'
   /** For a mailbox delivery: whether the target was running a turn when its process admitted it. */
   readonly running?: boolean
+  /** For a mailbox delivery: nobody living held the target any more, so the sender's process woke it and delivered it. */
+  readonly takenOver?: boolean
 }
 
 /**

@@ -14,6 +14,27 @@ import type { SessionHeaderView, SessionRecordView } from './ports.js'
 import type { Visibility } from './settings.js'
 
 /**
+ * Longest session id that can name a session, in UTF-8 bytes: a Linux file
+ * name is at most 255 bytes (`NAME_MAX`), and rc.8's JSONL persistence
+ * names a directory after each session id
+ * (`@deepseek-ai/dsh-session-persistence-jsonl@0.1.0-rc.8`).
+ */
+const MAX_SESSION_ID_BYTES = 255
+
+/**
+ * Whether `sessionId` can name a session at all: 1–255 UTF-8 bytes, no
+ * control characters, no path syntax (`/`, `\\`, a lone `.` or `..`). An id
+ * that cannot is `not-found` for every tool, before any backend sees it (a
+ * backend that stores sessions as directories would otherwise fail on it
+ * with a file-system error). Pure.
+ */
+export function canNameSession(sessionId: string): boolean {
+  if (sessionId.length === 0 || Buffer.byteLength(sessionId, 'utf8') > MAX_SESSION_ID_BYTES) return false
+  if (sessionId === '.' || sessionId === '..' || /[/\\]/u.test(sessionId)) return false
+  return !/\p{Cc}/u.test(sessionId)
+}
+
+/**
  * The single predicate for "subagent, not messageable": a header with a
  * `parentSession` or `origin: 'subagent'`.
  */

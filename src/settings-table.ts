@@ -93,6 +93,11 @@ const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: B
     description: { en: 'How long a send waits for its message to reach the target\'s log.', zh: '发送等待消息写入目标日志的最长时间。' },
     unit: 'ms',
   },
+  answerWaitMs: {
+    label: { en: 'Answer wait', zh: '应答等待' },
+    description: { en: 'How long a send from a headless run that woke its target waits for that turn to end, so the run does not cut it off by exiting.', zh: '无界面运行唤醒目标后，发送等待该轮结束的最长时间，以免运行退出时将其中断。' },
+    unit: 'ms',
+  },
 }
 
 /** Every setting, in table order (`SETTING_KEYS`). */

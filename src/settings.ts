@@ -44,6 +44,12 @@ export interface Settings {
   readonly maxHops: number
   /** How long a send waits for its message to reach the target's log, ms (0–30000). */
   readonly recordWaitMs: number
+  /**
+   * How long a send from a short-lived (headless) process that woke its
+   * target waits for the turn that takes the message to end, so the process
+   * does not cut it off by exiting, ms (0–600000).
+   */
+  readonly answerWaitMs: number
 }
 
 /** Defaults of PRODUCT.md §6. */
@@ -61,6 +67,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   maxSendsPerMinute: 6,
   maxHops: 4,
   recordWaitMs: 5000,
+  answerWaitMs: 120_000,
 })
 
 /** How one setting is judged: its type and, for numbers, the range it is clamped into. */
@@ -84,6 +91,7 @@ export const SETTING_RULES: { readonly [K in keyof Settings]: SettingRule } = {
   maxSendsPerMinute: { kind: 'integer', min: 1, max: 120 },
   maxHops: { kind: 'integer', min: 1, max: 32 },
   recordWaitMs: { kind: 'integer', min: 0, max: 30000 },
+  answerWaitMs: { kind: 'integer', min: 0, max: 600_000 },
 }
 
 /** Setting keys, in table order. */

@@ -1,15 +1,29 @@
 /**
- * Bench of delivery across processes (issue 8 §6): a sender in this process
- * and an owner in another OS process (`./owner.ts`) share one temporary
- * `DSH_HOME`. Each send goes through this package's real guard and runtime:
- * presence lookup, mailbox post (temp + rename), the owner woken by
- * `fs.watch`, claim by rename, admission, receipt (temp + rename), and the
- * sender woken by `fs.watch` on the receipts.
+ * The package path across OS processes (docs/architecture.md §8): a sender
+ * in this process and an owner in another (`./owner.ts`) share one
+ * temporary `DSH_HOME` and its store, `cross-session/store.sqlite`.
  *
- * Latency is measured from the start of `resolve` to the receipt in hand
- * (the owner's agent records at once, so this is the package's own cost,
- * not the harness's turn). Idle CPU is the owner's CPU time over an idle
- * window with presence published and the mailbox watched.
+ * The sender is wired as src/home/mount.ts wires a headless process: the
+ * store from `openHomeStore`, a `StoreWatch`, the `HomeRuntime` (short-lived)
+ * and the guard. Each message is one `sessions_send` as the tool makes it
+ * after its checks: `resolve` (the store names the owner as holder: a
+ * remote target), `admit` (one `post`), `waitRecorded` (the row, re-read on
+ * each change the watch notices). The owner notices the post, claims it,
+ * admits it into its live agent (./agent.ts), records it once the agent's
+ * log holds it, and marks it answered when the agent's turn ends.
+ *
+ * Figures: post → recorded as the sender sees it (from just before `admit`
+ * to `waitRecorded` returning `recorded at seq N`), split at the owner's
+ * admission and its log's `user/message` (one clock: epoch ms from
+ * `performance.timeOrigin`, one machine); store port calls, transactions
+ * and statements per message on each side (./instrument.ts); then the
+ * owner's CPU (`process.cpuUsage`) over two idle windows, its live sessions
+ * held and the store watched: the first from 2 s after the last message,
+ * where work left over from the burst can land (seen on this machine,
+ * under load, as up to 0.6 % with ~100 more context switches of the
+ * owner's threads than in a quiet window, the same store calls and no GC
+ * pause), and the next, the steady state of an idle host, which the budget
+ * reads.
  *
  * @module bench/home/cross-process
  */
@@ -20,102 +34,224 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { buildFrame } from '../../src/framing.js'
 import { guardController } from '../../src/home/guard.js'
+import { isAlive, selfTag } from '../../src/home/process-tag.js'
 import { HomeRuntime } from '../../src/home/runtime.js'
+import { openHomeStore, storePaths } from '../../src/home/store-open.js'
+import { STORE_POLL_MS, StoreWatch } from '../../src/home/store-watch.js'
 import type { ControllerPort } from '../../src/ports.js'
+import { DEFAULT_SETTINGS } from '../../src/settings.js'
+import { requestIdFor } from '../../src/tools/send/arguments.js'
+import type { HomeRow } from '../table.js'
+import { clock } from './agent.js'
+import { countStore, perItem, type StoreCounts } from './instrument.js'
+import { summarize, type Summary } from './stats.js'
+
+/** Live top-level sessions the owner holds besides the target, as a busy web host would. */
+const IDLE_SESSIONS = 19
+/** The sender's bound on each wait: the package's default `recordWaitMs` (src/settings.ts). */
+const WAIT_MS = DEFAULT_SETTINGS.recordWaitMs
 
 /** Result of {@link runCrossProcessBench}. */
 export interface CrossProcessResult {
-  sends: number
-  medianMs: number
-  maxMs: number
-  p90Ms: number
-  idleWindowMs: number
-  idleCpuMs: number
-  /** Owner CPU as a share of one core over the idle window, percent. */
-  idleCpuPercent: number
-  publishedSessions: number
+  messages: number
+  recorded: number
+  /** Post → recorded, as the sender's `waitRecorded` returns it, ms. */
+  postToRecorded: Summary
+  /** The same, split: post → owner admits it; admission → its log holds it; log → the sender has the record. */
+  phases: { noticed: Summary, logged: Summary, back: Summary }
+  /** The guard's `resolve` before each post (store `view`), ms. */
+  resolve: Summary
+  /** Per message: this process (sender) and the owner, over the sends (owner: until its turns ended). */
+  sender: StoreCounts
+  owner: StoreCounts
+  /** The owner idle: its live sessions held, the store watched, the sender's runtime still running. */
+  idle: {
+    liveSessions: number
+    /** Recorded messages the store held meanwhile (the ones just sent). */
+    storedMessages: number
+    /** From 2 s after the last message (V8's own work after the burst falls here). */
+    afterBurst: IdleWindow
+    /** The next window: the steady state of an idle host. */
+    settled: IdleWindow
+  }
 }
 
-const unused = async (): Promise<never> => { throw new Error('local path not used in this bench') }
+/** One idle window of the owner (`process.cpuUsage`, `process.resourceUsage`, a `gc` PerformanceObserver). */
+export interface IdleWindow {
+  windowMs: number
+  cpuMs: number
+  userMs: number
+  systemMs: number
+  /** Owner CPU as a share of one core, percent. */
+  percent: number
+  /** Context switches of its threads: voluntary (they slept), involuntary (preempted). */
+  wakeups: { voluntary: number, involuntary: number }
+  /** V8 collections: how many, and their pauses, ms. */
+  gc: { count: number, ms: number }
+  /** What it asked of its store. */
+  counts: StoreCounts
+}
+
+function idleWindow(report: OwnerReport): IdleWindow {
+  const { wallMs, cpuMs, userMs, systemMs, wakeups, gc, counts } = report
+  return { windowMs: wallMs, cpuMs, userMs, systemMs, percent: (cpuMs / wallMs) * 100, wakeups, gc, counts }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
+const unused = async (): Promise<never> => { throw new Error('local delivery is not used by the bench sender') }
 const INNER: ControllerPort = { resolve: unused, admit: unused, releaseWoken: unused, waitRecorded: unused }
 
+interface OwnerReport {
+  cpuMs: number
+  userMs: number
+  systemMs: number
+  wakeups: { voluntary: number, involuntary: number }
+  wallMs: number
+  gc: { count: number, ms: number }
+  counts: StoreCounts
+  timeline: Record<string, [number, number | null]>
+}
+
 /** Run the bench. */
-export async function runCrossProcessBench(options: { sends: number, idleMs: number, log: (line: string) => void }): Promise<CrossProcessResult> {
+export async function runCrossProcessBench(options: { messages: number, idleMs: number, log: (line: string) => void }): Promise<CrossProcessResult> {
   const home = mkdtempSync(join(tmpdir(), 'xs-bench-home-'))
   const sessionId = 'session-bench-target'
-  const published = 20
-  const owner = spawn(process.execPath, [...process.execArgv.filter(arg => !arg.startsWith('--max-semi') && arg !== '--expose-gc'), fileURLToPath(new URL('./owner.ts', import.meta.url)), home, sessionId, String(published - 1)], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const senderId = 'session-bench-sender'
+  const flags = process.execArgv.filter(arg => !arg.startsWith('--max-semi') && arg !== '--expose-gc')
+  const owner = spawn(process.execPath, [...flags, '--disable-warning=ExperimentalWarning', fileURLToPath(new URL('./owner.ts', import.meta.url)), home, sessionId, String(IDLE_SESSIONS)], { stdio: ['pipe', 'pipe', 'inherit'] })
   const lines = createInterface({ input: owner.stdout! })
-  const next = (): Promise<Record<string, unknown>> => new Promise(resolve => lines.once('line', line => resolve(JSON.parse(line) as Record<string, unknown>)))
+  const queue: string[] = []
+  const waiting: Array<(line: string) => void> = []
+  lines.on('line', line => {
+    const next = waiting.shift()
+    if (next === undefined) queue.push(line)
+    else next(line)
+  })
+  const read = <T>(): Promise<T> => new Promise<string>((resolve, reject) => {
+    const line = queue.shift()
+    if (line !== undefined) return resolve(line)
+    const onExit = (): void => reject(new Error('bench: the owner process exited'))
+    owner.once('exit', onExit)
+    waiting.push(value => {
+      owner.removeListener('exit', onExit)
+      resolve(value)
+    })
+  }).then(line => JSON.parse(line) as T)
+  const ask = async <T>(command: string): Promise<T> => {
+    owner.stdin!.write(`${command}\n`)
+    return await read<T>()
+  }
+  let runtime: HomeRuntime | undefined
   try {
-    await next() // ready
-    // Let start-up settle, then measure a clean idle window.
-    await new Promise(resolve => setTimeout(resolve, 1000))
-    owner.stdin!.write('mark\n')
-    options.log(`cross-process: owner ready; idle for ${options.idleMs} ms`)
-    await new Promise(resolve => setTimeout(resolve, options.idleMs))
-    owner.stdin!.write('cpu\n')
-    const idle = await next()
-
-    const runtime = new HomeRuntime(home, { get: () => undefined, resume: unused }, () => {})
-    runtime.start([])
-    const guarded = guardController(INNER, runtime, () => false, undefined)
+    const ready = await read<{ ready: boolean, held: number }>()
+    if (ready.held !== IDLE_SESSIONS + 1) throw new Error(`bench: the owner holds ${ready.held} sessions, expected ${IDLE_SESSIONS + 1}`)
+    const counted = countStore(openHomeStore(home, selfTag(), isAlive, options.log))
+    const watch = new StoreWatch(counted.store, storePaths(home).dir)
+    runtime = new HomeRuntime(counted.store, watch, { agents: { get: () => undefined, resume: unused, list: () => [] }, log: options.log, longLived: () => false })
+    runtime.start()
+    const guarded = guardController(INNER, runtime, { isLocal: () => false, agentOf: () => undefined, listEvents: undefined })
     const signal = new AbortController().signal
-    const samples: number[] = []
-    for (let index = 0; index < options.sends; index++) {
-      const started = performance.now()
+    await sleep(500)
+
+    options.log(`cross-process: ${options.messages} sequential messages to a session held by pid ${owner.pid}`)
+    counted.reset()
+    await ask('mark')
+    const posts = new Map<string, { postedAt: number, recordedAt?: number }>()
+    const resolveMs: number[] = []
+    const total: number[] = []
+    let recorded = 0
+    for (let index = 0; index < options.messages; index++) {
+      const started = clock()
       const resolved = await guarded.resolve(sessionId, { mayWake: true, signal })
-      if (!resolved.ok || resolved.value.remote === undefined) throw new Error('bench: the target was not seen live in the owner process')
-      const requestId = `cross-session:session-bench-sender:call-${index}`
-      const admitted = await guarded.admit(resolved.value, { requestId, mode: 'queue', text: `bench message ${index}`, provenance: { senderSessionId: 'session-bench-sender', hop: 1 }, signal })
-      if (!admitted.ok) throw new Error(`bench: send ${index} not admitted: ${admitted.reason}`)
-      const recorded = await guarded.waitRecorded(resolved.value, requestId, { timeoutMs: 5000, signal, settleForInbox: false, mailboxMessageId: admitted.value.mailboxMessageId })
-      if (recorded?.stage !== 'conversation') throw new Error(`bench: send ${index} not recorded: ${JSON.stringify(recorded)}`)
-      samples.push(performance.now() - started)
+      if (!resolved.ok || resolved.value.remote === undefined) throw new Error('bench: the store does not name the owner process as the target\'s holder')
+      const requestId = requestIdFor(senderId, `call_${index}\u0000${index.toString(16).padStart(16, '0')}`)
+      const text = buildFrame({ fromSessionId: senderId, fromTitle: 'Cross-process bench sender', mode: 'queue', hop: 1, body: `bench message ${index}: please re-run the failing migration check and report what changed since the last green build.` }).text
+      const postedAt = clock()
+      resolveMs.push(postedAt - started)
+      const admitted = await guarded.admit(resolved.value, { requestId, mode: 'queue', text, provenance: { senderSessionId: senderId, hop: 1 }, signal })
+      if (!admitted.ok) throw new Error(`bench: message ${index} not admitted: ${admitted.reason}`)
+      const outcome = await guarded.waitRecorded(resolved.value, requestId, { timeoutMs: WAIT_MS, signal, settleForInbox: false, mailboxMessageId: admitted.value.mailboxMessageId })
+      const at = clock()
+      posts.set(requestId, { postedAt, ...(outcome?.stage === 'conversation' ? { recordedAt: at } : {}) })
+      if (outcome?.stage === 'conversation') {
+        recorded++
+        total.push(at - postedAt)
+      } else {
+        options.log(`cross-process: message ${index} not recorded within ${WAIT_MS} ms: ${JSON.stringify(outcome)}`)
+      }
     }
-    runtime.stop()
-    samples.sort((a, b) => a - b)
-    const cpuMs = Number(idle.cpuMs)
-    const wallMs = Number(idle.wallMs)
+    const senderCounts = counted.counts()
+    // The owner's last turn ends (and marks its message answered) just after the last record.
+    await sleep(1000)
+    const sent = await ask<OwnerReport>('report')
+    const noticed: number[] = []
+    const logged: number[] = []
+    const back: number[] = []
+    for (const [id, post] of posts) {
+      const [admittedAt, loggedAt] = sent.timeline[id] ?? [undefined, null]
+      if (admittedAt === undefined || loggedAt === null || post.recordedAt === undefined) continue
+      noticed.push(admittedAt - post.postedAt)
+      logged.push(loggedAt - admittedAt)
+      back.push(post.recordedAt - loggedAt)
+    }
+
+    options.log(`cross-process: owner idle, two windows of ${options.idleMs} ms`)
+    await sleep(1000)
+    await ask('mark')
+    await sleep(options.idleMs)
+    const afterBurst = await ask<OwnerReport>('report')
+    await ask('mark')
+    await sleep(options.idleMs)
+    const settled = await ask<OwnerReport>('report')
     return {
-      sends: samples.length,
-      medianMs: samples[Math.floor(samples.length / 2)]!,
-      p90Ms: samples[Math.floor(samples.length * 0.9)]!,
-      maxMs: samples.at(-1)!,
-      idleWindowMs: wallMs,
-      idleCpuMs: cpuMs,
-      idleCpuPercent: (cpuMs / wallMs) * 100,
-      publishedSessions: published,
+      messages: options.messages,
+      recorded,
+      postToRecorded: summarize(total),
+      phases: { noticed: summarize(noticed), logged: summarize(logged), back: summarize(back) },
+      resolve: summarize(resolveMs),
+      sender: perItem(senderCounts, options.messages),
+      owner: perItem(sent.counts, options.messages),
+      idle: { liveSessions: IDLE_SESSIONS + 1, storedMessages: recorded, afterBurst: idleWindow(afterBurst), settled: idleWindow(settled) },
     }
   } finally {
-    owner.stdin!.write('exit\n')
-    await new Promise(resolve => owner.once('exit', resolve))
+    runtime?.stop()
+    if (owner.exitCode === null && owner.signalCode === null) {
+      const exited = new Promise(resolve => owner.once('exit', resolve))
+      owner.stdin!.write('exit\n')
+      const hard = setTimeout(() => owner.kill('SIGKILL'), 5000)
+      await exited
+      clearTimeout(hard)
+    }
     rmSync(home, { recursive: true, force: true })
   }
 }
 
-/** Markdown lines of the result. */
-export function crossProcessReport(result: CrossProcessResult): string[] {
+/** Rows of the home table. */
+export function crossProcessRows(result: CrossProcessResult): HomeRow[] {
+  const part = 'package path, 2 OS processes'
   return [
-    `- delivery latency over ${result.sends} sequential sends (resolve → mailbox post → owner claims and admits → receipt read back): median ${result.medianMs.toFixed(1)} ms, p90 ${result.p90Ms.toFixed(1)} ms, max ${result.maxMs.toFixed(1)} ms.`,
-    `- idle owner with ${result.publishedSessions} published sessions, mailbox watched (fs.watch + ${2000} ms fallback poll): ${result.idleCpuMs.toFixed(1)} ms CPU over ${(result.idleWindowMs / 1000).toFixed(1)} s = ${result.idleCpuPercent.toFixed(3)} % of one core.`,
+    { part, case: 'post → the sender has `recorded at seq N`', ms: result.postToRecorded, store: [{ who: 'sender', counts: result.sender }, { who: 'owner', counts: result.owner }] },
+    { part, case: '  post → the owner admits it (its store watch, `claim`)', ms: result.phases.noticed },
+    { part, case: '  admission → the owner\'s log holds it (agent turn start)', ms: result.phases.logged },
+    { part, case: '  log → the sender has it (`record`, the sender\'s store watch)', ms: result.phases.back },
+    { part, case: 'guard `resolve` before the post (store `view`)', ms: result.resolve },
   ]
 }
 
-/** Issue 8 §6 budget: median cross-process delivery latency, ms. */
-export const CROSS_PROCESS_MEDIAN_BUDGET_MS = 300
-/** Idle budget chosen here: an idle owner uses under 1 % of one core. */
-export const IDLE_CPU_BUDGET_PERCENT = 1
+function describeWindow(window: IdleWindow): string {
+  const calls = Object.entries(window.counts.calls).map(([name, value]) => `${name} ${value}`).join(', ') || 'no calls'
+  return `${window.cpuMs.toFixed(1)} ms CPU (user ${window.userMs.toFixed(1)}, system ${window.systemMs.toFixed(1)}) over ${(window.windowMs / 1000).toFixed(1)} s = ${window.percent.toFixed(3)} % of one core; ${window.wakeups.voluntary} voluntary and ${window.wakeups.involuntary} involuntary context switches; V8 GC pauses ${window.gc.ms.toFixed(1)} ms in ${window.gc.count} collections; store calls ${calls}, ${window.counts.transactions} transactions`
+}
 
-/** Verdicts over the measured figures (`realMedianMs` from the real-harness run, when it ran). */
-export function crossProcessVerdicts(result: CrossProcessResult, realMedianMs: number | undefined): Array<{ budget: string, measured: string, pass: boolean }> {
-  const verdicts = [
-    { budget: `cross-process delivery, package path: median < ${CROSS_PROCESS_MEDIAN_BUDGET_MS} ms`, measured: `${result.medianMs.toFixed(1)} ms (max ${result.maxMs.toFixed(1)} ms)`, pass: result.medianMs < CROSS_PROCESS_MEDIAN_BUDGET_MS },
-    { budget: `idle owner CPU < ${IDLE_CPU_BUDGET_PERCENT} % of one core`, measured: `${result.idleCpuPercent.toFixed(3)} %`, pass: result.idleCpuPercent < IDLE_CPU_BUDGET_PERCENT },
+/** Markdown lines under the table. */
+export function crossProcessNotes(result: CrossProcessResult): string[] {
+  const { idle } = result
+  return [
+    `- package path: ${result.recorded}/${result.messages} sequential messages recorded; owner counts cover the sends and its turns' ends (its watch and reconcile ticks included).`,
+    `- idle owner (${idle.liveSessions} live sessions held, store watched: fs.watch + ${STORE_POLL_MS} ms \`data_version\` poll, 2 s reconcile; ${idle.storedMessages} recorded messages in the store; the sender's runtime still running):`,
+    `  - settled (the budget), the second window: ${describeWindow(idle.settled)};`,
+    `  - right after the burst, from 2 s after the last message: ${describeWindow(idle.afterBurst)}.`,
   ]
-  if (realMedianMs !== undefined) {
-    verdicts.push({ budget: `cross-process delivery, real harness (headless → web): median < ${CROSS_PROCESS_MEDIAN_BUDGET_MS} ms`, measured: `${realMedianMs.toFixed(0)} ms`, pass: realMedianMs < CROSS_PROCESS_MEDIAN_BUDGET_MS })
-  }
-  return verdicts
 }

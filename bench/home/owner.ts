@@ -1,37 +1,86 @@
 /**
- * The owning side of the cross-process bench: a separate OS process that
- * holds one live session (an in-memory agent that records a delivered
- * message at once, shaped like rc.8's) through this package's real
- * `HomeRuntime` on the given home: presence published, mailbox watched.
+ * The holding side of the cross-process bench: a separate OS process that
+ * stands in for a `dsh web` host on the given home. It is wired as
+ * src/home/mount.ts wires a real one — the store opened by `openHomeStore`,
+ * a `StoreWatch` on its directory (fs.watch + the 1 s `PRAGMA data_version`
+ * poll), the real `HomeRuntime` (2 s reconcile) as a long-lived host, and
+ * the guard, which gives the runtime its adoption path — and holds
+ * `1 + idle` live top-level sessions (./agent.ts; the first is the target).
+ * Every `session/event` of an agent is handed to `runtime.onSessionEvent`,
+ * as mount.ts does.
  *
- * Protocol on stdout/stdin, one JSON line each: prints `{ready}` once
- * listening; on `mark` restarts its CPU clock, on `cpu` prints its CPU time since then; on `exit` exits.
+ * Usage: `owner.ts <home> <sessionId> <idleSessions>`. One JSON line each on
+ * stdout: `{ready, pid}` once holding; on `mark` (stdin) it restarts its
+ * CPU clock and counters and says so; on `report` it prints its CPU time
+ * (user, system), context switches, wall time, V8 collections (count,
+ * pause ms) and store counts since the
+ * mark, and when it admitted and recorded each message for the target; on
+ * `exit` it stops its runtime and exits.
  *
  * @module bench/home/owner
  */
 
+import { PerformanceObserver } from 'node:perf_hooks'
 import { createInterface } from 'node:readline'
+import { guardController } from '../../src/home/guard.js'
+import { isAlive, selfTag } from '../../src/home/process-tag.js'
 import { HomeRuntime } from '../../src/home/runtime.js'
+import { openHomeStore, storePaths } from '../../src/home/store-open.js'
+import { StoreWatch } from '../../src/home/store-watch.js'
 import type { HostAgents } from '../../src/host.js'
-import { fakeAgent } from '../../test/support/fake-host.js'
+import type { ControllerPort } from '../../src/ports.js'
+import { benchAgent, type BenchAgent } from './agent.js'
+import { countStore, minusCounts } from './instrument.js'
 
-const [home, sessionId, extra] = process.argv.slice(2) as [string, string, string | undefined]
-const agent = fakeAgent({ id: sessionId, createdAt: 1 })
-const agents: HostAgents = { get: id => (id === sessionId ? agent : undefined), resume: async () => { throw new Error('bench owner never wakes') }, list: () => [agent] }
-const runtime = new HomeRuntime(home, agents, message => process.stderr.write(`${message}\n`))
-runtime.start([agent])
-// More idle sessions published, as a busy web host would have.
-for (let index = 0; index < Number(extra ?? 0); index++) runtime.publisher.publish(`session-idle-${index}`)
-let since = process.cpuUsage()
-let started = Date.now()
-process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid })}\n`)
+const [home, sessionId, idle] = process.argv.slice(2) as [string, string, string | undefined]
+const log = (message: string): void => { process.stderr.write(`bench owner: ${message}\n`) }
+
+const counted = countStore(openHomeStore(home, selfTag(), isAlive, log))
+const watch = new StoreWatch(counted.store, storePaths(home).dir)
+const live = new Map<string, BenchAgent>()
+const agents: HostAgents = {
+  get: id => live.get(id),
+  resume: async () => { throw new Error('the bench owner never wakes a session') },
+  list: () => [...live.values()],
+}
+const runtime = new HomeRuntime(counted.store, watch, { agents, log, longLived: () => true })
+const onEvent = (id: string): void => runtime.onSessionEvent(id)
+const target = benchAgent(sessionId, 1, onEvent)
+live.set(sessionId, target)
+for (let index = 0; index < Number(idle ?? 0); index++) live.set(`session-bench-idle-${index}`, benchAgent(`session-bench-idle-${index}`, 2 + index, onEvent))
+
+const unused = async (): Promise<never> => { throw new Error('local delivery is not used by the bench owner') }
+const inner: ControllerPort = { resolve: unused, admit: unused, releaseWoken: unused, waitRecorded: unused }
+guardController(inner, runtime, { isLocal: id => live.has(id), agentOf: id => live.get(id), listEvents: undefined })
+runtime.start()
+
+// V8's collections, so an idle window's CPU can be told apart from the GC that follows a burst of work.
+let gc = { ms: 0, count: 0 }
+new PerformanceObserver(list => {
+  for (const entry of list.getEntries()) {
+    gc.ms += entry.duration
+    gc.count++
+  }
+}).observe({ entryTypes: ['gc'] })
+let cpu = process.cpuUsage()
+let switches = process.resourceUsage()
+let wall = performance.now()
+let counts = counted.counts()
+process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid, held: counted.store.heldHere().length })}\n`)
 createInterface({ input: process.stdin }).on('line', line => {
   if (line === 'mark') {
-    since = process.cpuUsage()
-    started = Date.now()
-  } else if (line === 'cpu') {
-    const used = process.cpuUsage(since)
-    process.stdout.write(`${JSON.stringify({ cpuMs: (used.user + used.system) / 1000, wallMs: Date.now() - started, delivered: agent.received.length })}\n`)
+    cpu = process.cpuUsage()
+    switches = process.resourceUsage()
+    wall = performance.now()
+    counts = counted.counts()
+    gc = { ms: 0, count: 0 }
+    process.stdout.write(`${JSON.stringify({ marked: true })}\n`)
+  } else if (line === 'report') {
+    const used = process.cpuUsage(cpu)
+    const now = process.resourceUsage()
+    const wakeups = { voluntary: now.voluntaryContextSwitches - switches.voluntaryContextSwitches, involuntary: now.involuntaryContextSwitches - switches.involuntaryContextSwitches }
+    const timeline = Object.fromEntries([...target.admittedAt].map(([id, at]) => [id, [at, target.recordedAt.get(id) ?? null]]))
+    process.stdout.write(`${JSON.stringify({ cpuMs: (used.user + used.system) / 1000, userMs: used.user / 1000, systemMs: used.system / 1000, wakeups, wallMs: performance.now() - wall, gc, counts: minusCounts(counted.counts(), counts), timeline })}\n`)
   } else if (line === 'exit') {
     runtime.stop()
     process.exit(0)

@@ -157,6 +157,9 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
     async releaseWoken(target) {
       return await woken.giveUp(target.sessionId)
     },
+    markDelivered(target) {
+      if (target.woke) woken.delivered(target.sessionId)
+    },
   }
 }
 

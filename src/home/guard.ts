@@ -1,115 +1,89 @@
 /**
- * The cross-process guard around the controller port (issue 8 §2, §3, §5).
+ * The cross-process guard around the controller port (docs/architecture.md §8).
  *
  * `resolve`, in order:
- * 1. live in this process → the inner port (local delivery, as before);
- * 2. live in another process (presence) → a remote target: no wake here;
+ * 1. live in this process → the inner port (local delivery);
+ * 2. held by another living process (the store) → a remote target: nothing
+ *    is woken here, the message goes through the store to that holder;
  * 3. waking not allowed → the inner port (which refuses);
- * 4. take the wake lease; held by another living process → a remote target
- *    (that process is waking it and will claim the message once live);
- * 5. re-read presence under the lease (it may have gone live meanwhile);
- * 6. refuse when the log ends in a recent open turn (`open-turn.ts`);
- * 7. wake through the inner port; keep the lease while the session is live
- *    here; deliver the messages that waited for it before this one.
+ * 4. this process is short-lived (headless) and a long-lived host of this
+ *    package is on the home → a hand-over: the message goes through the
+ *    store and that host wakes the session, so it answers there;
+ * 5. take the session in the store (one transaction: no living holder, a
+ *    dead one replaced); held by another living process → remote;
+ * 6. refuse when the log ends in a recent open turn written by a process
+ *    the store does not know is gone (`open-turn.ts`);
+ * 7. wake through the inner port; hold it live here; offer again what a
+ *    cut-off turn left unanswered; deliver what waited before this message.
  *
- * Several sends in this process that wake one session share one attempt
- * (one lease, one set of checks) and each resolves through the inner port,
+ * Several sends here that wake one session share one attempt (one store
+ * transition, one set of checks) and each resolves through the inner port,
  * whose shared resume keeps a caller that gives up from taking the session
- * away from the others.
- *
- * `admit` to a remote target posts one mailbox message and hands back its id;
- * `waitRecorded`, given that id, waits, bounded, for its receipt and else says whether it was claimed or is still
- * pending.
+ * from the others.
  *
  * @module dsh-cross-session/home/guard
  */
 
 import type { ControllerOutcome, ControllerPort, ResolvedTarget } from '../ports.js'
-import { deliveryReasons } from '../presentation/send.js'
-import { acquireLease, type Lease } from './lease.js'
-import { blocksWake, openTurnAgeMs } from './open-turn.js'
-import { sameProcess } from './paths.js'
-import { isAlive } from './process-tag.js'
+import { deliveryReasons, mailboxRefusals } from '../presentation/send.js'
+import { blocksWake, openTurnOf } from './open-turn.js'
 import { postRemote, waitRemote } from './remote-delivery.js'
 import type { HomeRuntime } from './runtime.js'
+import type { HolderView } from './store.js'
+import { waitAnswered } from './woken-answer.js'
 
 /**
  * Reads a session's stored events as written, without recovery's synthetic
- * closers (rc.8 `sessionPersistence.readFrom(id, 0)`; `sessionQuery.listEvents`
- * and `inspect` close an interrupted turn in memory, measured here).
+ * closers (rc.8 `sessionPersistence.readFrom(id, 0)`).
  */
 type ListEvents = (sessionId: string) => Promise<readonly unknown[]>
 
-function remote(sessionId: string, pid: number): ControllerOutcome<ResolvedTarget> {
-  return { ok: true, value: { sessionId, woke: false, running: false, remote: { pid } } }
+function remote(sessionId: string, pid: number, mayWake: boolean, handoff = false): ControllerOutcome<ResolvedTarget> {
+  return { ok: true, value: { sessionId, woke: false, running: false, remote: { pid, mayWake, ...(handoff ? { handoff } : {}) } } }
 }
 
-/**
- * One guarded wake of one session in this process: the lease, the checks
- * under it, and every caller that resolves through it. The checks run once;
- * each caller then resolves through the inner port itself, so the inner
- * port's shared resume counts every caller that waits on it (a caller that
- * gives up leaves the session to the others, issue 11 §3). The lease is kept
- * by the first caller that woke the session, and released when the last
- * caller is done without a wake.
- */
+/** One guarded wake in this process: the checks under the store hold, and every caller resolving through it. */
 interface WakeAttempt {
-  readonly lease: Lease
-  /** `undefined`: go ahead and resolve; else the outcome every caller gets. */
   readonly checked: Promise<ControllerOutcome<ResolvedTarget> | undefined>
   callers: number
   kept?: Promise<void>
 }
 
-/**
- * Wrap `inner` with the cross-process rules.
- * @param inner - the in-process controller port.
- * @param runtime - this process's home runtime.
- * @param isLocal - whether a session is live in this process.
- * @param listEvents - raw-log reader for the open-turn check.
- */
-export function guardController(inner: ControllerPort, runtime: HomeRuntime, isLocal: (sessionId: string) => boolean, listEvents: ListEvents | undefined): ControllerPort {
-  /** Guarded wakes in flight in this process, by session id. */
-  const attempts = new Map<string, WakeAttempt>()
+/** What the guard needs of its process. */
+export interface GuardHost {
+  readonly isLocal: (sessionId: string) => boolean
+  readonly agentOf: (sessionId: string) => Parameters<HomeRuntime['holdWoken']>[0] | undefined
+  readonly listEvents: ListEvents | undefined
+}
 
-  /** Checks under a fresh lease (steps 5–6); the lease is released here when they refuse. */
-  async function checkUnderLease(sessionId: string, lease: Lease): Promise<ControllerOutcome<ResolvedTarget> | undefined> {
+/** Wrap `inner` with the cross-process rules. */
+export function guardController(inner: ControllerPort, runtime: HomeRuntime, host: GuardHost): ControllerPort {
+  const attempts = new Map<string, WakeAttempt>()
+  const { store } = runtime
+
+  /** Step 6 under the hold; the hold is let go here when it refuses. */
+  async function checkHeld(sessionId: string, previous: HolderView['lastLetGo']): Promise<ControllerOutcome<ResolvedTarget> | undefined> {
     try {
-      const again = runtime.board()
-      const now = again.elsewhere.get(sessionId)
-      if (now !== undefined) {
-        lease.release()
-        return remote(sessionId, now.holder.pid)
-      }
-      if (listEvents !== undefined) {
-        const age = openTurnAgeMs(await listEvents(sessionId), Date.now())
-        if (blocksWake(age, again.deadHolders.has(sessionId))) {
-          lease.release()
-          return { ok: false, reason: deliveryReasons.openTurn(age ?? 0) }
-        }
-      }
-      return undefined
+      if (host.listEvents === undefined) return undefined
+      const turn = openTurnOf(await host.listEvents(sessionId), Date.now())
+      if (!blocksWake(turn, previous)) return undefined
+      store.release(sessionId, 'wake-failed')
+      return { ok: false, reason: deliveryReasons.openTurn(turn?.ageMs ?? 0) }
     } catch (error: unknown) {
-      lease.release()
+      store.release(sessionId, 'wake-failed')
       throw error
     }
   }
 
-  /** Step 7 for one caller of `attempt`: resolve through the inner port, keep the lease on the first wake. */
   async function resolveThrough(attempt: WakeAttempt, sessionId: string, options: Parameters<ControllerPort['resolve']>[1]): Promise<ControllerOutcome<ResolvedTarget>> {
     const verdict = await attempt.checked
     if (verdict !== undefined) return verdict
     attempt.callers++
     try {
       const resolved = await inner.resolve(sessionId, options)
-      if (resolved.ok && resolved.value.woke) {
-        attempt.kept ??= (async () => {
-          runtime.holdLease(attempt.lease)
-          runtime.publisher.publish(sessionId)
-          runtime.clearStale(sessionId)
-          // Messages that waited for this session go first (issue 8 §4).
-          await runtime.drain(sessionId)
-        })()
+      const agent = host.agentOf(sessionId)
+      if (resolved.ok && agent !== undefined) {
+        attempt.kept ??= runtime.holdWoken(agent)
         await attempt.kept
       }
       return resolved
@@ -117,55 +91,74 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, isL
       attempt.callers--
       if (attempt.callers === 0 && attempts.get(sessionId) === attempt) {
         attempts.delete(sessionId)
-        if (attempt.kept === undefined) attempt.lease.release()
+        if (attempt.kept === undefined) store.release(sessionId, 'wake-failed')
       }
     }
   }
 
-  const port: ControllerPort = {
+  /** Steps 5–7 for one caller. */
+  async function wakeHere(sessionId: string, options: Parameters<ControllerPort['resolve']>[1]): Promise<ControllerOutcome<ResolvedTarget>> {
+    const joined = attempts.get(sessionId)
+    if (joined !== undefined) return await resolveThrough(joined, sessionId, options)
+    const held = store.acquire(sessionId)
+    if (!held.ok) return remote(sessionId, held.holder.tag.pid, options.mayWake)
+    const attempt: WakeAttempt = { checked: checkHeld(sessionId, held.previous), callers: 0 }
+    attempts.set(sessionId, attempt)
+    attempt.checked.then(verdict => {
+      if (verdict !== undefined && attempts.get(sessionId) === attempt) attempts.delete(sessionId)
+    }, () => {
+      if (attempts.get(sessionId) === attempt) attempts.delete(sessionId)
+    })
+    return await resolveThrough(attempt, sessionId, options)
+  }
+
+  // A long-lived host wakes sessions with waiting messages and no living holder.
+  /** Wake `sessionId` here for the messages waiting for it in the store; its drain delivers them. */
+  async function wakeForWaiting(sessionId: string, signal: AbortSignal): Promise<boolean> {
+    const resolved = await wakeHere(sessionId, { mayWake: true, signal })
+    if (resolved.ok) inner.markDelivered?.(resolved.value)
+    else if (resolved.code === 'not-found') store.refuseWaiting(sessionId, mailboxRefusals.targetGone)
+    return resolved.ok
+  }
+  runtime.adopt = async sessionId => await wakeForWaiting(sessionId, new AbortController().signal)
+
+  return {
     async resolve(sessionId, options) {
-      if (isLocal(sessionId)) return await inner.resolve(sessionId, options)
-      const board = runtime.board()
-      const holder = board.elsewhere.get(sessionId)
-      if (holder !== undefined) return remote(sessionId, holder.holder.pid)
+      if (host.isLocal(sessionId)) return await inner.resolve(sessionId, options)
+      const holder = store.view(sessionId).holder
+      if (holder !== undefined && holder.tag.pid !== store.self.pid) return remote(sessionId, holder.tag.pid, options.mayWake)
       if (!options.mayWake) return await inner.resolve(sessionId, options)
-
-      // A wake of this session already under way here: join it (one lease, one set of checks).
-      const joined = attempts.get(sessionId)
-      if (joined !== undefined) return await resolveThrough(joined, sessionId, options)
-
-      const leased = acquireLease(runtime.layout.leases, sessionId, runtime.self, isAlive)
-      if (!leased.ok) {
-        if (leased.holder !== undefined && sameProcess(leased.holder, runtime.self)) return await inner.resolve(sessionId, options)
-        if (leased.holder !== undefined) return remote(sessionId, leased.holder.pid)
-        return { ok: false, reason: deliveryReasons.leaseUnreadable }
-      }
-      const attempt: WakeAttempt = { checked: checkUnderLease(sessionId, leased.lease), callers: 0, lease: leased.lease }
-      attempts.set(sessionId, attempt)
-      // A refused or failed check ends the attempt for everyone who joined it.
-      attempt.checked.then(verdict => {
-        if (verdict !== undefined && attempts.get(sessionId) === attempt) attempts.delete(sessionId)
-      }, () => {
-        if (attempts.get(sessionId) === attempt) attempts.delete(sessionId)
-      })
-      return await resolveThrough(attempt, sessionId, options)
+      const longLivedHost = runtime.isLongLived ? undefined : store.longLivedHost()
+      if (longLivedHost !== undefined && holder === undefined) return remote(sessionId, longLivedHost.pid, true, true)
+      return await wakeHere(sessionId, options)
     },
 
     async admit(target, prompt) {
       if (target.remote === undefined) return await inner.admit(target, prompt)
-      return postRemote(runtime.layout, target, prompt)
+      const posted = postRemote(runtime, target, prompt)
+      if (posted.ok && host.isLocal(target.sessionId)) void runtime.drain(target.sessionId)
+      return posted
     },
 
     async waitRecorded(target, requestId, options) {
       if (target.remote === undefined) return await inner.waitRecorded(target, requestId, options)
-      return await waitRemote(runtime.layout, target, options)
+      return await waitRemote(runtime, options, async message => {
+        await wakeForWaiting(message.target, options.signal)
+      })
+    },
+
+    async waitAnswered(target, requestId, options) {
+      // Only a short-lived process that woke the session cuts its turn off by ending: through this send,
+      // or by taking over the wake of a remote target whose holder let it wait (it is live here now).
+      if (runtime.isLongLived || (target.remote === undefined ? !target.woke : !runtime.holds(target.sessionId))) return undefined
+      const agent = host.agentOf(target.sessionId)
+      return agent === undefined ? undefined : await waitAnswered(agent, requestId, options)
     },
 
     async releaseWoken(target) {
       const said = await inner.releaseWoken(target)
-      if (!isLocal(target.sessionId)) runtime.untrack(target.sessionId)
+      if (!host.isLocal(target.sessionId)) runtime.untrack(target.sessionId, 'wake-failed')
       return said
     },
   }
-  return port
 }

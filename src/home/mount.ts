@@ -1,13 +1,12 @@
 /**
- * Wire the home runtime into one plugin activation (issue 8): start it (one
- * per process and home, shared by every activation in the process), observe
- * `agent/created` / `agent/disposed` on the host context so presence covers
- * every top-level session live here (not only ones this package woke), and
- * wrap the two ports.
+ * Wire the home into one plugin activation: open the store and start the
+ * runtime (one per process and home, shared by every activation in the
+ * process), observe `agent/created` / `agent/disposed` / `session/event` on
+ * the host context, and wrap the two ports.
  *
- * If the home cannot be used (e.g. a directory is a symlink), the failure is
- * logged and the ports are returned unwrapped: the tools then see only this
- * process, as before this issue.
+ * If the home cannot be used (a directory is a symlink, SQLite cannot open
+ * the store), the failure is logged and the ports are returned unwrapped:
+ * the tools then see only this process.
  *
  * @module dsh-cross-session/home/mount
  */
@@ -16,15 +15,18 @@ import type { HostAgent, HostAgents, HostSessionQuery } from '../host.js'
 import type { ControllerPort, SessionQueryPort } from '../ports.js'
 import { guardController } from './guard.js'
 import { resolveHome } from './paths.js'
+import { isAlive, selfTag } from './process-tag.js'
 import { withPresence } from './query.js'
 import { HomeRuntime } from './runtime.js'
+import { openHomeStore, storePaths } from './store-open.js'
+import { StoreWatch } from './store-watch.js'
 
 /** The slice of the Cordis context this module reads. */
 interface HomeMountContext {
   readonly agents: HostAgents
   readonly sessionQuery: HostSessionQuery
   get(name: string): unknown
-  on?(name: string, listener: (...args: unknown[]) => void): unknown
+  on?(name: string, listener: (...args: unknown[]) => void, options?: { global?: boolean }): unknown
   effect(execute: () => () => void, label?: string): unknown
 }
 
@@ -50,6 +52,45 @@ function agentOf(args: readonly unknown[]): HostAgent | undefined {
   return undefined
 }
 
+/** The session id a `session/event` listener was given (its first argument is the session, rc.8 `dsh-session`). */
+function sessionIdOf(args: readonly unknown[]): string | undefined {
+  const id = (args[0] as { id?: unknown } | null | undefined)?.id
+  return typeof id === 'string' ? id : undefined
+}
+
+/**
+ * A long-lived host is one that serves the web UI: rc.8 `dsh web` composes
+ * `@deepseek-ai/dsh-host-webserver` (service `webServer`); a headless run
+ * does not, and ends as soon as its own session is idle. Asked per use,
+ * never once at activation: a plugin row may apply before the profile's
+ * own rows have provided their services.
+ */
+function isLongLivedHost(ctx: HomeMountContext): boolean {
+  return ctx.get('webServer') !== undefined
+}
+
+function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void): HomeRuntime {
+  const store = openHomeStore(home, selfTag(), isAlive, message => log('warn', message))
+  const watch = new StoreWatch(store, storePaths(home).dir)
+  const runtime = new HomeRuntime(store, watch, {
+    agents: ctx.agents,
+    log: message => log('warn', message),
+    longLived: () => isLongLivedHost(ctx),
+    flush: async agent => {
+      // rc.8 `@deepseek-ai/dsh-session` `SessionStore.flush(session)`: resolves once the persistence backend wrote it.
+      const sessions = ctx.get('sessions') as { flush?: (session: unknown) => Promise<unknown> } | undefined
+      if (typeof sessions?.flush === 'function') await sessions.flush(agent.session)
+    },
+  })
+  try {
+    runtime.start()
+  } catch (error: unknown) {
+    runtime.stop()
+    throw error
+  }
+  return runtime
+}
+
 /**
  * Start (or join) the home runtime and wrap the ports.
  * @returns the wrapped ports, or the given ones when the home is unusable.
@@ -59,27 +100,32 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   const runtimes = registry()
   let shared = runtimes.get(home)
   if (shared === undefined) {
-    const runtime = new HomeRuntime(home, ctx.agents, message => log('warn', message))
     try {
-      runtime.start(typeof ctx.agents.list === 'function' ? ctx.agents.list() : [])
+      shared = { runtime: startRuntime(ctx, home, log), users: 0 }
     } catch (error: unknown) {
-      runtime.stop()
       log('warn', `cross-process coordination is off: ${String(error)}; sessions live in other dsh processes are not seen`)
       return ports
     }
-    shared = { runtime, users: 0 }
     runtimes.set(home, shared)
   }
   const { runtime } = shared
   shared.users++
+  // `global`: rc.8 `dsh-scope` filters a preset-scoped listener to that preset's agents
+  // (`@deepseek-ai/dsh-scope@0.1.0-rc.8` lib/index.js); the home needs every session of the process.
+  // Cordis 4.0.1 still owns a global listener by this plugin's fiber.
+  const global = { global: true }
   ctx.on?.('agent/created', (...args: unknown[]) => {
     const agent = agentOf(args)
     if (agent !== undefined) runtime.track(agent)
-  })
+  }, global)
   ctx.on?.('agent/disposed', (...args: unknown[]) => {
     const agent = agentOf(args)
     if (agent !== undefined) runtime.untrack(agent.id)
-  })
+  }, global)
+  ctx.on?.('session/event', (...args: unknown[]) => {
+    const sessionId = sessionIdOf(args)
+    if (sessionId !== undefined) runtime.onSessionEvent(sessionId)
+  }, global)
   ctx.effect(() => () => {
     const entry = runtimes.get(home)
     if (entry === undefined || --entry.users > 0) return
@@ -95,7 +141,11 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     : undefined
   if (listEvents === undefined) log('info', 'the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
   return {
-    sessions: withPresence(ports.sessions, runtime),
-    controller: guardController(ports.controller, runtime, sessionId => ctx.agents.get(sessionId) !== undefined, listEvents),
+    sessions: withPresence(ports.sessions, runtime.store),
+    controller: guardController(ports.controller, runtime, {
+      isLocal: sessionId => ctx.agents.get(sessionId) !== undefined,
+      agentOf: sessionId => ctx.agents.get(sessionId),
+      listEvents,
+    }),
   }
 }

@@ -1,89 +1,172 @@
 /**
- * The owner's side of a mailbox delivery (issue 8 §3): admit a claimed
- * message into the live session here, then write its receipt once the log
- * holds it (or the bound runs out), so the sender can say what happened.
+ * The holder's side of a delivery through the home store: admit the
+ * messages this process claimed for a session live here, and settle each
+ * from the session's log — `recorded` once its own `user/message` is there,
+ * back to `pending` when rc.8 cancelled its insertion.
+ *
+ * Before admitting, the log decides (`home/log-state.ts`): a message a dead
+ * holder already got recorded is only marked recorded; one whose insertion
+ * is pending again after a resume is left where it is and the session is
+ * nudged to run it; anything else is admitted with `followup` (`queue`) or
+ * `steer` (`steer`), with the relay source, exactly as a local send.
  *
  * @module dsh-cross-session/home/owner-delivery
  */
 
-import { renameSync } from 'node:fs'
-import { join } from 'node:path'
+import { nanoid } from 'nanoid'
 import { relayMessage } from '../adapters/controller.js'
-import type { HostAgents } from '../host.js'
-import { mailboxRefusals } from '../presentation/send.js'
-import { findRecorded, waitUntilRecorded } from '../recorded.js'
-import { parseMessage, readBounded, writeReceipt, type MailboxEntry, type MailboxReceipt } from './mailbox.js'
-import { unlinkQuietly, type HomeLayout } from './paths.js'
+import type { HostAgent, HostUserMessage } from '../host.js'
+import { mailboxRefusals, ownerNotices } from '../presentation/send.js'
+import { deliveryState, turnEnd } from './log-state.js'
+import type { HomeStore, StoredMessage } from './store.js'
 
-/** How long the owner waits for a delivered message to be recorded before writing its receipt anyway, ms. */
-const OWNER_RECORD_WAIT_MS = 30_000
-
-/** What the owner's delivery needs from its runtime. */
-interface Owner {
-  readonly layout: HomeLayout
-  readonly agents: HostAgents
-  readonly log: (message: string) => void
-  /** The runtime's lifetime: a stop ends the wait for the record. */
-  readonly signal: AbortSignal
+/**
+ * rc.8's public `Agent.inbox` (`@deepseek-ai/dsh-agent@0.1.0-rc.8`
+ * lib/types/inbox.d.ts `Inbox`), the members used here; a host without it
+ * gets `followup` / `steer` only.
+ */
+interface InboxView {
+  readonly nextTurn: ReadonlyArray<{ readonly id: string }>
+  readonly nextStep: ReadonlyArray<{ readonly id: string }>
+  splice(target: 'next-turn' | 'next-step', start: number, deleteCount: number, inserted: HostUserMessage[]): unknown
 }
 
-/** Admit one claimed message (file `claimedName`) into `sessionId`, live here. */
-export function admitClaimed(owner: Owner, sessionId: string, entry: MailboxEntry, claimedName: string): void {
-  const path = join(owner.layout.mailbox, claimedName)
-  const parsed = parseMessage(readBounded(path))
-  const refuse = (reason: string): void => {
-    receipt(owner, { v: 1, messageId: entry.messageId, stage: 'refused', running: false, reason, at: Date.now() })
-    unlinkQuietly(path)
-    owner.log(`mailbox message ${entry.messageId} for ${sessionId} refused: ${reason}`)
+/** One held session's delivery bookkeeping. */
+export interface HeldSession {
+  /** The session held. */
+  readonly target: string
+  /** Claimed and admitted here, not yet in the log. */
+  readonly awaiting: Set<string>
+  /**
+   * In the live log, not yet marked recorded: the store says `recorded` only
+   * once the harness has written the log to disk ({@link recordFound}, after
+   * `sessions.flush`), since rc.8 writes a live log in batches (up to 200 ms,
+   * `@deepseek-ai/dsh-session-persistence@0.1.0-rc.8` lib/index.js
+   * `DEFAULT_WRITE_BATCH_MAX_DELAY_MS`) and a killed process loses the batch.
+   */
+  readonly found: Map<string, { readonly seq: number, readonly running: boolean }>
+  /** Seq of the last completed `turn/end` seen in the live log, not yet written to the store. */
+  answeredAt?: number
+  /** Events already scanned by {@link settle}. */
+  scanned: number
+}
+
+/**
+ * Mark recorded what {@link settle} and {@link admitClaimed} found in the log
+ * (only the ids in `only`, when given), then the messages a completed turn
+ * answered up to `answeredAt`; call once the log is on disk, with what was
+ * found before the flush.
+ * @returns whether the store changed.
+ */
+export function recordFound(store: HomeStore, held: HeldSession, only?: ReadonlySet<string>, answeredAt?: number): boolean {
+  const found = [...held.found].filter(([messageId]) => only === undefined || only.has(messageId))
+  for (const [messageId, at] of found) {
+    held.found.delete(messageId)
+    store.record(messageId, at.seq, at.running)
   }
-  if (!parsed.ok) return refuse(parsed.reason)
-  const message = parsed.message
-  if (message.sessionId !== sessionId || message.messageId !== entry.messageId) return refuse(mailboxRefusals.misaddressed)
-  const agent = owner.agents.get(sessionId)
-  if (agent === undefined) {
-    // Went cold between claim and admission: put it back for the next holder.
-    try {
-      renameSync(path, join(owner.layout.mailbox, `${sessionId}~${entry.messageId}.msg`))
-    } catch {
-      // Left claimed by this process; re-claimed once this process is gone.
+  if (answeredAt === undefined) return found.length > 0
+  store.answered(held.target, answeredAt)
+  if (held.answeredAt === answeredAt) delete held.answeredAt
+  return true
+}
+
+/** Whether {@link settle} found something that waits for the log to reach the disk. */
+export function hasFound(held: HeldSession): boolean {
+  return held.found.size > 0 || held.answeredAt !== undefined
+}
+
+/** A notice this package adds to a session (a `plugin` source, form `notice`; rc.8 `ContextForm`). */
+export function noticeMessage(id: string, text: string, summary: string): HostUserMessage {
+  return { id, role: 'user', content: [{ type: 'text', text }], source: { kind: 'plugin', plugin: 'dsh-cross-session', form: 'notice', summary } as { kind: string } }
+}
+
+/**
+ * Admit `claimed` (in claim order) into `agent`, live here.
+ * @returns the ids admitted or found pending, now awaiting their record.
+ */
+export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSession, claimed: readonly StoredMessage[], log: (message: string) => void): string[] {
+  const awaiting: string[] = []
+  let nudge = false
+  for (const message of claimed) {
+    if (message.target !== agent.id) {
+      store.refuse(message.messageId, mailboxRefusals.misaddressed)
+      continue
     }
-    return
+    const events = agent.session.events
+    const state = deliveryState(events, message.messageId)
+    const running = agent.status === 'running'
+    if (state.kind === 'conversation') {
+      held.found.set(message.messageId, { seq: state.seq, running })
+      continue
+    }
+    // `taken`, `cancelled` or `absent` here: it never joined the conversation (a turn that took it was cut off before recording it), so it is admitted.
+    if (state.kind === 'inbox' || state.kind === 'in-turn') {
+      // Restored by the resume, not yet run: a steered notice rides in the same turn and starts it.
+      // (`in-turn`: a turn running here took it and appends it next; a new runtime of this process re-claimed it.)
+      if (state.kind === 'inbox') nudge = true
+      awaiting.push(message.messageId)
+      continue
+    }
+    const delivered = relayMessage(message.messageId, message.text, { senderSessionId: message.sender, hop: message.hop })
+    try {
+      // Messages posted after it may be pending already (restored by a resume, or left by a turn that failed):
+      // it goes in front of them, not behind (per-target order). A splice wakes nothing: the notice below does.
+      const list = message.mode === 'queue' ? 'next-turn' : 'next-step'
+      const inbox = (agent as HostAgent & { readonly inbox?: InboxView }).inbox
+      const at = inbox === undefined ? -1 : (list === 'next-turn' ? inbox.nextTurn : inbox.nextStep).findIndex(pending => (store.message(pending.id)?.order ?? -1) > message.order)
+      if (at >= 0) {
+        inbox!.splice(list, at, 0, [delivered])
+        nudge = true
+      } else if (message.mode === 'queue') agent.followup(delivered)
+      else agent.steer(delivered)
+      awaiting.push(message.messageId)
+    } catch (error: unknown) {
+      log(`admitting stored message ${message.messageId} into ${agent.id} failed: ${String(error)}; it stays pending`)
+      store.unclaim(message.messageId)
+    }
   }
-  const running = agent.status === 'running'
-  if (findRecorded(agent.session.events, message.requestId) === undefined) {
-    // The sender's recorded provenance becomes the relay source, as for a local send (issue 11 §5).
-    const delivered = relayMessage(message.requestId, message.text, { senderSessionId: message.fromSessionId, hop: message.hop })
-    if (message.mode === 'queue') agent.followup(delivered)
-    else agent.steer(delivered)
+  if (nudge && agent.status !== 'running') {
+    const notice = ownerNotices.restoredInbox
+    agent.steer(noticeMessage(`cross-session:notice:${nanoid()}`, notice.text, notice.summary))
   }
-  void confirm(owner, sessionId, message.requestId, entry.messageId, path, { running, settleForInbox: message.mode === 'queue' && running })
+  return awaiting
 }
 
-async function confirm(owner: Owner, sessionId: string, requestId: string, messageId: string, path: string, at: { running: boolean, settleForInbox: boolean }): Promise<void> {
-  const found = await waitUntilRecorded(() => owner.agents.get(sessionId)?.session.events, requestId, {
-    timeoutMs: OWNER_RECORD_WAIT_MS,
-    signal: owner.signal,
-    from: 0,
-    settleForInbox: at.settleForInbox,
-  })
-  // Stopping before it was recorded: leave the claim, so the next holder
-  // re-claims it (the log check then prevents a second delivery).
-  if (owner.signal.aborted && found?.stage !== 'conversation') return
-  receipt(owner, {
-    v: 1,
-    messageId,
-    stage: found?.stage ?? 'admitted',
-    ...(found === undefined ? {} : { seq: found.seq }),
-    running: at.running,
-    at: Date.now(),
-  })
-  unlinkQuietly(path)
-}
-
-function receipt(owner: Owner, receipt: MailboxReceipt): void {
-  try {
-    writeReceipt(owner.layout.receipts, receipt)
-  } catch (error: unknown) {
-    owner.log(`writing the receipt of ${receipt.messageId} failed: ${String(error)}`)
+/**
+ * Scan what `agent`'s log appended since the last look: awaited messages that
+ * joined the conversation are found (recorded by {@link recordFound}); after a cancelled insertion or a
+ * turn's end each awaited one is checked again (and returned to `pending` if
+ * it was cancelled, or taken by a turn that ended without running it: a
+ * cancel, an abort, a rejected step); a completed turn marks earlier
+ * recorded messages answered (with the records, {@link recordFound}).
+ * @returns whether the store changed (found messages change it only when recorded).
+ */
+export function settle(store: HomeStore, agent: HostAgent, held: HeldSession): boolean {
+  const events = agent.session.events
+  let changed = false
+  let cancelled = false
+  for (let index = held.scanned; index < events.length; index++) {
+    const event = events[index] as { type?: unknown, seq?: unknown, data?: { id?: unknown, outcome?: unknown } } | null
+    if (event?.type === 'user/message' && typeof event.data?.id === 'string' && held.awaiting.has(event.data.id)) {
+      held.awaiting.delete(event.data.id)
+      held.found.set(event.data.id, { seq: typeof event.seq === 'number' ? event.seq : index, running: agent.status === 'running' })
+    } else if (event?.type === 'agent/inbox/spliced' && event.data?.outcome === 'canceled') {
+      cancelled = true
+    }
+    const end = turnEnd(event)
+    if (end !== undefined) cancelled = true
+    // Marked answered with the records, once the log is on disk ({@link recordFound}).
+    if (end?.reason === 'completed') held.answeredAt = Math.max(held.answeredAt ?? -1, end.seq)
   }
+  held.scanned = events.length
+  if (cancelled) {
+    for (const messageId of [...held.awaiting]) {
+      const state = deliveryState(events, messageId).kind
+      if (state !== 'cancelled' && state !== 'taken') continue
+      held.awaiting.delete(messageId)
+      store.unclaim(messageId)
+      changed = true
+    }
+  }
+  return changed
 }

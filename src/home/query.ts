@@ -1,46 +1,52 @@
 /**
- * True liveness across processes for the read side (issue 8 §1): wraps the
- * session query port so a session live in another dsh process on this home
- * reads as `live`, marked with that process's pid.
+ * True liveness across processes for the read side: wraps the session query
+ * port so a session held live by another dsh process on this home reads as
+ * `live`, marked with that process's pid.
  *
- * Cost: one presence directory read per list, lookup or liveness check (plus
- * a liveness probe per distinct other process), never a log read.
+ * Cost: one read of the store's holders per list, lookup or liveness check
+ * (plus a liveness probe per distinct other process), never a log read.
  *
  * @module dsh-cross-session/home/query
  */
 
 import type { SessionQueryPort, SessionRecordView } from '../ports.js'
-import type { HomeRuntime } from './runtime.js'
+import type { HomeStore, Holder } from './store.js'
+
+/** Sessions live in other living processes (a wake under way elsewhere is not `live` yet). */
+function liveElsewhere(store: HomeStore): ReadonlyMap<string, Holder> {
+  return store.board().elsewhere
+}
 
 /** Pure: mark rows live elsewhere (rows already live here are left as they are). */
-export function markElsewhere<T extends SessionRecordView>(row: T, elsewhere: ReadonlyMap<string, { holder: { pid: number } }>): T {
+export function markElsewhere<T extends SessionRecordView>(row: T, elsewhere: ReadonlyMap<string, Holder>): T {
   if (typeof row !== 'object' || row === null) return row
   const id = (row as { header?: { id?: unknown } }).header?.id
   const holder = typeof id === 'string' ? elsewhere.get(id) : undefined
   if (holder === undefined || row.live === true) return row
-  return { ...row, live: true, elsewhere: { pid: holder.holder.pid } }
+  if (holder.state !== 'live') return row
+  return { ...row, live: true, elsewhere: { pid: holder.tag.pid } }
 }
 
 /** Wrap `inner` with presence. */
-export function withPresence(inner: SessionQueryPort, runtime: HomeRuntime): SessionQueryPort {
+export function withPresence(inner: SessionQueryPort, store: HomeStore): SessionQueryPort {
   return {
     ...inner,
     async listSessions(signal) {
       const rows = await inner.listSessions(signal)
-      const { elsewhere } = runtime.board()
+      const elsewhere = liveElsewhere(store)
       return elsewhere.size === 0 ? rows : rows.map(row => markElsewhere(row, elsewhere))
     },
     async lookup(sessionId, signal) {
       const record = await inner.lookup(sessionId, signal)
-      return record === undefined ? undefined : markElsewhere(record, runtime.board().elsewhere)
+      return record === undefined ? undefined : markElsewhere(record, liveElsewhere(store))
     },
     isLive(sessionId) {
-      return inner.isLive(sessionId) || runtime.board().elsewhere.has(sessionId)
+      return inner.isLive(sessionId) || store.view(sessionId).holder?.state === 'live'
     },
     liveElsewhere(sessionId) {
       if (inner.isLive(sessionId)) return undefined
-      const holder = runtime.board().elsewhere.get(sessionId)
-      return holder === undefined ? undefined : { pid: holder.holder.pid }
+      const holder = store.view(sessionId).holder
+      return holder === undefined || holder.state !== 'live' || holder.tag.pid === store.self.pid ? undefined : { pid: holder.tag.pid }
     },
   }
 }

@@ -1,64 +1,82 @@
 /**
- * The sender's side of a mailbox delivery (issue 8 §3): post the message for
- * a session live in another dsh process, then wait, bounded, for that
- * process's receipt, else say whether it was claimed or is still pending.
+ * The sender's side of a delivery through the home store: post the message
+ * for a session held by another process (or handed to a long-lived host to
+ * wake), then wait, bounded, until the store says where it is.
+ *
+ * The wait follows the message's row, not a file: `recorded` (with the seq
+ * the target's log holds it at), `refused` (with the holder's reason), or,
+ * when the bound runs out, `claimed` or `pending`. The message id is the
+ * request id, so a retried call finds the message it posted first.
  *
  * @module dsh-cross-session/home/remote-delivery
  */
 
-import { join } from 'node:path'
 import type { Admitted, ControllerOutcome, ControllerPort, MailboxStage, RecordWaitOptions, ResolvedTarget } from '../ports.js'
 import { deliveryReasons } from '../presentation/send.js'
 import type { Recorded } from '../recorded.js'
-import { newMessageId, parseReceipt, postMessage, readBounded } from './mailbox.js'
-import { unlinkQuietly, type HomeLayout } from './paths.js'
-import { waitInDirectory } from './watch.js'
+import type { HomeRuntime } from './runtime.js'
+import type { StoredMessage } from './store.js'
 
-/** Fallback poll while a sender waits for a receipt, ms. */
-const RECEIPT_POLL_MS = 100
+/** How long a message handed to a long-lived host may wait for that host to wake its target before the sender wakes it itself, ms. */
+export const HANDOFF_GRACE_MS = 1500
 
-/** Post one prompt to the mailbox; the message id comes back with the admission. */
-export function postRemote(layout: HomeLayout, target: ResolvedTarget, prompt: Parameters<ControllerPort['admit']>[1]): ControllerOutcome<Admitted> {
-  const messageId = newMessageId()
+/** Post one prompt to the store; the message id (its request id) comes back with the admission. */
+export function postRemote(runtime: HomeRuntime, target: ResolvedTarget, prompt: Parameters<ControllerPort['admit']>[1]): ControllerOutcome<Admitted> {
+  let posted: ReturnType<HomeRuntime['store']['post']>
   try {
-    postMessage(layout.mailbox, {
-      v: 1,
-      messageId,
-      sessionId: target.sessionId,
-      requestId: prompt.requestId,
-      fromSessionId: prompt.provenance.senderSessionId,
+    posted = runtime.store.post({
+      messageId: prompt.requestId,
+      target: target.sessionId,
+      sender: prompt.provenance.senderSessionId,
       hop: prompt.provenance.hop,
       mode: prompt.mode,
       text: prompt.text,
-      createdAt: Date.now(),
+      mayWake: target.remote?.mayWake ?? false,
     })
   } catch (error: unknown) {
-    // The file system's code only: paths and raw messages stay out of the model's text.
-    const code = (error as { code?: unknown } | null)?.code
-    // Errors without a code are this package's own (size bound, unsafe id) and safe to show.
-    const why = typeof code === 'string' ? code : error instanceof Error ? error.message : 'write failed'
-    return { ok: false, reason: deliveryReasons.mailboxWriteFailed(why) }
+    // SQLite's code only (e.g. SQLITE_FULL, SQLITE_BUSY): paths and raw messages stay out of the model's text.
+    const code = error as { errstr?: unknown, code?: unknown } | null
+    const why = typeof code?.errstr === 'string' ? code.errstr : typeof code?.code === 'string' ? code.code : 'write failed'
+    return { ok: false, reason: deliveryReasons.storeWriteFailed(why) }
   }
-  return { ok: true, value: { mode: prompt.mode, running: false, mailboxMessageId: messageId } }
+  if (!posted.ok) return { ok: false, reason: deliveryReasons.mailboxFull, code: 'rate-limited' }
+  runtime.watch.poke()
+  return { ok: true, value: { mode: prompt.mode, running: false, mailboxMessageId: posted.message.messageId } }
 }
 
-/** Wait for the receipt of the message posted under `options.mailboxMessageId`. */
-export async function waitRemote(layout: HomeLayout, target: ResolvedTarget, options: RecordWaitOptions): Promise<Recorded | MailboxStage | undefined> {
+/** Pure: what a stored message says to its waiting sender, or `undefined` while it is still on its way. */
+export function settled(message: StoredMessage | undefined): Recorded | MailboxStage | undefined {
+  if (message?.state === 'recorded' && message.seq !== undefined) {
+    return { seq: message.seq, stage: 'conversation', ...(message.running === undefined ? {} : { running: message.running }) }
+  }
+  if (message?.state === 'refused') return { stage: 'refused', reason: message.reason ?? 'no reason given' }
+  return undefined
+}
+
+/**
+ * Wait for the message posted under `options.mailboxMessageId`.
+ * @param takeOver - called when the message is not yet recorded and its target has no living holder any more (the process that was waking it gave up or died, or the host it was handed to is gone): wakes it here, if the sender allows waking.
+ */
+export async function waitRemote(runtime: HomeRuntime, options: RecordWaitOptions, takeOver: (message: StoredMessage) => Promise<void>): Promise<Recorded | MailboxStage | undefined> {
   const messageId = options.mailboxMessageId
   if (messageId === undefined) return undefined
-  const receiptPath = join(layout.receipts, `${messageId}.json`)
-  const receipt = await waitInDirectory(layout.receipts, () => parseReceipt(readBounded(receiptPath)), {
-    timeoutMs: options.timeoutMs,
-    pollMs: RECEIPT_POLL_MS,
-    signal: options.signal,
-  })
-  if (receipt !== undefined) {
-    unlinkQuietly(receiptPath)
-    if ((receipt.stage === 'conversation' || receipt.stage === 'inbox') && receipt.seq !== undefined) {
-      return { seq: receipt.seq, stage: receipt.stage, running: receipt.running }
+  let tookOver = false
+  const since = Date.now()
+  // From a short-lived process, a long-lived host adopts the session first (it
+  // answers there); the sender wakes it only if no such host is alive or it lets it wait.
+  const mayTakeOver = (): boolean => runtime.isLongLived || Date.now() - since >= HANDOFF_GRACE_MS || runtime.store.longLivedHost() === undefined
+  const found = await runtime.watch.until(() => {
+    const message = runtime.store.message(messageId)
+    const done = settled(message)
+    if (done !== undefined || message === undefined) return done
+    // Claims are only ever the holder's, so with no living holder a claim's claimer is dead too.
+    if (!tookOver && message.mayWake && runtime.store.view(message.target).holder === undefined && mayTakeOver()) {
+      tookOver = true
+      void takeOver(message)
     }
-    return receipt.stage === 'refused' ? { stage: 'refused', reason: receipt.reason ?? 'no reason given' } : { stage: 'claimed' }
-  }
-  const pending = readBounded(join(layout.mailbox, `${target.sessionId}~${messageId}.msg`)) !== undefined
-  return { stage: pending ? 'pending' : 'claimed' }
+    return undefined
+  }, options.timeoutMs, options.signal)
+  if (found !== undefined) return tookOver && found.stage === 'conversation' ? { ...found, takenOver: true } : found
+  const message = runtime.store.message(messageId)
+  return { stage: message?.state === 'claimed' ? 'claimed' : 'pending' }
 }

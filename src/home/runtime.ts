@@ -1,168 +1,165 @@
 /**
- * One process's side of the home (issue 8 §1, §3, §4): publishes presence for
- * every top-level session live here, watches the mailbox, and claims and
- * delivers the messages addressed to sessions it holds.
- *
- * Delivery of a claimed message is the same as a local send's admission
- * (`followup` for `queue`, `steer` for `steer`, the user message id being the
- * sender's request id), after the sender ran every check of a local send.
- * Per session, claims and admissions run one at a time in posting order, so
- * pending messages reach the session before any newer one. Before admitting,
- * the session's log is searched for the request id: a message re-claimed
- * after a crash, or a retried call, is never delivered twice.
+ * One process's side of the home: it holds, in the store, every top-level
+ * session live here; claims and delivers the messages addressed to them
+ * (`home/owner-delivery.ts`), one session at a time in posting order;
+ * records each once the harness has written its log; and, in a long-lived
+ * host, adopts sessions with messages waiting and no living holder
+ * (`home/adoption.ts`). It reacts to `agent/created` / `agent/disposed` /
+ * `session/event` (`home/mount.ts`), to other processes' commits
+ * (`home/store-watch.ts`), and reconciles with `agents.list()` every 2 s
+ * (a preset-scoped mount is not told about every session).
  *
  * @module dsh-cross-session/home/runtime
  */
 
-import { join } from 'node:path'
-import type { HostAgent, HostAgents } from '../host.js'
-import { isSubagent, readHeader } from '../sessions.js'
-import type { Lease } from './lease.js'
-import { claim, listMailbox, type MailboxEntry } from './mailbox.js'
-import { admitClaimed } from './owner-delivery.js'
-import { ensureLayout, layoutOf, unlinkQuietly, type HomeLayout, type ProcessTag } from './paths.js'
-import { judgePresence, PresencePublisher, readBoard, type Elsewhere } from './presence.js'
-import { isAlive, selfTag } from './process-tag.js'
-import { sweep } from './sweep.js'
-import { watchDirectory } from './watch.js'
+import type { HostAgent } from '../host.js'
+import { Holdings, type HoldingHost } from './holding.js'
+import { Adoption } from './adoption.js'
+import type { HomeStore, LetGo } from './store.js'
+import type { StoreWatch } from './store-watch.js'
 
-/** Fallback poll of the mailbox when `fs.watch` misses an event, ms. */
-const MAILBOX_POLL_MS = 2000
+/** How long recorded and refused messages stay in the store (their senders have long read them), ms. */
+export const RETAIN_MS = 60 * 60_000
+/** How often a process sweeps the store, ms (and once at start). */
+const SWEEP_EVERY_MS = 10 * 60_000
+/** Interval of the reconcile with the registry (sessions a preset-scoped mount is not told about), ms. */
+const RECONCILE_MS = 2000
 
-/** What the board says about one session. */
-interface BoardView {
-  /** Sessions live in another, living process. */
-  readonly elsewhere: Map<string, Elsewhere>
-  /** Sessions with an entry of a dead process (their writer is known gone). */
-  readonly deadHolders: Set<string>
-}
-
-/** Pure: the mailbox entries this process should claim now for `sessionId`. */
-export function claimable(entries: readonly MailboxEntry[], sessionId: string, alive: (tag: ProcessTag) => boolean): MailboxEntry[] {
-  return entries.filter(entry => entry.sessionId === sessionId
-    && (entry.state === 'pending' || (entry.claimer !== undefined && !alive(entry.claimer))))
+/** What the runtime needs from its process. */
+export interface RuntimeHost extends HoldingHost {
+  /** Whether this process is a long-lived host (`dsh web`), asked on each tick. */
+  readonly longLived: () => boolean
 }
 
 /** The home runtime of one process. */
 export class HomeRuntime {
-  readonly layout: HomeLayout
-  readonly self: ProcessTag = selfTag()
-  readonly publisher: PresencePublisher
-  private readonly leases = new Map<string, Lease>()
-  private readonly chains = new Map<string, Promise<void>>()
-  private readonly lifetime = new AbortController()
-  private stopWatch: (() => void) | undefined
-  private readonly agents: HostAgents
-  private readonly log: (message: string) => void
+  readonly store: HomeStore
+  readonly watch: StoreWatch
+  private readonly host: RuntimeHost
+  private readonly holdings: Holdings
+  private readonly adoption: Adoption
+  private longLived = false
+  private stopped = false
+  private removeListener: (() => void) | undefined
+  private timer: ReturnType<typeof setInterval> | undefined
+  private sweepAfter = 0
+  /** Wakes a session here for adoption (set by the guard: the guarded wake). */
+  adopt: ((sessionId: string) => Promise<boolean>) | undefined
 
-  constructor(home: string, agents: HostAgents, log: (message: string) => void) {
-    this.agents = agents
-    this.log = log
-    this.layout = layoutOf(home)
-    this.publisher = new PresencePublisher(this.layout.presence, this.self)
+  constructor(store: HomeStore, watch: StoreWatch, host: RuntimeHost) {
+    this.store = store
+    this.watch = watch
+    this.host = host
+    this.adoption = new Adoption(store, sessionId => host.agents.get(sessionId) !== undefined, host.log)
+    this.holdings = new Holdings(store, watch, host)
   }
 
-  /** Create the layout, sweep old leftovers, publish `initial` agents, start watching the mailbox. */
-  start(initial: readonly HostAgent[]): void {
-    ensureLayout(this.layout)
-    sweep(this.layout, Date.now())
-    // A normal exit withdraws presence even if the plugin is never disposed.
+  /** Whether this process is a long-lived host (asked now; the store learns it on the next tick). */
+  get isLongLived(): boolean {
+    return this.host.longLived()
+  }
+
+  /** Join the store, sweep, hold the sessions live now, start reacting to changes. */
+  start(): void {
+    this.longLived = this.host.longLived()
+    this.store.join(this.longLived)
+    // Rows an earlier runtime of this process left (a plugin reload) for sessions no longer live here.
+    for (const sessionId of this.store.heldHere()) if (this.host.agents.get(sessionId) === undefined) this.store.release(sessionId, 'released')
+    // Claims an earlier runtime of this process left in flight are delivered again, after the log check.
+    this.store.unclaimAll()
     process.once('exit', this.onExit)
-    for (const agent of initial) this.track(agent)
-    this.stopWatch = watchDirectory(this.layout.mailbox, MAILBOX_POLL_MS, () => this.scan())
-    this.scan()
+    this.removeListener = this.watch.listen(() => this.tick())
+    this.timer = setInterval(() => this.tick(), RECONCILE_MS)
+    this.timer.unref?.()
+    this.tick()
   }
 
-  /** A session went live here: publish it (top-level only) and deliver what waits for it. */
+  /** A session went live here: hold it (top-level only) and deliver what waits for it. */
   track(agent: HostAgent): void {
-    const header = readHeader(agent.session?.header)
-    if (header === undefined || isSubagent(header)) return
+    this.holdings.track(agent)
+  }
+
+  /** A session this package woke here: hold it, offer again what a cut-off turn left unanswered, deliver what waits. */
+  async holdWoken(agent: HostAgent): Promise<void> {
+    await this.holdings.holdWoken(agent)
+  }
+
+  /** A session stopped being live here: let it go. */
+  untrack(sessionId: string, how: LetGo = 'released'): void {
+    this.holdings.untrack(sessionId, how)
+  }
+
+  /** Whether this process holds `sessionId` live. */
+  holds(sessionId: string): boolean {
+    return this.holdings.holds(sessionId)
+  }
+
+  /** Something was appended to a session's log here. */
+  onSessionEvent(sessionId: string): void {
+    this.holdings.onSessionEvent(sessionId)
+  }
+
+  /** Reconcile with the registry, deliver what waits, adopt in a long-lived host. */
+  tick(): void {
+    if (this.stopped) return
     try {
-      this.publisher.publish(agent.id)
+      this.reconcile()
+      const waiting = this.store.waiting()
+      for (const sessionId of this.holdings.ids()) {
+        if (waiting.has(sessionId)) void this.drain(sessionId)
+        else this.onSessionEvent(sessionId)
+      }
+      if (this.longLived && this.adopt !== undefined) this.adoption.run(this.adopt)
+      // A long-lived host sweeps too, not only processes that start.
+      if (Date.now() >= this.sweepAfter) {
+        this.sweepAfter = Date.now() + SWEEP_EVERY_MS
+        this.store.sweep(Date.now(), RETAIN_MS)
+      }
     } catch (error: unknown) {
-      this.log(`publishing presence of ${agent.id} failed: ${String(error)}`)
-      return
-    }
-    this.scan()
-  }
-
-  /** A session stopped being live here: withdraw it and release its wake lease. */
-  untrack(sessionId: string): void {
-    this.publisher.withdraw(sessionId)
-    this.leases.get(sessionId)?.release()
-    this.leases.delete(sessionId)
-  }
-
-  /** Keep `lease` until the session is no longer live here. */
-  holdLease(lease: Lease): void {
-    this.leases.get(lease.sessionId)?.release()
-    this.leases.set(lease.sessionId, lease)
-  }
-
-  /** Release a lease without a session (a wake that failed). */
-  dropLease(sessionId: string): void {
-    this.untrack(sessionId)
-  }
-
-  /** One directory read: who holds what elsewhere, and whose holder died. */
-  board(): BoardView {
-    const { elsewhere, stale } = judgePresence(readBoard(this.layout.presence), this.self, isAlive)
-    return { elsewhere, deadHolders: new Set(stale.map(entry => entry.sessionId)) }
-  }
-
-  /** Remove dead processes' entries of `sessionId` (after this process took it over). */
-  clearStale(sessionId: string): void {
-    for (const entry of readBoard(this.layout.presence)) {
-      if (entry.sessionId === sessionId && !isAlive(entry.holder)) unlinkQuietly(join(this.layout.presence, entry.name))
+      this.host.log(`the cross-session store could not be read: ${String(error)}`)
     }
   }
 
-  /** Look for messages for sessions held here; deliver them. */
-  scan(): void {
-    if (this.lifetime.signal.aborted) return
-    const entries = listMailbox(this.layout.mailbox)
-    const sessions = new Set(entries.map(entry => entry.sessionId))
-    for (const sessionId of sessions) {
-      if (this.publisher.holds(sessionId) && claimable(entries, sessionId, isAlive).length > 0) void this.drain(sessionId)
+  private reconcile(): void {
+    const longLived = this.host.longLived()
+    if (longLived !== this.longLived) {
+      this.longLived = longLived
+      this.store.join(longLived)
+    }
+    const live = this.host.agents.list?.() ?? []
+    for (const agent of live) if (!this.holdings.holds(agent.id)) this.track(agent)
+    for (const sessionId of this.holdings.ids()) if (this.host.agents.get(sessionId) === undefined) this.untrack(sessionId)
+  }
+
+  /** Claim and admit, in posting order, every message waiting for `sessionId` (live here). */
+  drain(sessionId: string): Promise<void> {
+    return this.holdings.drain(sessionId)
+  }
+
+  private readonly onExit = (): void => {
+    try {
+      this.store.leave('exited')
+    } catch {
+      // The store is gone with the process; its rows are judged by pid + start time.
     }
   }
 
   /**
-   * Claim and admit, in posting order, every message waiting for `sessionId`
-   * (which must be live here). Resolves once all are admitted (not recorded).
+   * Stop (plugin disposal). Sessions no longer live here are let go; any
+   * still live stay held by this process (their rows are judged by its pid
+   * and start time) until it exits or a new runtime reconciles them.
    */
-  drain(sessionId: string): Promise<void> {
-    const previous = this.chains.get(sessionId) ?? Promise.resolve()
-    const next = previous.then(() => this.drainNow(sessionId)).catch((error: unknown) => {
-      this.log(`delivering mailbox messages to ${sessionId} failed: ${String(error)}`)
-    })
-    this.chains.set(sessionId, next)
-    void next.finally(() => {
-      if (this.chains.get(sessionId) === next) this.chains.delete(sessionId)
-    })
-    return next
-  }
-
-  private async drainNow(sessionId: string): Promise<void> {
-    if (this.lifetime.signal.aborted) return
-    const waiting = claimable(listMailbox(this.layout.mailbox), sessionId, isAlive)
-    // Nothing waiting (the usual case after a wake): no registry lookup at all.
-    if (waiting.length === 0 || this.agents.get(sessionId) === undefined) return
-    for (const entry of waiting) {
-      const claimed = claim(this.layout.mailbox, entry, this.self)
-      if (claimed !== undefined) admitClaimed({ layout: this.layout, agents: this.agents, log: this.log, signal: this.lifetime.signal }, sessionId, entry, claimed)
-    }
-  }
-
-  private readonly onExit = (): void => this.stop()
-
-  /** Stop watching, withdraw presence, release leases (plugin disposal). */
   stop(): void {
+    if (this.stopped) return
+    for (const sessionId of this.holdings.ids()) if (this.host.agents.get(sessionId) === undefined) this.untrack(sessionId)
+    this.stopped = true
+    this.holdings.stopped = true
+    this.removeListener?.()
+    if (this.timer !== undefined) clearInterval(this.timer)
+    this.watch.stop()
+    if (this.holdings.ids().length > 0) return // the exit listener lets them go when the process ends
     process.removeListener('exit', this.onExit)
-    this.lifetime.abort()
-    this.stopWatch?.()
-    this.publisher.withdrawAll()
-    for (const lease of this.leases.values()) lease.release()
-    this.leases.clear()
+    this.store.leave('released')
+    this.store.close()
   }
 }

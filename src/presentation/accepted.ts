@@ -11,7 +11,7 @@
  * @module dsh-cross-session/presentation/accepted
  */
 
-import type { MailboxStage, SendMode } from '../ports.js'
+import type { AnswerWait, MailboxStage, SendMode } from '../ports.js'
 import type { Recorded } from '../recorded.js'
 import { displayId } from './common.js'
 
@@ -26,13 +26,16 @@ interface AcceptedLine {
   readonly running: boolean
   /** Where the message was found by the bound, if anywhere (a mailbox stage for a remote target). */
   readonly recorded?: Recorded | MailboxStage
-  /** Set when the target is live in another dsh process (issue 8): delivered through the mailbox. */
-  readonly remote?: { readonly pid: number }
+  /** Set when the target is held by another dsh process: delivered through the home store (`handoff`: that long-lived host wakes it). */
+  readonly remote?: { readonly pid: number, readonly handoff?: boolean }
   readonly recordWaitMs: number
   readonly waitCancelled: boolean
+  /** A short-lived process that woke the target waited for the turn that took the message. */
+  readonly answer?: AnswerWait
 }
 
 const REPLY_LATER = ' Its reply will not return through this call; read it later with sessions_read.'
+const ANSWERED = ' Its answer is in that session\'s log, not in this result; read it with sessions_read.'
 
 /** The success text. */
 export function renderAccepted(line: AcceptedLine): string {
@@ -40,10 +43,20 @@ export function renderAccepted(line: AcceptedLine): string {
   const cut = line.truncatedFrom === undefined ? '' : ` Only the first ${line.chars} characters were delivered (maxSendChars).`
   const head = `accepted for ${displayId(line.targetId)} | mode=${line.mode} | ${chars} | hop ${line.hop}`
   if (line.remote !== undefined) {
-    const tail = renderRemoteTail({ pid: line.remote.pid, mode: line.mode, recorded: line.recorded, recordWaitMs: line.recordWaitMs, waitCancelled: line.waitCancelled })
-    return `${head}${tail.head}\n${tail.body}${cut}${REPLY_LATER}`
+    const tail = renderRemoteTail({ pid: line.remote.pid, handoff: line.remote.handoff === true, mode: line.mode, recorded: line.recorded, recordWaitMs: line.recordWaitMs, waitCancelled: line.waitCancelled })
+    return `${head}${tail.head}${answerHead(line.answer)}\n${tail.body}${cut}${answerBody(line.answer)}${line.answer?.ended === true ? ANSWERED : REPLY_LATER}`
   }
-  return `${head}${localHead(line)}\n${localBody(line)}${cut}${durability(line)}${REPLY_LATER}`
+  return `${head}${localHead(line)}${answerHead(line.answer)}\n${localBody(line)}${cut}${durability(line)}${answerBody(line.answer)}${line.answer?.ended === true ? ANSWERED : REPLY_LATER}`
+}
+
+function answerHead(answer: AnswerWait | undefined): string {
+  if (answer === undefined) return ''
+  return answer.ended ? ` | its turn ended (${answer.reason}) at seq ${answer.seq}` : ` | still answering after ${answer.waitedMs} ms`
+}
+
+function answerBody(answer: AnswerWait | undefined): string {
+  if (answer === undefined || answer.ended) return ''
+  return ' This dsh process is short-lived (a headless run) and ends with your turn, which cuts that turn off: the message stays recorded, and when that session is next woken it is asked again to answer it.'
 }
 
 function localHead(line: AcceptedLine): string {
@@ -75,6 +88,7 @@ function durability(line: AcceptedLine): string {
 /** What {@link renderRemoteTail} needs. */
 interface RemoteOutcome {
   readonly pid: number
+  readonly handoff: boolean
   readonly mode: SendMode
   readonly recorded: Recorded | MailboxStage | undefined
   readonly recordWaitMs: number
@@ -87,29 +101,34 @@ interface RemoteOutcome {
  */
 export function renderRemoteTail(outcome: RemoteOutcome): { head: string, body: string } {
   const { recorded } = outcome
-  let head = ` | live in another dsh process (pid ${outcome.pid}); delivered through the mailbox`
+  const takenOver = recorded !== undefined && 'takenOver' in recorded && recorded.takenOver === true
+  let head = outcome.handoff
+    ? ` | handed to the long-lived dsh process pid ${outcome.pid} on this home, which wakes it; delivered through the mailbox`
+    : ` | live in another dsh process (pid ${outcome.pid}); delivered through the mailbox`
+  if (takenOver) head = ` | ${outcome.handoff ? `handed to the dsh process pid ${outcome.pid}, which did not take it up` : `held by the dsh process pid ${outcome.pid}, which let it go`}; woken in this process and delivered through the mailbox`
   if (recorded?.stage === 'conversation') head += ` | recorded at seq ${recorded.seq}`
   else if (recorded?.stage === 'inbox') head += ` | in its inbox at seq ${recorded.seq}, not yet in its conversation`
   else if (recorded?.stage === 'claimed') head += ` | claimed by that process, not yet recorded after ${outcome.recordWaitMs} ms`
   else if (recorded?.stage === 'refused') head += ` | refused by that process: ${recorded.reason}`
   else if (outcome.waitCancelled) head += ' | posted; pickup not confirmed (wait cancelled)'
   else head += ` | still pending in the mailbox after ${outcome.recordWaitMs} ms`
+  const where = takenOver ? 'in this process' : outcome.handoff ? 'in that process once it has woken it' : 'in its own process'
 
   const running = recorded !== undefined && 'running' in recorded ? recorded.running : undefined
   let body: string
   if (outcome.mode === 'queue') {
     body = running === true
-      ? 'The message is queued in that session\'s inbox in its own process; it becomes its next turn after the current one ends.'
-      : 'The message goes to that session\'s inbox in its own process and becomes its next turn (at once if it is idle).'
+      ? `The message is queued in that session's inbox ${where}; it becomes its next turn after the current one ends.`
+      : `The message goes to that session's inbox ${where} and becomes its next turn (at once if it is idle).`
   } else {
     body = running === true
-      ? 'The message was inserted into the turn that session is running in its own process.'
-      : 'The message steers that session in its own process (an idle session starts a new turn with it).'
+      ? `The message was inserted into the turn that session is running ${where}.`
+      : `The message steers that session ${where} (an idle session starts a new turn with it).`
   }
   if (recorded?.stage === 'pending' || recorded === undefined) {
-    body += ' It is kept in the mailbox under DSH_HOME: that process delivers it when it picks it up, or the next process that holds the session delivers it before any newer message.'
+    body += ' It is kept in the cross-session store under DSH_HOME: that process delivers it when it picks it up, or the next process that holds the session delivers it before any newer message.'
   } else if (recorded.stage !== 'conversation' && recorded.stage !== 'refused') {
-    body += ' It is delivered once; if that process ends before recording it, the next process that holds the session delivers it.'
+    body += ' It is delivered once; if that process ends before recording it, it returns to the store and the next process that holds the session delivers it.'
   }
   return { head, body }
 }

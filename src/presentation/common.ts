@@ -57,6 +57,7 @@ export const STEPS = {
   resolving: 'resolving the target session',
   admitting: 'admitting the message',
   waitingForRecord: 'waiting for the message to be recorded',
+  waitingForAnswer: 'waiting for the woken session to answer',
   running: (tool: string): string => `running ${tool}`,
 } as const
 

@@ -101,9 +101,9 @@ export const deliveryReasons = {
   notLive: 'the session is not live and waking it is not allowed (allowResume: false); it was left untouched',
   wentCold: 'the session went cold before delivery and waking it is not allowed; it was left untouched',
   wentColdAfterWake: 'the session went cold again right after it was woken, before delivery',
-  leaseUnreadable: 'another process holds a wake lease on the session that could not be read; it was left untouched, try again shortly',
-  /** @param why - a file-system error code, or this package's own bound (never a path). */
-  mailboxWriteFailed: (why: string): string => `the message could not be written to the mailbox under DSH_HOME (${why}); nothing was posted`,
+  /** @param why - SQLite's error text or code (never a path). */
+  storeWriteFailed: (why: string): string => `the message could not be written to the cross-session store under DSH_HOME (${why}); nothing was posted`,
+  mailboxFull: 'that session already has 256 messages waiting for it in the cross-session store; nothing was posted. Wait until it has read them (check with sessions_read) before sending more',
   /** A recent open turn blocks the wake (issue 8 §5; `src/home/open-turn.ts`). */
   openTurn: (ageMs: number): string => {
     const seconds = Math.round(ageMs / 1000)
@@ -112,12 +112,24 @@ export const deliveryReasons = {
   },
 } as const
 
-/** Why the owning process refused a mailbox message (the sender reads it as `refused by that process: …`). */
+/** Why the holding process refused a stored message (the sender reads it as `refused by that process: …`). */
 export const mailboxRefusals = {
-  unreadable: 'the message file is missing, not a regular file, or too large',
-  notJson: 'the message file is not JSON',
-  badShape: 'the message file does not match the mailbox schema',
-  misaddressed: 'the message names another session or id than its file',
+  misaddressed: 'the message names another session than the one it was claimed for',
+  targetGone: 'that session no longer exists (it was deleted before it could be woken)',
+} as const
+
+/** Notices this package steers into a session it woke (a `plugin` source, form `notice`: the model reads them as context, never as its user). */
+export const ownerNotices = {
+  restoredInbox: {
+    summary: 'Peer messages restored from the inbox',
+    text: '[dsh-cross-session notice] This session was opened again after the dsh process that held it stopped. Peer messages that were waiting in its inbox are delivered with this turn; answer them as usual.',
+  },
+  cutOff: (messages: ReadonlyArray<{ readonly sender: string, readonly seq: number | undefined }>): { summary: string, text: string } => ({
+    summary: `${messages.length} peer message${messages.length === 1 ? '' : 's'} left unanswered`,
+    text: '[dsh-cross-session notice] The dsh process running this session ended while it was answering, so these peer messages above got no answer: '
+      + messages.map(message => `from session ${message.sender}${message.seq === undefined ? '' : ` (seq ${message.seq})`}`).join('; ')
+      + '. Answer them now (with sessions_send to the sender if it asked for a reply).',
+  }),
 } as const
 
 /** What happened to a session a failed send woke (`src/adapters/woken.ts` `giveUp`). */

@@ -17,7 +17,7 @@
 import { commonRefusals, NOTHING_READ, renderCancelled, renderRefusal, STEPS } from '../presentation/common.js'
 import { renderRead } from '../presentation/read.js'
 import { SessionsReadArgs } from '../schemas.js'
-import { isVisible, readHeader } from '../sessions.js'
+import { canNameSession, isVisible, readHeader } from '../sessions.js'
 import { callBackend } from '../service-boundary.js'
 import { classifyMessages, projectMessage } from '../surface.js'
 import { sessionIdProblem, validateArguments } from './arguments.js'
@@ -48,6 +48,8 @@ export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps
   if (!parsed.ok || problem !== undefined) return renderRefusal(commonRefusals.invalidArguments(problem ?? '', TOOL), NOTHING_READ)
   const caller = call.caller
   if (caller === undefined) return renderRefusal(commonRefusals.noCaller(), NOTHING_READ)
+  // An id that cannot name a session never reaches a backend.
+  if (!canNameSession(parsed.value.session_id)) return renderRefusal(commonRefusals.notFound(parsed.value.session_id), NOTHING_READ)
   const args = parsed.value
   const { settings } = deps
   const sessionId = args.session_id

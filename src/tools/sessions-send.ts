@@ -13,7 +13,9 @@
  *
  * Backend calls per accepted send: one non-waking `lookup` of the target
  * (no corpus listing), one `readTitles` of the caller (for the frame), one
- * `resolve`, one `admit`, one bounded `waitRecorded`.
+ * `resolve`, one `admit`, one bounded `waitRecorded` (and, from a headless
+ * run that woke the target, one bounded `waitAnswered`, then one more
+ * `waitRecorded` when the message waited in the inbox behind a turn).
  *
  * @module dsh-cross-session/tools/sessions-send
  */
@@ -23,7 +25,7 @@ import { renderAccepted, renderRetried } from '../presentation/accepted.js'
 import { commonRefusals, NOTHING_DELIVERED, renderRefusal } from '../presentation/common.js'
 import { truncateChars } from '../text.js'
 import { readSendInput, requestIdFor } from './send/arguments.js'
-import { messageText, resolveAndAdmit, waitForRecord, type Outgoing } from './send/deliver.js'
+import { messageText, resolveAndAdmit, waitForAnswer, waitForRecord, type Outgoing } from './send/deliver.js'
 import { gatherAndDecide } from './send/gather.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 
@@ -70,7 +72,10 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   const admitted = await resolveAndAdmit(out, text.text, call, deps)
   if (typeof admitted === 'string') return admitted
   limits.recordDelivery(caller.sessionId, args.session_id, args.message)
-  const wait = await waitForRecord(out, admitted, call, deps)
+  let wait = await waitForRecord(out, admitted, call, deps)
+  const answer = await waitForAnswer(out, admitted, wait, call, deps)
+  // Queued behind a running turn, it joined the conversation when the turn that answered it started: say where.
+  if (answer?.ended === true && wait.recorded?.stage === 'inbox') wait = await waitForRecord(out, admitted, call, deps)
 
   // Present.
   const result = renderAccepted({
@@ -85,6 +90,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     ...(admitted.target.remote === undefined ? {} : { remote: admitted.target.remote }),
     recordWaitMs: settings.recordWaitMs,
     waitCancelled: wait.cancelled,
+    ...(answer === undefined ? {} : { answer }),
   })
   limits.recordCall(caller.sessionId, identity, result)
   return result

@@ -1,5 +1,5 @@
 /**
- * End to end, headless profile (issue 13): the corpus index sees what
+ * End to end, headless profile (docs/performance.md "Corpus index"): the corpus index sees what
  * another process did to the persisted corpus on the very next call. Between
  * two tool calls of one running session, a second real dsh process on the
  * same `DSH_HOME` creates a session, and the test process creates a session

@@ -1,28 +1,24 @@
 /**
- * End to end, several real `dsh` processes on one `DSH_HOME` (issue 8): a
- * `dsh web` host holding live sessions beside headless `dsh` runs.
+ * End to end, several real `dsh` processes on one `DSH_HOME`
+ * (docs/architecture.md §8): a `dsh web` host holding live sessions beside
+ * headless `dsh` runs, coordinated through the home store
+ * (`$DSH_HOME/cross-session/store.sqlite`).
  *
  * Every assertion reads what the harness really did: the tool results the
- * fake model received, the requests it was sent, and the logs the harness
- * persisted under `$DSH_HOME/sessions`.
+ * fake model received, the requests it was sent, the logs the harness
+ * persisted under `$DSH_HOME/sessions`, and, where a test says what the
+ * processes left behind, the store's rows (read-only, `support/store.ts`).
  * @module test/e2e/cross-process
  */
-import { readdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { resultOf, startFakeModel, textOf, type FakeModel } from './support/fake-model.ts'
 import { assertPrerequisites, makeHome, readSession, runDsh, runHeadless, SKIP_E2E, startWeb, tearDown, transcript, waitFor, writePatch, type DshHome, type PersistedSession, type WebHarness } from './support/harness.ts'
+import { expectContiguous, idAt, peerMessages } from './support/logs.ts'
 import { heldTurnScenario, router, steps } from './support/scenario.ts'
+import { holderOf, messagesFor, readStore, writeStore } from './support/store.ts'
 
-/** The seqs of a log are exactly 0…n-1 (one contiguous history, no fork). */
-function expectContiguous(session: PersistedSession): void {
-  expect(session.events.map(event => event.seq)).toEqual(session.events.map((_, index) => index))
-}
-
-/** Framed peer messages (by body marker) in a persisted log. */
-function peerMessages(session: PersistedSession, marker: string): Array<{ seq: number, text: string, source: any }> {
-  return transcript(session).filter(m => m.role === 'user' && m.text.startsWith('Cross-session message') && m.text.includes(marker))
-}
+/** The sender's bound in the tests that make it run out (`recordWaitMs`, docs/tools.md). */
+const RECORD_WAIT_MS = 1500
 
 describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
   beforeAll(assertPrerequisites)
@@ -54,13 +50,16 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     await web.waitIdle(alphaId)
 
     const bravo = await runHeadless(h, model, 'ROLE:B message your peer', { patch })
-    // The headless process withdrew its own session's presence when it exited; the web host's stays.
-    expect(readdirSync(join(h.home, 'cross-session', 'presence'))).toEqual([expect.stringMatching(new RegExp(`^${alphaId}@${web.child.pid}\\.\\d+$`))])
+    // What the headless process left in the store when it exited: it let its own session go and
+    // left the process table; the web host still holds A live and is the only process on the home.
+    const store = readStore(h)
+    expect(store.holders.filter(row => row.pid !== null).map(row => [row.session_id, row.pid, row.state])).toEqual([[alphaId, web.child.pid, 'live']])
+    expect(store.holders.find(row => row.session_id === bravo.sessionId)).toMatchObject({ pid: null, state: 'free', let_go: 'exited' })
+    expect(store.processes.map(row => [row.pid, row.long_lived])).toEqual([[web.child.pid, 1]])
     const list = resultOf(model, 'sessions_list')
     const row = list.split('\n').find(line => line.includes(alphaId))
     expect(row).toMatch(/\[live, top-level\]/)
-    expect(row).toMatch(/live in another dsh process \(pid \d+\)/)
-    expect(row).toContain(`pid ${web.child.pid}`)
+    expect(row).toContain(`live in another dsh process (pid ${web.child.pid})`)
 
     const send = resultOf(model, 'sessions_send')
     expect(send).toMatch(new RegExp(`^accepted for ${alphaId} \\| mode=queue .*\\| live in another dsh process \\(pid ${web.child.pid}\\); delivered through the mailbox \\| recorded at seq \\d+`))
@@ -80,7 +79,7 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     const delivered = peerMessages(persisted, 'XP-BODY')
     expect(delivered).toHaveLength(1)
     expect(send).toContain(`recorded at seq ${delivered[0]!.seq}`)
-    // The owner delivered it with the sender's recorded provenance (issue 11 §5), as a local send would.
+    // The holder delivered it with the sender's recorded provenance (docs/tools.md "The frame"), as a local send would.
     expect(delivered[0]!.source).toEqual({ kind: 'plugin', plugin: 'dsh-cross-session', form: 'relay', senderSessionId: bravo.sessionId, hop: 1 })
 
     // A fresh process reads it (cold now that the web host stopped).
@@ -89,34 +88,38 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     expect(read).toContain(`session ${alphaId} [cold, top-level]`)
     expect(read).toContain('XP-BODY hello from another process')
     expect(read).toContain('ALPHA-SAW-PEER')
-    // Nothing left in the mailbox.
-    const mailbox = join(h.home, 'cross-session', 'mailbox')
-    expect(readdirSync(mailbox).filter(name => !name.startsWith('.'))).toEqual([])
+    // The store agrees with the log: the one message it carried is recorded where the log holds it.
+    expect(messagesFor(h, alphaId).map(m => [m.sender, m.state, m.seq])).toEqual([[bravo.sessionId, 'recorded', delivered[0]!.seq]])
   })
 
   /**
    * A (in the web host) holds its first model answer until released, so it
-   * is mid-turn when a headless B sends in `mode`.
+   * is mid-turn when a headless B sends in `mode`; it is released only after
+   * B's run ended, so B's bound (`RECORD_WAIT_MS`) runs out while A's turn
+   * is still open.
    */
   async function sendWhileRunning(mode: 'steer' | 'queue') {
     h = makeHome(`xp-${mode}`)
     let alphaId = ''
     const { scenario, held, release } = heldTurnScenario(mode, () => alphaId)
     model = await startFakeModel({ scenario })
-    const patch = writePatch(h, { plugin: { recordWaitMs: 1500 } })
+    const patch = writePatch(h, { plugin: { recordWaitMs: RECORD_WAIT_MS } })
     web = await startWeb(h, model, { patch })
+    const webPid = web.child.pid!
     alphaId = (await web.create()).sessionId
     await web.prompt(alphaId, 'ROLE:A a long job')
     await waitFor(held, 'A to be mid-turn')
     await runHeadless(h, model, 'ROLE:B interrupt your peer', { patch })
     const send = resultOf(model, 'sessions_send')
+    // Still mid-turn: the web host claimed the message and it is not in A's conversation yet.
+    expect(messagesFor(h, alphaId).map(m => [m.state, m.claimer_pid])).toEqual([['claimed', webPid]])
     release()
     await waitFor(() => model!.requests.some(r => r.reply !== undefined && 'text' in r.reply && r.reply.text === 'ALPHA-SAW-PEER') || undefined, 'A to answer the peer message')
     await web.waitIdle(alphaId)
     await web.stop()
     const persisted = readSession(h, alphaId)
     expectContiguous(persisted)
-    return { send, persisted, alphaId }
+    return { send, persisted, alphaId, webPid, stored: messagesFor(h, alphaId) }
   }
 
   /** Turn number each framed message landed in. */
@@ -131,20 +134,28 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
   }
 
   it('steer from another process reaches the turn the target is running', async () => {
-    const { send, persisted, alphaId } = await sendWhileRunning('steer')
-    expect(send).toMatch(new RegExp(`^accepted for ${alphaId} \\| mode=steer .*delivered through the mailbox \\| (claimed by that process, not yet recorded|recorded at seq)`))
+    const { send, persisted, alphaId, webPid, stored } = await sendWhileRunning('steer')
+    expect(send).toMatch(new RegExp(`^accepted for ${alphaId} \\| mode=steer .*\\| live in another dsh process \\(pid ${webPid}\\); delivered through the mailbox \\| claimed by that process, not yet recorded after ${RECORD_WAIT_MS} ms\n`))
     expect(send).not.toMatch(/woke/)
-    expect(peerMessages(persisted, 'STEER-BODY')).toHaveLength(1)
+    const delivered = peerMessages(persisted, 'STEER-BODY')
+    expect(delivered).toHaveLength(1)
     expect(turnsOf(persisted, 'STEER-BODY')).toEqual([1])
     expect(persisted.events.filter(e => e.type === 'turn/start')).toHaveLength(1)
+    // The holder settled the message from the log once the turn took it: recorded at that very seq.
+    expect(stored.map(m => [m.state, m.seq, m.message_id])).toEqual([['recorded', delivered[0]!.seq, idAt(persisted, delivered[0]!.seq)]])
   })
 
-  it('queue from another process becomes the target\'s next turn', async () => {
-    const { send, persisted, alphaId } = await sendWhileRunning('queue')
-    expect(send).toMatch(new RegExp(`^accepted for ${alphaId} \\| mode=queue .*delivered through the mailbox \\| in its inbox at seq \\d+`))
-    expect(send).toContain('becomes its next turn after the current one ends')
-    expect(peerMessages(persisted, 'QUEUE-BODY')).toHaveLength(1)
+  it('queue from another process into a busy session: claimed, not yet recorded, until the running turn ends; then it lands once, as the next turn', async () => {
+    const { send, persisted, alphaId, webPid, stored } = await sendWhileRunning('queue')
+    // An inbox insertion does not count as recorded for a remote target: only its own user/message in the log does.
+    expect(send).toMatch(new RegExp(`^accepted for ${alphaId} \\| mode=queue .*\\| live in another dsh process \\(pid ${webPid}\\); delivered through the mailbox \\| claimed by that process, not yet recorded after ${RECORD_WAIT_MS} ms\n`))
+    expect(send).toContain('becomes its next turn')
+    const delivered = peerMessages(persisted, 'QUEUE-BODY')
+    expect(delivered).toHaveLength(1)
+    const firstEnd = persisted.events.find(e => e.type === 'turn/end')!
+    expect(delivered[0]!.seq).toBeGreaterThan(firstEnd.seq)
     expect(turnsOf(persisted, 'QUEUE-BODY')).toEqual([2])
+    expect(stored.map(m => [m.state, m.seq, m.message_id])).toEqual([['recorded', delivered[0]!.seq, idAt(persisted, delivered[0]!.seq)]])
   })
 
   it('two headless senders racing to wake one cold session: one wake, each message recorded once', async () => {
@@ -158,7 +169,7 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
       if (++arrived === 2) bothHere()
       await barrier
       return { name: 'sessions_send', args: { session_id: alphaId, message: `${label}-BODY racing` } }
-    }], () => ({ text: `${label} done`, delayMs: 4000 }))
+    }], `${label} done`)
     model = await startFakeModel({
       scenario: router({
         'ROLE:A': turn => ({ text: turn.trigger.startsWith('Cross-session message') ? 'ALPHA-SAW-PEER' : 'ALPHA-READY' }),
@@ -180,16 +191,19 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     for (const run of runs) expect(run.code, run.stderr).toBe(0)
     const sends = model.toolResults('sessions_send').map(r => r.content)
     expect(sends).toHaveLength(2)
-    expect(sends.filter(text => text.includes('(woke a cold session)'))).toHaveLength(1)
+    const woke = sends.filter(text => text.includes('(woke a cold session)'))
+    expect(woke).toHaveLength(1)
+    // The winner is a headless run: its send returned once the turn it woke had answered its message.
+    expect(woke[0]).toMatch(/\(woke a cold session\) \| recorded at seq \d+ \| its turn ended \(completed\) at seq \d+\n/)
     const other = sends.find(text => !text.includes('(woke a cold session)'))!
-    expect(other).toMatch(/live in another dsh process \(pid \d+\); delivered through the mailbox \| (recorded at seq|in its inbox at seq|claimed by that process)/)
+    expect(other).toMatch(/live in another dsh process \(pid \d+\); delivered through the mailbox \| (recorded at seq \d+|claimed by that process, not yet recorded after \d+ ms)/)
     const persisted = readSession(h, alphaId)
     expectContiguous(persisted)
     expect(peerMessages(persisted, 'R1-BODY')).toHaveLength(1)
     expect(peerMessages(persisted, 'R2-BODY')).toHaveLength(1)
   })
 
-  it('a message pending for a SIGKILLed owner is delivered once on the next wake, before newer ones; its stale presence is ignored', async () => {
+  it('a message pending for a SIGKILLed holder is delivered once on the next wake, before newer ones; a holder row naming a dead or reused pid is ignored', async () => {
     h = makeHome('xp-kill')
     let alphaId = ''
     model = await startFakeModel({
@@ -199,16 +213,16 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
         'ROLE:C': steps([
           { name: 'sessions_list', args: {} },
           () => ({ name: 'sessions_send', args: { session_id: alphaId, message: 'NEWER-BODY sent after the owner died' } }),
-        ], () => ({ text: 'C done', delayMs: 3000 })),
+        ], 'C done'),
       }),
     })
-    const patch = writePatch(h, { plugin: { recordWaitMs: 1500 } })
+    const patch = writePatch(h, { plugin: { recordWaitMs: RECORD_WAIT_MS } })
     web = await startWeb(h, model, { patch })
     alphaId = (await web.create()).sessionId
     await web.prompt(alphaId, 'ROLE:A stay around')
     await web.waitIdle(alphaId)
     const ownerPid = web.child.pid!
-    // Freeze the owner: it is alive (presence holds) but cannot claim.
+    // Freeze the owner: it is alive (its holder row counts) but cannot claim.
     process.kill(ownerPid, 'SIGSTOP')
     try {
       await runHeadless(h, model, 'ROLE:B message the frozen peer', { patch })
@@ -218,18 +232,20 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     }
     await waitFor(() => web!.child.exitCode !== null || web!.child.signalCode !== null, 'the owner to die')
     const pending = resultOf(model, 'sessions_send')
-    expect(pending).toMatch(new RegExp(`live in another dsh process \\(pid ${ownerPid}\\); delivered through the mailbox \\| still pending in the mailbox after 1500 ms`))
-    const presence = join(h.home, 'cross-session', 'presence')
-    expect(readdirSync(presence)).toContain(`${alphaId}@${ownerPid}.${readdirSync(presence).find(n => n.startsWith(`${alphaId}@${ownerPid}.`))!.split('.').at(-1)}`)
-    // A second stale entry: a living pid (this test runner) with a wrong start time, i.e. a reused pid.
-    writeFileSync(join(presence, `${alphaId}@${process.pid}.1`), '')
+    expect(pending).toMatch(new RegExp(`live in another dsh process \\(pid ${ownerPid}\\); delivered through the mailbox \\| still pending in the mailbox after ${RECORD_WAIT_MS} ms`))
+    // The dead owner's row still names it (it died holding A); the message was never claimed.
+    expect(holderOf(h, alphaId)).toMatchObject({ pid: ownerPid, state: 'live' })
+    expect(messagesFor(h, alphaId).map(m => [m.state, m.claimer_pid])).toEqual([['pending', null]])
+    // Make the row name a living pid (this test runner) with another start time: a reused pid.
+    expect(writeStore(h, 'UPDATE holders SET pid = ?, start = 1 WHERE session_id = ?', process.pid, alphaId)).toBe(1)
 
-    // C waits the default recordWaitMs: its own message is queued behind the pending one.
+    // C (default bounds) wakes A; its own message goes in behind the pending one, and C waits for A's answer.
     await runHeadless(h, model, 'ROLE:C message the peer again', { patch: writePatch(h, {}, 'c.patch.yml') })
     const list = resultOf(model, 'sessions_list')
     expect(list.split('\n').find(line => line.includes(alphaId))).toMatch(/\[cold, top-level\]/)
     const woke = resultOf(model, 'sessions_send', 1)
-    expect(woke).toMatch(new RegExp(`^accepted for ${alphaId} .*\\(woke a cold session\\)`))
+    const said = new RegExp(`^accepted for ${alphaId} .*\\(woke a cold session\\) \\| recorded at seq (\\d+) \\| its turn ended \\(completed\\) at seq (\\d+)\n`).exec(woke)
+    expect(said, woke).not.toBeNull()
     const persisted = readSession(h, alphaId)
     expectContiguous(persisted)
     const older = peerMessages(persisted, 'PENDING-BODY')
@@ -237,7 +253,13 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     expect(older).toHaveLength(1)
     expect(newer).toHaveLength(1)
     expect(older[0]!.seq).toBeLessThan(newer[0]!.seq)
-    expect(readdirSync(join(h.home, 'cross-session', 'mailbox')).filter(name => !name.startsWith('.'))).toEqual([])
+    expect(newer[0]!.seq).toBe(Number(said![1]))
+    // The turn C waited for is in the log: A answered, then that turn ended completed.
+    const ended = Number(said![2])
+    expect(persisted.events.find(e => e.seq === ended)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'completed' } } })
+    expect(transcript(persisted).some(m => m.role === 'assistant' && m.text === 'ALPHA-SAW-PEER' && m.seq > newer[0]!.seq && m.seq < ended)).toBe(true)
+    // Only the pending message went through the store (C delivered its own locally): recorded where the log holds it.
+    expect(messagesFor(h, alphaId).map(m => [m.state, m.seq, m.message_id])).toEqual([['recorded', older[0]!.seq, idAt(persisted, older[0]!.seq)]])
     web = undefined
   })
 

@@ -1,7 +1,7 @@
 /**
  * End to end, web profile: live sessions in one `dsh web` process, driven
- * through its HTTP API (issue 3 §2 steer/queue; issue 4 relay limit and frame
- * forgery shown in the real harness).
+ * through its HTTP API (docs/tools.md "sessions_send": steer/queue, the
+ * relay limit and frame forgery shown in the real harness).
  *
  * Each case boots its own web process on a fresh `DSH_HOME`. Assertions read
  * the target's event log as the host serves it (`session.history`) and the

@@ -1,6 +1,6 @@
 /**
  * End to end: how the plugin is mounted, judged by the tool catalog the
- * harness really sends the model (issue 3 §2 last bullet, §4).
+ * harness really sends the model (docs/architecture.md §1).
  *
  * - host row: the three schemas as the harness serialises them (size printed);
  * - `enabled: false`: none of the three reaches the model;
@@ -49,7 +49,7 @@ describe.skipIf(SKIP_E2E)('mounting', () => {
     const sizes = Object.fromEntries(on.map(t => [t.function.name, Buffer.byteLength(JSON.stringify(t))]))
     const total = Object.values(sizes).reduce((a, b) => a + b, 0)
     console.log(`tool catalog cost (bytes of JSON in the request): ${JSON.stringify(sizes)} total=${total}`)
-    // Issue 5 budget: the three together at most 1,200 bytes as the model receives them.
+    // The budget of docs/tools.md "Tool schemas": the three together at most 1,200 bytes as the model receives them.
     expect(total).toBeLessThanOrEqual(1200)
     for (const tool of on) {
       const parameters = tool.function.parameters as { type: string, additionalProperties: unknown, required?: string[] }

@@ -1,5 +1,5 @@
 /**
- * End to end, headless profile: the relay source and frames off (issue 11 §5).
+ * End to end, headless profile: the relay source and frames off (docs/tools.md "The frame").
  *
  * Proves, in the real rc.8 harness, the decision to deliver with
  * `{ kind: 'plugin', plugin: 'dsh-cross-session', form: 'relay',

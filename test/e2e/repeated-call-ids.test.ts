@@ -1,7 +1,7 @@
 /**
  * End to end, headless profile: a provider that repeats a tool call id
  * (`call_0` in every response) must not turn a new send into a "retry"
- * (issue 11 §2). Retry identity is the caller, the call id and the arguments.
+ * (docs/tools.md "sessions_send", retries). Retry identity is the caller, the call id and the arguments.
  * @module test/e2e/repeated-call-ids
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'

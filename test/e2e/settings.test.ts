@@ -1,5 +1,5 @@
 /**
- * End to end: live settings through the harness's settings service (issue 9).
+ * End to end: live settings through the harness's settings service (docs/architecture.md §6).
  *
  * A `dsh web` host runs with the plugin row. Edits of
  * `$DSH_HOME/settings.yaml` (the file the harness watches) and writes

@@ -1,5 +1,5 @@
 /**
- * The web face in a real browser (issue 12): `dsh web` (rc.8) on 127.0.0.1
+ * The web face in a real browser (docs/architecture.md §7): `dsh web` (rc.8) on 127.0.0.1
  * with the scripted model, the package installed by name so the host serves
  * its browser half, and headless Chromium (Debian's package) driving the
  * page through playwright-core.
@@ -145,8 +145,9 @@ describe.skipIf(SKIP_E2E || noBrowser !== undefined)('web face (dsh web + headle
     model = await startFakeModel({ scenario: router({ 'ROLE:L': steps([{ name: 'sessions_list', args: {} }], 'Listed.') }) })
     web = await startWeb(h, model, { patch: webPatch(h) })
     // A value already stored in the settings document: the card must show it, not the default.
-    const described = await web.rpc<{ namespaces: Array<{ ns: string, revision: number }> }>('settings.describe', {})
-    const revision = described.namespaces.find(n => n.ns === 'cross-session')?.revision
+    const described = await web.rpc<{ namespaces: Array<{ ns: string, revision: number, value: unknown }> }>('settings.describe', {})
+    const section = described.namespaces.find(n => n.ns === 'cross-session')
+    const revision = section?.revision
     await web.rpc('settings.mutate', { ns: 'cross-session', ops: [{ op: 'set', path: ['maxHops'], value: 7 }], ...(revision === undefined ? {} : { expectedRevision: revision }) })
 
     page = await browser!.newPage({ viewport: { width: 1180, height: 2000 } })
@@ -159,7 +160,9 @@ describe.skipIf(SKIP_E2E || noBrowser !== undefined)('web face (dsh web + headle
     expect(await field('maxHops').innerText()).toMatch(/default: 4 · range: 1–32/)
     expect(await field('maxListResults').getAttribute('data-xs-value')).toBe('25')
     expect(await field('recordWaitMs').innerText()).toMatch(/range: 0–30000 ms/)
-    expect(await card.locator('[data-xs-field]').count()).toBe(13)
+    // One field per setting of the section the host registered (settings.describe), no more, no fewer.
+    const keys = await card.locator('[data-xs-field]').evaluateAll(els => els.map(el => el.getAttribute('data-xs-field')))
+    expect(keys.sort()).toEqual(Object.keys(section?.value as object).sort())
     // The settings dialog scrolls; lift its height caps so one image holds the whole card.
     await card.evaluate(el => {
       for (let node = el.parentElement; node !== null && node !== (globalThis as any).document.body; node = node.parentElement) Object.assign(node.style, { maxHeight: 'none', height: 'auto', overflow: 'visible' })
@@ -184,7 +187,7 @@ describe.skipIf(SKIP_E2E || noBrowser !== undefined)('web face (dsh web + headle
     expect(yaml).toMatch(/visibility: workspace/)
     expect(yaml).toMatch(/maxHops: 7/)
     expect(await field('maxListResults').getAttribute('data-xs-value')).toBe('3')
-    // The next tool call follows the card's edit (issue 9: live settings): at most 3 rows of 5 sessions.
+    // The next tool call follows the card's edit (docs/architecture.md §6: live settings): at most 3 rows of 5 sessions.
     const ids: string[] = []
     for (let i = 0; i < 4; i++) ids.push((await web.create()).sessionId)
     const lister = (await web.create()).sessionId

@@ -29,7 +29,7 @@ function scene() {
   return { w, me }
 }
 
-/** A send to a session live in another dsh process (issue 8), before its outcome. */
+/** A send to a session live in another dsh process, before its outcome (docs/tools.md "A session live in another dsh process"). */
 const REMOTE = {
   targetId: 'session-e218a09e-8736-4483-9a04-2bf13608630c',
   mode: 'queue',
@@ -41,6 +41,9 @@ const REMOTE = {
   recordWaitMs: 5000,
   waitCancelled: false,
 } as const
+
+/** A send from a headless run that woke its target, before its outcome. */
+const WOKEN = { ...REMOTE, remote: undefined, woke: true } as const
 
 /** Every example, by the heading it appears under in docs/tools.md. */
 export async function docExamples(): Promise<Record<string, string>> {
@@ -55,6 +58,9 @@ export async function docExamples(): Promise<Record<string, string>> {
     'remote recorded': renderAccepted({ ...REMOTE, recorded: { seq: 27, stage: 'conversation', running: false } }),
     'remote claimed': renderAccepted({ ...REMOTE, recorded: { stage: 'claimed' } }),
     'remote pending': renderAccepted({ ...REMOTE, recorded: { stage: 'pending' } }),
+    'handoff recorded': renderAccepted({ ...REMOTE, remote: { pid: 48213, handoff: true }, recorded: { seq: 31, stage: 'conversation', running: false } }),
+    'woke and answered': renderAccepted({ ...WOKEN, recorded: { seq: 412, stage: 'conversation' }, answer: { ended: true, reason: 'completed', seq: 419 } }),
+    'woke, still answering': renderAccepted({ ...WOKEN, recorded: { seq: 412, stage: 'conversation' }, answer: { ended: false, waitedMs: 120000 } }),
     'open turn': renderRefusal(sendRefusals.rejected(deliveryReasons.openTurn(42_000), 'resolving the target session'), 'Nothing was delivered.'),
     'invalid-arguments': await sessionsSend({ session_id: 'session-e218a09e-8736-4483-9a04-2bf13608630c', message: 'hi', priority: 'high' }, call(), w.deps),
   }

@@ -38,16 +38,21 @@ export function fakeAgent(header: Record<string, unknown>, events: unknown[] = [
     session: { id: header.id as string, header, events },
     // As rc.8 logs it: the durable inbox insertion at once; the message's own
     // user/message when a step claims it (at once for an idle agent or a
-    // steer, only after the current turn for a queue to a running one).
+    // steer, only after the current turn for a queue to a running one). An
+    // idle agent's turn then ends at once, completed.
     followup(message) {
       agent.received.push({ via: 'followup', message })
       events.push({ seq: events.length + 1, type: 'agent/inbox/spliced', data: { target: 'next-turn', inserted: [message] } })
-      if (agent.status === 'idle') events.push({ seq: events.length + 1, type: 'user/message', data: message })
+      if (agent.status === 'idle') {
+        events.push({ seq: events.length + 1, type: 'user/message', data: message })
+        events.push({ seq: events.length + 1, type: 'turn/end', data: { turn: events.length, reason: { kind: 'completed' } } })
+      }
     },
     steer(message) {
       agent.received.push({ via: 'steer', message })
       events.push({ seq: events.length + 1, type: 'agent/inbox/spliced', data: { target: 'next-step', inserted: [message] } })
       events.push({ seq: events.length + 1, type: 'user/message', data: message })
+      if (agent.status === 'idle') events.push({ seq: events.length + 1, type: 'turn/end', data: { turn: events.length, reason: { kind: 'completed' } } })
     },
     whenIdle: async () => undefined,
   }

@@ -1,7 +1,8 @@
 /**
- * A real second OS process for the cross-process unit tests: alive from the
- * file's `beforeAll` until its `afterAll`, identified as this package
- * identifies processes (pid + start time, src/home/process-tag.ts).
+ * A real second OS process for the cross-process unit tests
+ * (test/unit/home-pure.test.ts): alive from the file's `beforeAll` until its
+ * `afterAll`, identified as this package identifies processes (pid + start
+ * time, src/home/process-tag.ts).
  * @module test/support/other-process
  */
 import { spawn, type ChildProcess } from 'node:child_process'

@@ -1,7 +1,8 @@
 /**
  * Unit-test setup: give every unit test file its own empty `DSH_HOME`, so the
- * plugin's cross-process state (issue 8: presence, leases, mailbox) is never
- * written into the real `~/.dsh`.
+ * plugin's cross-process state (the home store, docs/architecture.md §8:
+ * `$DSH_HOME/cross-session/store.sqlite`) is never written into the real
+ * `~/.dsh`.
  * @module test/support/unit-home
  */
 import { mkdtempSync, rmSync } from 'node:fs'

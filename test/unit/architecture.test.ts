@@ -15,9 +15,9 @@ const SRC = join(import.meta.dirname, '..', '..', 'src')
  */
 const LAYERS: readonly (readonly string[])[] = [
   // 0 leaves: pure helpers with no imports of this package
-  ['text.ts', 'failure-kinds.ts', 'recorded.ts', 'tool-results.ts', 'tool-results-read.ts', 'home/paths.ts', 'home/open-turn.ts', 'home/watch.ts', 'index/zstd.ts', 'index/surface-fold.ts'],
+  ['text.ts', 'failure-kinds.ts', 'recorded.ts', 'tool-results.ts', 'tool-results-read.ts', 'home/paths.ts', 'home/log-state.ts', 'home/sqlite-module.ts', 'index/zstd.ts', 'index/surface-fold.ts'],
   // 1 the model: ports, settings, argument schemas, sessions, surface, frames, provenance, limits
-  ['message-text.ts', 'schemas.ts', 'provenance.ts', 'framing.ts', 'ports.ts', 'settings.ts', 'sessions.ts', 'surface.ts', 'limits.ts', 'settings-table.ts', 'settings-source.ts', 'config.ts', 'settings-wiring.ts', 'presenters.ts', 'host.ts', 'caller.ts', 'service-boundary.ts'],
+  ['message-text.ts', 'schemas.ts', 'provenance.ts', 'framing.ts', 'ports.ts', 'settings.ts', 'sessions.ts', 'surface.ts', 'limits.ts', 'settings-table.ts', 'settings-source.ts', 'config.ts', 'settings-wiring.ts', 'presenters.ts', 'host.ts', 'caller.ts', 'service-boundary.ts', 'home/store.ts', 'home/open-turn.ts'],
   // 2 every text the model sees
   ['presentation/'],
   // 3 backends: the session query, the controller, the corpus index, the home (several processes)

@@ -1,54 +1,84 @@
 /**
- * Atomicity under real contention (issue 8 §2, §3): several OS processes
- * race for one wake lease, and for the same mailbox messages. Exactly one
- * process takes the lease; every message is claimed by exactly one process.
+ * The home store under real contention (docs/architecture.md §8): several
+ * OS processes, each with its own connection, race on one store file.
+ * `BEGIN IMMEDIATE` takes the write lock before the first read and
+ * `busy_timeout` makes a transition wait for it, so exactly one process
+ * takes a session, a message id is stored once, and no transition fails
+ * with SQLITE_BUSY while others write.
+ *
+ * @module test/unit/home-race
  */
-import { spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { ensureLayout, layoutOf, newMessageId, postMessage } from '../../src/testing.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openHomeStore } from '../../src/testing.js'
 
 const RACERS = 6
-const RACER = join(import.meta.dirname, '..', 'support', 'home-racer.ts')
+const ROOT = join(import.meta.dirname, '..', '..')
+const RACER = join(ROOT, 'test', 'support', 'home-racer.ts')
 
-/** Start the racers together; collect each one's answer while all are still alive, then end them. */
-async function race(what: 'lease' | 'claim', home: string): Promise<Array<{ won: number | string[] }>> {
-  // Far enough ahead that every racer has loaded (tsx) before the start.
-  const startAt = Date.now() + 4000
-  const children = Array.from({ length: RACERS }, () => spawn(process.execPath, ['--import', 'tsx', RACER, what, home, String(startAt)], { stdio: ['pipe', 'pipe', 'inherit'] }))
-  try {
-    return await Promise.all(children.map(child => new Promise<{ won: number | string[] }>((resolve, reject) => {
-      let out = ''
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString()
-        if (out.endsWith('\n')) resolve(JSON.parse(out) as { won: number | string[] })
-      })
-      child.on('error', reject)
-      child.on('exit', code => reject(new Error(`racer exited early (${code})`)))
-    })))
-  } finally {
-    for (const child of children) child.stdin!.end()
-  }
+const homes: string[] = []
+let racers: ChildProcess[] = []
+
+/** The next line a racer prints. */
+function nextLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = ''
+    const onData = (chunk: Buffer): void => {
+      out += chunk.toString()
+      if (!out.includes('\n')) return
+      child.stdout!.off('data', onData)
+      child.off('exit', onExit)
+      resolve(out.slice(0, out.indexOf('\n')))
+    }
+    const onExit = (code: number | null): void => reject(new Error(`racer exited early (${code})`))
+    child.stdout!.on('data', onData)
+    child.once('exit', onExit)
+  })
+}
+
+beforeAll(async () => {
+  racers = Array.from({ length: RACERS }, (_, index) => spawn(process.execPath, ['--no-warnings', '--import', 'tsx', RACER, String(index)], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] }))
+  await Promise.all(racers.map(nextLine))
+}, 60_000)
+
+afterAll(() => {
+  for (const racer of racers) racer.stdin!.end()
+  for (const home of homes) rmSync(home, { recursive: true, force: true })
+})
+
+/** Give every racer the same command at once; collect each one's answer (all stay alive). */
+async function race<T>(what: 'acquire' | 'post' | 'churn'): Promise<{ home: string, results: T[] }> {
+  const home = mkdtempSync(join(tmpdir(), 'xs-race-'))
+  homes.push(home)
+  openHomeStore(home, { pid: 1, start: 1 }, () => false).close()
+  const answers = racers.map(nextLine)
+  for (const racer of racers) racer.stdin!.write(`${what} ${home}\n`)
+  return { home, results: (await Promise.all(answers)).map(line => JSON.parse(line) as T) }
 }
 
 describe('races between processes', () => {
-  it(`${RACERS} processes race for one wake lease: exactly one wins`, async () => {
-    const home = mkdtempSync(join(tmpdir(), 'xs-race-'))
-    ensureLayout(layoutOf(home))
-    const results = await race('lease', home)
-    expect(results.reduce((sum, result) => sum + (result.won as number), 0)).toBe(1)
-  }, 60_000)
+  it(`${RACERS} processes take one session at once: exactly one holds it`, async () => {
+    const { results } = await race<{ won: boolean }>('acquire')
+    expect(results.filter(result => result.won)).toHaveLength(1)
+  }, 30_000)
 
-  it(`${RACERS} processes race to claim 20 messages: each is claimed exactly once`, async () => {
-    const home = mkdtempSync(join(tmpdir(), 'xs-race-'))
-    const layout = layoutOf(home)
-    ensureLayout(layout)
-    const ids = Array.from({ length: 20 }, () => newMessageId())
-    for (const messageId of ids) postMessage(layout.mailbox, { v: 1, messageId, sessionId: 'session-raced', requestId: `r-${messageId}`, fromSessionId: 's', hop: 1, mode: 'queue', text: 'x', createdAt: 1 })
-    const results = await race('claim', home)
-    const claimed = results.flatMap(result => result.won as string[])
-    expect(claimed.sort()).toEqual([...ids].sort())
-  }, 60_000)
+  it(`${RACERS} processes post the same 20 ids at once: each is stored exactly once`, async () => {
+    const { home, results } = await race<{ stored: string[] }>('post')
+    const stored = results.flatMap(result => result.stored)
+    expect(stored.sort()).toEqual(Array.from({ length: 20 }, (_, n) => `raced-${n}`).sort())
+    const store = openHomeStore(home, { pid: 2, start: 1 }, () => false)
+    expect(store.waiting()).toEqual(new Set(['session-raced']))
+    store.close()
+  }, 30_000)
+
+  it(`${RACERS} processes churn on three sessions: no transition fails, no message is recorded twice`, async () => {
+    const { results } = await race<{ recorded: string[], errors: string[] }>('churn')
+    expect(results.flatMap(result => result.errors)).toEqual([])
+    const recorded = results.flatMap(result => result.recorded)
+    expect(recorded.length).toBeGreaterThan(0)
+    expect(new Set(recorded).size).toBe(recorded.length)
+  }, 30_000)
 })

@@ -4,7 +4,7 @@
  * woken-then-abandoned session.
  */
 import { describe, expect, it } from 'vitest'
-import { sessionsList, sessionsRead, sessionsSend } from '../../src/testing.js'
+import { canNameSession, sessionsList, sessionsRead, sessionsSend } from '../../src/testing.js'
 import { makeWorld, session, userEvent } from '../support/fakes.js'
 
 function world(settings = {}) {
@@ -160,5 +160,29 @@ describe('a backend that throws, hangs or returns garbage', () => {
     peer.events.push(userEvent(2, 'bell\u0007 and nul\u0000 and lone \uD800'))
     const text = await sessionsRead({ session_id: 'session-peer', max_messages: 1 }, w.call(me), w.deps)
     expect(text).toContain('bell\uFFFD and nul\uFFFD and lone \uFFFD')
+  })
+})
+
+describe('an id that cannot name a session is not-found, before any backend sees it', () => {
+  const unnameable = ['s'.repeat(256), `session-${'é'.repeat(124)}`, '../session-peer', 'a/b', 'a\\b', '.', '..', 'session-\u0000peer', 'session-\u0007peer']
+  it.each(unnameable.map(id => [id.length > 40 ? `${id.slice(0, 20)}… (${id.length} chars)` : JSON.stringify(id), id]))('%s', async (_label, id) => {
+    expect(canNameSession(id)).toBe(false)
+    const { w, me } = world()
+    const read = await sessionsRead({ session_id: id }, w.call(me), w.deps)
+    const send = await sessionsSend({ session_id: id, message: 'hi' }, w.call(me), w.deps)
+    expect(read).toMatch(/^refused: not-found \| no session with id /)
+    expect(send).toMatch(/^refused: not-found \| no session with id /)
+    expect(`${read}\n${send}`).not.toMatch(/ENAMETOOLONG|try again later/)
+    // Neither the corpus nor the controller was asked.
+    expect(w.corpus.calls).toEqual({})
+    expect(w.controller.calls).toEqual({})
+  })
+
+  it('a long but nameable id (255 UTF-8 bytes) still reaches the lookup', async () => {
+    const id = `session-${'f'.repeat(247)}`
+    expect(canNameSession(id)).toBe(true)
+    const { w, me } = world()
+    expect(await sessionsSend({ session_id: id, message: 'hi' }, w.call(me), w.deps)).toMatch(/^refused: not-found/)
+    expect(w.corpus.calls.lookup).toBe(1)
   })
 })

@@ -43,13 +43,28 @@ describe('the shared lines', () => {
       .toBe('argument "message" contains a control character (U+0000) at character 3; remove it (tab and newline are fine)')
   })
 
-  it('a mailbox refusal and a retried call read as before', () => {
-    expect(mailboxRefusals.notJson).toBe('the message file is not JSON')
+  it('a holder\'s refusal and a retried call read as before', () => {
+    expect(mailboxRefusals.misaddressed).toBe('the message names another session than the one it was claimed for')
     expect(renderRetried('accepted for x')).toBe('accepted for x\n(This tool call, same id and arguments, was already delivered once; it was not delivered again.)')
   })
 })
 
 describe('the accepted line', () => {
+  it('a headless run that woke its target says how that turn ended, or that it is still running', () => {
+    const woken = { targetId: 'session-b', mode: 'queue' as const, chars: 5, hop: 1, woke: true, running: false, recordWaitMs: 5000, waitCancelled: false, recorded: { seq: 9, stage: 'conversation' as const } }
+    expect(renderAccepted({ ...woken, answer: { ended: true, reason: 'completed', seq: 14 } })).toBe(
+      'accepted for session-b | mode=queue | chars=5 | hop 1 (woke a cold session) | recorded at seq 9 | its turn ended (completed) at seq 14\n'
+      + 'The message is queued in that session\'s inbox and starts its next turn now (it was idle). Its answer is in that session\'s log, not in this result; read it with sessions_read.')
+    expect(renderAccepted({ ...woken, answer: { ended: false, waitedMs: 300 } })).toContain('| still answering after 300 ms\n')
+    expect(renderAccepted({ ...woken, answer: { ended: false, waitedMs: 300 } })).toContain('ends with your turn, which cuts that turn off')
+  })
+
+  it('a hand-over to a long-lived host names it', () => {
+    const line = renderAccepted({ targetId: 'session-b', mode: 'steer', chars: 5, hop: 1, woke: false, running: false, recordWaitMs: 5000, waitCancelled: false, remote: { pid: 77, handoff: true }, recorded: { stage: 'pending' } })
+    expect(line).toContain('| handed to the long-lived dsh process pid 77 on this home, which wakes it; delivered through the mailbox | still pending in the mailbox after 5000 ms\n')
+    expect(line).toContain('steers that session in that process once it has woken it')
+  })
+
   const base = { targetId: 'session-b', mode: 'queue' as const, chars: 5, hop: 1, woke: false, running: false, recordWaitMs: 5000, waitCancelled: false }
   it('recorded in the conversation: no durability warning', () => {
     expect(renderAccepted({ ...base, recorded: { seq: 9, stage: 'conversation' } })).toBe(

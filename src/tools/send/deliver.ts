@@ -13,7 +13,7 @@
  */
 
 import { buildFrame } from '../../framing.js'
-import type { Admitted, MailboxStage, ResolvedTarget, SendMode } from '../../ports.js'
+import type { Admitted, AnswerWait, MailboxStage, ResolvedTarget, SendMode } from '../../ports.js'
 import { NOTHING_DELIVERED, renderCancelled, renderRefusal, STEPS } from '../../presentation/common.js'
 import { failureText } from '../../presentation/failures.js'
 import { controllerRefusal, sendRefusals } from '../../presentation/send.js'
@@ -108,6 +108,20 @@ export async function waitForRecord(out: Outgoing, to: AdmittedTo, call: ToolCal
       ...(mailboxMessageId === undefined ? {} : { mailboxMessageId }),
     }), deps.log)
   return { recorded: recorded.ok ? recorded.value : undefined, cancelled: !recorded.ok && recorded.cancelled }
+}
+
+/**
+ * In a short-lived process that woke the target: wait, bounded by
+ * `answerWaitMs`, for the turn that took the message to end (once the
+ * message is recorded, or queued in the inbox behind a turn the wake
+ * started: the process ending first would splice it back out; the
+ * controller decides whether there is anything to wait for).
+ */
+export async function waitForAnswer(out: Outgoing, to: AdmittedTo, wait: RecordWait, call: ToolCallContext, deps: ToolDeps): Promise<AnswerWait | undefined> {
+  if (wait.cancelled || deps.settings.answerWaitMs <= 0 || deps.controller.waitAnswered === undefined || wait.recorded === undefined || !('seq' in wait.recorded)) return undefined
+  const answered = await callBackend(STEPS.waitingForAnswer, call.signal,
+    () => deps.controller.waitAnswered!(to.target, out.requestId, { timeoutMs: deps.settings.answerWaitMs, signal: call.signal }), deps.log)
+  return answered.ok ? answered.value : undefined
 }
 
 function logDetail(deps: ToolDeps, step: string, detail: string | undefined): void {

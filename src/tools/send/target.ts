@@ -10,7 +10,7 @@
 
 import type { SessionHeaderView } from '../../ports.js'
 import { commonRefusals, NOTHING_DELIVERED, renderCancelled, renderRefusal, STEPS } from '../../presentation/common.js'
-import { isVisible } from '../../sessions.js'
+import { canNameSession, isVisible } from '../../sessions.js'
 import { callBackend } from '../../service-boundary.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
 
@@ -23,6 +23,8 @@ export type TargetFact =
 
 /** Step 5: the non-waking lookup, with visibility applied; a failure as text. */
 export async function lookUpTarget(targetId: string, call: ToolCallContext, deps: ToolDeps): Promise<TargetFact | string> {
+  // An id that cannot name a session never reaches a backend.
+  if (!canNameSession(targetId)) return { kind: 'absent' }
   const found = await callBackend(STEPS.lookingUpTarget, call.signal, () => deps.sessions.lookup(targetId, call.signal), deps.log)
   if (!found.ok) {
     return found.cancelled

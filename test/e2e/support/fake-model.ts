@@ -2,7 +2,7 @@
  * A scripted stand-in for the remote LLM, served on 127.0.0.1.
  *
  * The DeepSeek Harness model adapter POSTs OpenAI-style `/chat/completions`
- * with `stream: true` (PRODUCT.md §2). This server answers every such request
+ * with `stream: true`. This server answers every such request
  * from a *scenario*: a function of the request (last user text, whether the
  * last message is a tool result, which tools are offered), so several
  * sessions, even in one harness process, can share one server and still get
@@ -140,7 +140,7 @@ function collectToolResults(messages: WireMessage[]): ToolResult[] {
   return results
 }
 
-/** Harness-injected user context (PRODUCT.md §4 prefixes). */
+/** Harness-injected user context (the prefixes docs/tools.md "sessions_read" lists). */
 export function isInjected(text: string): boolean {
   return /^(?:<system-reminder>|\[MNEMON\]|MNEMON RUNTIME MEMORY SNAPSHOT|Current runtime context\.)/.test(text)
 }

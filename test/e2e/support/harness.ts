@@ -4,7 +4,7 @@
  * - {@link makeHome}: a fresh `DSH_HOME` and workspace under the OS temp dir.
  * - {@link writePatch}: the `--patch` overlay that mounts the plugin under test
  *   (absolute path to the built `lib/plugin.js`) plus the logger sink, so
- *   load and activation errors are visible (PRODUCT.md §2).
+ *   load and activation errors are visible (rc.8 swallows them otherwise).
  * - {@link runHeadless}: one `dsh --profile headless` run (one fresh persisted
  *   session), bounded by a timeout, with stdout/stderr captured.
  * - {@link startWeb}: `dsh web --no-open` with its HTTP API, for live
@@ -160,14 +160,18 @@ export interface RunResult {
   timedOut: boolean
 }
 
-/** Spawn `node bin.js args…` and collect its output, killing it at `timeoutMs`. */
-export function runDsh(args: string[], options: { h: DshHome, model: Pick<FakeModel, 'url'>, cwd?: string, timeoutMs?: number, env?: Record<string, string> }): Promise<RunResult> {
+/**
+ * Spawn `node bin.js args…` and collect its output, killing it at `timeoutMs`.
+ * `onSpawn` gets the child at once (a test that kills it mid-run needs its pid).
+ */
+export function runDsh(args: string[], options: { h: DshHome, model: Pick<FakeModel, 'url'>, cwd?: string, timeoutMs?: number, env?: Record<string, string>, onSpawn?: (child: ChildProcess) => void }): Promise<RunResult> {
   const started = Date.now()
   const child = spawn(nodeBinary(), [DSH_BIN, ...args], {
     cwd: options.cwd ?? options.h.workspace,
     env: harnessEnv(options.h, options.model, options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  options.onSpawn?.(child)
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (part: Buffer) => { stdout += part.toString() })
@@ -308,7 +312,7 @@ export function messageText(message: any): string {
 }
 
 /** The user and assistant messages of a log, in order, as `{seq, role, text, source}`. */
-export function transcript(session: PersistedSession): Array<{ seq: number, type: string, role: string, text: string, source: any }> {
+export function transcript(session: Pick<PersistedSession, 'events'>): Array<{ seq: number, type: string, role: string, text: string, source: any }> {
   return session.events.flatMap(event => {
     if (event.type === 'user/message') return [{ seq: event.seq, type: event.type, role: 'user', text: messageText(event.data), source: event.data?.source }]
     if (event.type === 'assistant/message') return [{ seq: event.seq, type: event.type, role: 'assistant', text: messageText(event.data?.message), source: event.data?.message?.source }]

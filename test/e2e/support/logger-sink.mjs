@@ -2,7 +2,7 @@
  * A tiny Cordis plugin that makes the harness's log visible.
  *
  * The harness swallows plugin load and activation errors unless a logger
- * exporter is mounted (PRODUCT.md §2). The e2e patch mounts this row next to
+ * exporter is mounted. The e2e patch mounts this row next to
  * the plugin under test, so a broken mount shows up in the run's output and
  * in `$DSH_HOME/e2e-log.jsonl`, which tests read.
  *

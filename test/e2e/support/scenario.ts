@@ -11,7 +11,6 @@
  * round after it.
  * @module test/e2e/support/scenario
  */
-import { sleep, waitFor } from './harness.ts'
 import { isInjected, textOf, type ModelRequest, type Reply, type Scenario, type ScriptedCall, type ToolResult, type WireMessage } from './fake-model.ts'
 
 /** Where a request sits in its session's current turn. */
@@ -114,27 +113,26 @@ export function heldTurnScenario(mode: 'steer' | 'queue', target: () => string):
 
 /**
  * A cold sleeper woken by a caller, in one headless run of the caller:
- * `ROLE:A` says `Alpha is done for now`, and answers `reply` to a turn
- * `isPeerMessage` recognises. `ROLE:B` sends `body` (queue) to `target()`,
- * then keeps its own turn open until A has answered — headless tears down
- * sessions it woke when its own agent goes idle (PRODUCT.md §2) — and reads
- * A. Titles: `Alpha sleeper` and `Bravo caller`.
+ * `ROLE:A` says `Alpha is done for now`, and answers `reply` (after
+ * `replyDelayMs`, default 1500: longer than a headless run needs to exit)
+ * to a turn `isPeerMessage` recognises. `ROLE:B` sends `body` (queue) to
+ * `target()` and, at its very next step, reads A. Nothing in the script
+ * keeps B's run open for A's answer: a headless run ends when its own
+ * session is idle and disposes the sessions it woke
+ * (`@deepseek-ai/dsh-headless@0.1.0-rc.8` lib/index.js), so A's reply is in
+ * the read only because the send waited for A's turn to end
+ * (`answerWaitMs`, docs/tools.md "sessions_send"). Titles: `Alpha sleeper`
+ * and `Bravo caller`.
  */
-export function sleeperScenario(options: { target: () => string, body: string, isPeerMessage: (trigger: string) => boolean, reply: string }): { actors: Record<string, ActorScript>, title: (request: ModelRequest) => string } {
-  let replied = false
+export function sleeperScenario(options: { target: () => string, body: string, isPeerMessage: (trigger: string) => boolean, reply: string, replyDelayMs?: number }): { actors: Record<string, ActorScript>, title: (request: ModelRequest) => string } {
   const actors: Record<string, ActorScript> = {
     'ROLE:A': turn => {
       if (!options.isPeerMessage(turn.trigger)) return { text: 'Alpha is done for now' }
-      replied = true
-      return { text: options.reply }
+      return { text: options.reply, delayMs: options.replyDelayMs ?? 1500 }
     },
     'ROLE:B': steps([
       () => ({ name: 'sessions_send', args: { session_id: options.target(), message: options.body, mode: 'queue' } }),
-      async () => {
-        await waitFor(() => replied, 'the woken session to answer', 30_000)
-        await sleep(1500)
-        return { name: 'sessions_read', args: { session_id: options.target() } }
-      },
+      () => ({ name: 'sessions_read', args: { session_id: options.target() } }),
     ], 'B done'),
   }
   return { actors, title: request => (request.allUserText.includes('ROLE:A') ? 'Alpha sleeper' : 'Bravo caller') }

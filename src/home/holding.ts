@@ -1,0 +1,139 @@
+/**
+ * The sessions this process holds live, and the delivery to each: hold a
+ * session in the store when it goes live here, claim and admit what waits
+ * for it one session at a time in posting order
+ * (`home/owner-delivery.ts`), settle each from its log, and record it once
+ * the harness has written that log to disk.
+ *
+ * @module dsh-cross-session/home/holding
+ */
+
+import type { HostAgent, HostAgents } from '../host.js'
+import { isSubagent, readHeader } from '../sessions.js'
+import { admitClaimed, hasFound, recordFound, settle, type HeldSession } from './owner-delivery.js'
+import { reofferUnanswered } from './reoffer.js'
+import { PerSession } from './per-session.js'
+import type { HomeStore, LetGo } from './store.js'
+import type { StoreWatch } from './store-watch.js'
+
+/** What holding needs from its process. */
+export interface HoldingHost {
+  readonly agents: HostAgents
+  readonly log: (message: string) => void
+  /** Write a live session's log to disk now (rc.8 `ctx.sessions.flush`); absent: nothing to wait for. */
+  readonly flush?: (agent: HostAgent) => Promise<unknown>
+}
+
+/** The sessions held live here. */
+export class Holdings {
+  private readonly store: HomeStore
+  private readonly watch: StoreWatch
+  private readonly host: HoldingHost
+  private readonly held = new Map<string, HeldSession>()
+  private readonly work = new PerSession((sessionId, error) => this.host.log(`delivering stored messages to ${sessionId} failed: ${String(error)}`))
+  /** Set once the runtime stops: nothing new is held or delivered. */
+  stopped = false
+
+  constructor(store: HomeStore, watch: StoreWatch, host: HoldingHost) {
+    this.store = store
+    this.watch = watch
+    this.host = host
+  }
+
+  /** The ids held live here. */
+  ids(): string[] {
+    return [...this.held.keys()]
+  }
+
+  /** A session went live here: hold it (top-level only) and deliver what waits for it. */
+  track(agent: HostAgent): void {
+    if (this.stopped || this.held.has(agent.id)) return
+    const header = readHeader(agent.session?.header)
+    if (header === undefined || isSubagent(header)) return
+    const held = this.store.markLive(agent.id)
+    if (!held.ok) {
+      this.host.log(`session ${agent.id} is live here and also held by dsh process ${held.holder.tag.pid}; the harness opened it here without a wake through this package`)
+      return
+    }
+    this.held.set(agent.id, { target: agent.id, awaiting: new Set(), found: new Map(), scanned: agent.session.events.length })
+    void this.drain(agent.id)
+  }
+
+  /**
+   * A session this package woke here (through a send or an adoption): hold
+   * it, offer again what its last turn was cut off before answering, then
+   * deliver what waits for it before anything newer.
+   */
+  async holdWoken(agent: HostAgent): Promise<void> {
+    this.track(agent)
+    if (this.held.has(agent.id)) reofferUnanswered(this.store, agent)
+    await this.drain(agent.id)
+  }
+
+  /** A session stopped being live here: let it go; what it had claimed and not recorded returns to pending. */
+  untrack(sessionId: string, how: LetGo = 'released'): void {
+    const held = this.held.get(sessionId)
+    const agent = this.host.agents.get(sessionId)
+    if (held !== undefined && agent !== undefined) settle(this.store, agent, held)
+    // Nothing found is recorded here: rc.8 starts writing a disposed session's log only after `agent/disposed`
+    // (`@deepseek-ai/dsh-agent-loop@0.1.0-rc.8` lib/index.js: `detachAgent`, then `detachSession`, whose
+    // `session/disposed` starts the drain), so a SIGKILL meanwhile would lose it. It returns to pending with
+    // its claim, and the next holder finds it in the log on disk (docs/architecture.md §8).
+    this.held.delete(sessionId)
+    this.store.release(sessionId, how)
+    this.watch.poke()
+  }
+
+  /** Whether this process holds `sessionId` live. */
+  holds(sessionId: string): boolean {
+    return this.held.has(sessionId)
+  }
+
+  /** Something was appended to a session's log here. */
+  onSessionEvent(sessionId: string): void {
+    const held = this.held.get(sessionId)
+    const agent = held === undefined ? undefined : this.host.agents.get(sessionId)
+    if (held === undefined || agent === undefined) return
+    if (settle(this.store, agent, held)) this.watch.poke()
+    if (hasFound(held)) this.persistFound(sessionId)
+  }
+
+  /**
+   * Claim and admit, in posting order, every message waiting for `sessionId`
+   * (which must be live here and held). Resolves once all are admitted.
+   */
+  drain(sessionId: string): Promise<void> {
+    return this.work.queue(sessionId, () => this.drainNow(sessionId))
+  }
+
+  private drainNow(sessionId: string): void {
+    const held = this.held.get(sessionId)
+    // A read first: most drains (every wake, every session going live) find nothing waiting, and pay no lookup and no write.
+    if (this.stopped || held === undefined || !this.store.waiting().has(sessionId)) return
+    const agent = this.host.agents.get(sessionId)
+    if (agent === undefined) return
+    const claimed = this.store.claim(sessionId)
+    if (claimed.length === 0) return
+    for (const messageId of admitClaimed(this.store, agent, held, claimed, this.host.log)) held.awaiting.add(messageId)
+    settle(this.store, agent, held)
+    if (hasFound(held)) this.persistFound(sessionId)
+    this.watch.poke()
+  }
+
+  /**
+   * Record what was found in `sessionId`'s log once the harness has written
+   * it to disk (`sessions.flush`); one flush at a time per session. A failed
+   * flush is reported and left for the next tick.
+   */
+  private persistFound(sessionId: string): void {
+    this.work.coalesce(sessionId, async () => {
+      const held = this.held.get(sessionId)
+      const agent = this.host.agents.get(sessionId)
+      if (held === undefined || agent === undefined || !hasFound(held)) return
+      const batch = new Set(held.found.keys())
+      const answeredAt = held.answeredAt
+      await this.host.flush?.(agent)
+      if (recordFound(this.store, held, batch, answeredAt)) this.watch.poke()
+    })
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * One process's connection to the home store: the prepared-statement cache,
+ * the `BEGIN IMMEDIATE` transaction every transition runs in, the liveness
+ * probe, and the reads both halves of the store share
+ * (`home/store-messages.ts`, `home/store-sqlite.ts`).
+ *
+ * @module dsh-cross-session/home/store-connection
+ */
+
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import { statSync } from 'node:fs'
+import type { ProcessTag } from './paths.js'
+import { holderTag, sameTag, type HolderRow } from './store-schema.js'
+
+type Alive = (tag: ProcessTag) => boolean
+
+/** The connection and the helpers every transition uses. */
+export class StoreConnection {
+  readonly self: ProcessTag
+  protected readonly db: DatabaseSync
+  protected readonly path: string
+  protected readonly alive: Alive
+  protected readonly now: () => number
+  private dataVersion = -1
+  private readonly statements = new Map<string, StatementSync>()
+
+  /**
+   * @param db - an open database with the schema applied (`openHomeStore`).
+   * @param path - the database file (for {@link bytes}).
+   * @param self - this process.
+   * @param alive - liveness of another process, judged inside each transition.
+   * @param now - clock, ms.
+   */
+  constructor(db: DatabaseSync, path: string, self: ProcessTag, alive: Alive, now: () => number = Date.now) {
+    this.db = db
+    this.path = path
+    this.self = self
+    this.alive = tag => sameTag(tag, self) || alive(tag)
+    this.now = now
+  }
+
+  /** One prepared statement per SQL text, kept for the connection's life (a handful of texts). */
+  protected sql(text: string): StatementSync {
+    let statement = this.statements.get(text)
+    if (statement === undefined) this.statements.set(text, statement = this.db.prepare(text))
+    return statement
+  }
+
+  protected tx<T>(work: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE')
+    try {
+      const result = work()
+      this.db.exec('COMMIT')
+      return result
+    } catch (error: unknown) {
+      try {
+        this.db.exec('ROLLBACK')
+      } catch {
+        // Already rolled back by SQLite (e.g. SQLITE_FULL): nothing to undo.
+      }
+      throw error
+    }
+  }
+
+  protected row(sessionId: string): HolderRow | undefined {
+    return this.sql('SELECT * FROM holders WHERE session_id = ?').get(sessionId) as HolderRow | undefined
+  }
+
+  protected livingHolder(row: HolderRow | undefined): ProcessTag | undefined {
+    const tag = holderTag(row)
+    return tag !== undefined && this.alive(tag) ? tag : undefined
+  }
+
+  /** Claims of dead processes on `sessionId` go back to pending (inside a transaction). */
+  protected revertDeadClaims(sessionId: string): void {
+    const claimed = this.sql('SELECT n, claimer_pid AS pid, claimer_start AS start FROM messages WHERE target = ? AND state = \'claimed\'').all(sessionId) as Array<{ n: number, pid: number, start: number }>
+    for (const claim of claimed) {
+      if (!this.alive(claim)) this.sql('UPDATE messages SET state = \'pending\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE n = ?').run(this.now(), claim.n)
+    }
+  }
+
+  changed(): boolean {
+    const { data_version: version } = this.sql('PRAGMA data_version').get() as { data_version: number }
+    const changed = version !== this.dataVersion
+    this.dataVersion = version
+    return changed
+  }
+
+  bytes(): number {
+    let total = 0
+    for (const suffix of ['', '-wal']) {
+      try {
+        total += statSync(`${this.path}${suffix}`).size
+      } catch {
+        // No WAL file right after a checkpoint.
+      }
+    }
+    return total
+  }
+
+  close(): void {
+    try {
+      this.db.close()
+    } catch {
+      // Already closed.
+    }
+  }
+}

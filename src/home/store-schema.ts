@@ -1,0 +1,130 @@
+/**
+ * The tables of the home store (docs/architecture.md §8) and how a row maps
+ * to the port's shapes. One database per `DSH_HOME`:
+ * `$DSH_HOME/cross-session/store.sqlite`.
+ *
+ * - `processes`: one row per process of this package on the home (pid +
+ *   start time), and whether it is a long-lived host.
+ * - `holders`: one row per session ever held, so "at most one holder" is a
+ *   primary key; `pid`/`start` are null when nobody holds it, and `let_go*`
+ *   say how the last holder let it go.
+ * - `messages`: one row per message addressed to a session held elsewhere
+ *   (or handed to another process to wake); `n` is the posting order.
+ *
+ * @module dsh-cross-session/home/store-schema
+ */
+
+import type { ProcessTag } from './paths.js'
+import type { Holder, HolderView, LetGo, MessageState, StoredMessage } from './store.js'
+
+/** Schema version kept in `meta`; a store of another version is rebuilt. */
+export const STORE_VERSION = '1'
+
+/** The schema, idempotent. */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+CREATE TABLE IF NOT EXISTS processes (
+  pid INTEGER NOT NULL, start INTEGER NOT NULL,
+  long_lived INTEGER NOT NULL, joined_at INTEGER NOT NULL,
+  PRIMARY KEY (pid, start)) STRICT;
+CREATE TABLE IF NOT EXISTS holders (
+  session_id TEXT PRIMARY KEY,
+  pid INTEGER, start INTEGER,
+  state TEXT NOT NULL CHECK (state IN ('waking', 'live', 'free')),
+  woke INTEGER NOT NULL DEFAULT 0,
+  since INTEGER NOT NULL,
+  let_go TEXT, let_go_pid INTEGER, let_go_at INTEGER) STRICT;
+CREATE TABLE IF NOT EXISTS messages (
+  n INTEGER PRIMARY KEY AUTOINCREMENT,
+  message_id TEXT NOT NULL UNIQUE,
+  target TEXT NOT NULL, sender TEXT NOT NULL, hop INTEGER NOT NULL,
+  mode TEXT NOT NULL CHECK (mode IN ('queue', 'steer')),
+  text TEXT NOT NULL, may_wake INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('pending', 'claimed', 'recorded', 'refused')),
+  claimer_pid INTEGER, claimer_start INTEGER,
+  seq INTEGER, running INTEGER, reason TEXT,
+  answered_seq INTEGER, reoffered INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL) STRICT;
+CREATE INDEX IF NOT EXISTS messages_by_target ON messages (target, state, n);
+CREATE INDEX IF NOT EXISTS messages_waiting ON messages (target) WHERE state IN ('pending', 'claimed');
+CREATE INDEX IF NOT EXISTS messages_by_claimer ON messages (claimer_pid, claimer_start) WHERE state = 'claimed';
+CREATE INDEX IF NOT EXISTS messages_done ON messages (updated_at) WHERE state IN ('recorded', 'refused');
+CREATE INDEX IF NOT EXISTS holders_by_pid ON holders (pid, start);
+`
+
+/** A `holders` row as read. */
+export interface HolderRow {
+  readonly session_id: string
+  readonly pid: number | null
+  readonly start: number | null
+  readonly state: 'waking' | 'live' | 'free'
+  readonly woke: number
+  readonly let_go: LetGo | null
+  readonly let_go_pid: number | null
+  readonly let_go_at: number | null
+}
+
+/** A `messages` row as read. */
+export interface MessageRow {
+  readonly n: number
+  readonly message_id: string
+  readonly target: string
+  readonly sender: string
+  readonly hop: number
+  readonly mode: 'queue' | 'steer'
+  readonly text: string
+  readonly may_wake: number
+  readonly state: MessageState
+  readonly claimer_pid: number | null
+  readonly claimer_start: number | null
+  readonly seq: number | null
+  readonly running: number | null
+  readonly reason: string | null
+  readonly answered_seq: number | null
+  readonly created_at: number
+}
+
+/** The holder of a row, when it names one (alive or not). */
+export function holderTag(row: Pick<HolderRow, 'pid' | 'start'> | undefined): ProcessTag | undefined {
+  return row?.pid === null || row?.pid === undefined ? undefined : { pid: row.pid, start: row.start ?? 0 }
+}
+
+/** A row's living holder. */
+export function holderOf(row: HolderRow, tag: ProcessTag): Holder {
+  return { tag, state: row.state === 'waking' ? 'waking' : 'live', woke: row.woke === 1 }
+}
+
+/** How the last holder of a row let go, when known: it let go (`let_go`), or it holds it and is dead. */
+export function lastLetGo(row: HolderRow | undefined, alive: (tag: ProcessTag) => boolean): HolderView['lastLetGo'] {
+  if (row === undefined) return undefined
+  const tag = holderTag(row)
+  if (tag !== undefined) return alive(tag) ? undefined : { how: 'died', pid: tag.pid, at: undefined }
+  if (row.let_go === null || row.let_go_pid === null) return undefined
+  return { how: row.let_go, pid: row.let_go_pid, at: row.let_go_at ?? undefined }
+}
+
+/** Whether two tags name the same process. */
+export function sameTag(a: ProcessTag | undefined, b: ProcessTag | undefined): boolean {
+  return a !== undefined && b !== undefined && a.pid === b.pid && a.start === b.start
+}
+
+/** A `messages` row as the port's {@link StoredMessage}. */
+export function messageOf(row: MessageRow): StoredMessage {
+  return {
+    order: row.n,
+    messageId: row.message_id,
+    target: row.target,
+    sender: row.sender,
+    hop: row.hop,
+    mode: row.mode,
+    text: row.text,
+    mayWake: row.may_wake === 1,
+    state: row.state,
+    ...(row.claimer_pid === null ? {} : { claimer: { pid: row.claimer_pid, start: row.claimer_start ?? 0 } }),
+    ...(row.seq === null ? {} : { seq: row.seq }),
+    ...(row.running === null ? {} : { running: row.running === 1 }),
+    ...(row.reason === null ? {} : { reason: row.reason }),
+    ...(row.answered_seq === null ? {} : { answeredSeq: row.answered_seq }),
+    createdAt: row.created_at,
+  }
+}

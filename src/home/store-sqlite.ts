@@ -1,0 +1,110 @@
+/**
+ * The home store in SQLite (`node:sqlite` `DatabaseSync`, as rc.8's own
+ * `@deepseek-ai/dsh-session-query-sqlite@0.1.0-rc.8` lib/index.js opens its
+ * database): WAL, `busy_timeout`, and every transition of the port one
+ * `BEGIN IMMEDIATE` transaction, so the write lock is taken before the first
+ * read and two processes never decide on the same rows at once.
+ *
+ * Opening (`home/store-open.ts`) creates the file 0600 in a 0700 directory.
+ *
+ * @module dsh-cross-session/home/store-sqlite
+ */
+
+import type { ProcessTag } from './paths.js'
+import type { Board, HoldOutcome, HomeStore, LetGo } from './store.js'
+import { StoreMessages } from './store-messages.js'
+import { holderOf, holderTag, lastLetGo, sameTag, type HolderRow } from './store-schema.js'
+
+export { MAX_WAITING_PER_TARGET } from './store-messages.js'
+
+/** The SQLite home store of one process: the holder half here, the message half in {@link StoreMessages}. */
+export class SqliteHomeStore extends StoreMessages implements HomeStore {
+  join(longLived: boolean): void {
+    this.tx(() => {
+      this.sql('INSERT OR REPLACE INTO processes (pid, start, long_lived, joined_at) VALUES (?, ?, ?, ?)').run(this.self.pid, this.self.start, longLived ? 1 : 0, this.now())
+    })
+  }
+
+  leave(how: LetGo): void {
+    this.tx(() => {
+      const { pid, start } = this.self
+      this.sql('UPDATE messages SET state = \'pending\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE state = \'claimed\' AND claimer_pid = ? AND claimer_start = ?').run(this.now(), pid, start)
+      this.sql('UPDATE holders SET pid = NULL, start = NULL, state = \'free\', woke = 0, let_go = ?, let_go_pid = ?, let_go_at = ? WHERE pid = ? AND start = ?').run(how, pid, this.now(), pid, start)
+      this.sql('DELETE FROM processes WHERE pid = ? AND start = ?').run(pid, start)
+    })
+  }
+
+  private hold(sessionId: string, state: 'waking' | 'live'): HoldOutcome {
+    return this.tx(() => {
+      const row = this.row(sessionId)
+      const living = this.livingHolder(row)
+      if (living !== undefined && !sameTag(living, this.self)) return { ok: false, holder: holderOf(row!, living) }
+      const already = living !== undefined
+      const previous = already ? undefined : lastLetGo(row, this.alive)
+      // A dead holder is replaced here, in the transaction that installs this one; its claims return to pending.
+      if (!already) this.revertDeadClaims(sessionId)
+      const woke = state === 'waking' || (already && row!.woke === 1) ? 1 : 0
+      const next = already && row!.state === 'live' ? 'live' : state
+      this.sql(`INSERT INTO holders (session_id, pid, start, state, woke, since, let_go, let_go_pid, let_go_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (session_id) DO UPDATE SET pid = excluded.pid, start = excluded.start, state = excluded.state, woke = excluded.woke, since = excluded.since,
+          let_go = excluded.let_go, let_go_pid = excluded.let_go_pid, let_go_at = excluded.let_go_at`)
+        .run(sessionId, this.self.pid, this.self.start, next, woke, this.now(), previous?.how ?? null, previous?.pid ?? null, previous?.at ?? null)
+      return previous === undefined ? { ok: true, already } : { ok: true, already, previous }
+    })
+  }
+
+  acquire(sessionId: string): HoldOutcome {
+    return this.hold(sessionId, 'waking')
+  }
+
+  markLive(sessionId: string): HoldOutcome {
+    return this.hold(sessionId, 'live')
+  }
+
+  release(sessionId: string, how: LetGo): void {
+    this.tx(() => {
+      const { pid, start } = this.self
+      // A wake that failed wrote nothing to the log: the row keeps what it knew of the holder before.
+      const changed = how === 'wake-failed'
+        ? this.sql('UPDATE holders SET pid = NULL, start = NULL, state = \'free\', woke = 0 WHERE session_id = ? AND pid = ? AND start = ?').run(sessionId, pid, start)
+        : this.sql('UPDATE holders SET pid = NULL, start = NULL, state = \'free\', woke = 0, let_go = ?, let_go_pid = ?, let_go_at = ? WHERE session_id = ? AND pid = ? AND start = ?').run(how, pid, this.now(), sessionId, pid, start)
+      if (Number(changed.changes) === 0) return
+      this.sql('UPDATE messages SET state = \'pending\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE target = ? AND state = \'claimed\' AND claimer_pid = ? AND claimer_start = ?').run(this.now(), sessionId, pid, start)
+    })
+  }
+
+  view(sessionId: string) {
+    const row = this.row(sessionId)
+    const living = this.livingHolder(row)
+    if (living !== undefined) return { holder: holderOf(row!, living) }
+    const letGo = lastLetGo(row, this.alive)
+    return letGo === undefined ? {} : { lastLetGo: letGo }
+  }
+
+  board(): Board {
+    const elsewhere = new Map<string, ReturnType<typeof holderOf>>()
+    const letGo = new Map<string, NonNullable<ReturnType<typeof lastLetGo>>>()
+    const verdicts = new Map<string, boolean>()
+    const alive = (tag: ProcessTag): boolean => {
+      const key = `${tag.pid}.${tag.start}`
+      let verdict = verdicts.get(key)
+      if (verdict === undefined) verdicts.set(key, verdict = this.alive(tag))
+      return verdict
+    }
+    for (const row of this.sql('SELECT * FROM holders WHERE pid IS NOT NULL OR let_go IS NOT NULL').all() as unknown as HolderRow[]) {
+      const tag = holderTag(row)
+      if (tag !== undefined && alive(tag)) {
+        if (!sameTag(tag, this.self)) elsewhere.set(row.session_id, holderOf(row, tag))
+        continue
+      }
+      const gone = lastLetGo(row, alive)
+      if (gone !== undefined) letGo.set(row.session_id, gone)
+    }
+    return { elsewhere, letGo }
+  }
+
+  longLivedHost(): ProcessTag | undefined {
+    const rows = this.sql('SELECT pid, start FROM processes WHERE long_lived = 1 ORDER BY joined_at').all() as Array<{ pid: number, start: number }>
+    return rows.map(row => ({ pid: row.pid, start: row.start })).find(tag => !sameTag(tag, this.self) && this.alive(tag))
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Notice, cheaply, when another process commits to the home store.
+ *
+ * Two sources, both unref'd so nothing keeps a headless run alive:
+ * - `fs.watch` on the store's directory (a commit writes the `-wal` file, so
+ *   inotify reports it within milliseconds);
+ * - a fallback poll of `PRAGMA data_version` (one statement, a few µs), for
+ *   file systems where watching reports nothing.
+ *
+ * Either runs the listeners once per observed change; a burst of events
+ * schedules one run.
+ *
+ * @module dsh-cross-session/home/store-watch
+ */
+
+import { watch, type FSWatcher } from 'node:fs'
+import type { HomeStore } from './store.js'
+
+/** Fallback poll of the store while idle, ms. */
+export const STORE_POLL_MS = 1000
+
+/** Interval at which {@link StoreWatch.until} probes again without a change, ms. */
+const REPROBE_MS = 250
+/** Delays of the re-checks after a file event, ms. */
+const RECHECK_MS = [5, 25, 100, 250] as const
+
+/** Watches one store; listeners run after each change by another process (and on {@link StoreWatch.poke}). */
+export class StoreWatch {
+  private readonly store: HomeStore
+  private readonly listeners = new Set<() => void>()
+  private watcher: FSWatcher | undefined
+  private timer: ReturnType<typeof setInterval> | undefined
+  private scheduled = false
+  private lastBurst = 0
+
+  constructor(store: HomeStore, dir: string, pollMs: number = STORE_POLL_MS) {
+    this.store = store
+    try {
+      this.watcher = watch(dir, { persistent: false }, () => this.checkSoon())
+      this.watcher.on('error', () => this.watcher?.close())
+    } catch {
+      // Watching is an optimisation; the poll below still notices changes.
+    }
+    this.timer = setInterval(() => this.check(), pollMs)
+    this.timer.unref?.()
+  }
+
+  /** Run `listener` after each change; returns its removal. */
+  listen(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Run the listeners soon, whether or not another process changed anything (this process did). */
+  poke(): void {
+    this.schedule()
+  }
+
+  /**
+   * A file event can precede the commit it belongs to (the writer updates
+   * the WAL index after its last write), so look again shortly after.
+   */
+  private checkSoon(): void {
+    this.check()
+    // One commit fires several events: one burst of re-checks per few ms is enough.
+    const now = Date.now()
+    if (now - this.lastBurst < RECHECK_MS[0]) return
+    this.lastBurst = now
+    for (const ms of RECHECK_MS) setTimeout(() => this.check(), ms).unref?.()
+  }
+
+  private check(): void {
+    try {
+      if (this.store.changed()) this.schedule()
+    } catch {
+      // A closed store (shutdown under way): nothing to notice.
+    }
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return
+    this.scheduled = true
+    setImmediate(() => {
+      this.scheduled = false
+      for (const listener of [...this.listeners]) listener()
+    }).unref?.()
+  }
+
+  /**
+   * Wait until `probe()` returns a value, re-probing after each change, at most `timeoutMs`.
+   * @returns the value, or the last probe's `undefined` when the bound or the signal ended the wait.
+   */
+  async until<T>(probe: () => T | undefined, timeoutMs: number, signal: AbortSignal): Promise<T | undefined> {
+    const first = probe()
+    if (first !== undefined || timeoutMs <= 0 || signal.aborted) return first
+    return await new Promise<T | undefined>(resolve => {
+      let done = false
+      const finish = (value: T | undefined): void => {
+        if (done) return
+        done = true
+        clearTimeout(timer)
+        clearInterval(again)
+        remove()
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      }
+      const onAbort = (): void => finish(probe())
+      const look = (): void => {
+        const value = probe()
+        if (value !== undefined) finish(value)
+      }
+      const remove = this.listen(look)
+      // Also look now and then: a probe may depend on time or on other processes' liveness, not only on commits.
+      const again = setInterval(look, REPROBE_MS)
+      again.unref?.()
+      const timer = setTimeout(() => finish(probe()), timeoutMs)
+      timer.unref?.()
+      signal.addEventListener('abort', onAbort, { once: true })
+    })
+  }
+
+  stop(): void {
+    this.watcher?.close()
+    this.watcher = undefined
+    if (this.timer !== undefined) clearInterval(this.timer)
+    this.timer = undefined
+    this.listeners.clear()
+  }
+}

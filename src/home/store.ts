@@ -1,0 +1,160 @@
+/**
+ * The home store port: every piece of state shared between the `dsh`
+ * processes of one `DSH_HOME` — which process holds each session, how its
+ * last holder let go, and the messages addressed to sessions held elsewhere
+ * with their delivery states — behind one small interface.
+ *
+ * Each method is one atomic transition (in the SQLite store, one
+ * `BEGIN IMMEDIATE` transaction, `home/store-sqlite.ts`); a caller never
+ * composes two of them into one decision. Liveness of another process is
+ * judged inside the transition by the `alive` probe the store was opened
+ * with (pid + start time, `home/process-tag.ts`), so "a dead holder is
+ * replaced" and "the new holder is installed" are one step.
+ *
+ * Invariants (docs/architecture.md §8, checked by the crash-schedule tests):
+ * - **one holder**: at most one living process holds a session (one row per
+ *   session);
+ * - **one message state**: `pending → claimed → recorded` (or `refused`); a
+ *   claim goes back to `pending` when its claimer dies or lets the session
+ *   go; a message is never deleted before it is recorded or refused, and an
+ *   id is admitted once;
+ * - **order**: per target, claims come out in posting order, so per
+ *   sender→target messages are delivered first in, first out.
+ *
+ * @module dsh-cross-session/home/store
+ */
+
+import type { ProcessTag } from './paths.js'
+
+/** How a holder let a session go (kept on the session's row). */
+export type LetGo = 'released' | 'exited' | 'died' | 'wake-failed'
+
+/** A living holder of a session. */
+export interface Holder {
+  readonly tag: ProcessTag
+  /** `waking`: a wake is under way; `live`: the session is live there. */
+  readonly state: 'waking' | 'live'
+  /** Whether that process woke it (rather than a user opening it there). */
+  readonly woke: boolean
+}
+
+/** What the store knows about one session's holders, for one session. */
+export interface HolderView {
+  /** Its living holder, if any. */
+  readonly holder?: Holder
+  /**
+   * Set when the last process of this package that held it is gone (it let
+   * go, or it died holding it): ms when it let go (`undefined` for a death,
+   * whose moment is unknown) and how.
+   */
+  readonly lastLetGo?: { readonly how: LetGo, readonly pid: number, readonly at: number | undefined }
+}
+
+/** The board: every session held by another living process, and whose last holder is known gone. */
+export interface Board {
+  readonly elsewhere: ReadonlyMap<string, Holder>
+  readonly letGo: ReadonlyMap<string, NonNullable<HolderView['lastLetGo']>>
+}
+
+/** Outcome of {@link HomeStore.acquire} and {@link HomeStore.markLive}. */
+export type HoldOutcome =
+  | { readonly ok: true, readonly already: boolean, readonly previous?: HolderView['lastLetGo'] }
+  | { readonly ok: false, readonly holder: Holder }
+
+/** A message as posted by its sender (after every check of a local send). */
+export interface NewMessage {
+  /** The request id: the delivered `user/message` id; unique. */
+  readonly messageId: string
+  readonly target: string
+  readonly sender: string
+  readonly hop: number
+  readonly mode: 'queue' | 'steer'
+  /** The text the target receives (framed or not). */
+  readonly text: string
+  /** Whether the sender allowed waking the target (its `allowResume`). */
+  readonly mayWake: boolean
+}
+
+/** Delivery state of one message. */
+export type MessageState = 'pending' | 'claimed' | 'recorded' | 'refused'
+
+/** One stored message. */
+export interface StoredMessage extends NewMessage {
+  /** Posting order (per home). */
+  readonly order: number
+  readonly state: MessageState
+  readonly claimer?: ProcessTag
+  /** Where the target's log holds it (`recorded`). */
+  readonly seq?: number
+  /** Whether the target was running a turn when its holder admitted it. */
+  readonly running?: boolean
+  /** Why it was refused (`refused`): this package's own text. */
+  readonly reason?: string
+  /** Seq of the `turn/end` of the turn that answered it, once known. */
+  readonly answeredSeq?: number
+  readonly createdAt: number
+}
+
+/** Outcome of {@link HomeStore.post}. */
+export type PostOutcome =
+  | { readonly ok: true, readonly message: StoredMessage, readonly duplicate: boolean }
+  | { readonly ok: false, readonly reason: 'full' }
+
+/** The store port. Every method is synchronous and atomic; none throws on a missing row. */
+export interface HomeStore {
+  /** This process (pid + start time). */
+  readonly self: ProcessTag
+  /** Register this process; `longLived`: it is a host that outlives its sessions' turns (`dsh web`). */
+  join(longLived: boolean): void
+  /** This process stops: let go of every session it holds (as `how`) and return its claims to `pending`. */
+  leave(how: LetGo): void
+  /** Take `sessionId` for a wake: succeeds when nobody living holds it (a dead holder is replaced in the same step). */
+  acquire(sessionId: string): HoldOutcome
+  /** `sessionId` is live here (opened by a user, or woken): hold it, unless a living other process does. */
+  markLive(sessionId: string): HoldOutcome
+  /**
+   * Let `sessionId` go (only if this process holds it); its claims here
+   * return to `pending`. `wake-failed`: nothing was written to its log, so the
+   * row keeps what it knew of the holder before this one.
+   */
+  release(sessionId: string, how: LetGo): void
+  /** One session's holder view. */
+  view(sessionId: string): HolderView
+  /** Every session held by another living process, and whose last holder is known gone (one query). */
+  board(): Board
+  /** Another living long-lived process of this package on the home, if any (the one that joined first). */
+  longLivedHost(): ProcessTag | undefined
+  /** Post a message; a repeated id returns the stored one. Refused when its target has too many waiting. */
+  post(message: NewMessage): PostOutcome
+  /** Claim, in posting order, every message for `sessionId` that is pending or whose claimer is dead — only while this process holds it live. */
+  claim(sessionId: string): StoredMessage[]
+  /** The target's log holds it at `seq`: `claimed` by this process → `recorded`. */
+  record(messageId: string, seq: number, running: boolean): boolean
+  /** Every claim of this process goes back to `pending` (a new runtime of this process starts with nothing in flight). */
+  unclaimAll(): void
+  /** A claim of this process goes back to `pending` (its insertion was cancelled, or the session went away). */
+  unclaim(messageId: string): void
+  /** A claim of this process is refused (malformed, misaddressed): never delivered. */
+  refuse(messageId: string, reason: string): void
+  /** The target no longer exists: every message waiting for it (nobody living holds it) is refused with `reason`. @returns how many. */
+  refuseWaiting(sessionId: string, reason: string): number
+  /** A turn of `sessionId` ended completed at `turnEndSeq`: every recorded message before it is answered. */
+  answered(sessionId: string, turnEndSeq: number): void
+  /** Recorded messages of `sessionId` that no turn answered and that were not yet re-offered; marks them re-offered. */
+  takeUnanswered(sessionId: string): StoredMessage[]
+  /** Targets with messages pending or claimed (a read, no lock): which sessions a holder should claim for. */
+  waiting(): Set<string>
+  /** Sessions whose row names this process as holder. */
+  heldHere(): string[]
+  /** One message, or `undefined` once swept. */
+  message(messageId: string): StoredMessage | undefined
+  /** Sessions with messages that may wake them and no living holder (for a long-lived host to adopt). */
+  adoptable(): string[]
+  /** Drop recorded and refused messages older than `retainMs`, and rows of dead processes. @returns messages dropped. */
+  sweep(now: number, retainMs: number): number
+  /** Whether another connection committed since the last call (cheap: `PRAGMA data_version`). */
+  changed(): boolean
+  /** Bytes on disk (database + WAL), for the bench. */
+  bytes(): number
+  close(): void
+}
