@@ -15,8 +15,8 @@
  * @module bench/budgets
  */
 
-import { MAX_TRACKED_ENTRIES } from '../src/limits.js'
-import { DEFAULT_SETTINGS } from '../src/settings.js'
+import { MAX_TRACKED_ENTRIES } from '../src/model/limits.js'
+import { DEFAULT_SETTINGS } from '../src/settings/resolve.js'
 import type { LimiterRow } from './cases.js'
 import type { CrossProcessResult } from './home/cross-process.js'
 import type { RealResult } from './home/real.js'

@@ -7,8 +7,8 @@
  * @module bench/cases
  */
 
-import { DEFAULT_SETTINGS } from '../src/settings.js'
-import { callIdentity, SendLimits } from '../src/limits.js'
+import { DEFAULT_SETTINGS } from '../src/settings/resolve.js'
+import { callIdentity, SendLimits } from '../src/model/limits.js'
 import { parametersOf, TOOL_DESCRIPTIONS } from '../src/tools/definitions.js'
 import { sessionsList } from '../src/tools/sessions-list.js'
 import { sessionsRead } from '../src/tools/sessions-read.js'

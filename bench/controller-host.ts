@@ -15,7 +15,7 @@
 import { performance } from 'node:perf_hooks'
 import { buildFrame, parseFrame } from '../src/framing.js'
 import { apply } from '../src/plugin.js'
-import { DEFAULT_SETTINGS } from '../src/settings.js'
+import { DEFAULT_SETTINGS } from '../src/settings/resolve.js'
 import { withController } from '../test/support/controller-host.js'
 import { FakeHost } from '../test/support/fake-host.js'
 import type { Verdict } from './budgets.js'

@@ -7,8 +7,8 @@
  * @module bench/settings
  */
 import type { Context } from '@deepseek-ai/cordis'
-import { SettingsSource } from '../src/settings-source.js'
-import { attachSettings, type SettingsContext } from '../src/settings-wiring.js'
+import { SettingsSource } from '../src/settings/source.js'
+import { attachSettings, type SettingsContext } from '../src/settings/wiring.js'
 import { realRoot, settle, type MemorySettings } from '../test/support/memory-settings.js'
 
 export interface SettingsReadCost {

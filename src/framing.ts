@@ -26,8 +26,8 @@
  */
 
 import { customAlphabet } from 'nanoid'
-import type { SendMode } from './schemas.js'
-import { clipLine, oneLine } from './text.js'
+import type { SendMode } from './model/schemas.js'
+import { clipLine, oneLine } from './core/text.js'
 
 /** First line of every frame (seed 004). */
 export const FRAME_INTRO = 'Cross-session message from another session of this harness.'

@@ -12,9 +12,9 @@
  * @module dsh-cross-session/ports
  */
 
-import type { RelayProvenance } from './provenance.js'
-import type { Recorded } from './recorded.js'
-import type { SendMode } from './schemas.js'
+import type { RelayProvenance } from './model/provenance.js'
+import type { Recorded } from './harness/recorded.js'
+import type { SendMode } from './model/schemas.js'
 
 /** Durable session header fields this package reads (rc.8 `SessionHeader`). */
 export interface SessionHeaderView {

@@ -30,10 +30,10 @@
  * @module dsh-cross-session/adapters/controller
  */
 
-import type { HostAgent, HostAgents, HostDefaultModel, HostSessionController, HostUserMessage } from '../host.js'
+import type { HostAgent, HostAgents, HostDefaultModel, HostSessionController, HostUserMessage } from '../harness/host.js'
 import type { Admitted, ControllerOutcome, ControllerPort, SendMode } from '../ports.js'
-import { relaySource, type RelayProvenance } from '../provenance.js'
-import { waitUntilRecorded } from '../recorded.js'
+import { relaySource, type RelayProvenance } from '../model/provenance.js'
+import { waitUntilRecorded } from '../harness/recorded.js'
 import { failureText } from '../presentation/failures.js'
 import { deliveryReasons } from '../presentation/send.js'
 import { controllerFailure, controllerFailureDetail, isControllerNotFound } from './remote-errors.js'

@@ -14,9 +14,9 @@
  * @module dsh-cross-session/adapters/remote-errors
  */
 
-import { isFailureCode } from '../failure-kinds.js'
+import { isFailureCode } from '../core/failure-kinds.js'
 import { failureText } from '../presentation/failures.js'
-import { clipLine, oneLine } from '../text.js'
+import { clipLine, oneLine } from '../core/text.js'
 
 /** Whether a controller error means "no such session": its code, or `inspect`'s plain Error text. */
 export function isControllerNotFound(error: { code?: unknown, message?: unknown } | undefined, sessionId: string): boolean {

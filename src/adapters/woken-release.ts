@@ -5,7 +5,7 @@
  * @module dsh-cross-session/adapters/woken-release
  */
 
-import type { HostAgentHandle } from '../host.js'
+import type { HostAgentHandle } from '../harness/host.js'
 
 /** How long a woken session may sit idle after its turn before it is put back to sleep, ms (10 min). */
 export const IDLE_RELEASE_MS = 10 * 60_000

@@ -26,9 +26,9 @@
  * @module dsh-cross-session/adapters/woken
  */
 
-import type { HostAgent } from '../host.js'
+import type { HostAgent } from '../harness/host.js'
 import { releaseReasons } from '../presentation/send.js'
-import { raceAbort } from '../service-boundary.js'
+import { raceAbort } from '../model/service-boundary.js'
 import { disposeEach, idleToRelease, SWEEP_INTERVAL_MS, type Held, type WakeHandle } from './woken-release.js'
 
 /** Outcome of {@link WokenSessions.wake}. */

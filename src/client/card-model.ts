@@ -15,7 +15,7 @@
  * @module dsh-cross-session/client/card-model
  */
 
-import { parseSettingInput, type Bilingual, type SettingRow } from '../settings-table.js'
+import { parseSettingInput, type Bilingual, type SettingRow } from '../settings/table.js'
 
 /** The scope snapshot as the card reads it (`SettingsScopeSnapshot`). */
 export interface ScopeView {

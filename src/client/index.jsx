@@ -6,7 +6,7 @@
  * Issue 12.
  * @module dsh-cross-session/client
  */
-import { SETTINGS_NAMESPACE } from '../settings-table.ts'
+import { SETTINGS_NAMESPACE } from '../settings/table.ts'
 import { CardController, SettingsCard } from './settings-card.jsx'
 import { ReceivedRow, RECEIVED_KIND, receivedDefinition } from './received.jsx'
 import { injectStyles } from './styles.js'

@@ -15,8 +15,8 @@
  * @module dsh-cross-session/client/received
  */
 import { parseFrame } from '../framing.ts'
-import { deliveredProvenance } from '../provenance.ts'
-import { shortId } from '../tool-results.ts'
+import { deliveredProvenance } from '../model/provenance.ts'
+import { shortId } from '../core/tool-results.ts'
 
 /** Node kind (the keyed `conversation.chat.node` entry). */
 export const RECEIVED_KIND = 'cross-session-message'

@@ -9,7 +9,7 @@
  * @module dsh-cross-session/client/settings-card
  */
 import { useState, useSyncExternalStore } from 'react'
-import { SETTINGS_TABLE } from '../settings-table.ts'
+import { SETTINGS_TABLE } from '../settings/table.ts'
 import { currentValue, isOverridden, planSave, rangeText, unlanded } from './card-model.ts'
 
 /**

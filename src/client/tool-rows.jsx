@@ -14,8 +14,8 @@
  * @module dsh-cross-session/client/tool-rows
  */
 import { useState } from 'react'
-import { parseListResult, parseRefusal, parseSendResult, shortId } from '../tool-results.ts'
-import { parseReadResult } from '../tool-results-read.ts'
+import { parseListResult, parseRefusal, parseSendResult, shortId } from '../core/tool-results.ts'
+import { parseReadResult } from '../core/tool-results-read.ts'
 
 /** The call's arguments (`{}` when absent or not JSON). */
 function argsOf(block) {

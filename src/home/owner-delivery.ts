@@ -15,9 +15,9 @@
 
 import { nanoid } from 'nanoid'
 import { relayMessage } from '../adapters/controller.js'
-import type { HostAgent, HostUserMessage } from '../host.js'
+import type { HostAgent, HostUserMessage } from '../harness/host.js'
 import { mailboxRefusals, ownerNotices } from '../presentation/send.js'
-import { deliveryState, turnEnd } from './log-state.js'
+import { deliveryState, turnEnd } from '../harness/log-state.js'
 import type { HomeStore, StoredMessage } from './store.js'
 
 /**

@@ -13,7 +13,7 @@
 
 import type { Admitted, ControllerOutcome, ControllerPort, MailboxStage, RecordWaitOptions, ResolvedTarget } from '../ports.js'
 import { deliveryReasons } from '../presentation/send.js'
-import type { Recorded } from '../recorded.js'
+import type { Recorded } from '../harness/recorded.js'
 import type { HomeRuntime } from './runtime.js'
 import type { StoredMessage } from './store.js'
 

@@ -14,7 +14,7 @@
  * @module dsh-cross-session/home/store-schema
  */
 
-import type { ProcessTag } from './paths.js'
+import type { ProcessTag } from '../harness/dsh-home.js'
 import type { Holder, HolderView, LetGo, MessageState, StoredMessage } from './store.js'
 
 /** Schema version kept in `meta`; a store of another version is rebuilt. */

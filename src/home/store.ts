@@ -24,7 +24,7 @@
  * @module dsh-cross-session/home/store
  */
 
-import type { ProcessTag } from './paths.js'
+import type { ProcessTag } from '../harness/dsh-home.js'
 
 /** How a holder let a session go (kept on the session's row). */
 export type LetGo = 'released' | 'exited' | 'died' | 'wake-failed'

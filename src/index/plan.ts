@@ -17,7 +17,7 @@
  */
 
 import type { SessionHeaderView } from '../ports.js'
-import { readHeader } from '../sessions.js'
+import { readHeader } from '../model/sessions.js'
 
 /** One log file as one revision check saw it. */
 export interface ScannedLog {

@@ -12,7 +12,7 @@
  */
 
 import type { AnswerWait, MailboxStage, SendMode } from '../ports.js'
-import type { Recorded } from '../recorded.js'
+import type { Recorded } from '../harness/recorded.js'
 import { displayId } from './common.js'
 
 /** Input of {@link renderAccepted}. */

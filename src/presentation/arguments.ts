@@ -7,7 +7,7 @@
  * @module dsh-cross-session/presentation/arguments
  */
 
-import { clipLine, countChars } from '../text.js'
+import { clipLine, countChars } from '../core/text.js'
 
 /** The parts of a property schema the wording reads. */
 export interface PropertyView {

@@ -10,10 +10,10 @@
  * @module dsh-cross-session/presentation/common
  */
 
-import type { FailureKind } from '../failure-kinds.js'
+import type { FailureKind } from '../core/failure-kinds.js'
 import type { SessionHeaderView } from '../ports.js'
-import { isSubagent } from '../sessions.js'
-import { clipLine, clipLineStart, oneLine } from '../text.js'
+import { isSubagent } from '../model/sessions.js'
+import { clipLine, clipLineStart, oneLine } from '../core/text.js'
 import { failureText } from './failures.js'
 
 /** Every refusal code this package returns. */

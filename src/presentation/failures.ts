@@ -10,7 +10,7 @@
  * @module dsh-cross-session/presentation/failures
  */
 
-import type { FailureKind } from '../failure-kinds.js'
+import type { FailureKind } from '../core/failure-kinds.js'
 
 const SAFE_FAILURES = {
   'session/not-found': 'session/not-found: no such session',

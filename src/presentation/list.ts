@@ -8,8 +8,8 @@
  */
 
 import type { SessionRecordView } from '../ports.js'
-import { isSubagent, ownerOf } from '../sessions.js'
-import { clipLine, oneLine } from '../text.js'
+import { isSubagent, ownerOf } from '../model/sessions.js'
+import { clipLine, oneLine } from '../core/text.js'
 import { displayId, displayTitle, metadataSuffix, stateTag } from './common.js'
 
 /** Everything the list text is built from. */

@@ -10,9 +10,9 @@
  */
 
 import type { SessionHeaderView } from '../ports.js'
-import { isSubagent, ownerOf } from '../sessions.js'
-import type { ReadableMessage } from '../surface.js'
-import { countChars, sanitizeForDisplay, truncateVisibly } from '../text.js'
+import { isSubagent, ownerOf } from '../model/sessions.js'
+import type { ReadableMessage } from '../model/surface.js'
+import { countChars, sanitizeForDisplay, truncateVisibly } from '../core/text.js'
 import { displayId, displayTitle, metadataSuffix, stateTag } from './common.js'
 
 /** Row header: `--- user (seq 407, user, harness-injected) ---` (seed 004). */

@@ -11,7 +11,7 @@
  * @module dsh-cross-session/presentation/send
  */
 
-import { clipLine, oneLine } from '../text.js'
+import { clipLine, oneLine } from '../core/text.js'
 import { commonRefusals, shownId, type Refusal } from './common.js'
 
 /** Refusals only `sessions_send` returns. */

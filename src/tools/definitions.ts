@@ -13,13 +13,13 @@
  */
 
 import { nanoid } from 'nanoid'
-import type { HostToolDefinition, HostToolExec } from '../host.js'
-import { classifyFailure } from '../failure-kinds.js'
+import type { HostToolDefinition, HostToolExec } from '../harness/host.js'
+import { classifyFailure } from '../core/failure-kinds.js'
 import type { Caller } from '../ports.js'
 import { commonRefusals, DELIVERY_UNKNOWN, NOTHING_LISTED, NOTHING_READ, renderRefusal, STEPS } from '../presentation/common.js'
-import { presentCall, presentResult, type PresentedResult } from '../presenters.js'
-import { TOOL_SCHEMAS } from '../schemas.js'
-import { fullError } from '../service-boundary.js'
+import { presentCall, presentResult, type PresentedResult } from '../presentation/presenters.js'
+import { TOOL_SCHEMAS } from '../model/schemas.js'
+import { fullError } from '../model/service-boundary.js'
 import { sessionsList } from './sessions-list.js'
 import { sessionsRead } from './sessions-read.js'
 import { sessionsSend } from './sessions-send.js'

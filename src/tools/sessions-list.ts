@@ -17,9 +17,9 @@ import { commonRefusals, NOTHING_LISTED, renderCancelled, renderRefusal, STEPS }
 import { failureText } from '../presentation/failures.js'
 import { renderList } from '../presentation/list.js'
 import type { SessionRecordView } from '../ports.js'
-import { SessionsListArgs } from '../schemas.js'
-import { isSubagent, isVisible, readRecord } from '../sessions.js'
-import { callBackend } from '../service-boundary.js'
+import { SessionsListArgs } from '../model/schemas.js'
+import { isSubagent, isVisible, readRecord } from '../model/sessions.js'
+import { callBackend } from '../model/service-boundary.js'
 import { validateArguments } from './arguments.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 

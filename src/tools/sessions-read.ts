@@ -16,10 +16,10 @@
 
 import { commonRefusals, NOTHING_READ, renderCancelled, renderRefusal, STEPS } from '../presentation/common.js'
 import { renderRead } from '../presentation/read.js'
-import { SessionsReadArgs } from '../schemas.js'
-import { canNameSession, isVisible, readHeader } from '../sessions.js'
-import { callBackend } from '../service-boundary.js'
-import { classifyMessages, projectMessage } from '../surface.js'
+import { SessionsReadArgs } from '../model/schemas.js'
+import { canNameSession, isVisible, readHeader } from '../model/sessions.js'
+import { callBackend } from '../model/service-boundary.js'
+import { classifyMessages, projectMessage } from '../model/surface.js'
 import { sessionIdProblem, validateArguments } from './arguments.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 

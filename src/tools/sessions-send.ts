@@ -23,7 +23,7 @@
 import type { SendMode } from '../ports.js'
 import { renderAccepted, renderRetried } from '../presentation/accepted.js'
 import { commonRefusals, NOTHING_DELIVERED, renderRefusal } from '../presentation/common.js'
-import { truncateChars } from '../text.js'
+import { truncateChars } from '../core/text.js'
 import { readSendInput, requestIdFor } from './send/arguments.js'
 import { messageText, resolveAndAdmit, waitForAnswer, waitForRecord, type Outgoing } from './send/deliver.js'
 import { gatherAndDecide } from './send/gather.js'

@@ -9,10 +9,10 @@
  * @module dsh-cross-session/tools/send/arguments
  */
 
-import { callIdentity } from '../../limits.js'
+import { callIdentity } from '../../model/limits.js'
 import type { Caller } from '../../ports.js'
 import { argumentProblems } from '../../presentation/arguments.js'
-import { SessionsSendArgs } from '../../schemas.js'
+import { SessionsSendArgs } from '../../model/schemas.js'
 import { sessionIdProblem, validateArguments } from '../arguments.js'
 import type { SendFacts } from './decide.js'
 

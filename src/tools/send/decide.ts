@@ -19,10 +19,10 @@
  * @module dsh-cross-session/tools/send/decide
  */
 
-import type { LimitVerdict } from '../../limits.js'
+import type { LimitVerdict } from '../../model/limits.js'
 import { commonRefusals, type Refusal } from '../../presentation/common.js'
 import { sendRefusals } from '../../presentation/send.js'
-import { isSubagent, ownerOf } from '../../sessions.js'
+import { isSubagent, ownerOf } from '../../model/sessions.js'
 import type { TargetFact } from './target.js'
 
 /**

@@ -17,8 +17,8 @@ import type { Admitted, AnswerWait, MailboxStage, ResolvedTarget, SendMode } fro
 import { NOTHING_DELIVERED, renderCancelled, renderRefusal, STEPS } from '../../presentation/common.js'
 import { failureText } from '../../presentation/failures.js'
 import { controllerRefusal, sendRefusals } from '../../presentation/send.js'
-import type { Recorded } from '../../recorded.js'
-import { callBackend, callToCompletion } from '../../service-boundary.js'
+import type { Recorded } from '../../harness/recorded.js'
+import { callBackend, callToCompletion } from '../../model/service-boundary.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
 
 const TOOL = 'sessions_send'

@@ -9,9 +9,9 @@
  * @module dsh-cross-session/tools/send/gather
  */
 
-import type { LimitVerdict } from '../../limits.js'
+import type { LimitVerdict } from '../../model/limits.js'
 import { NOTHING_DELIVERED, renderRefusal } from '../../presentation/common.js'
-import type { RelayProvenance } from '../../provenance.js'
+import type { RelayProvenance } from '../../model/provenance.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
 import { decideSend, type SendFacts } from './decide.js'
 import { lookUpTarget } from './target.js'

@@ -10,8 +10,8 @@
 
 import type { SessionHeaderView } from '../../ports.js'
 import { commonRefusals, NOTHING_DELIVERED, renderCancelled, renderRefusal, STEPS } from '../../presentation/common.js'
-import { canNameSession, isVisible } from '../../sessions.js'
-import { callBackend } from '../../service-boundary.js'
+import { canNameSession, isVisible } from '../../model/sessions.js'
+import { callBackend } from '../../model/service-boundary.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
 
 const TOOL = 'sessions_send'

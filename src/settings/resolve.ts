@@ -10,8 +10,8 @@
  * @module dsh-cross-session/settings
  */
 
-import type { SendMode } from './ports.js'
-import { clipLine, oneLine } from './text.js'
+import type { SendMode } from '../ports.js'
+import { clipLine, oneLine } from '../core/text.js'
 
 /** Who a session may see: every session, or only those sharing its `cwd`. */
 export type Visibility = 'all' | 'workspace'

@@ -13,32 +13,11 @@
  * @module dsh-cross-session/presenters
  */
 
-import { parseListResult, parseRefusal, parseSendResult, shortId } from './tool-results.js'
-import { parseReadResult } from './tool-results-read.js'
+import { parseListResult, parseRefusal, parseSendResult, shortId } from '../core/tool-results.js'
+import { parseReadResult } from '../core/tool-results-read.js'
+import type { CallView, PresentedResult, ResultView } from '../harness/host.js'
 
-/** rc.8 `ContentBlock`, text only (all this plugin emits). */
-interface TextBlock { readonly type: 'text', readonly text: string }
-
-/** rc.8 `GenericCallView`. */
-export interface CallView {
-  readonly card: 'generic'
-  readonly title: string
-  readonly kind?: 'read' | 'search' | 'other'
-  readonly rawInput?: unknown
-}
-
-/** rc.8 `GenericResultView`. */
-export interface ResultView {
-  readonly card: 'generic'
-  readonly title?: string
-  readonly content?: TextBlock[]
-}
-
-/** rc.8 `ToolResult` as read here. */
-export interface PresentedResult {
-  readonly content: ReadonlyArray<{ readonly type: string, readonly text?: string }>
-  readonly isError: boolean
-}
+export type { CallView, PresentedResult, ResultView }
 
 type ToolName = 'sessions_list' | 'sessions_read' | 'sessions_send'
 

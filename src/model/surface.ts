@@ -17,7 +17,7 @@
  * @module dsh-cross-session/surface
  */
 
-import { parseFrame } from './framing.js'
+import { parseFrame } from '../framing.js'
 import { deliveredProvenance, MESSAGE_ID_PREFIX, readRelaySource, type RelayProvenance } from './provenance.js'
 import { firstNonBlank, isInjectedText, isPluginSource, labelPart, sourceLabel, textOf } from './message-text.js'
 

@@ -10,8 +10,8 @@
  * @module dsh-cross-session/sessions
  */
 
-import type { SessionHeaderView, SessionRecordView } from './ports.js'
-import type { Visibility } from './settings.js'
+import type { SessionHeaderView, SessionRecordView } from '../ports.js'
+import type { Visibility } from '../settings/resolve.js'
 
 /**
  * Longest session id that can name a session, in UTF-8 bytes: a Linux file

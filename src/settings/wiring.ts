@@ -24,7 +24,7 @@
 
 import type { SettingsNamespace, SettingsProvider } from '@deepseek-ai/dsh-settings'
 import { Config, SETTINGS_NAMESPACE } from './config.js'
-import type { SettingsLog, SettingsSource } from './settings-source.js'
+import type { SettingsLog, SettingsSource } from './source.js'
 
 /** Where a row is mounted. */
 type MountMode = 'host' | 'preset'

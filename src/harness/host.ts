@@ -15,8 +15,6 @@
  * @module dsh-cross-session/host
  */
 
-import type { CallView, PresentedResult, ResultView } from './presenters.js'
-
 /** A user-role message (`@deepseek-ai/dsh-llm` `UserMessage`). */
 export interface HostUserMessage {
   readonly id: string
@@ -118,4 +116,28 @@ export interface HostContext {
   readonly sessionController?: HostSessionController
   readonly agentDefaultModel?: HostDefaultModel
   logger(name: string): HostLogger
+}
+
+/** rc.8 `ContentBlock`, text only (all this plugin emits). */
+interface TextBlock { readonly type: 'text', readonly text: string }
+
+/** rc.8 `GenericCallView`. */
+export interface CallView {
+  readonly card: 'generic'
+  readonly title: string
+  readonly kind?: 'read' | 'search' | 'other'
+  readonly rawInput?: unknown
+}
+
+/** rc.8 `GenericResultView`. */
+export interface ResultView {
+  readonly card: 'generic'
+  readonly title?: string
+  readonly content?: TextBlock[]
+}
+
+/** rc.8 `ToolResult` as read here. */
+export interface PresentedResult {
+  readonly content: ReadonlyArray<{ readonly type: string, readonly text?: string }>
+  readonly isError: boolean
 }

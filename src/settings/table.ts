@@ -12,7 +12,7 @@
  * @module dsh-cross-session/settings-table
  */
 
-import { DEFAULT_SETTINGS, SETTING_RULES, SETTING_KEYS, type Settings } from './settings.js'
+import { DEFAULT_SETTINGS, SETTING_RULES, SETTING_KEYS, type Settings } from './resolve.js'
 
 /** The settings namespace (the host settings section and the card's slot key). */
 export const SETTINGS_NAMESPACE = 'cross-session'

@@ -13,7 +13,7 @@
  * @module dsh-cross-session/settings-source
  */
 
-import { resolveSettings, type Settings } from './settings.js'
+import { resolveSettings, type Settings } from './resolve.js'
 
 /** Where the current value comes from, as log lines name it. */
 type SettingsOrigin = 'config' | 'settings'

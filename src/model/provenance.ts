@@ -22,7 +22,7 @@
  * @module dsh-cross-session/provenance
  */
 
-import { parseFrame } from './framing.js'
+import { parseFrame } from '../framing.js'
 import { isInjectedText, textOf } from './message-text.js'
 
 /** `source.plugin` of every message this package delivers (its package name). */

@@ -10,7 +10,7 @@
  * @module dsh-cross-session/message-text
  */
 
-import { clipLine, oneLine } from './text.js'
+import { clipLine, oneLine } from '../core/text.js'
 
 /**
  * Content prefixes that mark harness-injected user-role text (seed 004 "What

@@ -10,8 +10,8 @@
  * @module dsh-cross-session/caller
  */
 
-import type { HostAgent, HostAgents, HostToolExec } from './host.js'
-import type { Caller } from './ports.js'
+import type { HostAgent, HostAgents, HostToolExec } from '../harness/host.js'
+import type { Caller } from '../ports.js'
 import { latestRelay } from './provenance.js'
 import { readHeader } from './sessions.js'
 

@@ -13,7 +13,7 @@
  */
 
 import { readFileSync } from 'node:fs'
-import type { ProcessTag } from './paths.js'
+import type { ProcessTag } from './dsh-home.js'
 
 /** Field 22 of a `/proc/<pid>/stat` line, or `undefined` when malformed. */
 export function parseStartTime(stat: string): number | undefined {

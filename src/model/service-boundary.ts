@@ -12,7 +12,7 @@
  * @module dsh-cross-session/service-boundary
  */
 
-import { classifyFailure, type FailureKind } from './failure-kinds.js'
+import { classifyFailure, type FailureKind } from '../core/failure-kinds.js'
 
 /** Outcome of {@link callBackend}. */
 type BackendResult<T> =
