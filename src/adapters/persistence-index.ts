@@ -1,5 +1,5 @@
 /**
- * The session query port over the corpus index (issue 13), for a host whose
+ * The session query port over the corpus index (docs/performance.md), for a host whose
  * `ctx.sessionPersistence` is rc.8's JSONL backend; every other host (SQLite,
  * unknown backends, no persistence, a Node without zstd) gets the
  * `sessionQuery` port of ./session-query.ts unchanged.

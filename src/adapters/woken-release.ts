@@ -1,5 +1,5 @@
 /**
- * When sessions this plugin woke are put back to sleep (issue 11 §3): the
+ * When sessions this plugin woke are put back to sleep (docs/architecture.md §5): the
  * idle rule of {@link idleToRelease} and the best-effort disposal.
  *
  * @module dsh-cross-session/adapters/woken-release

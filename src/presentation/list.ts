@@ -1,8 +1,8 @@
 /**
  * What `sessions_list` shows: one two-line row per session and the footer.
  *
- * Source: seed 004 `sessions_list` "Output" and PRODUCT.md §4 (a capped
- * limit is said; a failed title fold is said, never hidden).
+ * Source: docs/tools.md#sessions_list, "Output" (a capped limit is said; a
+ * failed title fold is said, never hidden).
  *
  * @module dsh-cross-session/presentation/list
  */

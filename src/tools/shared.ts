@@ -27,3 +27,10 @@ export interface ToolCallContext {
   readonly callId: string
   readonly signal: AbortSignal
 }
+
+/**
+ * One tool's executor: the arguments as the harness passed them (validated
+ * inside), the call, the dependencies; resolves to the plain-text result and
+ * never rejects on purpose (`src/tools/definitions.ts` catches the rest).
+ */
+export type ToolExecutor = (args: unknown, call: ToolCallContext, deps: ToolDeps) => Promise<string>

@@ -8,7 +8,7 @@ import {
   argumentProblems,
   commonRefusals,
   DELIVERY_UNKNOWN,
-  mailboxRefusals,
+  holderRefusals,
   NOTHING_DELIVERED,
   NOTHING_LISTED,
   NOTHING_READ,
@@ -44,7 +44,7 @@ describe('the shared lines', () => {
   })
 
   it('a holder\'s refusal and a retried call read as before', () => {
-    expect(mailboxRefusals.misaddressed).toBe('the message names another session than the one it was claimed for')
+    expect(holderRefusals.misaddressed).toBe('the message names another session than the one it was claimed for')
     expect(renderRetried('accepted for x')).toBe('accepted for x\n(This tool call, same id and arguments, was already delivered once; it was not delivered again.)')
   })
 })
