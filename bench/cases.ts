@@ -163,6 +163,16 @@ export async function pluginSendCases(iterations: number): Promise<PluginSendRow
   const row = (name: string, boundMs: number, durations: number[], result: string): PluginSendRow => ({
     case: name, iterations, boundMs, medianMs: median(durations), maxMs: Math.max(...durations), result: result.split('\n')[0] ?? '',
   })
+  // The plugin's waits use unref'd timers: keep this process up while a regressed send waits out its bound.
+  const keepAlive = setInterval(() => undefined, 1000)
+  try {
+    return await timedPluginSends(iterations, row)
+  } finally {
+    clearInterval(keepAlive)
+  }
+}
+
+async function timedPluginSends(iterations: number, row: (name: string, boundMs: number, durations: number[], result: string) => PluginSendRow): Promise<PluginSendRow[]> {
   const queued: number[] = []
   let queuedResult = ''
   {

@@ -139,7 +139,8 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
         if (signal.aborted) throw error
         if (error instanceof WakeRefused) return fail(error.reason, error.code, error.detail)
         // rc.8: the session was deleted between the lookup and the resume.
-        if (isNotFoundError(error)) return fail({ kind: 'not-found', sessionId }, 'not-found')
+        // rc.8 resume of a deleted session: a plain Error naming it (no code).
+        if (isNotFoundError(error, sessionId)) return fail({ kind: 'not-found', sessionId }, 'not-found')
         throw error
       }
     },

@@ -118,7 +118,7 @@ async function drive<T>(work: () => Promise<T>): Promise<T> {
 /** The peer as stored in the fake host: `turns` answered prompts, 8 log events each (dsh-agent-loop@0.1.0-rc.8 one-step turns). */
 async function storedPeer(host: FakeHost, turns: number): Promise<void> {
   const events: LogEvent[] = []
-  const agent = fakeAgent({ version: 1, id: PEER, createdAt: 1_764_450_000_000, cwd: '/Users/dev/.dsh' }, events)
+  const agent = fakeAgent({ version: 0, id: PEER, createdAt: 1_764_450_000_000, cwd: '/Users/dev/.dsh' }, events)
   for (let turn = 0; turn < turns; turn++) {
     agent.prompt(`step ${turn} of the config fix`)
     await agent.whenIdle()

@@ -494,9 +494,9 @@ export function agentHandle(agent: FakeAgent, detach: () => void = () => undefin
 // ---------------------------------------------------------------------------
 // The host.
 
-/** A default header (`SessionHeader` of a top-level session in /work/project). */
+/** A default header (`SessionHeader` of a top-level session in /work/project; `version` is dsh-session's `SESSION_FORMAT_VERSION`, 0). */
 function headerOf(id: string, createdAt: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { version: 1, id, createdAt, cwd: '/work/project', ...extra }
+  return { version: 0, id, createdAt, cwd: '/work/project', ...extra }
 }
 
 /** A `session/title` event as @deepseek-ai/dsh-session-title@0.1.0-rc.8 appends it. */

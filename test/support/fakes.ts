@@ -1,5 +1,5 @@
 /**
- * In-memory fakes of the ports (PRODUCT.md §3), shared by unit tests and the
+ * In-memory fakes of the ports (docs/architecture.md §2), shared by unit tests and the
  * benchmark. They count every backend call by method, so tests and the bench
  * can assert call budgets, and they record everything a controller was asked
  * to do, so tests can prove what was (not) touched.

@@ -1,5 +1,5 @@
 /**
- * Issue 10: the import graph of src/ has no cycle and no import from a lower
+ * The import graph of src/ has no cycle and no import from a lower
  * layer back up; every module says its job in a `@module` docstring and
  * stays near 200 lines. The layer list is the map in docs/architecture.md.
  */

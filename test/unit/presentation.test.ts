@@ -1,5 +1,5 @@
 /**
- * Issue 10: every text the model sees comes from src/presentation/; these
+ * Every text the model sees comes from src/presentation/; these
  * pin the shared lines and the per-tool consequences byte for byte (the
  * tool-level wording is pinned in docs/tools.md through test/unit/docs.test.ts).
  */

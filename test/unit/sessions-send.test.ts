@@ -212,7 +212,7 @@ describe('sessions_send: refusals through the tool', () => {
     expect(w.controller.log).toEqual([])
   })
 
-  it('with frameMessages: false a relay loop is still stopped at maxHops (issue 11 §5)', async () => {
+  it('with frameMessages: false a relay loop is still stopped at maxHops', async () => {
     const w = makeWorld({ frameMessages: false, maxHops: 3 })
     const a = session('session-a', 1, { live: true, events: [userEvent(1, 'start the relay')] })
     const b = session('session-b', 2, { live: true })

@@ -117,7 +117,7 @@ describe('concurrent wakes of one cold session', () => {
  * `AgentLoop.prepare`).
  */
 function handle(id: string) {
-  return agentHandle(fakeAgent({ version: 1, id, createdAt: 1, cwd: '/work/project' }))
+  return agentHandle(fakeAgent({ version: 0, id, createdAt: 1, cwd: '/work/project' }))
 }
 
 describe('woken sessions do not pile up', () => {
