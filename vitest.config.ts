@@ -15,7 +15,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          // Each file gets its own DSH_HOME (issue 8 state never lands in ~/.dsh).
+          // Each file gets its own DSH_HOME (the cross-session store of
+          // docs/architecture.md §8 never lands in ~/.dsh).
           setupFiles: ['test/support/unit-home.ts'],
         },
       },

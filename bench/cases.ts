@@ -1,24 +1,28 @@
 /**
  * The in-memory cases: each tool run through the package's real executors
  * (`sessionsList`, `sessionsRead`, `sessionsSend` from src/tools) over the
- * counting fakes of the ports, at several corpus and surface sizes; plus the
- * schema size and the send-limiter memory.
+ * counting fakes of the ports, at several corpus and surface sizes; the
+ * schema size of the definitions the plugin registers; the send-limiter
+ * memory; and sends through the mounted plugin on the fake host built from
+ * rc.8 (test/support/fake-host.ts), timed.
  *
  * @module bench/cases
  */
 
-import { DEFAULT_SETTINGS } from '../src/settings.js'
-import { callIdentity, SendLimits } from '../src/limits.js'
-import { parametersOf, TOOL_DESCRIPTIONS } from '../src/tools/definitions.js'
+import { performance } from 'node:perf_hooks'
+import { apply } from '../src/plugin.js'
+import { DEFAULT_SETTINGS } from '../src/settings/resolve.js'
+import { callIdentity, SendLimits } from '../src/model/limits.js'
 import { sessionsList } from '../src/tools/sessions-list.js'
 import { sessionsRead } from '../src/tools/sessions-read.js'
 import { sessionsSend } from '../src/tools/sessions-send.js'
 import type { ToolDeps } from '../src/tools/shared.js'
 import { session } from '../test/support/fakes.js'
+import { FakeHost } from '../test/support/fake-host.js'
 import { corpusWorld, surfaceEvents, worstCaseSurface, type CorpusWorld } from './corpus.js'
 import { fullGc, heapMB, measureCase, type CallCounter, type CaseRow } from './measure.js'
 
-/** Sizes of issue 5. */
+/** Corpus and surface sizes of the in-memory cases (docs/performance.md "What each figure means"). */
 export const CORPUS_SIZES = [100, 1_000, 10_000, 50_000] as const
 export const SURFACE_SIZES = [100, 1_000, 10_000, 100_000] as const
 
@@ -111,16 +115,109 @@ export async function sendCases(quick: boolean, log: (line: string) => void): Pr
 }
 
 /**
- * Bytes of the three tools as the model receives them: the request's
- * `tools` array, `{"type":"function","function":{name, description,
- * parameters}}` per tool (compact JSON, UTF-8), as rc.8's model adapter
- * sends it. `inner` is the same without the wrapper.
+ * Bytes of the three tools as the model receives them, from the definitions
+ * the plugin itself registers: `apply` mounted on the fake host, and what it
+ * hands `ctx.tools.register` (as bench/harness/bench-plugin.mjs captures
+ * them in the real harness). Each becomes the request's `tools` entry
+ * `{"type":"function","function":{name, description, parameters}}` (compact
+ * JSON, UTF-8; symbol keys of the TypeBox schemas drop out as they do on the
+ * wire); `inner` is the same without the wrapper. The real-harness part
+ * measures the entries the harness did send (`wireToolBytes`).
  */
 export function schemaBytes(): { perTool: Record<string, number>, total: number, inner: number, json: string } {
-  const names = Object.keys(TOOL_DESCRIPTIONS) as Array<keyof typeof TOOL_DESCRIPTIONS>
-  const tools = names.map(name => ({ type: 'function', function: { name, description: TOOL_DESCRIPTIONS[name], parameters: parametersOf(name) } }))
-  const perTool = Object.fromEntries(tools.map(tool => [tool.function.name, Buffer.byteLength(JSON.stringify(tool))]))
-  return { perTool, total: Buffer.byteLength(JSON.stringify(tools)), inner: Buffer.byteLength(JSON.stringify(tools.map(tool => tool.function))), json: JSON.stringify(tools) }
+  const host = new FakeHost()
+  apply(host.context(), {})
+  try {
+    const definitions = [...host.registered.values()]
+    if (definitions.length === 0) throw new Error('the plugin registered no tool on the fake host')
+    const tools = definitions.map(definition => ({ type: 'function', function: { name: definition.name, description: definition.description, parameters: definition.parameters } }))
+    const perTool = Object.fromEntries(tools.map(tool => [tool.function.name, Buffer.byteLength(JSON.stringify(tool))]))
+    return { perTool, total: Buffer.byteLength(JSON.stringify(tools)), inner: Buffer.byteLength(JSON.stringify(tools.map(tool => tool.function))), json: JSON.stringify(tools) }
+  } finally {
+    host.dispose()
+  }
+}
+
+/** One timed send through the mounted plugin. */
+export interface PluginSendRow {
+  case: string
+  iterations: number
+  /** The send's bound in this case (`recordWaitMs`), ms. */
+  boundMs: number
+  medianMs: number
+  maxMs: number
+  /** First line of the last result. */
+  result: string
+}
+
+/**
+ * Sends through the plugin mounted on the fake host (real adapters, home
+ * guard and record wait), timed — the timings unit tests must not assert
+ * (test/unit/plugin.test.ts proves the outcome on a fake clock):
+ * - a queue to a session running a turn returns at its inbox record, not
+ *   after `recordWaitMs`;
+ * - disposing the plugin ends a send waiting for its record at once, not
+ *   after its bound (measured from the disposal).
+ */
+export async function pluginSendCases(iterations: number): Promise<PluginSendRow[]> {
+  const row = (name: string, boundMs: number, durations: number[], result: string): PluginSendRow => ({
+    case: name, iterations, boundMs, medianMs: median(durations), maxMs: Math.max(...durations), result: result.split('\n')[0] ?? '',
+  })
+  // The plugin's waits use unref'd timers: keep this process up while a regressed send waits out its bound.
+  const keepAlive = setInterval(() => undefined, 1000)
+  try {
+    return await timedPluginSends(iterations, row)
+  } finally {
+    clearInterval(keepAlive)
+  }
+}
+
+async function timedPluginSends(iterations: number, row: (name: string, boundMs: number, durations: number[], result: string) => PluginSendRow): Promise<PluginSendRow[]> {
+  const queued: number[] = []
+  let queuedResult = ''
+  {
+    const host = new FakeHost()
+    apply(host.context(), { maxSendsPerMinute: 120 })
+    const me = host.goLive('session-me', 1)
+    const busy = host.goLive('session-busy', 2)
+    const held = busy.prompt('a long job', { hold: true })!
+    await held.reached
+    for (let index = 0; index < iterations; index++) {
+      const started = performance.now()
+      queuedResult = await host.run('sessions_send', { session_id: 'session-busy', message: `when you are done ${index}` }, me)
+      queued.push(performance.now() - started)
+    }
+    held.release()
+    host.dispose()
+  }
+  const cancelled: number[] = []
+  let cancelledResult = ''
+  const boundMs = 30_000
+  for (let index = 0; index < iterations; index++) {
+    const host = new FakeHost()
+    apply(host.context(), { recordWaitMs: boundMs })
+    const me = host.goLive('session-me', 1)
+    const busy = host.goLive('session-busy', 2)
+    const held = busy.prompt('a long job', { hold: true })!
+    await held.reached
+    const admitted = busy.nextEvent(event => event.type === 'agent/inbox/spliced' && event.data.target === 'next-step')
+    const pending = host.run('sessions_send', { session_id: 'session-busy', message: 'steer me', mode: 'steer' }, me)
+    await admitted
+    const started = performance.now()
+    host.dispose()
+    cancelledResult = await pending
+    cancelled.push(performance.now() - started)
+    held.release()
+  }
+  return [
+    row('queue to a session running a turn (returns at the inbox record)', DEFAULT_SETTINGS.recordWaitMs, queued, queuedResult),
+    row('plugin disposed while a steer waits for its record (disposal → result)', boundMs, cancelled, cancelledResult),
+  ]
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? 0
 }
 
 /** One limiter measurement. */
@@ -135,7 +232,9 @@ export interface LimiterRow {
 /**
  * Send-limiter memory when one sender sends to `peers` distinct targets:
  * per target the executor's three limiter steps (check, recordDelivery,
- * recordCall with a result line of a realistic length).
+ * recordCall with a result line of a realistic length). The entry counts
+ * are reported, not judged: lru-cache's `max` bounds them by construction;
+ * the retained heap is what the budget judges.
  */
 export function limiterCase(peers: number): LimiterRow {
   fullGc()

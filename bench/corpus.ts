@@ -12,7 +12,7 @@
  */
 
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent, type FakeSession, type World } from '../test/support/fakes.js'
-import type { Settings } from '../src/settings.js'
+import type { Settings } from '../src/settings/resolve.js'
 
 const VERBS = ['Fix', 'Refactor', 'Review', 'Plan', 'Debug', 'Document', 'Migrate', 'Benchmark', 'Draft', 'Investigate', 'Ship']
 const NOUNS = ['the newapi reasoning-effort config', 'login flow', 'billing export', 'CI cache', 'search ranking', 'release notes', 'memory leak in the worker', 'database schema', 'onboarding docs', 'flaky e2e test', 'rate limiter', 'reconcile job']

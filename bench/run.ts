@@ -1,10 +1,13 @@
 /**
  * `npm run bench`: how each tool's cost grows with the corpus, and the
- * budgets of issue 5, PASS/FAIL.
+ * budgets (bench/budgets.ts, docs/performance.md "Budgets"), PASS/FAIL.
  *
  * 1. In memory: the package's executors over the counting fakes, corpora of
  *    100 / 1,000 / 10,000 / 50,000 sessions and surfaces of 100 / 1,000 /
- *    10,000 / 100,000 events; schema bytes; send-limiter memory.
+ *    10,000 / 100,000 events; the bytes of the definitions the plugin
+ *    registers; send-limiter memory; sends through the plugin mounted on the
+ *    fake host built from rc.8, timed. The plugin mounted in this process
+ *    keeps its home store in a temporary `DSH_HOME`, never in `~/.dsh`.
  * 2. Real harness (rc.8): seeded `DSH_HOME`s of 120, 1,000 and 10,000 persisted
  *    sessions, one headless harness process each, the package's own
  *    definitions timed inside it against `ctx.sessionQuery` / `ctx.agents`.
@@ -26,12 +29,12 @@
  */
 
 import { spawnSync } from 'node:child_process'
-import { cpus, loadavg, totalmem } from 'node:os'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { controllerHostCases, frameParseCase, issue11Table, issue11Verdicts } from './controller-host.js'
-import { limiterCases, listCases, readCases, schemaBytes, sendCases } from './cases.js'
-import { homeVerdicts, memoryVerdicts, realVerdicts, type Verdict } from './budgets.js'
+import { controllerHostCases, controllerHostTable, controllerHostVerdicts, frameParseCase } from './controller-host.js'
+import { limiterCases, listCases, pluginSendCases, readCases, schemaBytes, sendCases, type PluginSendRow } from './cases.js'
+import { homeVerdicts, memoryVerdicts, pluginSendVerdicts, realVerdicts, wireSchemaVerdict, type Verdict } from './budgets.js'
 import { settingsReadCost } from './settings.js'
 import { ROOT } from './harness/dsh.js'
 import { runHarnessBench, type HarnessResult } from './harness/run-harness.js'
@@ -58,6 +61,10 @@ const outIndex = process.argv.indexOf('--out')
 const workDir = join(ROOT, '.tmp', 'bench')
 const outFile = outIndex > 0 ? process.argv[outIndex + 1]! : join(workDir, 'report.md')
 const log = (line: string): void => { process.stderr.write(`${line}\n`) }
+// The plugin mounted in this process (controller-host and plugin cases) opens its home store under DSH_HOME.
+const benchHome = mkdtempSync(join(tmpdir(), 'xs-bench-home-'))
+process.env.DSH_HOME = benchHome
+process.once('exit', () => rmSync(benchHome, { recursive: true, force: true }))
 
 function machine(): string {
   const nproc = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()
@@ -83,15 +90,19 @@ async function corpusParts(out: string[], verdicts: Verdict[]): Promise<void> {
   const limiter = limiterCases()
   verdicts.push(...memoryVerdicts(memory, schemas.total, limiter))
   out.push('## In memory (package executors over the counting fakes)', '', caseTable(memory), '')
-  out.push(`Schemas as the model receives them (request \`tools\` entries, compact JSON): ${Object.entries(schemas.perTool).map(([name, bytes]) => `${name} ${bytes}`).join(', ')}; total ${schemas.total} bytes (${schemas.inner} without the \`{"type":"function"}\` wrappers).`, '')
+  out.push(`Schemas of the definitions the plugin registers, as the model receives them (request \`tools\` entries, compact JSON): ${Object.entries(schemas.perTool).map(([name, bytes]) => `${name} ${bytes}`).join(', ')}; total ${schemas.total} bytes (${schemas.inner} without the \`{"type":"function"}\` wrappers).`, '')
   out.push('Send limiter, one sender to N distinct peers:', '', limiterTable(limiter), '')
   log('in-memory: settings read per tool call')
   const settingsCost = await settingsReadCost(quick)
-  out.push(`Settings read per tool call (real rc.8 settings service, issue 9): ${settingsCost.readonlyNs.toFixed(1)} ns while unchanged (median of 5 × ${settingsCost.reads} reads); ${(settingsCost.afterChangeNs / 1000).toFixed(1)} µs for the first read after a change (one resolveSettings).`, '')
-  log('in-memory: controller-line host and frame parsing (issue 11)')
-  const issue11 = [...await controllerHostCases(quick ? 5 : 20), await frameParseCase(quick ? 5 : 20)]
-  out.push('## Controller-line host and frame parsing (issue 11)', '', issue11Table(issue11), '')
-  verdicts.push(...issue11Verdicts(issue11))
+  out.push(`Settings read per tool call (real rc.8 settings service): ${settingsCost.readonlyNs.toFixed(1)} ns while unchanged (median of 5 × ${settingsCost.reads} reads); ${(settingsCost.afterChangeNs / 1000).toFixed(1)} µs for the first read after a change (one resolveSettings).`, '')
+  log('in-memory: sends through the mounted plugin, timed')
+  const pluginSends = await pluginSendCases(quick ? 5 : 20)
+  out.push('Sends through the plugin mounted on the fake rc.8 host (real adapters, home guard, record wait):', '', pluginSendTable(pluginSends), '')
+  verdicts.push(...pluginSendVerdicts(pluginSends))
+  log('in-memory: controller-line host and frame parsing')
+  const controllerRows = [...await controllerHostCases(quick ? 5 : 20), await frameParseCase(quick ? 5 : 20)]
+  out.push('## Controller-line host and frame parsing', '', controllerHostTable(controllerRows), '')
+  verdicts.push(...controllerHostVerdicts(controllerRows))
 
   if (harness) {
     buildLib()
@@ -102,15 +113,23 @@ async function corpusParts(out: string[], verdicts: Verdict[]): Promise<void> {
     }
     const real = results.flatMap(result => result.rows)
     out.push('## Real harness (rc.8 `ctx.sessionQuery` / `ctx.agents`, persisted JSONL+zstd corpus)', '', caseTable(real), '')
-    out.push('### Corpus cost (issue 13): first call and warm median per corpus size', '', corpusTable(real), '')
+    out.push('### Corpus cost: first call and warm median per corpus size', '', corpusTable(real), '')
     for (const result of results) {
       out.push(`- ${result.manifest.sessions} sessions: seeded from ${result.manifest.realRuns} real headless runs (home reused or built in ${result.manifest.seedMs} ms); harness process ${result.bootMs} ms end to end.`)
     }
     const wire = results[0]!.wireToolBytes
     const wireTotal = Object.values(wire).reduce((sum, bytes) => sum + bytes, 0)
     out.push('', `Tools on the wire (the chat request's \`tools\` entries, \`{"type":"function","function":{…}}\`, as the harness sent them): ${Object.entries(wire).map(([name, bytes]) => `${name} ${bytes}`).join(', ')}; total ${wireTotal} bytes.`, '')
-    verdicts.push(...realVerdicts(real))
+    verdicts.push(...realVerdicts(real), wireSchemaVerdict(wire))
   }
+}
+
+function pluginSendTable(rows: PluginSendRow[]): string {
+  return [
+    '| case | iterations | bound ms | median ms | max ms | result |',
+    '|---|--:|--:|--:|--:|---|',
+    ...rows.map(row => `| ${row.case} | ${row.iterations} | ${row.boundMs} | ${row.medianMs.toFixed(2)} | ${row.maxMs.toFixed(2)} | ${row.result.replace(/\|/g, '\\|')} |`),
+  ].join('\n')
 }
 
 async function main(): Promise<void> {

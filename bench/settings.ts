@@ -1,5 +1,5 @@
 /**
- * Cost of reading the current settings once per tool call (issue 9: it must
+ * Cost of reading the current settings once per tool call (docs/architecture.md §6: it must
  * stay O(1)). The REAL rc.8 settings service (test/support/memory-settings.ts)
  * with the `cross-session` namespace registered by the plugin's own wiring;
  * each read is what a tool call does: `deps.settings` → `SettingsSource.current`
@@ -7,8 +7,8 @@
  * @module bench/settings
  */
 import type { Context } from '@deepseek-ai/cordis'
-import { SettingsSource } from '../src/settings-source.js'
-import { attachSettings, type SettingsContext } from '../src/settings-wiring.js'
+import { SettingsSource } from '../src/settings/source.js'
+import { attachSettings, type SettingsContext } from '../src/settings/wiring.js'
 import { realRoot, settle, type MemorySettings } from '../test/support/memory-settings.js'
 
 export interface SettingsReadCost {

@@ -70,7 +70,7 @@ export function verdictTable(verdicts: Verdict[]): string {
   ].join('\n')
 }
 
-/** The issue-13 summary: one column pair per corpus size, real harness. */
+/** The corpus-cost summary: one column pair per corpus size, real harness. */
 export function corpusTable(rows: CaseRow[]): string {
   const sizes = [...new Set(rows.map(row => row.corpus ?? 0))].sort((a, b) => a - b)
   const pick = (corpus: number, tool: string, test: (row: CaseRow) => boolean): CaseRow | undefined =>

@@ -2,12 +2,14 @@
  * Build the browser half (src/client/index.jsx) into lib/client.js, the web
  * shell's module-loader bundle: a classic script calling
  * `window.__ModuleLoader__.load({ id, factory: (require) => … })` with
- * CommonJS inside, the format of the harness's own client bundles (rc.8
- * e2e/node_modules/@deepseek-ai/dsh-client-ui-skill/lib/client.js;
- * loader: dsh-client-modules lib/client.js). React and the shell's
+ * CommonJS inside, the format of the harness's own client bundles
+ * (`@deepseek-ai/dsh-client-ui-skill@0.1.0-rc.8` lib/client.js, under
+ * e2e/node_modules; loader: `@deepseek-ai/dsh-client-modules@0.1.0-rc.8`
+ * lib/client.js). React and the shell's
  * libraries stay external: the factory's `require` answers them from the
  * shell. `id` is the package name, which is the loader entry name the host's
- * client-module scan serves the bundle under. Issue 12.
+ * client-module scan serves the bundle under (docs/architecture.md §7,
+ * "Bundle format").
  *
  * Usage: node scripts/build-client.mjs   (run by `npm run build` and setup)
  */

@@ -2,7 +2,8 @@
 /**
  * Run a Node script under Node >= 22.19, whatever Node started this file.
  *
- * The DeepSeek Harness rc.8 fails to load plugins on Node 20 (PRODUCT.md §2),
+ * The DeepSeek Harness rc.8 fails to load plugins on Node 20 (this package
+ * requires Node ≥ 22.19: README.md, "Install into a dsh profile"),
  * so every script that touches the harness (tests, demo, bench) goes through
  * here. When the current Node is new enough it is used as is; otherwise the
  * binary that `scripts/setup.mjs` installed from the npm package
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
-/** Minimum Node version the harness needs (PRODUCT.md §2). */
+/** Minimum Node version the harness needs (README.md, "Install into a dsh profile"; package.json `engines`). */
 export const MIN_NODE = [22, 19]
 
 /** True when `version` ("v22.19.0" or "22.19.0") is at least {@link MIN_NODE}. */

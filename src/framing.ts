@@ -1,11 +1,11 @@
 /**
  * The cross-session frame: built by one pure function, parsed back by another.
  *
- * Source: seed 004 "Framing" (intro line, `from-session: <id> ("<title>")`,
- * `delivery: <mode>`, begin marker, body, end marker) and PRODUCT.md §5
- * (additions: a one-line, escaped, clipped sender title; a random
- * per-message boundary token on both markers that the body does not contain;
- * the hop count of the causal chain on the delivery line).
+ * The format: docs/tools.md#the-frame (intro line,
+ * `from-session: <id> ("<title>")`, `delivery: <mode> | hop N`, begin
+ * marker, body, end marker; the sender title on one line, escaped and
+ * clipped; a random per-message boundary token on both markers that the
+ * body does not contain; the hop count of the causal chain).
  *
  * ```text
  * Cross-session message from another session of this harness.
@@ -26,10 +26,10 @@
  */
 
 import { customAlphabet } from 'nanoid'
-import type { SendMode } from './schemas.js'
-import { clipLine, oneLine } from './text.js'
+import type { SendMode } from './model/schemas.js'
+import { clipLine, oneLine } from './core/text.js'
 
-/** First line of every frame (seed 004). */
+/** First line of every frame (docs/tools.md#the-frame). */
 export const FRAME_INTRO = 'Cross-session message from another session of this harness.'
 
 /** Longest sender title carried in a frame, in code points. */
@@ -127,8 +127,9 @@ export function parseFrame(text: string): Frame | undefined {
   const endMarker = `\n--- message ends ${token} ---`
   // Tolerate trailing white space a transport may add after the end marker.
   // trimEnd() strips exactly \s (WhiteSpace and LineTerminator) in linear
-  // time; the regular expression /\s+$/ was quadratic on a long run of
-  // spaces not at the end (issue 11 §6: 40,000 spaces took 837 ms).
+  // time; the regular expression /\s+$/ is quadratic on a long run of
+  // spaces not at the end (40,000 spaces: 837 ms, docs/performance.md
+  // "Controller-line host and frame parsing").
   const trimmed = text.trimEnd()
   if (!trimmed.endsWith(endMarker) || trimmed.length - endMarker.length < headerLength - 1) return undefined
   const body = trimmed.slice(headerLength, trimmed.length - endMarker.length)

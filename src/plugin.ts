@@ -10,12 +10,12 @@
  *       config: { allowResume: true }  # keys: docs/tools.md "Settings"
  * ```
  *
- * What `apply` does (PRODUCT.md §3, §6, §7; issue 9):
+ * What `apply` does (docs/architecture.md §1, §2, §6):
  * 1. resolves the row's `config` with `resolveSettings` (never throws;
  *    every value it changed is logged) into a {@link SettingsSource};
  * 2. on the host plane registers the `cross-session` settings namespace
  *    (schema defaults < row config < `$DSH_HOME/settings.yaml`); a preset row
- *    reads the host's section instead (src/settings-wiring.ts); every tool
+ *    reads the host's section instead (src/settings/wiring.ts); every tool
  *    call reads the current value;
  * 3. waits for the required host services (`tools`, `sessionQuery`,
  *    `agents`); if one is still missing after {@link MOUNT_GRACE_MS} it logs
@@ -23,9 +23,9 @@
  *    nothing;
  * 4. builds the ports — reads through the corpus index when
  *    `ctx.sessionPersistence` is the JSONL backend, else `ctx.sessionQuery`
- *    (issue 13); waking through `ctx.sessionController` when the host has
+ *    (docs/performance.md); waking through `ctx.sessionController` when the host has
  *    one at call time, else `ctx.agents` (rc.8); delivery through the live
- *    agent's inbox; both wrapped for several processes on one home (issue 8)
+ *    agent's inbox; both wrapped for several processes on one home (§8)
  *    — and keeps the three tools registered while `enabled` is true (a live
  *    `false` unregisters them);
  * 5. on disposal unregisters all three, clears its timer, cancels calls in
@@ -38,15 +38,16 @@ import { createControllerPort } from './adapters/controller.js'
 import { createIndexedSessionQueryPort } from './adapters/persistence-index.js'
 import { createSessionQueryPort } from './adapters/session-query.js'
 import { WokenSessions } from './adapters/woken.js'
-import { resolveCaller } from './caller.js'
+import { resolveCaller } from './model/caller.js'
 import { mountHome } from './home/mount.js'
-import type { HostContext, HostDefaultModel, HostSessionController } from './host.js'
-import { SendLimits } from './limits.js'
-import { SettingsSource } from './settings-source.js'
-import { attachSettings, isScopedContext, type SettingsContext } from './settings-wiring.js'
+import type { HostContext, HostDefaultModel, HostSessionController } from './harness/host.js'
+import { SendLimits } from './model/limits.js'
+import { SettingsSource } from './settings/source.js'
+import { attachSettings, isScopedContext, type SettingsContext } from './settings/wiring.js'
+import { spokenToolNames, TOOL_NAMES } from './model/tool-names.js'
 import { toolDefinitions } from './tools/definitions.js'
 
-export { Config, SETTINGS_NAMESPACE } from './config.js'
+export { Config, SETTINGS_NAMESPACE } from './settings/config.js'
 
 /** Plugin name shown by the Cordis loader and in log lines. */
 export const name = 'dsh-cross-session'
@@ -57,9 +58,9 @@ export const name = 'dsh-cross-session'
  * one is missing, and a dsh user must be told which one and why.
  */
 export const REQUIRED_SERVICES = {
-  tools: 'registers sessions_list, sessions_read and sessions_send',
-  sessionQuery: 'reads the session corpus for sessions_list and sessions_read',
-  agents: 'identifies the calling session and delivers sessions_send messages',
+  tools: `registers ${spokenToolNames()}`,
+  sessionQuery: `reads the session corpus for ${spokenToolNames([TOOL_NAMES.list, TOOL_NAMES.read])}`,
+  agents: `identifies the calling session and delivers ${TOOL_NAMES.send} messages`,
 } as const
 
 /** How long the mount waits for a required service before reporting it, ms. */
@@ -90,12 +91,12 @@ export interface PluginContext extends HostContext {
 
 /**
  * Build the ports and keep the three tools registered while the current
- * settings say `enabled` (issue 9: `false` unregisters them, `true`
+ * settings say `enabled` (`false` unregisters them, `true`
  * registers them again; each toggle is logged).
  * @returns `sync`: re-judge registration against the current settings.
  */
 export function activate(ctx: PluginContext, source: SettingsSource, log: (level: 'info' | 'warn', message: string) => void): () => void {
-  // Optional services may be mounted after this plugin: read them per call (issue 11 §1).
+  // Optional services may be mounted after this plugin: read them per call.
   const sessionController = (): HostSessionController | undefined => ctx.get('sessionController') as HostSessionController | undefined
   const defaultModel = (): HostDefaultModel | undefined => ctx.get('agentDefaultModel') as HostDefaultModel | undefined
   // Disposal cancels calls in flight (and their bounded waits) with this.
@@ -105,13 +106,13 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
     sessions: createIndexedSessionQueryPort({
       fallback: createSessionQueryPort(ctx.sessionQuery, ctx.agents, sessionController),
       agents: ctx.agents,
-      // Read per call: the JSONL corpus index (issue 13) or, for any other backend, sessionQuery.
+      // Read per call: the JSONL corpus index (docs/performance.md) or, for any other backend, sessionQuery.
       persistence: () => ctx.get('sessionPersistence'),
       sessions: () => ctx.get('sessions'),
     }),
     controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel }, woken),
   }
-  // Several dsh processes on one DSH_HOME (issue 8): presence, wake lease, mailbox.
+  // Several dsh processes on one DSH_HOME: the home store (docs/architecture.md §8).
   const { sessions, controller } = mountHome(ctx, local, log)
   // `settings` is a getter: every tool call reads the current value (O(1), src/settings-source.ts).
   const deps = {
@@ -142,7 +143,7 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
       log('info', `registered ${definitions.map(definition => definition.name).join(', ')} (wakes via ${sessionController() === undefined ? 'ctx.agents' : 'ctx.sessionController'}, re-read per call)`)
     } else if (!enabled && registered !== undefined) {
       unregister()
-      log('info', 'enabled: false; sessions_list, sessions_read and sessions_send unregistered')
+      log('info', `enabled: false; ${spokenToolNames()} unregistered`)
     }
   }
   ctx.effect(() => () => {
@@ -177,7 +178,7 @@ export function apply(ctx: PluginContext, config: unknown): void {
     sync = activate(inner, source, log)
   })
   // One check after the grace period: a required service still missing, and
-  // whether this composition has a settings service at all (issue 9 §4).
+  // whether this composition has a settings service at all.
   const timer = setTimeout(() => {
     if (ctx.get('settings') === undefined) log('info', 'settings: no settings service in this composition; the row config alone applies')
     if (sync !== undefined || !source.current.enabled) return

@@ -3,7 +3,7 @@
  *
  * The tools never touch the Cordis `ctx`: `src/plugin.ts` builds these ports
  * from whatever services the host composes (`src/adapters/*`), and unit tests
- * drive the tools through in-memory fakes of the same shapes (PRODUCT.md §3).
+ * drive the tools through in-memory fakes of the same shapes (docs/architecture.md §2).
  * Shapes mirror the rc.8 harness types (`@deepseek-ai/dsh-session`
  * `SessionHeader`, `@deepseek-ai/dsh-session-query` `SessionRecord` and
  * `SessionSurfaceSnapshot`) but only the fields this package reads, and every
@@ -12,9 +12,12 @@
  * @module dsh-cross-session/ports
  */
 
-import type { RelayProvenance } from './provenance.js'
-import type { Recorded } from './recorded.js'
-import type { SendMode } from './schemas.js'
+import type { RelayProvenance } from './model/provenance.js'
+import type { Recorded } from './harness/recorded.js'
+import type { AnswerWait, DeliveryReason, HolderRefusal, MailboxStage, ReleaseOutcome } from './model/outcomes.js'
+import type { SendMode } from './model/schemas.js'
+
+export type { AnswerWait, DeliveryReason, HolderRefusal, MailboxStage, ReleaseOutcome }
 
 /** Durable session header fields this package reads (rc.8 `SessionHeader`). */
 export interface SessionHeaderView {
@@ -85,7 +88,7 @@ export interface SessionQueryPort {
   liveElsewhere?(sessionId: string): { readonly pid: number } | undefined
 }
 
-/** Delivery mode of seed 004 (declared with the argument schema, `src/schemas.ts`). */
+/** Delivery mode (docs/tools.md#sessions_send; declared with the argument schema, `src/model/schemas.ts`). */
 export type { SendMode }
 
 /** A target the controller resolved, ready to receive a prompt. */
@@ -102,27 +105,22 @@ export interface ResolvedTarget {
   readonly remote?: { readonly pid: number, readonly mayWake: boolean, readonly handoff?: boolean }
 }
 
-/** How the turn that took a message ended ({@link ControllerPort.waitAnswered}): rc.8 `turn/end` reason kind and seq, or still running. */
-export type AnswerWait =
-  | { readonly ended: true, readonly reason: string, readonly seq: number }
-  | { readonly ended: false, readonly waitedMs: number }
-
 /**
- * Outcome of a controller step: done, or refused with a model-safe reason
- * (this package's own text or a failure-table row) and, when the backend
- * gave one, its error code (`session/agent-busy`, …; `not-found` for a
- * session that does not exist) and its raw `detail` for the log only.
+ * Outcome of a controller step: done, or refused with a {@link DeliveryReason}
+ * and, when the backend gave one, its error code (`session/agent-busy`, …;
+ * `not-found` for a session that does not exist) and its raw `detail` for
+ * the log only.
  */
 export type ControllerOutcome<T> =
   | { readonly ok: true, readonly value: T }
-  | { readonly ok: false, readonly reason: string, readonly code?: string, readonly detail?: string }
+  | { readonly ok: false, readonly reason: DeliveryReason, readonly code?: string, readonly detail?: string }
 
 /**
  * An admitted prompt. `recordFrom` is the target's log length at admission,
  * handed back to {@link ControllerPort.waitRecorded} so the wait scans only
  * what follows; it travels with the call instead of living in adapter state,
  * so a call cancelled (or failing) between admission and wait leaves nothing
- * behind (issue 11 §6).
+ * behind.
  */
 export interface Admitted {
   readonly mode: SendMode
@@ -131,15 +129,6 @@ export interface Admitted {
   /** For a remote target: the id of the message posted to the home store, handed back to {@link ControllerPort.waitRecorded}. */
   readonly mailboxMessageId?: string
 }
-
-/**
- * A delivery through the home store not (yet) recorded when the sender's
- * bound ran out: `claimed` by the holding process but not yet in its log,
- * still `pending` in the store, or `refused` by the holder.
- */
-export type MailboxStage =
-  | { readonly stage: 'claimed' | 'pending' }
-  | { readonly stage: 'refused', readonly reason: string }
 
 /** Options of {@link ControllerPort.waitRecorded}; `from` and `mailboxMessageId` come from {@link Admitted}. */
 export interface RecordWaitOptions {
@@ -167,9 +156,9 @@ export interface ControllerPort {
   /**
    * Put back to sleep a session that {@link resolve} woke but that did not
    * take the prompt, so nothing is left woken and abandoned.
-   * @returns what happened to it, in words, for the refusal text.
+   * @returns what happened to it.
    */
-  releaseWoken(target: ResolvedTarget): Promise<string>
+  releaseWoken(target: ResolvedTarget): Promise<ReleaseOutcome>
   /**
    * Wait, at most `timeoutMs`, until the target's conversation holds the
    * message admitted under `requestId` (or, with `settleForInbox`, until its
@@ -186,7 +175,7 @@ export interface ControllerPort {
   markDelivered?(target: ResolvedTarget): void
 }
 
-/** The calling session, from `exec.agent` (PRODUCT.md §3). */
+/** The calling session, from `exec.agent` (docs/architecture.md §2). */
 export interface Caller {
   readonly sessionId: string
   readonly header: SessionHeaderView

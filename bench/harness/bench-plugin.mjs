@@ -25,7 +25,7 @@
 import { writeFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import { activate } from '../../lib/plugin.js'
-import { SettingsSource } from '../../lib/settings-source.js'
+import { SettingsSource } from '../../lib/settings/source.js'
 import { CorpusIndex } from '../../lib/index/corpus-index.js'
 import { jsonlFiles, jsonlLayout } from '../../lib/index/jsonl-files.js'
 
@@ -33,7 +33,7 @@ export const name = 'dsh-cross-session-bench'
 
 const MB = 1024 * 1024
 
-/** Every corpus index the package's port builds in this run (issue 13), for its counters. */
+/** Every corpus index the package's port builds in this run (docs/performance.md "Corpus index"), for its counters. */
 const indexes = new Set()
 for (const method of ['refresh', 'check']) {
   const original = CorpusIndex.prototype[method]
@@ -276,8 +276,8 @@ async function timeRaw(row, run, warm) {
 }
 
 /**
- * What the harness's own persistence costs at this corpus (issue 13 "measure
- * before choosing"), and the corpus index's retained heap: a fresh index over
+ * What the harness's own persistence costs at this corpus (measured before
+ * choosing the corpus index), and the corpus index's retained heap: a fresh index over
  * the same root, one refresh, full GC before and after.
  */
 async function harnessRows(ctx, manifest, common, signal) {

@@ -1,7 +1,7 @@
 /**
  * Run the published harness (`e2e/node_modules/.bin/dsh`, rc.8) headless and
  * offline: a fresh `DSH_HOME`, a scripted model on 127.0.0.1, telemetry off,
- * an optional `--patch` overlay (PRODUCT.md §2 "Offline run").
+ * an optional `--patch` overlay (README "Install into a dsh profile"; test/e2e/support/harness.ts).
  *
  * @module bench/harness/dsh
  */

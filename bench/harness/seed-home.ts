@@ -32,7 +32,7 @@ import { decodeLog, encodeLog, logPathOf } from './zstd-log.js'
 
 /** Bump when the corpus recipe changes (invalidates cached homes). */
 const RECIPE = 3
-/** Homes of at least this many sessions also hold a ~100,000-event session (issue 13 read path). */
+/** Homes of at least this many sessions also hold a ~100,000-event session (the cold-read path of docs/performance.md). */
 const HUGE_FROM = 10_000
 
 /** Recipe of a home of `sessions` (the huge log changed only the large homes). */

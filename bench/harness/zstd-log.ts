@@ -16,7 +16,7 @@
 import { join } from 'node:path'
 import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib'
 import { encodeSegment } from '../../src/index/plan.js'
-import { scanFrames } from '../../src/index/zstd.js'
+import { scanFrames } from '../../src/harness/zstd.js'
 
 /** Split a concatenation of Zstandard frames (the package's own frame scanner). */
 export function splitFrames(buffer: Buffer): Buffer[] {

@@ -15,7 +15,7 @@
  * @module bench/home/agent
  */
 
-import type { HostAgent, HostUserMessage } from '../../src/host.js'
+import type { HostAgent, HostUserMessage } from '../../src/harness/host.js'
 
 /** A bench agent: the live agent plus when each message was admitted and recorded (epoch ms, sub-ms). */
 export interface BenchAgent extends HostAgent {

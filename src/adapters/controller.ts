@@ -2,13 +2,13 @@
  * The controller port over the host's services: the live agent's inbox for
  * delivery, and for a wake `ctx.sessionController.resolveAgent` when the host
  * composes one (the 0.1.2-alpha.2 line), else rc.8's `ctx.agents.resume`.
- * PRODUCT.md §3; issue 11 §1.
+ * docs/architecture.md §2 and §5.
  *
  * Optional host services (`sessionController`, `agentDefaultModel`) may be
  * mounted after this plugin: they are read when a call needs them, never
- * captured once at activation (issue 11 §1).
+ * captured once at activation.
  *
- * Waking rule (seed 004 ordering guarantee 1, PRODUCT.md §4 step 7): with
+ * Waking rule (docs/tools.md#refusals-and-their-order, the first guarantee): with
  * `mayWake: false` nothing that can resume a session is called — no
  * `agents.resume`, no `sessionController.resolveAgent` — and a target that
  * went cold between resolution and admission is refused, not woken.
@@ -18,7 +18,7 @@
  * provenance is durable in the log. Not `sessionController.prompt`: in
  * 0.1.2-alpha.2 it overwrites the source with `{ kind: 'user', rpcId }`
  * (lib/index.js `SessionCommandController.prompt`), which would leave the
- * hop count and the sender to text a model can write (issue 11 §5). The
+ * hop count and the sender to text a model can write. The
  * wait still recognises a message by `source.rpcId` (`src/recorded.ts`).
  *
  * A wake is recorded as one (`woke: true`) on both lines. rc.8: this plugin
@@ -30,12 +30,10 @@
  * @module dsh-cross-session/adapters/controller
  */
 
-import type { HostAgent, HostAgents, HostDefaultModel, HostSessionController, HostUserMessage } from '../host.js'
-import type { Admitted, ControllerOutcome, ControllerPort, SendMode } from '../ports.js'
-import { relaySource, type RelayProvenance } from '../provenance.js'
-import { waitUntilRecorded } from '../recorded.js'
-import { failureText } from '../presentation/failures.js'
-import { deliveryReasons } from '../presentation/send.js'
+import type { HostAgent, HostAgents, HostDefaultModel, HostSessionController, HostUserMessage } from '../harness/host.js'
+import type { Admitted, ControllerOutcome, ControllerPort, DeliveryReason, SendMode } from '../ports.js'
+import { relaySource, type RelayProvenance } from '../model/provenance.js'
+import { waitUntilRecorded } from '../harness/recorded.js'
 import { controllerFailure, controllerFailureDetail, isControllerNotFound } from './remote-errors.js'
 import { isNotFoundError } from './session-query.js'
 import type { WakeHandle } from './woken-release.js'
@@ -61,7 +59,7 @@ function defaultAgentOptions(defaultModel: HostDefaultModel | undefined): Record
   return undefined
 }
 
-function fail<T>(reason: string, code?: string, detail?: string): ControllerOutcome<T> {
+function fail<T>(reason: DeliveryReason, code?: string, detail?: string): ControllerOutcome<T> {
   return { ok: false, reason, ...(code === undefined ? {} : { code }), ...(detail === undefined ? {} : { detail }) }
 }
 
@@ -70,8 +68,10 @@ class WakeRefused extends Error {
   readonly code: string | undefined
   /** The controller's raw `code: message`, for the log only. */
   readonly detail: string
-  constructor(reason: string, code: string | undefined, detail: string) {
-    super(reason)
+  readonly reason: DeliveryReason
+  constructor(reason: DeliveryReason, code: string | undefined, detail: string) {
+    super(detail)
+    this.reason = reason
     this.code = code
     this.detail = detail
   }
@@ -96,7 +96,7 @@ function deliverToLiveAgent(agent: HostAgent, mode: SendMode, message: HostUserM
   } catch (error: unknown) {
     // The controller line maps this very failure to `session/agent-busy` ("prompt rejected").
     // Only the code's table row reaches the model; the raw error goes to the log.
-    return fail(failureText('session/agent-busy'), 'session/agent-busy', controllerFailureDetail({ code: 'session/agent-busy', message: error instanceof Error ? error.message : String(error) }))
+    return fail({ kind: 'failure', failure: 'session/agent-busy' }, 'session/agent-busy', controllerFailureDetail({ code: 'session/agent-busy', message: error instanceof Error ? error.message : String(error) }))
   }
   return { ok: true, value: { mode, running, recordFrom } }
 }
@@ -106,7 +106,7 @@ async function wakeViaController(controller: HostSessionController, sessionId: s
   const resolved = await controller.resolveAgent(sessionId)
   if ('error' in resolved) {
     const code = isControllerNotFound(resolved.error, sessionId) ? 'not-found' : resolved.error?.code
-    throw new WakeRefused(controllerFailure(resolved.error), typeof code === 'string' ? code : undefined, controllerFailureDetail(resolved.error))
+    throw new WakeRefused({ kind: 'failure', failure: controllerFailure(resolved.error) }, typeof code === 'string' ? code : undefined, controllerFailureDetail(resolved.error))
   }
   return { agent: resolved.agent, dispose: async () => undefined, external: true }
 }
@@ -125,7 +125,7 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
         woken.touch(sessionId)
         return { ok: true, value: { sessionId, woke: false, running: live.status === 'running' } }
       }
-      if (!mayWake) return fail(deliveryReasons.notLive)
+      if (!mayWake) return fail({ kind: 'not-live' })
       const controller = services.sessionController()
       try {
         const outcome = await woken.wake(sessionId, async lifetime => {
@@ -137,16 +137,17 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
         return { ok: true, value: { sessionId, woke, running: outcome.agent.status === 'running' } }
       } catch (error: unknown) {
         if (signal.aborted) throw error
-        if (error instanceof WakeRefused) return fail(error.message, error.code, error.detail)
+        if (error instanceof WakeRefused) return fail(error.reason, error.code, error.detail)
         // rc.8: the session was deleted between the lookup and the resume.
-        if (isNotFoundError(error)) return fail(`session "${sessionId}" not found`, 'not-found')
+        // rc.8 resume of a deleted session: a plain Error naming it (no code).
+        if (isNotFoundError(error, sessionId)) return fail({ kind: 'not-found', sessionId }, 'not-found')
         throw error
       }
     },
     async admit(target, { requestId, mode, text, provenance }) {
       // Re-read: the agent may have gone away since resolve. Never wake here.
       const agent = agents.get(target.sessionId)
-      if (agent === undefined) return fail(target.woke ? deliveryReasons.wentColdAfterWake : deliveryReasons.wentCold)
+      if (agent === undefined) return fail({ kind: target.woke ? 'went-cold-after-wake' : 'went-cold' })
       const admitted = deliverToLiveAgent(agent, mode, relayMessage(requestId, text, provenance))
       if (admitted.ok && target.woke) woken.delivered(target.sessionId)
       return admitted

@@ -1,5 +1,5 @@
 /**
- * The session query port over the corpus index (issue 13), for a host whose
+ * The session query port over the corpus index (docs/performance.md), for a host whose
  * `ctx.sessionPersistence` is rc.8's JSONL backend; every other host (SQLite,
  * unknown backends, no persistence, a Node without zstd) gets the
  * `sessionQuery` port of ./session-query.ts unchanged.
@@ -23,12 +23,12 @@
  * @module dsh-cross-session/adapters/persistence-index
  */
 
-import type { HostAgents } from '../host.js'
+import type { HostAgents } from '../harness/host.js'
 import { CorpusIndex } from '../index/corpus-index.js'
 import { jsonlFiles, jsonlLayout } from '../index/jsonl-files.js'
-import { currentSurfaceEvents } from '../index/surface-fold.js'
+import { currentSurfaceEvents } from '../harness/surface-fold.js'
 import type { SessionHeaderView, SessionQueryPort, SurfaceView } from '../ports.js'
-import { readHeader } from '../sessions.js'
+import { readHeader } from '../model/sessions.js'
 import { liveTitle, overlayLive, store } from './live-sessions.js'
 
 /** What {@link createIndexedSessionQueryPort} needs from the host. */

@@ -2,7 +2,7 @@
  * The session controller's failures, classified: not-found, and the
  * model-safe reason for every other code.
  *
- * Source: issue 11 §1 and `@deepseek-ai/dsh-api-session-controller`
+ * Source: `@deepseek-ai/dsh-api-session-controller`
  * 0.1.2-alpha.2: `RemoteError` codes from `RemoteErrorDetailsMap`
  * (lib/typert.host.js) as `resolveAgent` and the prompt path raise them
  * (lib/index.js `ApiSessionAgentController.resolve`,
@@ -14,9 +14,8 @@
  * @module dsh-cross-session/adapters/remote-errors
  */
 
-import { isFailureCode } from '../failure-kinds.js'
-import { failureText } from '../presentation/failures.js'
-import { clipLine, oneLine } from '../text.js'
+import { isFailureCode, type FailureKind } from '../core/failure-kinds.js'
+import { clipLine, oneLine } from '../core/text.js'
 
 /** Whether a controller error means "no such session": its code, or `inspect`'s plain Error text. */
 export function isControllerNotFound(error: { code?: unknown, message?: unknown } | undefined, sessionId: string): boolean {
@@ -26,12 +25,12 @@ export function isControllerNotFound(error: { code?: unknown, message?: unknown 
 }
 
 /**
- * The model-safe reason for a controller error: its code's row of the
- * failure table (`unknown` for a code the table does not know). The
- * error's message is never shown: it may carry paths or host internals.
+ * The failure kind of a controller error: its code when the failure table
+ * knows it, else `unknown`. The error's message is never shown: it may
+ * carry paths or host internals.
  */
-export function controllerFailure(error: { code?: unknown } | undefined): string {
-  return failureText(isFailureCode(error?.code) ? error.code : 'unknown')
+export function controllerFailure(error: { code?: unknown } | undefined): FailureKind {
+  return isFailureCode(error?.code) ? error.code : 'unknown'
 }
 
 /** The raw `code: message` of a controller error, for the log only. */

@@ -15,9 +15,9 @@
  * @module dsh-cross-session/adapters/session-query
  */
 
-import type { HostAgents, HostSessionController, HostSessionQuery } from '../host.js'
+import type { HostAgents, HostSessionController, HostSessionQuery } from '../harness/host.js'
 import type { SessionQueryPort, SessionRecordView, SurfaceView } from '../ports.js'
-import { readHeader } from '../sessions.js'
+import { readHeader } from '../model/sessions.js'
 
 /** The harness's error code for an id that is in neither memory nor persistence. */
 const NOT_FOUND_CODES = new Set(['SESSION_QUERY_SESSION_NOT_FOUND', 'session/not-found'])

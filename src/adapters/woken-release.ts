@@ -1,11 +1,11 @@
 /**
- * When sessions this plugin woke are put back to sleep (issue 11 §3): the
+ * When sessions this plugin woke are put back to sleep (docs/architecture.md §5): the
  * idle rule of {@link idleToRelease} and the best-effort disposal.
  *
  * @module dsh-cross-session/adapters/woken-release
  */
 
-import type { HostAgentHandle } from '../host.js'
+import type { HostAgentHandle } from '../harness/host.js'
 
 /** How long a woken session may sit idle after its turn before it is put back to sleep, ms (10 min). */
 export const IDLE_RELEASE_MS = 10 * 60_000

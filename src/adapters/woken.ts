@@ -2,7 +2,7 @@
  * Sessions this plugin woke: one shared resume per id, claims by the calls
  * that wait on it, and release once nobody needs them.
  *
- * Source: issue 11 §3. Rules:
+ * Rules (docs/architecture.md §5, "Who owns a woken session"):
  * - **One resume per id, owned by no caller.** Concurrent wakes of one cold
  *   session share one resume, as the harness's own `agent-lookup` and the
  *   0.1.2-alpha.2 controller's `ApiSessionAgentController.resolve` do. It
@@ -26,9 +26,9 @@
  * @module dsh-cross-session/adapters/woken
  */
 
-import type { HostAgent } from '../host.js'
-import { releaseReasons } from '../presentation/send.js'
-import { raceAbort } from '../service-boundary.js'
+import type { HostAgent } from '../harness/host.js'
+import type { ReleaseOutcome } from '../ports.js'
+import { raceAbort } from '../model/service-boundary.js'
 import { disposeEach, idleToRelease, SWEEP_INTERVAL_MS, type Held, type WakeHandle } from './woken-release.js'
 
 /** Outcome of {@link WokenSessions.wake}. */
@@ -131,20 +131,20 @@ export class WokenSessions {
   /**
    * A claim's call gave up before delivering. The session is disposed only
    * when no claim is left and nothing was delivered to it.
-   * @returns what happened to it, in words, for the refusal text.
+   * @returns what happened to it.
    */
-  async giveUp(sessionId: string): Promise<string> {
+  async giveUp(sessionId: string): Promise<ReleaseOutcome> {
     const entry = this.held.get(sessionId)
-    if (entry === undefined) return releaseReasons.notHeld
+    if (entry === undefined) return 'not-held'
     entry.claims = Math.max(0, entry.claims - 1)
-    if (entry.claims > 0) return releaseReasons.claimedByAnother
-    if (entry.delivered) return releaseReasons.deliveredByAnother
+    if (entry.claims > 0) return 'claimed-by-another'
+    if (entry.delivered) return 'delivered-by-another'
     this.held.delete(sessionId)
     if (entry.handle.external === true) {
-      return releaseReasons.keptByController
+      return 'kept-by-controller'
     }
     await entry.handle.dispose()
-    return releaseReasons.putBackToSleep
+    return 'put-back-to-sleep'
   }
 
   /** A send reached a session this plugin holds: it is active now. */

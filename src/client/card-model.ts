@@ -1,7 +1,7 @@
 /**
  * Decisions of the web settings card (src/client/settings-card.jsx), as pure
  * functions: what a field shows, whether a save may write, and what a save
- * that did not land means. Issue 12.
+ * that did not land means (docs/architecture.md §7, "Two halves").
  *
  * The card writes through the client settings scope (rc.8
  * `@deepseek-ai/dsh-client-runtime` lib/types/client/contract/settings-scope.d.ts
@@ -15,7 +15,7 @@
  * @module dsh-cross-session/client/card-model
  */
 
-import { parseSettingInput, type Bilingual, type SettingRow } from '../settings-table.js'
+import { parseSettingInput, type Bilingual, type SettingRow } from '../settings/table.js'
 
 /** The scope snapshot as the card reads it (`SettingsScopeSnapshot`). */
 export interface ScopeView {

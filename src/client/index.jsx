@@ -2,23 +2,24 @@
  * Browser half of dsh-cross-session (package export `./client`, declared by
  * `dsh.client` in package.json): the `cross-session` settings card and the
  * three tool rows. Built by scripts/build-client.mjs into lib/client.js, the
- * web shell's module-loader bundle (docs/architecture.md "Two halves").
- * Issue 12.
+ * web shell's module-loader bundle (docs/architecture.md §7, "Two halves").
  * @module dsh-cross-session/client
  */
-import { SETTINGS_NAMESPACE } from '../settings-table.ts'
+import { SETTINGS_NAMESPACE } from '../settings/table.ts'
 import { CardController, SettingsCard } from './settings-card.jsx'
 import { ReceivedRow, RECEIVED_KIND, receivedDefinition } from './received.jsx'
 import { injectStyles } from './styles.js'
-import { ListRow, ReadRow, SendRow } from './tool-rows.jsx'
+import { TOOL_NAMES } from '../model/tool-names.ts'
+import { titleKey, TOOL_ROWS } from './tool-rows.jsx'
 
 /** Dictionary namespace owned by this plugin. */
 const NS = 'crossSession'
 
+/** Each tool row's title, from titles by {@link TOOL_NAMES} key. */
+const rowTitles = titles => Object.fromEntries(Object.entries(titles).map(([key, title]) => [titleKey(TOOL_NAMES[key]), title]))
+
 const en = {
-  'tool.sessions_list': 'Sessions',
-  'tool.sessions_read': 'Read session',
-  'tool.sessions_send': 'Send to session',
+  ...rowTitles({ list: 'Sessions', read: 'Read session', send: 'Send to session' }),
   'running': 'running',
   'live': 'live',
   'cold': 'cold',
@@ -58,9 +59,7 @@ const en = {
 }
 
 const zh = {
-  'tool.sessions_list': '会话列表',
-  'tool.sessions_read': '读取会话',
-  'tool.sessions_send': '发送到会话',
+  ...rowTitles({ list: '会话列表', read: '读取会话', send: '发送到会话' }),
   'running': '运行中',
   'live': '运行',
   'cold': '冷',
@@ -126,8 +125,6 @@ export function apply(ctx) {
     inject: () => ({ openSession: id => { ctx.sessions.open(id) } }),
   }, ReceivedRow))
   ctx.slots.inject('tool.call.toolview', function* () {
-    yield ctx.slots.register({ name: 'tool.call.toolview', key: 'sessions_list', locale: NS }, ListRow)
-    yield ctx.slots.register({ name: 'tool.call.toolview', key: 'sessions_read', locale: NS }, ReadRow)
-    yield ctx.slots.register({ name: 'tool.call.toolview', key: 'sessions_send', locale: NS }, SendRow)
+    for (const [name, Row] of Object.entries(TOOL_ROWS)) yield ctx.slots.register({ name: 'tool.call.toolview', key: name, locale: NS }, Row)
   })
 }

@@ -1,6 +1,6 @@
 /**
  * The received side: a message this package delivered (a `user/message` with
- * its relay source, src/provenance.ts `deliveredProvenance` — recorded by the
+ * its relay source, src/model/provenance.ts `deliveredProvenance` — recorded by the
  * deliverer, never read from text, so frames on or off) gets a row of its
  * own in the target's chat — "Message from session 4b91… "title" · queue
  * · hop 1 · Open session" — so it does not read as the human's words.
@@ -9,14 +9,14 @@
  * the built-in `user` Chat Node (dsh-client-ui-conversation), and every
  * Definition that matches an event builds its own node (dsh-client-runtime
  * `dispatchInput`). So this Definition adds a `cross-session-message` node
- * next to the bubble, which remains (the issue's "add a row of your own if
- * the bubble remains"). Shapes follow the rc.8 cookbook "adding a
- * conversation node" and ui-workflow-run's `ctx.sessions.open`. Issue 12.
+ * next to the bubble, which remains (docs/architecture.md §7, "Two halves").
+ * Shapes follow the rc.8 cookbook "adding a conversation node" and
+ * ui-workflow-run's `ctx.sessions.open`.
  * @module dsh-cross-session/client/received
  */
 import { parseFrame } from '../framing.ts'
-import { deliveredProvenance } from '../provenance.ts'
-import { shortId } from '../tool-results.ts'
+import { deliveredProvenance } from '../model/provenance.ts'
+import { shortId } from '../core/tool-results.ts'
 
 /** Node kind (the keyed `conversation.chat.node` entry). */
 export const RECEIVED_KIND = 'cross-session-message'

@@ -5,11 +5,11 @@
  * namespace). Every setting of SETTINGS_TABLE shows its label, description,
  * default and range; edits are staged and written on Save through the bound
  * settings scope. Decisions (validation, fencing, outcome) are
- * ./card-model.ts. Issue 12.
+ * ./card-model.ts. docs/architecture.md §7, "Two halves".
  * @module dsh-cross-session/client/settings-card
  */
 import { useState, useSyncExternalStore } from 'react'
-import { SETTINGS_TABLE } from '../settings-table.ts'
+import { SETTINGS_TABLE } from '../settings/table.ts'
 import { currentValue, isOverridden, planSave, rangeText, unlanded } from './card-model.ts'
 
 /**

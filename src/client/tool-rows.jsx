@@ -9,13 +9,18 @@
  * Props are the slot owner's (`block`, `toolName`, `callId`, `inspect`) plus
  * `t` (this plugin's dictionary). `block` is a running call (`argsRaw`) or a
  * settled one (`kind`, `call.argsRaw`, `content`, `isError`) — the shapes
- * rc.8 ui-skill's SkillRow reads. Parsing is src/tool-results.ts, shared
- * with the presenters. Issue 12.
+ * rc.8 ui-skill's SkillRow reads. Parsing is src/core/tool-results.ts,
+ * shared with the presenters. Tool names come from src/model/tool-names.ts
+ * ({@link TOOL_ROWS} is keyed by them); docs/architecture.md §7.
  * @module dsh-cross-session/client/tool-rows
  */
 import { useState } from 'react'
-import { parseListResult, parseRefusal, parseSendResult, shortId } from '../tool-results.ts'
-import { parseReadResult } from '../tool-results-read.ts'
+import { parseListResult, parseRefusal, parseSendResult, shortId } from '../core/tool-results.ts'
+import { parseReadResult } from '../core/tool-results-read.ts'
+import { TOOL_NAMES } from '../model/tool-names.ts'
+
+/** The dictionary key of a tool row's title. */
+export const titleKey = toolName => `tool.${toolName}`
 
 /** The call's arguments (`{}` when absent or not JSON). */
 function argsOf(block) {
@@ -67,7 +72,7 @@ function RefusalChip({ refusal }) {
 function Running({ toolName, t, summary }) {
   return (
     <div className="xs-row" data-xs-row={toolName} data-xs-state="running">
-      <div className="xs-head"><span className="xs-title">{t(`tool.${toolName}`)}</span><span className="xs-chip xs-pending">{t('running')}</span><span className="xs-summary">{summary}</span></div>
+      <div className="xs-head"><span className="xs-title">{t(titleKey(toolName))}</span><span className="xs-chip xs-pending">{t('running')}</span><span className="xs-summary">{summary}</span></div>
     </div>
   )
 }
@@ -77,25 +82,26 @@ function RefusedRow({ toolName, t, target, refusal, text, extra }) {
   const [open, setOpen] = useState(false)
   return (
     <div className="xs-row" data-xs-row={toolName} data-xs-outcome={refusal.outcome} data-xs-target={target ?? ''}>
-      <Head title={t(`tool.${toolName}`)} chips={[<RefusalChip key="code" refusal={refusal} />]} summary={`${target === undefined ? '' : `${shortId(target)} · `}${refusal.cause}`} open={open} onToggle={() => setOpen(!open)} />
+      <Head title={t(titleKey(toolName))} chips={[<RefusalChip key="code" refusal={refusal} />]} summary={`${target === undefined ? '' : `${shortId(target)} · `}${refusal.cause}`} open={open} onToggle={() => setOpen(!open)} />
       {open ? <div className="xs-body">{extra}<pre>{text}</pre></div> : null}
     </div>
   )
 }
 
 export function ListRow({ block, t }) {
+  const name = TOOL_NAMES.list
   const args = argsOf(block)
   const text = resultTextOf(block)
   const [open, setOpen] = useState(true)
-  if (text === null) return <Running toolName="sessions_list" t={t} summary={args.query ?? ''} />
+  if (text === null) return <Running toolName={name} t={t} summary={args.query ?? ''} />
   const refusal = parseRefusal(text)
-  if (refusal !== undefined) return <RefusedRow toolName="sessions_list" t={t} refusal={refusal} text={text} />
+  if (refusal !== undefined) return <RefusedRow toolName={name} t={t} refusal={refusal} text={text} />
   const list = parseListResult(text)
-  if (list === undefined) return <FallbackRow toolName="sessions_list" text={text} args={args} />
+  if (list === undefined) return <FallbackRow toolName={name} text={text} args={args} />
   const live = list.rows.filter(row => row.live).length
   return (
-    <div className="xs-row" data-xs-row="sessions_list" data-xs-outcome="listed">
-      <Head title={t('tool.sessions_list')} summary={t('list.summary', { count: list.rows.length, live })} open={open} onToggle={() => setOpen(!open)} />
+    <div className="xs-row" data-xs-row={name} data-xs-outcome="listed">
+      <Head title={t(titleKey(name))} summary={t('list.summary', { count: list.rows.length, live })} open={open} onToggle={() => setOpen(!open)} />
       {open
         ? (
             <div className="xs-body">
@@ -122,18 +128,19 @@ export function ListRow({ block, t }) {
 }
 
 export function ReadRow({ block, t }) {
+  const name = TOOL_NAMES.read
   const args = argsOf(block)
   const text = resultTextOf(block)
   const [open, setOpen] = useState(false)
-  if (text === null) return <Running toolName="sessions_read" t={t} summary={typeof args.session_id === 'string' ? shortId(args.session_id) : ''} />
+  if (text === null) return <Running toolName={name} t={t} summary={typeof args.session_id === 'string' ? shortId(args.session_id) : ''} />
   const refusal = parseRefusal(text)
-  if (refusal !== undefined) return <RefusedRow toolName="sessions_read" t={t} target={args.session_id} refusal={refusal} text={text} />
+  if (refusal !== undefined) return <RefusedRow toolName={name} t={t} target={args.session_id} refusal={refusal} text={text} />
   const read = parseReadResult(text)
-  if (read === undefined) return <FallbackRow toolName="sessions_read" text={text} args={args} />
+  if (read === undefined) return <FallbackRow toolName={name} text={text} args={args} />
   return (
-    <div className="xs-row" data-xs-row="sessions_read" data-xs-outcome="read" data-xs-target={read.sessionId}>
+    <div className="xs-row" data-xs-row={name} data-xs-outcome="read" data-xs-target={read.sessionId}>
       <Head
-        title={t('tool.sessions_read')}
+        title={t(titleKey(name))}
         chips={[<span key="target" className="xs-chip xs-mono" title={read.sessionId}>{shortId(read.sessionId)}</span>]}
         summary={`${read.title} · ${t('read.window', { shown: read.messages.length, readable: read.readable })}${read.omitted > 0 ? ` · ${t('read.omitted', { count: read.omitted })}` : ''}`}
         open={open}
@@ -156,26 +163,27 @@ export function ReadRow({ block, t }) {
 }
 
 export function SendRow({ block, t }) {
+  const name = TOOL_NAMES.send
   const args = argsOf(block)
   const text = resultTextOf(block)
   const [open, setOpen] = useState(true)
   const target = typeof args.session_id === 'string' ? args.session_id : undefined
   const body = typeof args.message === 'string' ? args.message : ''
-  if (text === null) return <Running toolName="sessions_send" t={t} summary={target === undefined ? '' : shortId(target)} />
+  if (text === null) return <Running toolName={name} t={t} summary={target === undefined ? '' : shortId(target)} />
   const refusal = parseRefusal(text)
   const bodyBlock = <div className="xs-msg-head">{t('send.body')}</div>
-  if (refusal !== undefined) return <RefusedRow toolName="sessions_send" t={t} target={target} refusal={refusal} text={text} extra={<>{bodyBlock}<pre>{body}</pre><div className="xs-msg" /></>} />
+  if (refusal !== undefined) return <RefusedRow toolName={name} t={t} target={target} refusal={refusal} text={text} extra={<>{bodyBlock}<pre>{body}</pre><div className="xs-msg" /></>} />
   const sent = parseSendResult(text)
-  if (sent === undefined) return <FallbackRow toolName="sessions_send" text={text} args={args} />
+  if (sent === undefined) return <FallbackRow toolName={name} text={text} args={args} />
   const recorded = sent.recorded.stage === 'conversation'
     ? <span key="outcome" className="xs-chip xs-ok" data-xs-seq={sent.recorded.seq}>{t('send.recorded', { seq: sent.recorded.seq })}</span>
     : sent.recorded.stage === 'inbox'
       ? <span key="outcome" className="xs-chip xs-pending" data-xs-seq={sent.recorded.seq}>{t('send.inbox', { seq: sent.recorded.seq })}</span>
       : <span key="outcome" className="xs-chip xs-pending">{t('send.accepted')}</span>
   return (
-    <div className="xs-row" data-xs-row="sessions_send" data-xs-outcome="accepted" data-xs-target={sent.sessionId}>
+    <div className="xs-row" data-xs-row={name} data-xs-outcome="accepted" data-xs-target={sent.sessionId}>
       <Head
-        title={t('tool.sessions_send')}
+        title={t(titleKey(name))}
         chips={[
           <span key="target" className="xs-chip xs-mono" title={sent.sessionId}>{`→ ${shortId(sent.sessionId)}`}</span>,
           <span key="mode" className="xs-chip" data-xs-mode={sent.mode}>{sent.mode}</span>,
@@ -190,4 +198,11 @@ export function SendRow({ block, t }) {
       {open ? <div className="xs-body">{bodyBlock}<pre data-xs-body="true">{body}</pre></div> : null}
     </div>
   )
+}
+
+/** Each tool's row, by tool name: the key of its `tool.call.toolview` entry. */
+export const TOOL_ROWS = {
+  [TOOL_NAMES.list]: ListRow,
+  [TOOL_NAMES.read]: ReadRow,
+  [TOOL_NAMES.send]: SendRow,
 }

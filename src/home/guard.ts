@@ -25,7 +25,6 @@
  */
 
 import type { ControllerOutcome, ControllerPort, ResolvedTarget } from '../ports.js'
-import { deliveryReasons, mailboxRefusals } from '../presentation/send.js'
 import { blocksWake, openTurnOf } from './open-turn.js'
 import { postRemote, waitRemote } from './remote-delivery.js'
 import type { HomeRuntime } from './runtime.js'
@@ -68,7 +67,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
       const turn = openTurnOf(await host.listEvents(sessionId), Date.now())
       if (!blocksWake(turn, previous)) return undefined
       store.release(sessionId, 'wake-failed')
-      return { ok: false, reason: deliveryReasons.openTurn(turn?.ageMs ?? 0) }
+      return { ok: false, reason: { kind: 'open-turn', ageMs: turn?.ageMs ?? 0 } }
     } catch (error: unknown) {
       store.release(sessionId, 'wake-failed')
       throw error
@@ -117,7 +116,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
   async function wakeForWaiting(sessionId: string, signal: AbortSignal): Promise<boolean> {
     const resolved = await wakeHere(sessionId, { mayWake: true, signal })
     if (resolved.ok) inner.markDelivered?.(resolved.value)
-    else if (resolved.code === 'not-found') store.refuseWaiting(sessionId, mailboxRefusals.targetGone)
+    else if (resolved.code === 'not-found') store.refuseWaiting(sessionId, 'target-gone')
     return resolved.ok
   }
   runtime.adopt = async sessionId => await wakeForWaiting(sessionId, new AbortController().signal)

@@ -8,8 +8,8 @@
  * @module dsh-cross-session/home/holding
  */
 
-import type { HostAgent, HostAgents } from '../host.js'
-import { isSubagent, readHeader } from '../sessions.js'
+import type { HostAgent, HostAgents } from '../harness/host.js'
+import { isSubagent, readHeader } from '../model/sessions.js'
 import { admitClaimed, hasFound, recordFound, settle, type HeldSession } from './owner-delivery.js'
 import { reofferUnanswered } from './reoffer.js'
 import { PerSession } from './per-session.js'

@@ -11,11 +11,11 @@
  * @module dsh-cross-session/home/mount
  */
 
-import type { HostAgent, HostAgents, HostSessionQuery } from '../host.js'
+import type { HostAgent, HostAgents, HostSessionQuery } from '../harness/host.js'
 import type { ControllerPort, SessionQueryPort } from '../ports.js'
 import { guardController } from './guard.js'
-import { resolveHome } from './paths.js'
-import { isAlive, selfTag } from './process-tag.js'
+import { resolveHome } from '../harness/dsh-home.js'
+import { isAlive, selfTag } from '../harness/process-tag.js'
 import { withPresence } from './query.js'
 import { HomeRuntime } from './runtime.js'
 import { openHomeStore, storePaths } from './store-open.js'

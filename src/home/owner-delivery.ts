@@ -15,9 +15,9 @@
 
 import { nanoid } from 'nanoid'
 import { relayMessage } from '../adapters/controller.js'
-import type { HostAgent, HostUserMessage } from '../host.js'
-import { mailboxRefusals, ownerNotices } from '../presentation/send.js'
-import { deliveryState, turnEnd } from './log-state.js'
+import type { HostAgent, HostUserMessage } from '../harness/host.js'
+import { ownerNotices } from '../presentation/send.js'
+import { deliveryState, turnEnd } from '../harness/log-state.js'
 import type { HomeStore, StoredMessage } from './store.js'
 
 /**
@@ -89,7 +89,7 @@ export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSessi
   let nudge = false
   for (const message of claimed) {
     if (message.target !== agent.id) {
-      store.refuse(message.messageId, mailboxRefusals.misaddressed)
+      store.refuse(message.messageId, 'misaddressed')
       continue
     }
     const events = agent.session.events

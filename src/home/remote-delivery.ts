@@ -12,8 +12,7 @@
  */
 
 import type { Admitted, ControllerOutcome, ControllerPort, MailboxStage, RecordWaitOptions, ResolvedTarget } from '../ports.js'
-import { deliveryReasons } from '../presentation/send.js'
-import type { Recorded } from '../recorded.js'
+import type { Recorded } from '../harness/recorded.js'
 import type { HomeRuntime } from './runtime.js'
 import type { StoredMessage } from './store.js'
 
@@ -37,9 +36,9 @@ export function postRemote(runtime: HomeRuntime, target: ResolvedTarget, prompt:
     // SQLite's code only (e.g. SQLITE_FULL, SQLITE_BUSY): paths and raw messages stay out of the model's text.
     const code = error as { errstr?: unknown, code?: unknown } | null
     const why = typeof code?.errstr === 'string' ? code.errstr : typeof code?.code === 'string' ? code.code : 'write failed'
-    return { ok: false, reason: deliveryReasons.storeWriteFailed(why) }
+    return { ok: false, reason: { kind: 'store-write-failed', why } }
   }
-  if (!posted.ok) return { ok: false, reason: deliveryReasons.mailboxFull, code: 'rate-limited' }
+  if (!posted.ok) return { ok: false, reason: { kind: 'store-full' } }
   runtime.watch.poke()
   return { ok: true, value: { mode: prompt.mode, running: false, mailboxMessageId: posted.message.messageId } }
 }
@@ -49,7 +48,7 @@ export function settled(message: StoredMessage | undefined): Recorded | MailboxS
   if (message?.state === 'recorded' && message.seq !== undefined) {
     return { seq: message.seq, stage: 'conversation', ...(message.running === undefined ? {} : { running: message.running }) }
   }
-  if (message?.state === 'refused') return { stage: 'refused', reason: message.reason ?? 'no reason given' }
+  if (message?.state === 'refused') return { stage: 'refused', reason: message.reason ?? 'unknown' }
   return undefined
 }
 

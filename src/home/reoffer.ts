@@ -8,10 +8,10 @@
  */
 
 import { nanoid } from 'nanoid'
-import type { HostAgent } from '../host.js'
+import type { HostAgent } from '../harness/host.js'
 import { ownerNotices } from '../presentation/send.js'
-import { readRelaySource } from '../provenance.js'
-import { completedTurnAfter, turnEnd } from './log-state.js'
+import { readRelaySource } from '../model/provenance.js'
+import { completedTurnAfter, turnEnd } from '../harness/log-state.js'
 import { noticeMessage } from './owner-delivery.js'
 import type { HomeStore } from './store.js'
 

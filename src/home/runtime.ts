@@ -12,7 +12,7 @@
  * @module dsh-cross-session/home/runtime
  */
 
-import type { HostAgent } from '../host.js'
+import type { HostAgent } from '../harness/host.js'
 import { Holdings, type HoldingHost } from './holding.js'
 import { Adoption } from './adoption.js'
 import type { HomeStore, LetGo } from './store.js'

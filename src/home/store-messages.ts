@@ -7,6 +7,7 @@
  * @module dsh-cross-session/home/store-messages
  */
 
+import type { HolderRefusal } from '../ports.js'
 import type { NewMessage, PostOutcome, StoredMessage } from './store.js'
 import { StoreConnection } from './store-connection.js'
 import { holderTag, messageOf, sameTag, type HolderRow, type MessageRow } from './store-schema.js'
@@ -62,11 +63,11 @@ export class StoreMessages extends StoreConnection {
     this.mine(messageId, 'state = \'pending\', claimer_pid = NULL, claimer_start = NULL')
   }
 
-  refuse(messageId: string, reason: string): void {
+  refuse(messageId: string, reason: HolderRefusal): void {
     this.mine(messageId, 'state = \'refused\', reason = ?', reason)
   }
 
-  refuseWaiting(sessionId: string, reason: string): number {
+  refuseWaiting(sessionId: string, reason: HolderRefusal): number {
     return this.tx(() => {
       if (this.livingHolder(this.row(sessionId)) !== undefined) return 0
       return Number(this.sql('UPDATE messages SET state = \'refused\', reason = ?, claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE target = ? AND state IN (\'pending\', \'claimed\')').run(reason, this.now(), sessionId).changes)

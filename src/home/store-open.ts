@@ -24,8 +24,8 @@
 import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync } from 'node:fs'
 import type { DatabaseSync } from 'node:sqlite'
 import { join } from 'node:path'
-import type { ProcessTag } from './paths.js'
-import { loadSqlite } from './sqlite-module.js'
+import type { ProcessTag } from '../harness/dsh-home.js'
+import { loadSqlite } from '../harness/sqlite-module.js'
 import { SCHEMA, STORE_VERSION } from './store-schema.js'
 import { SqliteHomeStore } from './store-sqlite.js'
 

@@ -14,7 +14,8 @@
  * @module dsh-cross-session/home/store-schema
  */
 
-import type { ProcessTag } from './paths.js'
+import type { ProcessTag } from '../harness/dsh-home.js'
+import type { HolderRefusal } from '../ports.js'
 import type { Holder, HolderView, LetGo, MessageState, StoredMessage } from './store.js'
 
 /** Schema version kept in `meta`; a store of another version is rebuilt. */
@@ -108,6 +109,11 @@ export function sameTag(a: ProcessTag | undefined, b: ProcessTag | undefined): b
   return a !== undefined && b !== undefined && a.pid === b.pid && a.start === b.start
 }
 
+/** A stored refusal reason, read defensively (an older or foreign row reads `unknown`). */
+function holderRefusalOf(reason: string): HolderRefusal {
+  return reason === 'misaddressed' || reason === 'target-gone' ? reason : 'unknown'
+}
+
 /** A `messages` row as the port's {@link StoredMessage}. */
 export function messageOf(row: MessageRow): StoredMessage {
   return {
@@ -123,7 +129,7 @@ export function messageOf(row: MessageRow): StoredMessage {
     ...(row.claimer_pid === null ? {} : { claimer: { pid: row.claimer_pid, start: row.claimer_start ?? 0 } }),
     ...(row.seq === null ? {} : { seq: row.seq }),
     ...(row.running === null ? {} : { running: row.running === 1 }),
-    ...(row.reason === null ? {} : { reason: row.reason }),
+    ...(row.reason === null ? {} : { reason: holderRefusalOf(row.reason) }),
     ...(row.answered_seq === null ? {} : { answeredSeq: row.answered_seq }),
     createdAt: row.created_at,
   }

@@ -10,7 +10,7 @@
  * @module dsh-cross-session/home/store-sqlite
  */
 
-import type { ProcessTag } from './paths.js'
+import type { ProcessTag } from '../harness/dsh-home.js'
 import type { Board, HoldOutcome, HomeStore, LetGo } from './store.js'
 import { StoreMessages } from './store-messages.js'
 import { holderOf, holderTag, lastLetGo, sameTag, type HolderRow } from './store-schema.js'

@@ -24,7 +24,8 @@
  * @module dsh-cross-session/home/store
  */
 
-import type { ProcessTag } from './paths.js'
+import type { HolderRefusal } from '../ports.js'
+import type { ProcessTag } from '../harness/dsh-home.js'
 
 /** How a holder let a session go (kept on the session's row). */
 export type LetGo = 'released' | 'exited' | 'died' | 'wake-failed'
@@ -88,8 +89,8 @@ export interface StoredMessage extends NewMessage {
   readonly seq?: number
   /** Whether the target was running a turn when its holder admitted it. */
   readonly running?: boolean
-  /** Why it was refused (`refused`): this package's own text. */
-  readonly reason?: string
+  /** Why it was refused (`refused`). */
+  readonly reason?: HolderRefusal
   /** Seq of the `turn/end` of the turn that answered it, once known. */
   readonly answeredSeq?: number
   readonly createdAt: number
@@ -135,9 +136,9 @@ export interface HomeStore {
   /** A claim of this process goes back to `pending` (its insertion was cancelled, or the session went away). */
   unclaim(messageId: string): void
   /** A claim of this process is refused (malformed, misaddressed): never delivered. */
-  refuse(messageId: string, reason: string): void
+  refuse(messageId: string, reason: HolderRefusal): void
   /** The target no longer exists: every message waiting for it (nobody living holds it) is refused with `reason`. @returns how many. */
-  refuseWaiting(sessionId: string, reason: string): number
+  refuseWaiting(sessionId: string, reason: HolderRefusal): number
   /** A turn of `sessionId` ended completed at `turnEndSeq`: every recorded message before it is answered. */
   answered(sessionId: string, turnEndSeq: number): void
   /** Recorded messages of `sessionId` that no turn answered and that were not yet re-offered; marks them re-offered. */

@@ -12,9 +12,9 @@
  * @module dsh-cross-session/home/woken-answer
  */
 
-import type { HostAgent } from '../host.js'
+import type { HostAgent } from '../harness/host.js'
 import type { AnswerWait } from '../ports.js'
-import { deliveryState, turnEnd } from './log-state.js'
+import { deliveryState, turnEnd } from '../harness/log-state.js'
 
 /** Pause between looks while the agent is idle but the message's turn has not started yet, ms. */
 const IDLE_RECHECK_MS = 50

@@ -1,5 +1,6 @@
 /**
- * The corpus index (issue 13): session headers and titles of one JSONL
+ * The corpus index (docs/performance.md, "Corpus index: what each call
+ * re-checks"): session headers and titles of one JSONL
  * session root, keyed by log file and revision, so a call pays for the logs
  * that changed and the rows it shows, not for the corpus.
  *
@@ -23,7 +24,7 @@ import type { SessionHeaderView } from '../ports.js'
 import type { LogFiles } from './jsonl-files.js'
 import { planScan, planTitle, type CachedTitle, type ScannedLog } from './plan.js'
 
-/** Default bound of the index's estimated size: 48 MB (issue 13: ≤ 64 MB at 10,000 sessions). */
+/** Default bound of the index's estimated size: 48 MB (its budget: ≤ 64 MB retained at 10,000 sessions, docs/performance.md "Budgets"). */
 const DEFAULT_INDEX_BYTES = 48 * 1024 * 1024
 
 /** What the index holds for one log. */

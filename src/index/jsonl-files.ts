@@ -21,7 +21,7 @@ import type { SessionHeaderView } from '../ports.js'
 import type { JsonlLayout } from './jsonl-layout.js'
 import { encodeSegment, lastTitleIn, parseHeaderLine, type ScannedLog } from './plan.js'
 import { directories, isCorrupt, isMissing, readAt, statLog } from './sync-fs.js'
-import { createFrameDecoder, decodeFrames, scanFrames } from './zstd.js'
+import { createFrameDecoder, decodeFrames, scanFrames } from '../harness/zstd.js'
 
 export { jsonlLayout, type JsonlLayout } from './jsonl-layout.js'
 

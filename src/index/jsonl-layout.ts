@@ -9,7 +9,7 @@
  */
 
 import { basename, dirname, isAbsolute } from 'node:path'
-import { zstdDecompress } from './zstd.js'
+import { zstdDecompress } from '../harness/zstd.js'
 
 /** Where a recognised JSONL backend keeps its logs. */
 export interface JsonlLayout {

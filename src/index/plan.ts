@@ -1,5 +1,6 @@
 /**
- * Pure decisions of the corpus index (issue 13): what one revision check of
+ * Pure decisions of the corpus index (docs/performance.md, "Corpus index:
+ * what each call re-checks"): what one revision check of
  * the persistence root must re-read, when a cached title is still exact, and
  * how a header line or a title is read out of JSONL text.
  *
@@ -17,7 +18,7 @@
  */
 
 import type { SessionHeaderView } from '../ports.js'
-import { readHeader } from '../sessions.js'
+import { readHeader } from '../model/sessions.js'
 
 /** One log file as one revision check saw it. */
 export interface ScannedLog {

@@ -3,17 +3,18 @@
  * honest wording for `queue` vs `steer`, a mailbox delivery to another dsh
  * process, and the answer to a retried call.
  *
- * Source: seed 004 "Output (accepted)", PRODUCT.md §4 "Accepted means
- * recorded", issue 8 §3 ("The result text is honest about each outcome
- * (recorded, claimed but not yet recorded, still pending)") and issue 11 §2
- * (retries).
+ * Source: docs/tools.md#sessions_send ("Accepted means recorded", a
+ * session live in another dsh process, retries): each outcome is said as
+ * it is — recorded, claimed but not yet recorded, still pending, handed
+ * over, answered.
  *
  * @module dsh-cross-session/presentation/accepted
  */
 
 import type { AnswerWait, MailboxStage, SendMode } from '../ports.js'
-import type { Recorded } from '../recorded.js'
+import type { Recorded } from '../harness/recorded.js'
 import { displayId } from './common.js'
+import { holderRefusals } from './send.js'
 
 /** Input of {@link renderAccepted}. */
 interface AcceptedLine {
@@ -109,7 +110,7 @@ export function renderRemoteTail(outcome: RemoteOutcome): { head: string, body: 
   if (recorded?.stage === 'conversation') head += ` | recorded at seq ${recorded.seq}`
   else if (recorded?.stage === 'inbox') head += ` | in its inbox at seq ${recorded.seq}, not yet in its conversation`
   else if (recorded?.stage === 'claimed') head += ` | claimed by that process, not yet recorded after ${outcome.recordWaitMs} ms`
-  else if (recorded?.stage === 'refused') head += ` | refused by that process: ${recorded.reason}`
+  else if (recorded?.stage === 'refused') head += ` | refused by that process: ${holderRefusals[recorded.reason]}`
   else if (outcome.waitCancelled) head += ' | posted; pickup not confirmed (wait cancelled)'
   else head += ` | still pending in the mailbox after ${outcome.recordWaitMs} ms`
   const where = takenOver ? 'in this process' : outcome.handoff ? 'in that process once it has woken it' : 'in its own process'

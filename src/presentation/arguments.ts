@@ -1,13 +1,14 @@
 /**
  * The `invalid-arguments` problem lines: what was wrong with one argument,
- * what it got and what it accepts, in one line (seed 002: an ignored
- * argument "looks like a filter that matched"; issue 11 §6: untrusted values
- * are echoed clipped).
+ * what it got and what it accepts, in one line
+ * (docs/tools.md#arguments-are-checked-never-defaulted-over: an ignored
+ * argument "would look like a filter that matched"). Untrusted values are
+ * echoed clipped.
  *
  * @module dsh-cross-session/presentation/arguments
  */
 
-import { clipLine, countChars } from '../text.js'
+import { clipLine, countChars } from '../core/text.js'
 
 /** The parts of a property schema the wording reads. */
 export interface PropertyView {

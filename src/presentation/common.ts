@@ -3,40 +3,30 @@
  * refused call did not do, the refusals more than one tool returns, and how
  * ids, titles and row metadata are shown.
  *
- * Source: seed 004 "Refusal codes" (codes, tone, the column "What the model
- * should do") and PRODUCT.md §4 (added codes `invalid-arguments`,
- * `self-target`, `rate-limited`; "never a partial result").
+ * The codes and their general causes and next steps are the closed catalog
+ * of `src/refusals.ts` (docs/tools.md#refusals-and-their-order); a
+ * cancelled call never returns a partial result.
  *
  * @module dsh-cross-session/presentation/common
  */
 
-import type { FailureKind } from '../failure-kinds.js'
+import type { FailureKind } from '../core/failure-kinds.js'
+import type { RefusalCode } from '../refusals.js'
 import type { SessionHeaderView } from '../ports.js'
-import { isSubagent } from '../sessions.js'
-import { clipLine, clipLineStart, oneLine } from '../text.js'
+import { isSubagent } from '../model/sessions.js'
+import { clipLine, clipLineStart, oneLine } from '../core/text.js'
 import { failureText } from './failures.js'
-
-/** Every refusal code this package returns. */
-type RefusalCode =
-  | 'invalid-arguments'
-  | 'not-found'
-  | 'not-messageable'
-  | 'resume-disabled'
-  | 'empty-body'
-  | 'rejected'
-  | 'self-target'
-  | 'rate-limited'
 
 /** One refusal: its code, the cause, and what the model should do next. */
 export interface Refusal {
   readonly code: RefusalCode
   /** Why, in one line, with the values involved. */
   readonly cause: string
-  /** What to try next (seed 004 "What the model should do"). */
+  /** What to try next (docs/tools.md#refusals-and-their-order, "what the model should do"). */
   readonly next: string
 }
 
-/** What a refused or cancelled call did not do, one sentence per tool (seed 004 tone). */
+/** What a refused or cancelled call did not do, one sentence per tool. */
 export const NOTHING_LISTED = 'Nothing was listed.'
 export const NOTHING_READ = 'Nothing was read.'
 export const NOTHING_DELIVERED = 'Nothing was delivered.'
@@ -76,8 +66,8 @@ export function renderCancelled(tool: string, step: string, consequence: string)
 
 /**
  * A session id echoed in a refusal: one line, at most 120 code points. The
- * target id comes from model-written arguments with no length limit (issue
- * 11 §6: untrusted values are never echoed unclipped).
+ * target id comes from model-written arguments with no length limit, and
+ * untrusted values are never echoed unclipped.
  */
 export function shownId(sessionId: string): string {
   return clipLine(oneLine(sessionId), 120)
@@ -122,7 +112,7 @@ export function displayTitle(title: string | undefined): string {
 /** ` | cwd=… | preset=…` metadata of a list or read row (absent fields omitted). */
 export function metadataSuffix(header: SessionHeaderView): string {
   let suffix = ''
-  // Keep the path's end on a grapheme boundary (issue 11 §6: a code-point slice orphaned combining marks).
+  // Keep the path's end on a grapheme boundary: a code-point slice would orphan combining marks.
   if (header.cwd !== undefined) suffix += ` | cwd=${clipLineStart(oneLine(header.cwd), CWD_MAX_CHARS)}`
   if (header.agentPreset !== undefined) suffix += ` | preset=${clipLine(oneLine(header.agentPreset), 60)}`
   return suffix
@@ -133,7 +123,7 @@ export function displayId(id: string): string {
   return clipLine(oneLine(id), 200)
 }
 
-/** `[live|cold, top-level|subagent]` state tag of seed 004's list and read rows. */
+/** `[live|cold, top-level|subagent]` state tag of list and read rows (docs/tools.md#sessions_list). */
 export function stateTag(header: SessionHeaderView, live: boolean): string {
   return `[${live ? 'live' : 'cold'}, ${isSubagent(header) ? 'subagent' : 'top-level'}]`
 }

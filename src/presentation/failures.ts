@@ -1,6 +1,6 @@
 /**
  * The closed table from backend failure kinds to the only texts the model
- * sees about them (issue 10). The compiler fails when a kind in
+ * sees about them. The compiler fails when a kind in
  * `src/failure-kinds.ts` has no row; a failure that fits no kind gets the
  * `unknown` row. The raw error (message, paths, stack) goes to the log only.
  *
@@ -10,7 +10,7 @@
  * @module dsh-cross-session/presentation/failures
  */
 
-import type { FailureKind } from '../failure-kinds.js'
+import type { FailureKind } from '../core/failure-kinds.js'
 
 const SAFE_FAILURES = {
   'session/not-found': 'session/not-found: no such session',

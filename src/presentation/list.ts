@@ -1,15 +1,15 @@
 /**
  * What `sessions_list` shows: one two-line row per session and the footer.
  *
- * Source: seed 004 `sessions_list` "Output" and PRODUCT.md §4 (a capped
- * limit is said; a failed title fold is said, never hidden).
+ * Source: docs/tools.md#sessions_list, "Output" (a capped limit is said; a
+ * failed title fold is said, never hidden).
  *
  * @module dsh-cross-session/presentation/list
  */
 
 import type { SessionRecordView } from '../ports.js'
-import { isSubagent, ownerOf } from '../sessions.js'
-import { clipLine, oneLine } from '../text.js'
+import { isSubagent, ownerOf } from '../model/sessions.js'
+import { clipLine, oneLine } from '../core/text.js'
 import { displayId, displayTitle, metadataSuffix, stateTag } from './common.js'
 
 /** Everything the list text is built from. */

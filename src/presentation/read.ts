@@ -2,20 +2,20 @@
  * What `sessions_read` shows: the header lines, one heading and body per
  * message, the footers, and the output bound.
  *
- * Source: seed 004 `sessions_read` "Output" (row headings with provenance
- * markers, visible truncation) and issue 5 (a read is never longer than
- * `maxReadMessages × (maxMessageChars + 200)` characters).
+ * Source: docs/tools.md#sessions_read (row headings with provenance
+ * markers, visible truncation) and docs/tools.md#tool-results (a read is
+ * never longer than `maxReadMessages × (maxMessageChars + 200)` characters).
  *
  * @module dsh-cross-session/presentation/read
  */
 
 import type { SessionHeaderView } from '../ports.js'
-import { isSubagent, ownerOf } from '../sessions.js'
-import type { ReadableMessage } from '../surface.js'
-import { countChars, sanitizeForDisplay, truncateVisibly } from '../text.js'
+import { isSubagent, ownerOf } from '../model/sessions.js'
+import type { ReadableMessage } from '../model/surface.js'
+import { countChars, sanitizeForDisplay, truncateVisibly } from '../core/text.js'
 import { displayId, displayTitle, metadataSuffix, stateTag } from './common.js'
 
-/** Row header: `--- user (seq 407, user, harness-injected) ---` (seed 004). */
+/** Row header: `--- user (seq 407, user, harness-injected) ---` (docs/tools.md#sessions_read). */
 function messageHeading(message: ReadableMessage): string {
   const markers = [message.source]
   if (message.injected) markers.push('harness-injected')
@@ -28,7 +28,7 @@ interface ReadPage {
   readonly header: SessionHeaderView
   readonly live: boolean
   readonly callerId: string
-  /** The other dsh process where it is live, when it is (issue 8). */
+  /** The other dsh process where it is live, when it is (docs/architecture.md §8). */
   readonly elsewhere: { readonly pid: number } | undefined
   /** The title as stored, `undefined` for none, `null` when titles could not be read. */
   readonly title: string | undefined | null
@@ -46,8 +46,9 @@ interface ReadPage {
 const MARKER_ROOM = 40
 
 /**
- * Hold the whole result to `budget` characters (issue 5), even when row
- * headings, labels and header lines are hostile-long; the cut is visible.
+ * Hold the whole result to `budget` characters (docs/tools.md#tool-results),
+ * even when row headings, labels and header lines are hostile-long; the cut
+ * is visible.
  */
 function capOutput(text: string, budget: number): string {
   return countChars(text) <= budget ? text : truncateVisibly(text, Math.max(0, budget - MARKER_ROOM))

@@ -2,17 +2,20 @@
  * `sessions_send`'s refusals, and the reasons the delivery path gives when
  * the controller, the cross-process guard or the open-turn check refuses.
  *
- * Source: seed 004 "Refusal codes" (the column "What the model should do"),
- * PRODUCT.md §4, issue 8 §5 (open turns, leases, the mailbox) and issue 11
- * §1 (what to do per controller `RemoteError` code:
- * `@deepseek-ai/dsh-api-session-controller` 0.1.2-alpha.2
- * `RemoteErrorDetailsMap`).
+ * Source: docs/tools.md#refusals-and-their-order (each code's next step),
+ * docs/architecture.md §8 (the home store, open turns), and what to do per
+ * controller `RemoteError` code (`@deepseek-ai/dsh-api-session-controller`
+ * 0.1.2-alpha.2 `RemoteErrorDetailsMap`).
  *
  * @module dsh-cross-session/presentation/send
  */
 
-import { clipLine, oneLine } from '../text.js'
+import { clipLine, oneLine } from '../core/text.js'
+import type { DeliveryReason, HolderRefusal, ReleaseOutcome } from '../ports.js'
+import type { SendRefusal } from '../refusals.js'
+import { failureText } from './failures.js'
 import { commonRefusals, shownId, type Refusal } from './common.js'
+import { TOOL_NAMES } from '../model/tool-names.js'
 
 /** Refusals only `sessions_send` returns. */
 export const sendRefusals = {
@@ -62,6 +65,25 @@ export const sendRefusals = {
   }),
 } as const
 
+/** The text of one refusal of `sessions_send`'s checks (`src/refusals.ts` `decideSend`). */
+export function sendRefusalText(refusal: SendRefusal): Refusal {
+  switch (refusal.code) {
+    case 'invalid-arguments': return commonRefusals.invalidArguments(refusal.problem, TOOL_NAMES.send)
+    case 'rejected': return commonRefusals.noCaller()
+    case 'empty-body': return sendRefusals.emptyBody()
+    case 'self-target': return sendRefusals.selfTarget(refusal.targetId)
+    case 'not-found': return commonRefusals.notFound(refusal.targetId)
+    case 'not-messageable': return sendRefusals.notMessageable(refusal.targetId, refusal.owner)
+    case 'resume-disabled': return sendRefusals.resumeDisabled(refusal.targetId)
+    case 'rate-limited': {
+      const { limit } = refusal
+      if (limit.kind === 'hop-limit') return sendRefusals.hopLimit(limit.hop, limit.maxHops, limit.chain)
+      if (limit.kind === 'pair-rate') return sendRefusals.pairRate(refusal.targetId, limit.count, limit.perMinute, limit.retryInMs)
+      return sendRefusals.duplicate(refusal.targetId, limit.agoMs)
+    }
+  }
+}
+
 /** What the model should do next, per controller error code. */
 const NEXT_BY_CODE: Readonly<Record<string, string>> = {
   'session/agent-busy': 'That session refused the message (busy, or owned by subagent routing). Check it with sessions_read and send once more after its current turn; if it is a subagent, message its owner instead.',
@@ -96,15 +118,15 @@ export function controllerRefusal(code: string | undefined, reason: string, targ
   return next === undefined ? base : { ...base, next }
 }
 
-/** Reasons the delivery path gives (they become the cause of a `rejected` refusal). */
+/** Texts of the delivery path's reasons (they become the cause of a `rejected` refusal). */
 export const deliveryReasons = {
   notLive: 'the session is not live and waking it is not allowed (allowResume: false); it was left untouched',
   wentCold: 'the session went cold before delivery and waking it is not allowed; it was left untouched',
   wentColdAfterWake: 'the session went cold again right after it was woken, before delivery',
   /** @param why - SQLite's error text or code (never a path). */
   storeWriteFailed: (why: string): string => `the message could not be written to the cross-session store under DSH_HOME (${why}); nothing was posted`,
-  mailboxFull: 'that session already has 256 messages waiting for it in the cross-session store; nothing was posted. Wait until it has read them (check with sessions_read) before sending more',
-  /** A recent open turn blocks the wake (issue 8 §5; `src/home/open-turn.ts`). */
+  storeFull: 'that session already has 256 messages waiting for it in the cross-session store; nothing was posted. Wait until it has read them (check with sessions_read) before sending more',
+  /** A recent open turn blocks the wake (docs/architecture.md §8, `src/home/open-turn.ts`). */
   openTurn: (ageMs: number): string => {
     const seconds = Math.round(ageMs / 1000)
     return `its log ends in a turn that is still open (last written ${seconds} s ago): another dsh process without dsh-cross-session may be running it, and waking it here would fork its log. `
@@ -112,11 +134,26 @@ export const deliveryReasons = {
   },
 } as const
 
+/** The text of one {@link DeliveryReason}: this package's own words, or a failure-table row. */
+export function deliveryReasonText(reason: DeliveryReason): string {
+  switch (reason.kind) {
+    case 'not-live': return deliveryReasons.notLive
+    case 'went-cold': return deliveryReasons.wentCold
+    case 'went-cold-after-wake': return deliveryReasons.wentColdAfterWake
+    case 'store-full': return deliveryReasons.storeFull
+    case 'not-found': return `session "${shownId(reason.sessionId)}" not found`
+    case 'failure': return failureText(reason.failure)
+    case 'open-turn': return deliveryReasons.openTurn(reason.ageMs)
+    case 'store-write-failed': return deliveryReasons.storeWriteFailed(clipLine(oneLine(reason.why), 120))
+  }
+}
+
 /** Why the holding process refused a stored message (the sender reads it as `refused by that process: …`). */
-export const mailboxRefusals = {
-  misaddressed: 'the message names another session than the one it was claimed for',
-  targetGone: 'that session no longer exists (it was deleted before it could be woken)',
-} as const
+export const holderRefusals: Readonly<Record<HolderRefusal, string>> = {
+  'misaddressed': 'the message names another session than the one it was claimed for',
+  'target-gone': 'that session no longer exists (it was deleted before it could be woken)',
+  'unknown': 'no reason given',
+}
 
 /** Notices this package steers into a session it woke (a `plugin` source, form `notice`: the model reads them as context, never as its user). */
 export const ownerNotices = {
@@ -132,11 +169,12 @@ export const ownerNotices = {
   }),
 } as const
 
-/** What happened to a session a failed send woke (`src/adapters/woken.ts` `giveUp`). */
-export const releaseReasons = {
-  notHeld: 'the session this call woke is no longer held by this plugin',
-  claimedByAnother: 'the session this call woke was left live for another send that is delivering to it',
-  deliveredByAnother: 'the session this call woke was left live: another message was delivered to it',
-  keptByController: 'the session this call woke stays live: it was woken through the host\'s session controller, which keeps it; this plugin holds no handle to put it back to sleep',
-  putBackToSleep: 'the session this call woke was put back to sleep (its handle was disposed)',
-} as const
+/** What happened to a session a failed send woke (`src/adapters/woken.ts` `giveUp`), in words. */
+export const releaseTexts: Readonly<Record<ReleaseOutcome | 'release-failed', string>> = {
+  'not-held': 'the session this call woke is no longer held by this plugin',
+  'claimed-by-another': 'the session this call woke was left live for another send that is delivering to it',
+  'delivered-by-another': 'the session this call woke was left live: another message was delivered to it',
+  'kept-by-controller': 'the session this call woke stays live: it was woken through the host\'s session controller, which keeps it; this plugin holds no handle to put it back to sleep',
+  'put-back-to-sleep': 'the session this call woke was put back to sleep (its handle was disposed)',
+  'release-failed': 'the woken session could not be released and may stay live until the host stops',
+}

@@ -1,5 +1,5 @@
 /**
- * Argument validation against the tools' own schemas (`src/schemas.ts`),
+ * Argument validation against the tools' own schemas (`src/model/schemas.ts`),
  * and the `session_id` rules the schema leaves to code.
  *
  * Validation never throws and never defaults over a wrong value: a wrong
@@ -25,7 +25,7 @@ interface ObjectSchema {
 
 /**
  * Check `args` against a tool's schema.
- * @param schema - one of the three schemas of `src/schemas.ts`.
+ * @param schema - one of the three schemas of `src/model/schemas.ts`.
  * @param args - the parsed arguments as the harness passed them (untrusted).
  * @returns the typed arguments, or one line saying what is wrong: the first
  *   unknown argument, else the first missing required argument, else the first

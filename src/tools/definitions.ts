@@ -1,10 +1,12 @@
 /**
- * The three raw tool definitions as `ctx.tools.register` takes them (seed 000
- * ToolRegistry API; rc.8 raw definition: `name`, `description`, `parameters`,
- * `output: {schema, render}`, `execute(args, exec)`; raw tools validate their
- * own arguments).
+ * The raw tool definitions as `ctx.tools.register` takes them, one per
+ * catalog entry (`catalog.ts`). The rc.8 raw definition is `name`,
+ * `description`, `parameters`, `output: {schema, render}`,
+ * `execute(args, exec)` (raw tools validate their own arguments), plus the
+ * UI-only `presentCall` / `presentResult` (`@deepseek-ai/dsh-tools@0.1.0-rc.8`
+ * lib/types/index.d.ts `ToolDefinition`).
  *
- * Names are stable (seed 004: "sessions and transcripts may cite them").
+ * Names are stable (docs/tools.md#tools: sessions and transcripts cite them).
  * Every result is one plain-text block. `execute` has a last safety net: an
  * unexpected throw becomes a readable `rejected` line and the full error goes
  * to the log, never to the model.
@@ -13,38 +15,16 @@
  */
 
 import { nanoid } from 'nanoid'
-import type { HostToolDefinition, HostToolExec } from '../host.js'
-import { classifyFailure } from '../failure-kinds.js'
+import type { HostToolDefinition, HostToolExec } from '../harness/host.js'
+import { classifyFailure } from '../core/failure-kinds.js'
 import type { Caller } from '../ports.js'
-import { commonRefusals, DELIVERY_UNKNOWN, NOTHING_LISTED, NOTHING_READ, renderRefusal, STEPS } from '../presentation/common.js'
-import { presentCall, presentResult, type PresentedResult } from '../presenters.js'
-import { TOOL_SCHEMAS } from '../schemas.js'
-import { fullError } from '../service-boundary.js'
-import { sessionsList } from './sessions-list.js'
-import { sessionsRead } from './sessions-read.js'
-import { sessionsSend } from './sessions-send.js'
+import { commonRefusals, renderRefusal, STEPS } from '../presentation/common.js'
+import { presentCall, presentResult, type PresentedResult } from '../presentation/presenters.js'
+import { fullError } from '../model/service-boundary.js'
+import { parametersOf, TOOL_CATALOG } from './catalog.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 
-/** Model-facing descriptions (kept short: they ride every request). */
-export const TOOL_DESCRIPTIONS = {
-  sessions_list: 'List peer sessions.',
-  sessions_read: 'Read a peer session\'s recent messages.',
-  sessions_send: 'Send a message to a top-level peer session\'s inbox.',
-} as const
-
-type ToolName = keyof typeof TOOL_DESCRIPTIONS
-type Executor = (args: unknown, call: ToolCallContext, deps: ToolDeps) => Promise<string>
-
-const EXECUTORS: Record<ToolName, Executor> = {
-  sessions_list: sessionsList,
-  sessions_read: sessionsRead,
-  sessions_send: sessionsSend,
-}
-
-/** JSON Schema exactly as sent to the model: TypeBox's object, plain JSON. */
-export function parametersOf(name: ToolName): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(TOOL_SCHEMAS[name])) as Record<string, unknown>
-}
+export { TOOL_DESCRIPTIONS, parametersOf } from './catalog.js'
 
 const TEXT_OUTPUT = {
   schema: { type: 'string' },
@@ -54,7 +34,7 @@ const TEXT_OUTPUT = {
 const NEVER_ABORTED = new AbortController().signal
 
 /**
- * Build the three definitions.
+ * Build one definition per catalog entry, in catalog order.
  * @param deps - ports, settings, limits, log.
  * @param callerOf - the calling session of one execution (from `exec.agent`,
  *   else the host's current initiator), or `undefined`.
@@ -62,14 +42,13 @@ const NEVER_ABORTED = new AbortController().signal
  *   is cancelled with it, so no wait or poll outlives the plugin.
  */
 export function toolDefinitions(deps: ToolDeps, callerOf: (exec: HostToolExec) => Caller | undefined, lifetime: AbortSignal = NEVER_ABORTED): HostToolDefinition[] {
-  return (Object.keys(EXECUTORS) as ToolName[]).map(name => ({
+  return TOOL_CATALOG.map(({ name, description, execute, concurrencySafe, afterUnexpectedFailure }) => ({
     name,
-    description: TOOL_DESCRIPTIONS[name],
+    description,
     parameters: parametersOf(name),
     output: TEXT_OUTPUT,
-    // Reads may run beside sibling calls; a send is exclusive (order matters).
-    isConcurrencySafe: () => name !== 'sessions_send',
-    // UI presentation only (never sent to the model): src/presenters.ts, issue 12.
+    isConcurrencySafe: () => concurrencySafe,
+    // UI presentation only, never sent to the model (src/presentation/presenters.ts).
     presentCall: (args: unknown) => presentCall(name, args),
     presentResult: (args: unknown, result: PresentedResult) => presentResult(name, args, result),
     async execute(args: unknown, exec: HostToolExec): Promise<string> {
@@ -79,12 +58,10 @@ export function toolDefinitions(deps: ToolDeps, callerOf: (exec: HostToolExec) =
           callId: typeof exec?.callId === 'string' && exec.callId.length > 0 ? exec.callId : `local-${nanoid()}`,
           signal: AbortSignal.any([exec?.signal ?? NEVER_ABORTED, lifetime]),
         }
-        return await EXECUTORS[name](args, call, deps)
+        return await execute(args, call, deps)
       } catch (error: unknown) {
         deps.log(`${name} failed unexpectedly: ${fullError(error)}`)
-        // A send that failed unexpectedly may have got past admission: do not claim it did not.
-        const consequence = name === 'sessions_send' ? DELIVERY_UNKNOWN : name === 'sessions_read' ? NOTHING_READ : NOTHING_LISTED
-        return renderRefusal(commonRefusals.backend(STEPS.running(name), classifyFailure(error), name), consequence)
+        return renderRefusal(commonRefusals.backend(STEPS.running(name), classifyFailure(error), name), afterUnexpectedFailure)
       }
     },
   }))

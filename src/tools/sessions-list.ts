@@ -1,11 +1,11 @@
 /**
  * `sessions_list`: discover peer sessions.
  *
- * Source: seed 004 `sessions_list` (arguments, output, ordering, one batched
- * title fold, local filtering that never uses `searchSessions()`) and
- * PRODUCT.md §4 (filter order scope → live_only → query; Unicode-aware
- * case-insensitive matching; caller last and peers fill the limit; titles
- * folded only for shown rows when there is no query; a capped limit is said).
+ * Source: docs/tools.md#sessions_list (arguments, output; filter order
+ * visibility → scope → live_only → query, local filtering that never uses
+ * `searchSessions()`; Unicode-aware case-insensitive matching; newest first,
+ * caller last and peers fill the limit; one batched title fold, only for
+ * shown rows when there is no query; a capped limit is said).
  *
  * Backend calls per call: exactly one `listSessions`, and at most one
  * `readTitles` (none when no row is shown).
@@ -17,13 +17,14 @@ import { commonRefusals, NOTHING_LISTED, renderCancelled, renderRefusal, STEPS }
 import { failureText } from '../presentation/failures.js'
 import { renderList } from '../presentation/list.js'
 import type { SessionRecordView } from '../ports.js'
-import { SessionsListArgs } from '../schemas.js'
-import { isSubagent, isVisible, readRecord } from '../sessions.js'
-import { callBackend } from '../service-boundary.js'
+import { SessionsListArgs } from '../model/schemas.js'
+import { TOOL_NAMES } from '../model/tool-names.js'
+import { isSubagent, isVisible, readRecord } from '../model/sessions.js'
+import { callBackend } from '../model/service-boundary.js'
 import { validateArguments } from './arguments.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 
-const TOOL = 'sessions_list'
+const TOOL = TOOL_NAMES.list
 
 /**
  * Fold a string for case-insensitive, Unicode-aware matching: NFKC, then
@@ -33,7 +34,7 @@ function foldForMatch(text: string): string {
   return text.normalize('NFKC').toUpperCase().toLowerCase()
 }
 
-/** Scope filter of seed 004 (`top-level` default). */
+/** The `scope` filter (`top-level` default; docs/tools.md#sessions_list). */
 function inScope(record: SessionRecordView, scope: 'top-level' | 'subagents' | 'all'): boolean {
   if (scope === 'all') return true
   return scope === 'subagents' ? isSubagent(record.header) : !isSubagent(record.header)
@@ -47,7 +48,7 @@ function matchesMetadata(record: SessionRecordView, foldedQuery: string): boolea
 
 /**
  * Order rows newest first by creation time, the caller's own row last, and
- * fill `limit` with peers first (seed 004 "Ordering"; PRODUCT.md §4).
+ * fill `limit` with peers first (docs/tools.md#sessions_list, "Order").
  * @returns the rows to show, in order.
  */
 function orderRows(rows: readonly SessionRecordView[], callerId: string, limit: number): SessionRecordView[] {

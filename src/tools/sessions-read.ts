@@ -2,10 +2,10 @@
  * `sessions_read`: a bounded, text-only window of a peer's current model
  * surface.
  *
- * Source: seed 004 `sessions_read` (arguments, output, provenance, injected
- * filtering, visible truncation, "a read, never a wake") and PRODUCT.md §4
- * (true live/cold state from a non-waking lookup; newest `max_messages`
- * kept; `(N earlier messages omitted)`; unknown id → `not-found`).
+ * Source: docs/tools.md#sessions_read (arguments, output, provenance,
+ * injected filtering, visible truncation, "a read, never a wake"; true
+ * live/cold state from a non-waking lookup; newest `max_messages` kept;
+ * `(N earlier messages omitted)`; unknown id → `not-found`).
  *
  * Backend calls per call: one `readSurface` and one `readTitles` for the one
  * id (run together), plus a non-waking `isLive`. It never lists the corpus
@@ -16,18 +16,19 @@
 
 import { commonRefusals, NOTHING_READ, renderCancelled, renderRefusal, STEPS } from '../presentation/common.js'
 import { renderRead } from '../presentation/read.js'
-import { SessionsReadArgs } from '../schemas.js'
-import { canNameSession, isVisible, readHeader } from '../sessions.js'
-import { callBackend } from '../service-boundary.js'
-import { classifyMessages, projectMessage } from '../surface.js'
+import { SessionsReadArgs } from '../model/schemas.js'
+import { TOOL_NAMES } from '../model/tool-names.js'
+import { canNameSession, isVisible, readHeader } from '../model/sessions.js'
+import { callBackend } from '../model/service-boundary.js'
+import { classifyMessages, projectMessage } from '../model/surface.js'
 import { sessionIdProblem, validateArguments } from './arguments.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 
-const TOOL = 'sessions_read'
+const TOOL = TOOL_NAMES.read
 
 /**
- * Keep the newest `maxMessages`, newest first (the order of seed 004's
- * example), and say how many earlier ones were left out.
+ * Keep the newest `maxMessages`, newest first (the order of the example in
+ * docs/tools.md#sessions_read), and say how many earlier ones were left out.
  */
 function windowMessages<T>(messages: readonly T[], maxMessages: number): { shown: T[], omitted: number } {
   const shown = messages.slice(Math.max(0, messages.length - maxMessages)).reverse()
@@ -72,7 +73,7 @@ export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps
 
   const live = deps.sessions.isLive(sessionId)
   const events = Array.isArray(surface.value.events) ? surface.value.events : []
-  // Classify every message, then build text and provenance for the shown window only (issue 13).
+  // Classify every message, then build text and provenance for the shown window only (docs/performance.md, "Corpus index").
   const readable = classifyMessages(events, {
     includeInjected: args.include_injected ?? settings.includeInjectedByDefault,
     includeSystem: args.include_system ?? false,

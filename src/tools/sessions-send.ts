@@ -1,10 +1,10 @@
 /**
  * `sessions_send`: deliver a message into a top-level peer's inbox.
  *
- * Source: seed 004 `sessions_send` (arguments, `queue` / `steer`, output,
- * framing, refusal codes and both ordering guarantees) and PRODUCT.md §4
- * (the ten-step order, `requestId` from the tool call id, duplicates,
- * "accepted means recorded") and §5 (frame).
+ * Source: docs/tools.md#sessions_send (arguments, `queue` / `steer`, output,
+ * "accepted means recorded", retries), docs/tools.md#the-frame and
+ * docs/tools.md#refusals-and-their-order (refusal codes, the fixed order and
+ * both ordering guarantees).
  *
  * Reads top to bottom: validate (`send/arguments.ts`) → gather facts and
  * decide (`send/target.ts`, `send/decide.ts`: nothing touches the target
@@ -23,7 +23,7 @@
 import type { SendMode } from '../ports.js'
 import { renderAccepted, renderRetried } from '../presentation/accepted.js'
 import { commonRefusals, NOTHING_DELIVERED, renderRefusal } from '../presentation/common.js'
-import { truncateChars } from '../text.js'
+import { truncateChars } from '../core/text.js'
 import { readSendInput, requestIdFor } from './send/arguments.js'
 import { messageText, resolveAndAdmit, waitForAnswer, waitForRecord, type Outgoing } from './send/deliver.js'
 import { gatherAndDecide } from './send/gather.js'
@@ -45,7 +45,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   const { args, facts, identity } = readSendInput(rawArgs, call.caller, call.callId, settings.allowResume)
   const caller = call.caller
   // A retried tool call (same caller, same call id, same arguments) returns
-  // its first result, never a second delivery (issue 11 §2).
+  // its first result, never a second delivery (docs/tools.md#sessions_send, "Retries").
   if (args !== undefined && caller !== undefined && facts.argumentProblem === undefined) {
     const earlier = limits.earlierCallResult(caller.sessionId, identity)
     if (earlier !== undefined) return renderRetried(earlier)

@@ -5,10 +5,10 @@
  * @module dsh-cross-session/tools/shared
  */
 
-import type { SendLimits } from '../limits.js'
+import type { SendLimits } from '../model/limits.js'
 import type { Caller, ControllerPort, SessionQueryPort } from '../ports.js'
-import type { DiagnosticSink } from '../service-boundary.js'
-import type { Settings } from '../settings.js'
+import type { DiagnosticSink } from '../model/service-boundary.js'
+import type { Settings } from '../settings/resolve.js'
 
 /** Everything a tool executor depends on (built once per plugin instance). */
 export interface ToolDeps {
@@ -27,3 +27,10 @@ export interface ToolCallContext {
   readonly callId: string
   readonly signal: AbortSignal
 }
+
+/**
+ * One tool's executor: the arguments as the harness passed them (validated
+ * inside), the call, the dependencies; resolves to the plain-text result and
+ * never rejects on purpose (`src/tools/definitions.ts` catches the rest).
+ */
+export type ToolExecutor = (args: unknown, call: ToolCallContext, deps: ToolDeps) => Promise<string>

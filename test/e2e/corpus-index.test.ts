@@ -38,6 +38,9 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
     const charlieId = `session-${randomUUID()}`
     const results: string[] = []
     let deltaId = ''
+    // The second dsh process's run, checked after B's run: an assertion inside the scripted model would
+    // only turn into a model reply (fake-model.ts answers a throwing scenario with text).
+    let delta: { code: number | null, stderr: string } | undefined
     let patch = ''
     const alphaPath = () => logPathOf(h.home, h.workspace, alphaId)
     const charliePath = () => logPathOf(h.home, h.workspace, charlieId)
@@ -51,8 +54,7 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
           async turn => {
             results.push(turn.results[0]?.content ?? '')
             // Another real dsh process on the same DSH_HOME creates a session while B waits for its model.
-            const run = await runDsh(['--profile', 'headless', '--patch', patch, 'ROLE:D say hello too'], { h, model: model! })
-            expect(run.code).toBe(0)
+            delta = await runDsh(['--profile', 'headless', '--patch', patch, 'ROLE:D say hello too'], { h, model: model! })
             deltaId = readSessions(h).find(s => JSON.stringify(s.events).includes('ROLE:D say hello too'))?.header.id ?? 'missing'
             // Another process: a new session (a copy of A under a new id and title) and a new title for A.
             const [header, ...events] = decodeLog(readFileSync(alphaPath())).split('\n').filter(line => line.length > 0)
@@ -84,6 +86,9 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
     // B's run creates more than its own session, so it is started without runHeadless's one-new-session check.
     const bravo = await runDsh(['--profile', 'headless', '--patch', patch, 'ROLE:B watch the corpus'], { h, model })
     expect(bravo.code, bravo.stderr.slice(-2000)).toBe(0)
+    expect(delta, 'B\'s model never reached the step that starts the second dsh process').toBeDefined()
+    expect(delta!.code, delta!.stderr.slice(-2000)).toBe(0)
+    expect(deltaId).toMatch(/^session-/)
 
     const [before, afterWrite, readDeleted, afterDelete] = results
     expect(before).toContain(alphaId)

@@ -20,6 +20,17 @@ import { holderOf, messagesFor, readStore, writeStore } from './support/store.ts
 /** The sender's bound in the tests that make it run out (`recordWaitMs`, docs/tools.md). */
 const RECORD_WAIT_MS = 1500
 
+/**
+ * The message id the sender mints for one `sessions_send` call: its session
+ * id, the model's call id, an argument digest (docs/tools.md "Retries").
+ * The expectation for a stored message's id: derived from the sender's call,
+ * not from the log the holder wrote with that same id.
+ */
+function mintedFor(senderId: string, callId: string): RegExp {
+  const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  return new RegExp(`^cross-session:${literal(senderId)}:${literal(callId)}:[A-Za-z0-9_-]{16}$`)
+}
+
 describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
   beforeAll(assertPrerequisites)
   let h: DshHome | undefined
@@ -109,8 +120,9 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     alphaId = (await web.create()).sessionId
     await web.prompt(alphaId, 'ROLE:A a long job')
     await waitFor(held, 'A to be mid-turn')
-    await runHeadless(h, model, 'ROLE:B interrupt your peer', { patch })
+    const bravo = await runHeadless(h, model, 'ROLE:B interrupt your peer', { patch })
     const send = resultOf(model, 'sessions_send')
+    const minted = mintedFor(bravo.sessionId, model.toolResults('sessions_send')[0]!.callId)
     // Still mid-turn: the web host claimed the message and it is not in A's conversation yet.
     expect(messagesFor(h, alphaId).map(m => [m.state, m.claimer_pid])).toEqual([['claimed', webPid]])
     release()
@@ -119,7 +131,7 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     await web.stop()
     const persisted = readSession(h, alphaId)
     expectContiguous(persisted)
-    return { send, persisted, alphaId, webPid, stored: messagesFor(h, alphaId) }
+    return { send, persisted, alphaId, webPid, minted, stored: messagesFor(h, alphaId) }
   }
 
   /** Turn number each framed message landed in. */
@@ -134,19 +146,21 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
   }
 
   it('steer from another process reaches the turn the target is running', async () => {
-    const { send, persisted, alphaId, webPid, stored } = await sendWhileRunning('steer')
+    const { send, persisted, alphaId, webPid, minted, stored } = await sendWhileRunning('steer')
     expect(send).toMatch(new RegExp(`^accepted for ${alphaId} \\| mode=steer .*\\| live in another dsh process \\(pid ${webPid}\\); delivered through the mailbox \\| claimed by that process, not yet recorded after ${RECORD_WAIT_MS} ms\n`))
     expect(send).not.toMatch(/woke/)
     const delivered = peerMessages(persisted, 'STEER-BODY')
     expect(delivered).toHaveLength(1)
     expect(turnsOf(persisted, 'STEER-BODY')).toEqual([1])
     expect(persisted.events.filter(e => e.type === 'turn/start')).toHaveLength(1)
-    // The holder settled the message from the log once the turn took it: recorded at that very seq.
-    expect(stored.map(m => [m.state, m.seq, m.message_id])).toEqual([['recorded', delivered[0]!.seq, idAt(persisted, delivered[0]!.seq)]])
+    // The holder settled the message from the log once the turn took it: recorded at that very seq,
+    // under the id the sender minted for its call, which is the id the log holds there.
+    expect(stored.map(m => [m.state, m.seq, m.message_id])).toEqual([['recorded', delivered[0]!.seq, expect.stringMatching(minted)]])
+    expect(idAt(persisted, delivered[0]!.seq)).toMatch(minted)
   })
 
   it('queue from another process into a busy session: claimed, not yet recorded, until the running turn ends; then it lands once, as the next turn', async () => {
-    const { send, persisted, alphaId, webPid, stored } = await sendWhileRunning('queue')
+    const { send, persisted, alphaId, webPid, minted, stored } = await sendWhileRunning('queue')
     // An inbox insertion does not count as recorded for a remote target: only its own user/message in the log does.
     expect(send).toMatch(new RegExp(`^accepted for ${alphaId} \\| mode=queue .*\\| live in another dsh process \\(pid ${webPid}\\); delivered through the mailbox \\| claimed by that process, not yet recorded after ${RECORD_WAIT_MS} ms\n`))
     expect(send).toContain('becomes its next turn')
@@ -155,7 +169,8 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     const firstEnd = persisted.events.find(e => e.type === 'turn/end')!
     expect(delivered[0]!.seq).toBeGreaterThan(firstEnd.seq)
     expect(turnsOf(persisted, 'QUEUE-BODY')).toEqual([2])
-    expect(stored.map(m => [m.state, m.seq, m.message_id])).toEqual([['recorded', delivered[0]!.seq, idAt(persisted, delivered[0]!.seq)]])
+    expect(stored.map(m => [m.state, m.seq, m.message_id])).toEqual([['recorded', delivered[0]!.seq, expect.stringMatching(minted)]])
+    expect(idAt(persisted, delivered[0]!.seq)).toMatch(minted)
   })
 
   it('two headless senders racing to wake one cold session: one wake, each message recorded once', async () => {
@@ -224,8 +239,9 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     const ownerPid = web.child.pid!
     // Freeze the owner: it is alive (its holder row counts) but cannot claim.
     process.kill(ownerPid, 'SIGSTOP')
+    let bravoId = ''
     try {
-      await runHeadless(h, model, 'ROLE:B message the frozen peer', { patch })
+      bravoId = (await runHeadless(h, model, 'ROLE:B message the frozen peer', { patch })).sessionId
     } finally {
       process.kill(ownerPid, 'SIGKILL')
       process.kill(ownerPid, 'SIGCONT')
@@ -258,8 +274,11 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     const ended = Number(said![2])
     expect(persisted.events.find(e => e.seq === ended)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'completed' } } })
     expect(transcript(persisted).some(m => m.role === 'assistant' && m.text === 'ALPHA-SAW-PEER' && m.seq > newer[0]!.seq && m.seq < ended)).toBe(true)
-    // Only the pending message went through the store (C delivered its own locally): recorded where the log holds it.
-    expect(messagesFor(h, alphaId).map(m => [m.state, m.seq, m.message_id])).toEqual([['recorded', older[0]!.seq, idAt(persisted, older[0]!.seq)]])
+    // Only the pending message went through the store (C delivered its own locally): recorded where the log
+    // holds it, under the id B minted for its call.
+    const mintedByB = mintedFor(bravoId, model.toolResults('sessions_send')[0]!.callId)
+    expect(messagesFor(h, alphaId).map(m => [m.state, m.seq, m.message_id])).toEqual([['recorded', older[0]!.seq, expect.stringMatching(mintedByB)]])
+    expect(idAt(persisted, older[0]!.seq)).toMatch(mintedByB)
     web = undefined
   })
 

@@ -177,7 +177,9 @@ describe.skipIf(SKIP_E2E)('live sessions (web profile)', () => {
     const token = begin![1]!
     expect(text.endsWith(`--- message ends ${token} ---`)).toBe(true)
     expect(text).toContain(`--- message begins ${token} ---\n${forged}\n--- message ends ${token} ---`)
-    expect(forged).not.toContain(token)
+    // The delivered text carries the token on its two markers and nowhere else (not in the header, not in
+    // the body): the body cannot close the frame (docs/tools.md "The frame").
+    expect(text.split(token)).toHaveLength(3)
     // The read labels it with the true sender, not the forged one.
     const read = model.toolResults('sessions_read')[0]?.content ?? ''
     expect(read).toContain(`peer:${bravoId}`)

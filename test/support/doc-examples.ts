@@ -1,19 +1,42 @@
 /**
- * The examples shown in docs/tools.md, produced by the real tool code over
- * the in-memory ports. `test/unit/docs.test.ts` fails when the docs and the
- * code drift apart; `npx tsx test/support/doc-examples.ts` prints them.
+ * The examples shown in docs/tools.md, each produced by running the real
+ * tool code: `sessionsList` / `sessionsRead` / `sessionsSend` (and
+ * `buildFrame` for the frame) over the in-memory ports
+ * (test/support/fakes.ts), and, for the sends whose text depends on other
+ * dsh processes or on a woken session's turn, `sessionsSend` through the
+ * real cross-process guard (`guardController` over a real
+ * `SqliteHomeStore` in a temporary home, a `HomeRuntime` and `StoreWatch`)
+ * and the real rc.8 adapter (`createAgentsController` over the fake host
+ * built from rc.8, test/support/fake-host.ts). The other dsh process of
+ * those examples (pid 48213) is a fake holder: its own connection to the
+ * same store, acting when the sender's store watch reports the post.
+ *
+ * Waits run on vitest's fake clock (`drive`): a bound of 5,000 or 120,000 ms
+ * passes at once and to the millisecond, so these examples only run inside
+ * vitest. `test/unit/docs.test.ts` fails when docs/tools.md and these
+ * outputs drift apart; `XS_PRINT_DOC_EXAMPLES=1` makes it print them.
  *
  * @module test/support/doc-examples
  */
 
-import { buildFrame, deliveryReasons, relaySource, renderAccepted, renderRefusal, sendRefusals, sessionsList, sessionsRead, sessionsSend } from '../../src/testing.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { vi } from 'vitest'
+import { buildFrame, createAgentsController, guardController, HomeRuntime, openHomeStore, relaySource, sessionsList, sessionsRead, sessionsSend, storePaths, StoreWatch, withPresence, WokenSessions, type HomeStore, type HostAgents, type ProcessTag, type Settings } from '../../src/testing.js'
+import { fakeAgent, FakeHost, type LogEvent } from './fake-host.js'
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent } from './fakes.js'
+
+const ME = 'session-4b91c2d0-5f3e-4a7b-9c1d-2e8f6a0b3c4d'
+const PEER = 'session-e218a09e-8736-4483-9a04-2bf13608630c'
+const CHILD = '019c3d96-79e0-4e6a-b7bf-ea46c224d701'
+const BODY = 'Did the reasoning-effort fix land on main? The release checklist needs it.'
 
 /** Build the example corpus: two peers, a subagent, and the caller. */
 function scene() {
   const w = makeWorld({ recordWaitMs: 0 })
-  const me = session('session-4b91c2d0-5f3e-4a7b-9c1d-2e8f6a0b3c4d', 1_764_460_000_000, { live: true, title: 'Release checklist for v2', events: [userEvent(1, 'ask the config session whether the fix landed')] })
-  const peer = session('session-e218a09e-8736-4483-9a04-2bf13608630c', 1_764_450_000_000, {
+  const me = session(ME, 1_764_460_000_000, { live: true, title: 'Release checklist for v2', events: [userEvent(1, 'ask the config session whether the fix landed')] })
+  const peer = session(PEER, 1_764_450_000_000, {
     title: 'Fix the newapi reasoning-effort config',
     header: { cwd: '/Users/dev/.dsh' },
     events: [
@@ -24,26 +47,136 @@ function scene() {
       userEvent(409, buildFrame({ fromSessionId: 'session-77aa', fromTitle: 'Docs sweep', mode: 'queue', hop: 1, body: 'does the fix need a docs change?', token: () => 'Zq81LmX0pTa4' }).text, relaySource({ senderSessionId: 'session-77aa', hop: 1 })),
     ],
   })
-  const child = session('019c3d96-79e0-4e6a-b7bf-ea46c224d701', 1_764_455_000_000, { title: 'Bounded completed checkpoint', header: { cwd: '/Users/dev/Soul/new-memory-system', parentSession: 'session-e218a09e-8736-4483-9a04-2bf13608630c', origin: 'subagent' } })
+  const child = session(CHILD, 1_764_455_000_000, { title: 'Bounded completed checkpoint', header: { cwd: '/Users/dev/Soul/new-memory-system', parentSession: PEER, origin: 'subagent' } })
   w.corpus.add(me).add(peer).add(child)
   return { w, me }
 }
 
-/** A send to a session live in another dsh process, before its outcome (docs/tools.md "A session live in another dsh process"). */
-const REMOTE = {
-  targetId: 'session-e218a09e-8736-4483-9a04-2bf13608630c',
-  mode: 'queue',
-  chars: 74,
-  hop: 1,
-  woke: false,
-  running: false,
-  remote: { pid: 48213 },
-  recordWaitMs: 5000,
-  waitCancelled: false,
-} as const
+/** This (sending) process and the other dsh process of the examples. */
+const SELF: ProcessTag = { pid: 4242, start: 1 }
+const OTHER: ProcessTag = { pid: 48213, start: 7 }
 
-/** A send from a headless run that woke its target, before its outcome. */
-const WOKEN = { ...REMOTE, remote: undefined, woke: true } as const
+/** A headless (short-lived) sender on its own home, the peer cold here, and the other process's store connection. */
+function senderHome(settings: Partial<Settings> = {}) {
+  const home = mkdtempSync(join(tmpdir(), 'xs-doc-'))
+  // Both processes are alive (an injected liveness probe; the pids are not real processes).
+  const alive = (tag: ProcessTag): boolean => tag.pid === SELF.pid || tag.pid === OTHER.pid
+  const store = openHomeStore(home, SELF, alive)
+  const watch = new StoreWatch(store, storePaths(home).dir)
+  const host = new FakeHost()
+  const agents = host.services.agents as HostAgents
+  const logs: string[] = []
+  const runtime = new HomeRuntime(store, watch, { agents, log: line => logs.push(line), longLived: () => false })
+  runtime.start()
+  const inner = createAgentsController(agents, { currentSelection: () => ({ provider: 'deepseek', model: 'deepseek-v4-flash' }) }, new WokenSessions())
+  const controller = guardController(inner, runtime, {
+    isLocal: id => agents.get(id) !== undefined,
+    agentOf: id => agents.get(id),
+    // rc.8 sessionPersistence.readFrom(id, 0): the stored log as written.
+    listEvents: async id => host.persisted.get(id)?.events ?? [],
+  })
+  const w = makeWorld(settings)
+  const me = session(ME, 1_764_460_000_000, { live: true, title: 'Release checklist for v2' })
+  w.corpus.add(me).add(session(PEER, 1_764_450_000_000, { title: 'Fix the newapi reasoning-effort config', header: { cwd: '/Users/dev/.dsh' } }))
+  const other = openHomeStore(home, OTHER, alive)
+  const deps = { ...w.deps, sessions: withPresence(w.corpus, store), controller }
+  /** The other process acts on each change the sender's watch reports (its post included). */
+  const otherProcess = (act: (store: HomeStore) => void): void => {
+    watch.listen(() => act(other))
+  }
+  const send = (callId: string) => sessionsSend({ session_id: PEER, message: BODY }, w.call(me, { callId }), deps)
+  const close = (): void => {
+    host.live.clear()
+    runtime.stop()
+    other.close()
+    rmSync(home, { recursive: true, force: true })
+  }
+  return { host, store, other, otherProcess, send, logs, close }
+}
+
+/**
+ * Run `work` on the fake clock: flush what is due, else jump to the next
+ * timer, until it settles (bounds are honoured to the millisecond).
+ */
+async function drive<T>(work: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ now: 1_764_470_000_000 })
+  try {
+    let outcome: { value: T } | { error: unknown } | undefined
+    work().then(value => { outcome = { value } }, (error: unknown) => { outcome = { error } })
+    for (let turns = 0; outcome === undefined; turns++) {
+      if (turns > 100_000) throw new Error('doc example: the send never settled')
+      await vi.advanceTimersByTimeAsync(0)
+      if (outcome === undefined) await vi.advanceTimersToNextTimerAsync()
+    }
+    if ('error' in outcome) throw outcome.error
+    return outcome.value
+  } finally {
+    vi.useRealTimers()
+  }
+}
+
+/** The peer as stored in the fake host: `turns` answered prompts, 8 log events each (dsh-agent-loop@0.1.0-rc.8 one-step turns). */
+async function storedPeer(host: FakeHost, turns: number): Promise<void> {
+  const events: LogEvent[] = []
+  const agent = fakeAgent({ version: 0, id: PEER, createdAt: 1_764_450_000_000, cwd: '/Users/dev/.dsh' }, events)
+  for (let turn = 0; turn < turns; turn++) {
+    agent.prompt(`step ${turn} of the config fix`)
+    await agent.whenIdle()
+  }
+  host.persist(PEER, 1_764_450_000_000, { header: { cwd: '/Users/dev/.dsh' }, events })
+}
+
+/** A send that reaches the peer through the store, the other process doing `act` with it. */
+async function remoteSend(act: (store: HomeStore) => void, setUp: (store: HomeStore) => void = other => { other.markLive(PEER) }): Promise<string> {
+  const home = senderHome()
+  try {
+    setUp(home.other)
+    home.otherProcess(act)
+    return await drive(() => home.send('call_remote'))
+  } finally {
+    home.close()
+  }
+}
+
+/** The other process, holding the peer live, delivers what it claims and its log holds it at `seq`. */
+const recordsAt = (seq: number) => (other: HomeStore): void => {
+  for (const message of other.claim(PEER)) other.record(message.messageId, seq, false)
+}
+
+/** A send from this headless process that wakes the cold peer (stored with `turns` answered prompts). */
+async function wakingSend(options: { turns: number, answers: boolean }): Promise<string> {
+  const home = senderHome()
+  try {
+    await storedPeer(home.host, options.turns)
+    // The woken session's model either answers at once or never (its turn is still running when the bound ends).
+    if (!options.answers) home.host.agentModel = () => new Promise<string>(() => undefined)
+    return await drive(() => home.send('call_wake'))
+  } finally {
+    home.close()
+  }
+}
+
+/** A send to a cold peer whose stored log ends in a turn opened 42 s ago by a process without this package. */
+async function openTurnSend(): Promise<string> {
+  const home = senderHome()
+  try {
+    return await drive(async () => {
+      const now = Date.now()
+      home.host.persist(PEER, 1_764_450_000_000, {
+        header: { cwd: '/Users/dev/.dsh' },
+        events: [
+          { type: 'agent/inbox/spliced', seq: 0, time: now - 43_000, data: { target: 'next-turn', start: 0, inserted: [{ id: 'p1', role: 'user', content: [{ type: 'text', text: 'a long job' }], source: { kind: 'user' } }] } },
+          { type: 'turn/start', seq: 1, time: now - 43_000, data: { turn: 1 } },
+          { type: 'agent/inbox/spliced', seq: 2, time: now - 43_000, data: { target: 'next-turn', start: 0, removedCount: 1, inserted: [] } },
+          { type: 'step/start', seq: 3, time: now - 42_000, data: { turn: 1, step: 1 } },
+        ],
+      })
+      return await home.send('call_open')
+    })
+  } finally {
+    home.close()
+  }
+}
 
 /** Every example, by the heading it appears under in docs/tools.md. */
 export async function docExamples(): Promise<Record<string, string>> {
@@ -51,21 +184,23 @@ export async function docExamples(): Promise<Record<string, string>> {
   const call = (callId?: string) => w.call(me, callId === undefined ? {} : { callId })
   return {
     'sessions_list': await sessionsList({ scope: 'all' }, call(), w.deps),
-    'sessions_read': await sessionsRead({ session_id: 'session-e218a09e-8736-4483-9a04-2bf13608630c', max_messages: 2 }, call(), w.deps),
-    'sessions_send': await sessionsSend({ session_id: 'session-e218a09e-8736-4483-9a04-2bf13608630c', message: 'Did the reasoning-effort fix land on main? The release checklist needs it.' }, call('call_01'), w.deps),
-    'frame': buildFrame({ fromSessionId: 'session-4b91c2d0-5f3e-4a7b-9c1d-2e8f6a0b3c4d', fromTitle: 'Release checklist for v2', mode: 'queue', hop: 1, body: 'Did the reasoning-effort fix land on main? The release checklist needs it.', token: () => 'k3Vd9QxLm2Ta' }).text,
-    'not-messageable': await sessionsSend({ session_id: '019c3d96-79e0-4e6a-b7bf-ea46c224d701', message: 'hi' }, call(), w.deps),
-    'remote recorded': renderAccepted({ ...REMOTE, recorded: { seq: 27, stage: 'conversation', running: false } }),
-    'remote claimed': renderAccepted({ ...REMOTE, recorded: { stage: 'claimed' } }),
-    'remote pending': renderAccepted({ ...REMOTE, recorded: { stage: 'pending' } }),
-    'handoff recorded': renderAccepted({ ...REMOTE, remote: { pid: 48213, handoff: true }, recorded: { seq: 31, stage: 'conversation', running: false } }),
-    'woke and answered': renderAccepted({ ...WOKEN, recorded: { seq: 412, stage: 'conversation' }, answer: { ended: true, reason: 'completed', seq: 419 } }),
-    'woke, still answering': renderAccepted({ ...WOKEN, recorded: { seq: 412, stage: 'conversation' }, answer: { ended: false, waitedMs: 120000 } }),
-    'open turn': renderRefusal(sendRefusals.rejected(deliveryReasons.openTurn(42_000), 'resolving the target session'), 'Nothing was delivered.'),
-    'invalid-arguments': await sessionsSend({ session_id: 'session-e218a09e-8736-4483-9a04-2bf13608630c', message: 'hi', priority: 'high' }, call(), w.deps),
+    'sessions_read': await sessionsRead({ session_id: PEER, max_messages: 2 }, call(), w.deps),
+    'sessions_send': await sessionsSend({ session_id: PEER, message: BODY }, call('call_01'), w.deps),
+    'frame': buildFrame({ fromSessionId: ME, fromTitle: 'Release checklist for v2', mode: 'queue', hop: 1, body: BODY, token: () => 'k3Vd9QxLm2Ta' }).text,
+    'not-messageable': await sessionsSend({ session_id: CHILD, message: 'hi' }, call(), w.deps),
+    'remote recorded': await remoteSend(recordsAt(27)),
+    'remote claimed': await remoteSend(other => { other.claim(PEER) }),
+    'remote pending': await remoteSend(() => undefined),
+    // Cold here, nobody holds it; the other process is a long-lived host of this package, which wakes it.
+    'handoff recorded': await remoteSend(other => {
+      if (other.waiting().has(PEER) && other.acquire(PEER).ok) other.markLive(PEER)
+      recordsAt(31)(other)
+    }, other => { other.join(true) }),
+    // 51 answered prompts are log seqs 0–407; the wake's followup is then 408 insertion, 409 turn/start,
+    // 410 claim, 411 step/start, 412 its user/message, 413 the answer, 414 step/end, 415 turn/end.
+    'woke and answered': await wakingSend({ turns: 51, answers: true }),
+    'woke, still answering': await wakingSend({ turns: 51, answers: false }),
+    'open turn': await openTurnSend(),
+    'invalid-arguments': await sessionsSend({ session_id: PEER, message: 'hi', priority: 'high' }, call(), w.deps),
   }
-}
-
-if (process.argv[1]?.endsWith('doc-examples.ts')) {
-  for (const [name, text] of Object.entries(await docExamples())) console.log(`## ${name}\n${text}\n`)
 }

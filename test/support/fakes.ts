@@ -1,5 +1,5 @@
 /**
- * In-memory fakes of the ports (PRODUCT.md §3), shared by unit tests and the
+ * In-memory fakes of the ports (docs/architecture.md §2), shared by unit tests and the
  * benchmark. They count every backend call by method, so tests and the bench
  * can assert call budgets, and they record everything a controller was asked
  * to do, so tests can prove what was (not) touched.
@@ -7,7 +7,7 @@
  * @module test/support/fakes
  */
 
-import { DEFAULT_SETTINGS, latestRelay, relaySource, SendLimits, type Caller, type ControllerOutcome, type ControllerPort, type Recorded, type RelayProvenance, type ResolvedTarget, type SendMode, type SessionHeaderView, type SessionQueryPort, type SessionRecordView, type Settings, type SurfaceView, type ToolCallContext, type ToolDeps } from '../../src/testing.js'
+import { DEFAULT_SETTINGS, latestRelay, relaySource, SendLimits, type Caller, type ControllerOutcome, type ControllerPort, type DeliveryReason, type ReleaseOutcome, type Recorded, type RelayProvenance, type ResolvedTarget, type SendMode, type SessionHeaderView, type SessionQueryPort, type SessionRecordView, type Settings, type SurfaceView, type ToolCallContext, type ToolDeps } from '../../src/testing.js'
 
 /** One fake session: header, liveness, title and surface events. */
 export interface FakeSession {
@@ -123,10 +123,10 @@ export class FakeController implements ControllerPort {
   readonly calls: CallCounts = {}
   /** Ids admitted so far (a repeated request id is delivered once). */
   readonly delivered = new Map<string, { sessionId: string, mode: SendMode, text: string }>()
-  /** Make admission fail with this reason. */
-  admitFailure: string | undefined
-  /** Make resolution fail with this reason. */
-  resolveFailure: string | undefined
+  /** Make admission fail with this reason (and code, as a controller gives it). */
+  admitFailure: { reason: DeliveryReason, code?: string } | undefined
+  /** Make resolution fail with this reason (and code). */
+  resolveFailure: { reason: DeliveryReason, code?: string } | undefined
   /** Take the target cold right after it is resolved (race test). */
   goColdAfterResolve = false
   /** Whether messages are recorded in the target's log on admission. */
@@ -151,12 +151,12 @@ export class FakeController implements ControllerPort {
     this.count('resolve')
     this.log.push({ op: 'resolve', sessionId, mayWake: options.mayWake })
     this.mayWakeOf.set(sessionId, options.mayWake)
-    if (this.resolveFailure !== undefined) return { ok: false, reason: this.resolveFailure }
+    if (this.resolveFailure !== undefined) return { ok: false, ...this.resolveFailure }
     const session = this.corpus.sessions.get(sessionId)
-    if (session === undefined) return { ok: false, reason: 'session/not-found' }
+    if (session === undefined) return { ok: false, reason: { kind: 'not-found', sessionId }, code: 'not-found' }
     let woke = false
     if (!session.live) {
-      if (!options.mayWake) return { ok: false, reason: 'not live and waking is not allowed' }
+      if (!options.mayWake) return { ok: false, reason: { kind: 'not-live' } }
       this.log.push({ op: 'wake', sessionId })
       session.live = true
       woke = true
@@ -169,9 +169,9 @@ export class FakeController implements ControllerPort {
   async admit(target: ResolvedTarget, prompt: { requestId: string, mode: SendMode, text: string, provenance: RelayProvenance, signal: AbortSignal }): Promise<ControllerOutcome<{ mode: SendMode, running: boolean }>> {
     this.count('admit')
     this.log.push({ op: 'admit', sessionId: target.sessionId, requestId: prompt.requestId, mode: prompt.mode, text: prompt.text })
-    if (this.admitFailure !== undefined) return { ok: false, reason: this.admitFailure }
+    if (this.admitFailure !== undefined) return { ok: false, ...this.admitFailure }
     const session = this.corpus.sessions.get(target.sessionId)
-    if (session === undefined || (!session.live && this.mayWakeOf.get(target.sessionId) !== true)) return { ok: false, reason: 'the session went cold before delivery' }
+    if (session === undefined || (!session.live && this.mayWakeOf.get(target.sessionId) !== true)) return { ok: false, reason: { kind: 'went-cold' } }
     if (!this.delivered.has(prompt.requestId)) {
       this.delivered.set(prompt.requestId, { sessionId: target.sessionId, mode: prompt.mode, text: prompt.text })
       if (this.recordOnAdmit) {
@@ -184,12 +184,12 @@ export class FakeController implements ControllerPort {
     return { ok: true, value: { mode: prompt.mode, running: target.running } }
   }
 
-  async releaseWoken(target: ResolvedTarget): Promise<string> {
+  async releaseWoken(target: ResolvedTarget): Promise<ReleaseOutcome> {
     this.count('releaseWoken')
     this.log.push({ op: 'release', sessionId: target.sessionId })
     const session = this.corpus.sessions.get(target.sessionId)
     if (session !== undefined) session.live = false
-    return 'the session this call woke was put back to sleep'
+    return 'put-back-to-sleep'
   }
 
   async waitRecorded(target: ResolvedTarget, requestId: string): Promise<Recorded | undefined> {

@@ -1,5 +1,5 @@
 /**
- * The deterministic budgets of issue 5 (backend call counts, titles folded,
+ * The deterministic budgets of docs/performance.md (backend call counts, titles folded,
  * schema bytes, limiter bounds), asserted through the counting fakes. Timings
  * are not asserted here: `npm run bench` measures them.
  *

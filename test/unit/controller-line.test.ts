@@ -1,5 +1,5 @@
 /**
- * Issue 11 §1: the plugin on a host of the controller line, through the
+ * The plugin on a host of the controller line, through the
  * fake built from `@deepseek-ai/dsh-api-session-controller@0.1.2-alpha.2`'s
  * published code (test/support/fake-controller.ts).
  */
@@ -58,7 +58,7 @@ describe('on a host with ctx.sessionController (0.1.2-alpha.2)', () => {
     const text = await host.run('sessions_send', { session_id: 'session-old', message: 'hi' }, me)
     expect(controller.calls.resolveAgent).toBe(1)
     expect(text).toMatch(/^refused: rejected \| admitting the message failed: session\/agent-busy: the session did not accept input; the session this call woke stays live: it was woken through the host's session controller/)
-    // The raw message goes to the log only (issue 10).
+    // The raw message goes to the log only (docs/architecture.md §5).
     expect(text).not.toContain('inbox closed')
     expect(text).toContain('Check it with sessions_read and send once more after its current turn')
     expect(text).not.toContain('waking it is not allowed')

@@ -1,5 +1,5 @@
 /**
- * Issue 10: backend failures reach the model only as rows of one closed
+ * Backend failures reach the model only as rows of one closed
  * table; the raw error goes to the log.
  */
 import { describe, expect, it } from 'vitest'

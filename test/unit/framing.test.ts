@@ -4,7 +4,7 @@ import { buildFrame, FRAME_INTRO, frameTitle, parseFrame } from '../../src/testi
 const base = { fromSessionId: 'session-aaa', fromTitle: 'Fix the config', mode: 'queue' as const, hop: 1 }
 
 describe('buildFrame', () => {
-  it('produces the seed frame plus boundary token and hop', () => {
+  it('produces the frame of docs/tools.md#the-frame: boundary token and hop', () => {
     const { text, token } = buildFrame({ ...base, body: 'hello', token: () => 'TOKEN12345ab' })
     expect(token).toBe('TOKEN12345ab')
     expect(text).toBe([

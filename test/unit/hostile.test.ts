@@ -1,10 +1,14 @@
 /**
- * Hostile and broken input (issue 4 §6): every case yields a readable refusal
- * or a correct partial render — never a throw, never a stack trace, never a
- * woken-then-abandoned session.
+ * Hostile and broken input: every case yields a readable refusal or a
+ * correct partial render — never a throw, never a stack trace, never a
+ * woken-then-abandoned session (docs/tools.md#tools). The tools and their
+ * arguments come from the catalog, so a new tool or argument is covered
+ * here; test/unit/catalog.test.ts fails when one disappears.
  */
 import { describe, expect, it } from 'vitest'
 import { canNameSession, sessionsList, sessionsRead, sessionsSend } from '../../src/testing.js'
+import { TOOL_NAMES, type ToolName } from '../../src/model/tool-names.js'
+import { parametersOf, TOOL_CATALOG } from '../../src/tools/catalog.js'
 import { makeWorld, session, userEvent } from '../support/fakes.js'
 
 function world(settings = {}) {
@@ -15,37 +19,46 @@ function world(settings = {}) {
   return { w, me, peer }
 }
 
-const tools = { sessions_list: sessionsList, sessions_read: sessionsRead, sessions_send: sessionsSend } as const
+/** Each tool's executor, as the catalog registers it. */
+const tools = Object.fromEntries(TOOL_CATALOG.map(spec => [spec.name, spec.execute])) as Record<ToolName, typeof TOOL_CATALOG[number]['execute']>
 const wrongValues = [null, 42, -1, 1.5, 'text', '', true, [], {}, Number.NaN]
-const argumentsOf = {
-  sessions_list: { query: 'string', scope: 'enum', live_only: 'boolean', limit: 'integer' },
-  sessions_read: { session_id: 'string', max_messages: 'integer', include_injected: 'boolean', include_system: 'boolean' },
-  sessions_send: { session_id: 'string', message: 'string', mode: 'enum' },
-} as const
-const valid = {
-  sessions_list: {},
-  sessions_read: { session_id: 'session-peer' },
-  sessions_send: { session_id: 'session-peer', message: 'hi' },
-} as const
+/** The smallest valid arguments of each tool (a tool missing here does not compile). */
+const valid: Record<ToolName, Record<string, unknown>> = {
+  [TOOL_NAMES.list]: {},
+  [TOOL_NAMES.read]: { session_id: 'session-peer' },
+  [TOOL_NAMES.send]: { session_id: 'session-peer', message: 'hi' },
+}
 
-function acceptable(kind: string, value: unknown): boolean {
-  switch (kind) {
+/** The parts of a JSON Schema property that decide which values it takes. */
+interface Property { readonly type?: string, readonly enum?: readonly unknown[], readonly minimum?: number, readonly maximum?: number }
+
+/** Every argument of every tool, with its property as the model sees it. */
+const argumentsOf = TOOL_CATALOG.map(({ name }) => [name, Object.entries(parametersOf(name).properties as Record<string, Property>)] as const)
+
+/** Whether `value` is one the property takes (a property of another kind takes none, and the test fails: extend this). */
+function acceptable(property: Property, value: unknown): boolean {
+  if (property.enum !== undefined) return property.enum.includes(value)
+  switch (property.type) {
     case 'string': return typeof value === 'string'
     case 'boolean': return typeof value === 'boolean'
-    case 'integer': return typeof value === 'number' && Number.isInteger(value) && value >= 1
+    case 'integer': return typeof value === 'number' && Number.isInteger(value) && value >= (property.minimum ?? -Infinity) && value <= (property.maximum ?? Infinity)
     default: return false
   }
 }
 
 describe('wrong types for every argument of every tool', () => {
-  for (const [tool, spec] of Object.entries(argumentsOf)) {
-    for (const [name, kind] of Object.entries(spec)) {
+  it('reads every tool and argument from the catalog', () => {
+    expect(argumentsOf.map(([tool]) => tool)).toEqual(Object.keys(valid))
+    expect(argumentsOf.every(([, properties]) => properties.length > 0)).toBe(true)
+  })
+
+  for (const [tool, properties] of argumentsOf) {
+    for (const [name, property] of properties) {
       for (const value of wrongValues) {
-        if (acceptable(kind, value)) continue
+        if (acceptable(property, value)) continue
         it(`${tool}.${name} = ${JSON.stringify(value)}`, async () => {
           const { w, me } = world()
-          const run = tools[tool as keyof typeof tools]
-          const text = await run({ ...valid[tool as keyof typeof valid], [name]: value }, w.call(me), w.deps)
+          const text = await tools[tool]({ ...valid[tool], [name]: value }, w.call(me), w.deps)
           expect(text).toMatch(new RegExp(`^refused: invalid-arguments \\| .*"${name}"`))
           expect(w.controller.log).toEqual([])
         })
@@ -83,9 +96,9 @@ describe('hostile bodies and ids', () => {
 
 describe('a backend that throws, hangs or returns garbage', () => {
   it.each([
-    ['sessions_list', 'listSessions', {}, 'listing sessions failed: EIO: input/output error in the session store'],
-    ['sessions_read', 'readSurface', { session_id: 'session-peer' }, 'reading the session surface failed: EIO: input/output error in the session store'],
-    ['sessions_send', 'lookup', { session_id: 'session-peer', message: 'x' }, 'looking up the target session failed: EIO: input/output error in the session store'],
+    [TOOL_NAMES.list, 'listSessions', {}, 'listing sessions failed: EIO: input/output error in the session store'],
+    [TOOL_NAMES.read, 'readSurface', { session_id: 'session-peer' }, 'reading the session surface failed: EIO: input/output error in the session store'],
+    [TOOL_NAMES.send, 'lookup', { session_id: 'session-peer', message: 'x' }, 'looking up the target session failed: EIO: input/output error in the session store'],
   ] as const)('%s: a throwing %s becomes a readable rejected line without the stack', async (tool, method, args, cause) => {
     const { w, me } = world()
     w.corpus.fault[method] = 'throw'
@@ -93,7 +106,7 @@ describe('a backend that throws, hangs or returns garbage', () => {
     expect(text).toMatch(/^refused: rejected \| /)
     expect(text).toContain(cause)
     expect(text).not.toContain('secretFrame')
-    // Only the failure table's row reaches the model (issue 10): not the message, not the path.
+    // Only the failure table's row reaches the model (docs/architecture.md §5, "Errors stay out of the model"): not the message, not the path.
     expect(text).not.toContain('disk on fire')
     expect(text).not.toContain('/internal/path.js')
     expect(w.logs.join('\n')).toContain('secretFrame')
@@ -110,9 +123,9 @@ describe('a backend that throws, hangs or returns garbage', () => {
   })
 
   it.each([
-    ['sessions_list', 'listSessions', {}],
-    ['sessions_read', 'readSurface', { session_id: 'session-peer' }],
-    ['sessions_send', 'lookup', { session_id: 'session-peer', message: 'x' }],
+    [TOOL_NAMES.list, 'listSessions', {}],
+    [TOOL_NAMES.read, 'readSurface', { session_id: 'session-peer' }],
+    [TOOL_NAMES.send, 'lookup', { session_id: 'session-peer', message: 'x' }],
   ] as const)('%s: a hanging %s is cancelled by the abort signal, never a partial result', async (tool, method, args) => {
     const { w, me } = world()
     w.corpus.fault[method] = 'hang'

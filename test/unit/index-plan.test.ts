@@ -100,19 +100,29 @@ describe('currentSurfaceEvents (port of rc.8 foldSurface)', () => {
 })
 
 describe('classifyMessages / projectMessage', () => {
-  it('classifies exactly like the full projection, without building text', () => {
-    const events = [
-      userEvent(1, 'plain'),
-      { seq: 2, type: 'user/message', data: { role: 'user', content: [{ type: 'text', text: '  ' }, { type: 'text', text: '\n<system-reminder> x' }], source: { kind: 'user' } } },
-      { seq: 3, type: 'user/message', data: { role: 'user', content: [{ type: 'image' }, { type: 'text', text: ' \t' }], source: { kind: 'user' } } },
-      { seq: 4, type: 'user/message', data: { role: 'user', content: 7 } },
-      userEvent(5, 'Current runtime context. now'),
-    ]
-    for (const includeInjected of [false, true]) {
-      const options = { includeInjected, includeSystem: false }
-      const classified = classifyMessages(events, options)
-      expect({ messages: classified.messages.map(projectMessage), malformed: classified.malformed }).toEqual(readableMessages(events, options))
-    }
+  const events = [
+    userEvent(1, 'plain'),
+    { seq: 2, type: 'user/message', data: { role: 'user', content: [{ type: 'text', text: '  ' }, { type: 'text', text: '\n<system-reminder> x' }], source: { kind: 'user' } } },
+    { seq: 3, type: 'user/message', data: { role: 'user', content: [{ type: 'image' }, { type: 'text', text: ' \t' }], source: { kind: 'user' } } },
+    { seq: 4, type: 'user/message', data: { role: 'user', content: 7 } },
+    userEvent(5, 'Current runtime context. now'),
+  ]
+  // What docs/tools.md "sessions_read" promises for these five: text blocks only (seq 3 has no text, so no
+  // message), injected context by prefix after leading white space (seqs 2 and 5) shown only when asked for,
+  // a message whose content is not a list of blocks counted as malformed (seq 4); text blocks joined by a newline.
+  const plain = { seq: 1, role: 'user', source: 'user', text: 'plain', injected: false, replaced: false }
+  const reminder = { seq: 2, role: 'user', source: 'user', text: '  \n\n<system-reminder> x', injected: true, replaced: false }
+  const runtime = { seq: 5, role: 'user', source: 'user', text: 'Current runtime context. now', injected: true, replaced: false }
+
+  it('classifies without building text: the seqs and flags the projection shows', () => {
+    expect(classifyMessages(events, { includeInjected: false, includeSystem: false })).toMatchObject({ malformed: 1 })
+    expect(classifyMessages(events, { includeInjected: false, includeSystem: false }).messages.map(entry => [entry.seq, entry.injected])).toEqual([[1, false]])
     expect(classifyMessages(events, { includeInjected: true, includeSystem: false }).messages.map(entry => [entry.seq, entry.injected])).toEqual([[1, false], [2, true], [5, true]])
+  })
+
+  it('projects each classified message to its row', () => {
+    expect(readableMessages(events, { includeInjected: false, includeSystem: false })).toEqual({ messages: [plain], malformed: 1 })
+    expect(readableMessages(events, { includeInjected: true, includeSystem: false })).toEqual({ messages: [plain, reminder, runtime], malformed: 1 })
+    expect(classifyMessages(events, { includeInjected: true, includeSystem: false }).messages.map(projectMessage)).toEqual([plain, reminder, runtime])
   })
 })

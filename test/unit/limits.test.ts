@@ -52,7 +52,7 @@ describe('SendLimits', () => {
     limits.recordCall('a', x, 'accepted …')
     expect(limits.earlierCallResult('a', x)).toBe('accepted …')
     expect(limits.earlierCallResult('b', x)).toBeUndefined()
-    // Issue 11 §2: a provider repeating call_0 for another send is a new call.
+    // A provider repeating call_0 for another send is a new call.
     expect(limits.earlierCallResult('a', callIdentity('call-1', { session_id: 't2', message: 'X' }))).toBeUndefined()
     expect(limits.earlierCallResult('a', callIdentity('call-1', { session_id: 't1', message: 'Y' }))).toBeUndefined()
     expect(limits.earlierCallResult('a', callIdentity('call-1', { session_id: 't1', message: 'X', mode: 'steer' }))).toBeUndefined()

@@ -1,13 +1,19 @@
 /**
- * `src/plugin.ts` driven through a fake host shaped like the rc.8 services:
- * mounting, `enabled: false`, a missing service, disposal, and the three
- * tools through the real adapters (`src/adapters/*`).
+ * `src/plugin.ts` driven through the fake host built from the rc.8 services
+ * (test/support/fake-host.ts): mounting, `enabled: false`, a missing
+ * service, disposal, and the three tools through the real adapters
+ * (`src/adapters/*`).
+ *
+ * No wall clock and no fixed sleep: waits are on log events of the fake
+ * agent, and "returns without waiting out its bound" is a fake clock that
+ * never reaches the bound (`settlesWithin`). How long these sends take is
+ * measured by the bench (bench/cases.ts `pluginSendCases`).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { parseFrame } from '../../src/testing.js'
 import { apply, MOUNT_GRACE_MS, name } from '../../src/plugin.js'
 import { withController } from '../support/controller-host.js'
-import { FakeHost } from '../support/fake-host.js'
+import { FakeHost, userMessageEvent, type LogEvent } from '../support/fake-host.js'
 
 afterEach(() => {
   vi.useRealTimers()
@@ -82,17 +88,33 @@ describe('plugin entry', () => {
 describe('the tools through the rc.8 adapters', () => {
   function scene(config: unknown = {}) {
     const host = mounted(config)
-    host.persist('session-old', 1000, { title: 'Old work', events: [{ seq: 1, type: 'user/message', surfaceOp: 'append', data: { id: 'u1', role: 'user', content: [{ type: 'text', text: 'earlier question' }], source: { kind: 'user' } } }] })
+    // Logs as rc.8 stores them: seqs from 0; the title is the log's own session/title event (seq 1).
+    host.persist('session-old', 1000, { title: 'Old work', events: [userMessageEvent(0, 'u1', 'earlier question')] })
     host.persist('child-1', 2000, { header: { parentSession: 'session-old', origin: 'subagent' } })
-    const me = host.goLive('session-me', 3000, [{ seq: 1, type: 'user/message', data: { id: 'p', role: 'user', content: [{ type: 'text', text: 'talk to old' }], source: { kind: 'user' } } }])
+    const me = host.goLive('session-me', 3000, [userMessageEvent(0, 'p', 'talk to old')], { title: 'My live work' })
     return { host, me }
   }
 
-  it('sessions_list reads one listing and one title batch', async () => {
+  /**
+   * With fake timers on: advance the fake clock by `ms` (running what falls
+   * due) and say whether `work` settled by then. A send that waited out a
+   * bound longer than `ms` has not.
+   */
+  async function settlesWithin<T>(work: Promise<T>, ms: number): Promise<{ settled: boolean, value?: T }> {
+    let outcome: { settled: boolean, value?: T } = { settled: false }
+    void work.then(value => { outcome = { settled: true, value } })
+    await vi.advanceTimersByTimeAsync(ms)
+    return outcome
+  }
+
+  const eventAt = (events: readonly LogEvent[], seq: number) => events.find(event => event.seq === seq)
+
+  it('sessions_list reads one listing and one title batch; a live session\'s title comes from its log', async () => {
     const { host, me } = scene()
     const text = await host.run('sessions_list', {}, me)
     expect(text).toContain('- session-old [cold, top-level] | cwd=/work/project\n  Old work')
-    expect(text).toMatch(/- session-me \[live, top-level\] \| cwd=\/work\/project \| this session\n {2}\(untitled\)\n2 of 2 considered sessions/)
+    expect(text).toMatch(/- session-me \[live, top-level\] \| cwd=\/work\/project \| this session\n {2}My live work\n/)
+    expect(text).toMatch(/\n2 of 2 considered sessions/)
     expect(host.calls).toEqual(['sessionQuery.listSessions', 'sessionQuery.readTitleSnapshots(2)'])
   })
 
@@ -100,7 +122,7 @@ describe('the tools through the rc.8 adapters', () => {
     const { host, me } = scene()
     const text = await host.run('sessions_read', { session_id: 'session-old' }, me)
     expect(text).toContain('session session-old [cold, top-level]')
-    expect(text).toContain('--- user (seq 1, user) ---\nearlier question')
+    expect(text).toContain('--- user (seq 0, user) ---\nearlier question')
     expect(host.calls.some(call => call.startsWith('agents.resume'))).toBe(false)
     expect(await host.run('sessions_read', { session_id: 'session-ghost' }, me)).toMatch(/^refused: not-found/)
   })
@@ -108,35 +130,41 @@ describe('the tools through the rc.8 adapters', () => {
   it('sessions_send wakes a cold session with the default model and delivers a framed user message', async () => {
     const { host, me } = scene()
     const text = await host.run('sessions_send', { session_id: 'session-old', message: 'status?' }, me, 'call-7')
-    expect(text).toMatch(/^accepted for session-old \| mode=queue \| chars=7 \| hop 1 \(woke a cold session\) \| recorded at seq 3/)
+    // session-old's log is seqs 0 (user/message) and 1 (session/title); the rc.8 loop then appends, for one followup
+    // to an idle agent: 2 the inbox insertion, 3 turn/start, 4 the claim, 5 step/start, 6 the message's own
+    // user/message, 7 the reply, 8 step/end, 9 turn/end (dsh-agent-loop@0.1.0-rc.8 ReactLoopAgent.turn).
+    expect(text).toMatch(/^accepted for session-old \| mode=queue \| chars=7 \| hop 1 \(woke a cold session\) \| recorded at seq 6 \| its turn ended \(completed\) at seq 9\n/)
     expect(host.calls).toContain('agents.resume(session-old, {"provider":"deepseek","model":"deepseek-v4-flash"})')
-    const woken = host.live.get('session-old')
-    expect(woken?.received).toHaveLength(1)
-    const delivered = woken?.received[0]
+    const woken = host.live.get('session-old')!
+    expect(woken.received).toHaveLength(1)
+    const delivered = woken.received[0]
     expect(delivered?.via).toBe('followup')
     expect(delivered?.message).toMatchObject({ id: expect.stringMatching(/^cross-session:session-me:call-7:/), role: 'user', source: { kind: 'plugin', plugin: 'dsh-cross-session', form: 'relay', senderSessionId: 'session-me', hop: 1 } })
     expect(parseFrame(delivered?.message.content[0]?.text ?? '')?.body).toBe('status?')
+    // The log agrees with the result: seq 6 is that message, seq 9 its turn's completed end.
+    expect(eventAt(woken.session.events, 6)).toMatchObject({ type: 'user/message', data: { id: delivered?.message.id } })
+    expect(eventAt(woken.session.events, 9)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'completed' } } })
     // Disposing the plugin disposes the session it woke.
     host.dispose()
-    await Promise.resolve()
-    expect(host.resumeDisposed).toEqual(['session-old'])
+    await woken.whenIdle()
+    await vi.waitFor(() => expect(host.resumeDisposed).toEqual(['session-old']))
   })
 
   it('disposal cancels a send still waiting for its message to be recorded', async () => {
     const { host, me } = scene({ recordWaitMs: 30000 })
     const busy = host.goLive('session-busy', 2500)
-    busy.status = 'running'
-    // A turn that never reaches its next step: the steer stays in the inbox.
-    busy.steer = message => {
-      busy.received.push({ via: 'steer', message })
-    }
-    const started = Date.now()
+    // A turn whose step never ends: a steer stays in the inbox (rc.8 claims next-step input at the next step boundary).
+    const held = busy.prompt('a long job', { hold: true })!
+    await held.reached
+    const admitted = busy.nextEvent(event => event.type === 'agent/inbox/spliced' && event.data.target === 'next-step')
+    vi.useFakeTimers()
     const pending = host.run('sessions_send', { session_id: 'session-busy', message: 'steer me', mode: 'steer' }, me)
-    while (busy.received.length === 0) await new Promise(resolve => setTimeout(resolve, 5))
+    await admitted
     host.dispose()
-    const text = await pending
-    expect(text).toMatch(/^accepted for session-busy \| mode=steer .*\| admitted; recording not confirmed \(wait cancelled\)/)
-    expect(Date.now() - started).toBeLessThan(5000)
+    // Far short of the 30 s bound: only a cancelled wait has returned by then.
+    const outcome = await settlesWithin(pending, 1000)
+    expect(outcome.settled).toBe(true)
+    expect(outcome.value).toMatch(/^accepted for session-busy \| mode=steer .*\| admitted; recording not confirmed \(wait cancelled\)/)
   })
 
   it('two senders waking the same cold session at once share one resume', async () => {
@@ -149,7 +177,11 @@ describe('the tools through the rc.8 adapters', () => {
     expect(host.calls.filter(call => call.startsWith('agents.resume'))).toHaveLength(1)
     expect(first).toMatch(/^accepted for session-old/)
     expect(second).toMatch(/^accepted for session-old/)
-    expect(host.live.get('session-old')?.received).toHaveLength(2)
+    const woken = host.live.get('session-old')!
+    expect(woken.received).toHaveLength(2)
+    // Each is its own turn in the one log: the second was queued behind the first's.
+    const turns = woken.session.events.filter(event => event.type === 'turn/start').map(event => event.data.turn)
+    expect(turns).toEqual([1, 2])
   })
 
   it('with allowResume: false never calls resume, and the log of the cold target is untouched', async () => {
@@ -164,22 +196,41 @@ describe('the tools through the rc.8 adapters', () => {
   it('steer goes to a live agent\'s running turn', async () => {
     const { host, me } = scene()
     const busy = host.goLive('session-busy', 2500)
-    busy.status = 'running'
+    const held = busy.prompt('a long job', { hold: true })!
+    await held.reached
+    // The running step ends once the steer is in the inbox; the next step of the same turn claims it.
+    void busy.nextEvent(event => event.type === 'agent/inbox/spliced' && event.data.target === 'next-step').then(() => held.release())
     const text = await host.run('sessions_send', { session_id: 'session-busy', message: 'change of plan', mode: 'steer' }, me)
+    // 0 the prompt's insertion, 1 turn/start, 2 claim, 3 step/start, 4 the prompt, then 5 the steer's insertion;
+    // released: 6 reply, 7 step/end, 8 the claim of the steer, 9 step/start, 10 the steer's user/message.
+    expect(text).toMatch(/^accepted for session-busy \| mode=steer \| chars=14 \| hop 1 \| recorded at seq 10\n/)
     expect(text).toContain('inserted into the turn that session is running now')
     expect(busy.received[0]?.via).toBe('steer')
+    await busy.whenIdle()
+    const events = busy.session.events
+    expect(events.filter(event => event.type === 'turn/start')).toHaveLength(1)
+    expect(eventAt(events, 10)).toMatchObject({ type: 'user/message', data: { id: busy.received[0]?.message.id } })
   })
 
   it('queue to a running agent returns at the inbox record and says it is not in the conversation yet', async () => {
     const { host, me } = scene()
     const busy = host.goLive('session-busy', 2500)
-    busy.status = 'running'
-    const started = Date.now()
-    const text = await host.run('sessions_send', { session_id: 'session-busy', message: 'when you are done' }, me)
-    expect(text).toMatch(/^accepted for session-busy \| mode=queue \| chars=17 \| hop 1 \| in its inbox at seq 1, not yet in its conversation\n/)
+    const held = busy.prompt('a long job', { hold: true })!
+    await held.reached
+    vi.useFakeTimers()
+    // 0–4: the prompt's insertion, turn/start, claim, step/start, the prompt; the queued message's insertion is seq 5.
+    const outcome = await settlesWithin(host.run('sessions_send', { session_id: 'session-busy', message: 'when you are done' }, me), 0)
+    expect(outcome.settled).toBe(true)
+    const text = outcome.value ?? ''
+    expect(text).toMatch(/^accepted for session-busy \| mode=queue \| chars=17 \| hop 1 \| in its inbox at seq 5, not yet in its conversation\n/)
     expect(text).toContain('becomes its next turn after the current one ends')
     expect(text).toContain('It is not durable until that session\'s next turn starts')
-    expect(Date.now() - started).toBeLessThan(4000)
+    vi.useRealTimers()
+    held.release()
+    await busy.whenIdle()
+    // It did become the next turn.
+    const turnOf = busy.session.events.filter(event => event.type === 'turn/start' || (event.type === 'user/message' && event.data.id === busy.received[0]?.message.id))
+    expect(turnOf.map(event => event.type === 'turn/start' ? event.data.turn : 'message')).toEqual([1, 2, 'message'])
   })
 
   it('refuses a subagent naming its owner, and falls back to the current initiator as caller', async () => {
@@ -189,7 +240,7 @@ describe('the tools through the rc.8 adapters', () => {
     expect(text).toContain('refused: not-messageable | child-1 is a subagent session owned by session-old')
   })
 
-  it('refuses a call with no caller at all', async () => {
+  it('refuses a call with no caller at all (rc.8 currentInitiator is undefined outside a turn)', async () => {
     const { host } = scene()
     expect(await host.run('sessions_list', {}, undefined)).toMatch(/^refused: rejected \| the calling session could not be identified/)
   })
@@ -201,7 +252,8 @@ describe('the tools through the rc.8 adapters', () => {
     host.persist('session-old', 1000)
     const me = host.goLive('session-me', 3000)
     const text = await host.run('sessions_send', { session_id: 'session-old', message: 'hi' }, me, 'c9')
-    expect(text).toMatch(/^accepted for session-old .*\(woke a cold session\) \| recorded at seq \d+/)
+    // An empty log: 0 insertion, 1 turn/start, 2 claim, 3 step/start, 4 the message.
+    expect(text).toMatch(/^accepted for session-old .*\(woke a cold session\) \| recorded at seq 4/)
     expect(controller.calls.resolveAgent).toBe(1)
     expect(host.logs).toContainEqual({ level: 'info', message: 'registered sessions_list, sessions_read, sessions_send (wakes via ctx.sessionController, re-read per call)' })
     expect(host.calls).not.toContain('sessionQuery.readTitleSnapshot')

@@ -1,5 +1,5 @@
 /**
- * Issue 10: every text the model sees comes from src/presentation/; these
+ * Every text the model sees comes from src/presentation/; these
  * pin the shared lines and the per-tool consequences byte for byte (the
  * tool-level wording is pinned in docs/tools.md through test/unit/docs.test.ts).
  */
@@ -8,7 +8,7 @@ import {
   argumentProblems,
   commonRefusals,
   DELIVERY_UNKNOWN,
-  mailboxRefusals,
+  holderRefusals,
   NOTHING_DELIVERED,
   NOTHING_LISTED,
   NOTHING_READ,
@@ -44,7 +44,7 @@ describe('the shared lines', () => {
   })
 
   it('a holder\'s refusal and a retried call read as before', () => {
-    expect(mailboxRefusals.misaddressed).toBe('the message names another session than the one it was claimed for')
+    expect(holderRefusals.misaddressed).toBe('the message names another session than the one it was claimed for')
     expect(renderRetried('accepted for x')).toBe('accepted for x\n(This tool call, same id and arguments, was already delivered once; it was not delivered again.)')
   })
 })

@@ -1,9 +1,12 @@
 /**
- * Result parsers (src/tool-results.ts) and tool presenters (src/presenters.ts),
- * fed the tools' real output (test/support/doc-examples.ts runs the tools).
+ * Result parsers (src/core/tool-results*.ts) and tool presenters
+ * (src/presentation/presenters.ts), fed the tools' real output
+ * (test/support/doc-examples.ts runs the tools).
  */
 import { describe, expect, it } from 'vitest'
 import { parseListResult, parseReadResult, parseRefusal, parseSendResult, presentCall, presentResult, shortId } from '../../src/testing.js'
+import { TOOL_NAMES } from '../../src/model/tool-names.js'
+import { TOOL_CATALOG } from '../../src/tools/catalog.js'
 import { docExamples } from '../support/doc-examples.js'
 
 const examples = await docExamples()
@@ -64,26 +67,32 @@ describe('result parsers', () => {
 
 describe('presenters', () => {
   it('titles pending calls by target and mode', () => {
-    expect(presentCall('sessions_send', { session_id: 'session-4b91c2d0-5f3e-4a7b-9c1d-2e8f6a0b3c4d', message: 'hi', mode: 'queue' })).toEqual({ card: 'generic', kind: 'other', title: 'Send to 4b91… (queue)', rawInput: 'hi' })
-    expect(presentCall('sessions_send', { session_id: 'session-4b91c2d0-5f3e' }).title).toBe('Send to 4b91…')
-    expect(presentCall('sessions_read', { session_id: 'session-e218a09e-8736' }).title).toBe('Read e218…')
-    expect(presentCall('sessions_list', { query: 'release' }).title).toBe('List sessions matching "release"')
-    expect(presentCall('sessions_list', {}).title).toBe('List sessions')
-    expect(presentCall('sessions_read', 'garbage').title).toBe('Read a session')
-    expect(presentCall('sessions_send', null).title).toBe('Send to a session')
+    expect(presentCall(TOOL_NAMES.send, { session_id: 'session-4b91c2d0-5f3e-4a7b-9c1d-2e8f6a0b3c4d', message: 'hi', mode: 'queue' })).toEqual({ card: 'generic', kind: 'other', title: 'Send to 4b91… (queue)', rawInput: 'hi' })
+    expect(presentCall(TOOL_NAMES.send, { session_id: 'session-4b91c2d0-5f3e' }).title).toBe('Send to 4b91…')
+    expect(presentCall(TOOL_NAMES.read, { session_id: 'session-e218a09e-8736' }).title).toBe('Read e218…')
+    expect(presentCall(TOOL_NAMES.list, { query: 'release' }).title).toBe('List sessions matching "release"')
+    expect(presentCall(TOOL_NAMES.list, {}).title).toBe('List sessions')
+    expect(presentCall(TOOL_NAMES.read, 'garbage').title).toBe('Read a session')
+    expect(presentCall(TOOL_NAMES.send, null).title).toBe('Send to a session')
   })
 
   it('titles completed calls by outcome', () => {
-    expect(presentResult('sessions_list', {}, asResult(examples.sessions_list!))?.title).toBe('Listed 3 sessions (1 live)')
-    expect(presentResult('sessions_read', {}, asResult(examples.sessions_read!))?.title).toBe('Read e218… "Fix the newapi reasoning-effort config" — 2 of 3 messages, 1 omitted')
-    expect(presentResult('sessions_send', {}, asResult(examples.sessions_send!))?.title).toBe('Sent to e218… (queue, hop 1) — recorded at seq 410, woke it')
-    const refused = presentResult('sessions_send', { session_id: '019c3d96-79e0-4e6a-b7bf-ea46c224d701', mode: 'steer' }, asResult(examples['not-messageable']!))
+    expect(presentResult(TOOL_NAMES.list, {}, asResult(examples.sessions_list!))?.title).toBe('Listed 3 sessions (1 live)')
+    expect(presentResult(TOOL_NAMES.read, {}, asResult(examples.sessions_read!))?.title).toBe('Read e218… "Fix the newapi reasoning-effort config" — 2 of 3 messages, 1 omitted')
+    expect(presentResult(TOOL_NAMES.send, {}, asResult(examples.sessions_send!))?.title).toBe('Sent to e218… (queue, hop 1) — recorded at seq 410, woke it')
+    const refused = presentResult(TOOL_NAMES.send, { session_id: '019c3d96-79e0-4e6a-b7bf-ea46c224d701', mode: 'steer' }, asResult(examples['not-messageable']!))
     expect(refused?.title).toBe('Send to 019c3d96… (steer) — refused: not-messageable')
     expect(refused?.content?.[0]?.text).toBe(examples['not-messageable'])
   })
 
+  it('title a call of every catalog tool, whatever its arguments', () => {
+    for (const { name } of TOOL_CATALOG) {
+      for (const args of [{}, null, 'garbage', { session_id: 42, query: [] }]) expect(presentCall(name, args).title).not.toBe('')
+    }
+  })
+
   it('keeps the host generic view for unrecognised results', () => {
-    expect(presentResult('sessions_list', {}, asResult('something else'))).toBeUndefined()
-    expect(presentResult('sessions_send', {}, { content: [], isError: true })).toBeUndefined()
+    expect(presentResult(TOOL_NAMES.list, {}, asResult('something else'))).toBeUndefined()
+    expect(presentResult(TOOL_NAMES.send, {}, { content: [], isError: true })).toBeUndefined()
   })
 })

@@ -1,4 +1,11 @@
-import { describe, expect, it } from 'vitest'
+/**
+ * "Accepted means recorded" (docs/tools.md "sessions_send"): finding a
+ * delivered message in a log, and the bounded wait for it. The waits run on
+ * vitest's fake clock — a bound or a poll interval passes when the test
+ * advances it, so each case says exactly when the wait looks and when it
+ * ends, and none depends on how fast the machine is.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { buildFrame, eventCarriesMessage, findRecorded, latestRelay, relaySource, waitUntilRecorded } from '../../src/testing.js'
 
 describe('eventCarriesMessage', () => {
@@ -22,32 +29,63 @@ describe('eventCarriesMessage', () => {
   })
 })
 
+/** Whether `work` has settled by now (after flushing what is due on the fake clock). */
+async function settledNow<T>(work: Promise<T>): Promise<{ settled: boolean, value?: T }> {
+  let outcome: { settled: boolean, value?: T } = { settled: false }
+  void work.then(value => { outcome = { settled: true, value } })
+  await vi.advanceTimersByTimeAsync(0)
+  return outcome
+}
+
 describe('waitUntilRecorded', () => {
-  it('waits past the inbox insertion until the message joins the conversation', async () => {
+  beforeEach(() => { vi.useFakeTimers() })
+  afterEach(() => { vi.useRealTimers() })
+
+  it('waits past the inbox insertion until the message joins the conversation, at the next look', async () => {
     const events: unknown[] = [{ seq: 1, data: { id: 'old' } }, { seq: 2, type: 'agent/inbox/spliced', data: { inserted: [{ id: 'r1' }] } }]
-    setTimeout(() => events.push({ seq: 3, type: 'user/message', data: { id: 'r1' } }), 60)
-    expect(await waitUntilRecorded(() => events, 'r1', { timeoutMs: 2000, signal: new AbortController().signal, from: 1 })).toEqual({ seq: 3, stage: 'conversation' })
+    let reads = 0
+    const waiting = waitUntilRecorded(() => {
+      // The harness appends the message's own user/message between the first look and the second.
+      if (++reads === 2) events.push({ seq: 3, type: 'user/message', data: { id: 'r1' } })
+      return events
+    }, 'r1', { timeoutMs: 2000, signal: new AbortController().signal, from: 1 })
+    expect((await settledNow(waiting)).settled).toBe(false)
+    await vi.advanceTimersByTimeAsync(25)
+    expect(await settledNow(waiting)).toEqual({ settled: true, value: { seq: 3, stage: 'conversation' } })
+    expect(reads).toBe(2)
   })
 
   it('settles for the inbox when asked, and reports the inbox record at the bound', async () => {
     const events: unknown[] = [{ seq: 2, type: 'agent/inbox/spliced', data: { inserted: [{ id: 'r1' }] } }]
-    expect(await waitUntilRecorded(() => events, 'r1', { timeoutMs: 5000, signal: new AbortController().signal, settleForInbox: true })).toEqual({ seq: 2, stage: 'inbox' })
-    expect(await waitUntilRecorded(() => events, 'r1', { timeoutMs: 50, signal: new AbortController().signal })).toEqual({ seq: 2, stage: 'inbox' })
+    expect(await settledNow(waitUntilRecorded(() => events, 'r1', { timeoutMs: 5000, signal: new AbortController().signal, settleForInbox: true }))).toEqual({ settled: true, value: { seq: 2, stage: 'inbox' } })
+    const bounded = waitUntilRecorded(() => events, 'r1', { timeoutMs: 50, signal: new AbortController().signal })
+    await vi.advanceTimersByTimeAsync(49)
+    expect((await settledNow(bounded)).settled).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(await settledNow(bounded)).toEqual({ settled: true, value: { seq: 2, stage: 'inbox' } })
   })
 
   it('gives up at the bound, on abort, or when the log cannot be read', async () => {
     const events: unknown[] = []
-    expect(await waitUntilRecorded(() => events, 'r1', { timeoutMs: 60, signal: new AbortController().signal })).toBeUndefined()
+    const bounded = waitUntilRecorded(() => events, 'r1', { timeoutMs: 60, signal: new AbortController().signal })
+    await vi.advanceTimersByTimeAsync(59)
+    expect((await settledNow(bounded)).settled).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(await settledNow(bounded)).toEqual({ settled: true, value: undefined })
+
     const controller = new AbortController()
-    setTimeout(() => controller.abort(), 20)
-    const started = Date.now()
-    expect(await waitUntilRecorded(() => events, 'r1', { timeoutMs: 10_000, signal: controller.signal })).toBeUndefined()
-    expect(Date.now() - started).toBeLessThan(5000)
-    expect(await waitUntilRecorded(() => undefined, 'r1', { timeoutMs: 1000, signal: new AbortController().signal })).toBeUndefined()
+    const aborted = waitUntilRecorded(() => events, 'r1', { timeoutMs: 10_000, signal: controller.signal })
+    await vi.advanceTimersByTimeAsync(20)
+    expect((await settledNow(aborted)).settled).toBe(false)
+    controller.abort()
+    // No more time passes: the abort alone ends the wait, far before its 10 s bound.
+    expect(await settledNow(aborted)).toEqual({ settled: true, value: undefined })
+
+    expect(await settledNow(waitUntilRecorded(() => undefined, 'r1', { timeoutMs: 1000, signal: new AbortController().signal }))).toEqual({ settled: true, value: undefined })
   })
 })
 
-describe('latestRelay (hop provenance, issue 11 §5)', () => {
+describe('latestRelay (hop provenance: the relay source, docs/tools.md "The frame")', () => {
   const user = (text: string, kind = 'user', extra: Record<string, unknown> = {}) => ({ type: 'user/message', data: { content: [{ type: 'text', text }], source: { kind, ...extra } } })
   const relay = (text: string, senderSessionId: string, hop: number) => ({ type: 'user/message', data: { id: 'x', content: [{ type: 'text', text }], source: relaySource({ senderSessionId, hop }) } })
 
@@ -65,7 +103,7 @@ describe('latestRelay (hop provenance, issue 11 §5)', () => {
     expect(latestRelay([user('x', 'plugin', { plugin: 'evil', form: 'relay', senderSessionId: 's', hop: 99 })])).toBeUndefined()
   })
 
-  it('recognises a delivery from before issue 11 by the id this package assigned', () => {
+  it('recognises a delivery from before relay sources by the id this package assigned', () => {
     const framed = buildFrame({ fromSessionId: 'session-a', fromTitle: 't', mode: 'queue', hop: 3, body: 'b' }).text
     const legacy = { type: 'user/message', data: { id: 'cross-session:session-a:call-1', content: [{ type: 'text', text: framed }], source: { kind: 'user' } } }
     expect(latestRelay([legacy])).toEqual({ senderSessionId: 'session-a', hop: 3 })
@@ -90,14 +128,20 @@ describe('recognising a message admitted through the controller line (rpcId)', (
     expect(reads).toBe(1)
   })
 
-  it('polls with a growing interval, not every 25 ms', async () => {
-    let reads = 0
-    const found = await waitUntilRecorded(() => {
-      reads++
-      return []
-    }, 'r1', { timeoutMs: 1600, signal: new AbortController().signal })
-    expect(found).toBeUndefined()
-    // 25+50+100+200+400+500+… ms: at most 8 reads in 1.6 s (a 25 ms poll made 64).
-    expect(reads).toBeLessThanOrEqual(8)
+  it('polls at 25 ms, doubling up to 500 ms (docs/tools.md "Accepted means recorded"), and looks once more at the bound', async () => {
+    vi.useFakeTimers({ now: 0 })
+    try {
+      const looks: number[] = []
+      const waiting = waitUntilRecorded(() => {
+        looks.push(Date.now())
+        return []
+      }, 'r1', { timeoutMs: 1600, signal: new AbortController().signal })
+      await vi.advanceTimersByTimeAsync(1600)
+      expect(await settledNow(waiting)).toEqual({ settled: true, value: undefined })
+      // 0, then +25, +50, +100, +200, +400, +500, and the bound at 1600 (a 25 ms poll would have looked 65 times).
+      expect(looks).toEqual([0, 25, 75, 175, 375, 775, 1275, 1600])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { commonRefusals, decideSend, renderRefusal, sendRefusals, type LimitVerdict, type SendFacts, type TargetFact } from '../../src/testing.js'
+import { commonRefusals, decideSend, notMessageableRightAfterLookup, REFUSAL_CATALOG, REFUSAL_CODES, refusalTableMarkdown, renderRefusal, resumeDisabledBeforeResolve, SEND_CHECKS, sendRefusals, sendRefusalText, type LimitVerdict, type SendFacts, type TargetFact } from '../../src/testing.js'
 
 const refusals = { ...commonRefusals, ...sendRefusals }
 
@@ -11,7 +12,7 @@ const ok: LimitVerdict = { kind: 'ok', hop: 1 }
 
 const good: SendFacts = { callerId: 'session-a', targetId: 'session-b', body: 'hi', allowResume: true, target: live, limits: ok }
 
-/** Each row breaks one or more rules; the first rule in PRODUCT.md §4 order must win. */
+/** Each row breaks one or more rules; the first rule in the fixed order (docs/tools.md#refusals-and-their-order) must win. */
 const table: Array<[string, Partial<SendFacts>, string]> = [
   ['bad arguments beat everything', { argumentProblem: 'x', callerId: undefined, body: '', target: absent }, 'invalid-arguments'],
   ['no caller beats empty body', { callerId: undefined, body: '  ', target: absent }, 'rejected'],
@@ -52,7 +53,7 @@ describe('decideSend: fixed order of checks', () => {
     expect(decideSend({ ...facts, target: cold, allowResume: false }).kind).toBe('refuse')
   })
 
-  // Seed guarantee 1: resume-disabled is decided before anything resolves the
+  // Guarantee 1: resume-disabled is decided before anything resolves the
   // target — "go" (the only path to resolve) is never reached for a cold target
   // with waking off, whatever the other facts.
   it('never says go for a cold target when waking is off', () => {
@@ -62,15 +63,15 @@ describe('decideSend: fixed order of checks', () => {
     }
   })
 
-  // Seed guarantee 2: not-messageable is decided right after the non-waking
+  // Guarantee 2: not-messageable is decided right after the non-waking
   // lookup, before liveness, limits or resolution; the refusal names the owner.
   it('refuses a subagent before asking for anything else, naming its owner', () => {
     const { limits: _limits, ...facts } = good
     const decision = decideSend({ ...facts, target: subagent, allowResume: false })
     expect(decision.kind).toBe('refuse')
     if (decision.kind === 'refuse') {
-      expect(decision.refusal.code).toBe('not-messageable')
-      expect(decision.refusal.cause).toContain('owned by session-owner')
+      expect(decision.refusal).toEqual({ code: 'not-messageable', targetId: 'session-b', owner: 'session-owner' })
+      expect(sendRefusalText(decision.refusal).cause).toContain('owned by session-owner')
     }
   })
 })
@@ -98,7 +99,7 @@ describe('refusal texts', () => {
     expect(text.split('\n')).toHaveLength(2)
   })
 
-  it('uses the seed\'s "what the model should do" wording', () => {
+  it('uses the contract\'s "what the model should do" wording', () => {
     expect(refusals.notFound('x').next).toContain('Re-run sessions_list')
     expect(refusals.notMessageable('x', 'o').next).toContain('owned by another agent')
     expect(refusals.resumeDisabled('x').next).toContain('left untouched')
@@ -108,5 +109,43 @@ describe('refusal texts', () => {
 
   it('clips a huge id in not-found', () => {
     expect(refusals.notFound('x'.repeat(100_000)).cause.length).toBeLessThan(200)
+  })
+})
+
+describe('the two ordering guarantees, as properties of the order of checks', () => {
+  it('hold for the order decideSend walks', () => {
+    expect(resumeDisabledBeforeResolve()).toBe(true)
+    expect(notMessageableRightAfterLookup()).toBe(true)
+  })
+
+  it('fail for an order that breaks them', () => {
+    const steps = (names: string[]) => names.map(step => SEND_CHECKS.find(check => check.step === step)!)
+    const all = SEND_CHECKS.map(check => check.step)
+    // resolve moved before the wake check; the lookup separated from the top-level check.
+    expect(resumeDisabledBeforeResolve(steps(['arguments', 'caller', 'body', 'self', 'exists', 'top-level', 'resolve', 'wake-allowed', 'limits', 'admit']))).toBe(false)
+    expect(notMessageableRightAfterLookup(steps(['arguments', 'caller', 'body', 'self', 'exists', 'wake-allowed', 'top-level', 'limits', 'resolve', 'admit']))).toBe(false)
+    expect(all).toEqual(['arguments', 'caller', 'body', 'self', 'exists', 'top-level', 'wake-allowed', 'limits', 'resolve', 'admit'])
+  })
+})
+
+describe('the refusal catalog', () => {
+  it('holds the contract\'s five codes and this package\'s own, each with a cause and a next step', () => {
+    expect(REFUSAL_CODES.filter(code => REFUSAL_CATALOG[code].contract).sort()).toEqual(['empty-body', 'not-found', 'not-messageable', 'rejected', 'resume-disabled'])
+    expect(REFUSAL_CODES.filter(code => !REFUSAL_CATALOG[code].contract).sort()).toEqual(['invalid-arguments', 'rate-limited', 'self-target'])
+  })
+
+  it('every refusal the send checks produce renders with a catalog code', () => {
+    const produced = table.map(([, change]) => decideSend({ ...good, ...change })).flatMap(decision => decision.kind === 'refuse' ? [sendRefusalText(decision.refusal)] : [])
+    expect(new Set(produced.map(refusal => refusal.code))).toEqual(new Set(table.map(([, , code]) => code)))
+    for (const refusal of produced) expect(REFUSAL_CODES).toContain(refusal.code)
+  })
+})
+
+describe('docs/tools.md', () => {
+  it('prints the refusal table from the catalog', () => {
+    const page = readFileSync(new URL('../../docs/tools.md', import.meta.url), 'utf8')
+    expect(page).toContain(`\n${refusalTableMarkdown()}\n`)
+    // Each row names its code once: a code missing from the catalog would be missing here.
+    for (const code of REFUSAL_CODES) expect(page).toContain(`| \`${code}\` | ${REFUSAL_CATALOG[code].contract ? 'contract' : 'added'} |`)
   })
 })

@@ -1,25 +1,33 @@
 import { describe, expect, it } from 'vitest'
+import { TOOL_NAMES } from '../../src/model/tool-names.js'
+import { TOOL_CATALOG } from '../../src/tools/catalog.js'
 import { parametersOf, SessionsListArgs, SessionsReadArgs, SessionsSendArgs, TOOL_DESCRIPTIONS, validateArguments } from '../../src/testing.js'
 
 describe('tool schemas', () => {
-  it('declare exactly the arguments of seed 004 and refuse unknown ones', () => {
-    expect(Object.keys(parametersOf('sessions_list').properties as object)).toEqual(['query', 'scope', 'live_only', 'limit'])
-    expect(Object.keys(parametersOf('sessions_read').properties as object)).toEqual(['session_id', 'max_messages', 'include_injected', 'include_system'])
-    expect(Object.keys(parametersOf('sessions_send').properties as object)).toEqual(['session_id', 'message', 'mode'])
-    expect(parametersOf('sessions_read').required).toEqual(['session_id'])
-    expect(parametersOf('sessions_send').required).toEqual(['session_id', 'message'])
-    for (const name of ['sessions_list', 'sessions_read', 'sessions_send'] as const) {
+  it('declare exactly the arguments of docs/tools.md and refuse unknown ones', () => {
+    expect(Object.keys(parametersOf(TOOL_NAMES.list).properties as object)).toEqual(['query', 'scope', 'live_only', 'limit'])
+    expect(Object.keys(parametersOf(TOOL_NAMES.read).properties as object)).toEqual(['session_id', 'max_messages', 'include_injected', 'include_system'])
+    expect(Object.keys(parametersOf(TOOL_NAMES.send).properties as object)).toEqual(['session_id', 'message', 'mode'])
+    expect(parametersOf(TOOL_NAMES.read).required).toEqual(['session_id'])
+    expect(parametersOf(TOOL_NAMES.send).required).toEqual(['session_id', 'message'])
+    for (const { name } of TOOL_CATALOG) {
       expect(parametersOf(name).additionalProperties).toBe(false)
     }
   })
 
   it('together stay at or under 1,200 bytes as the model receives them', () => {
-    const catalog = (['sessions_list', 'sessions_read', 'sessions_send'] as const).map(name => ({
+    const catalog = TOOL_CATALOG.map(({ name }) => ({
       type: 'function', function: { name, description: TOOL_DESCRIPTIONS[name], parameters: parametersOf(name) },
     }))
     // As the harness sends them: {"type":"function","function":{name, description, parameters}}.
     const bytes = Buffer.byteLength(JSON.stringify(catalog))
     expect(bytes).toBeLessThanOrEqual(1200)
+  })
+
+  it('are the very objects every call is validated against', () => {
+    const schemas = { [TOOL_NAMES.list]: SessionsListArgs, [TOOL_NAMES.read]: SessionsReadArgs, [TOOL_NAMES.send]: SessionsSendArgs }
+    expect(Object.fromEntries(TOOL_CATALOG.map(spec => [spec.name, spec.parameters]))).toEqual(schemas)
+    for (const spec of TOOL_CATALOG) expect(spec.parameters).toBe(schemas[spec.name])
   })
 })
 

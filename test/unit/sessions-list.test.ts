@@ -17,7 +17,7 @@ function world(settings = {}) {
 }
 
 describe('sessions_list', () => {
-  it('prints seed 004 rows: newest first, caller last, subagents hidden by default', async () => {
+  it('prints the rows of docs/tools.md#sessions_list: newest first, caller last, subagents hidden by default', async () => {
     const { w, me } = world()
     const text = await sessionsList({}, w.call(me), w.deps)
     expect(text).toBe([

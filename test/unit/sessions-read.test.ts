@@ -20,7 +20,7 @@ function world(settings = {}) {
 }
 
 describe('sessions_read', () => {
-  it('prints seed 004\'s window: header, newest first, provenance, injected hidden', async () => {
+  it('prints the window of docs/tools.md#sessions_read: header, newest first, provenance, injected hidden', async () => {
     const { w, me } = world()
     const text = await sessionsRead({ session_id: 'session-peer' }, w.call(me), w.deps)
     expect(text).toBe([
@@ -79,7 +79,7 @@ describe('sessions_read', () => {
     expect(text).toContain('--- user (seq 6, peer:session-me, hop 1) ---\nping')
   })
 
-  it('include_system shows plugin-authored notices, labelled; they are hidden by default (issue 11 §4)', async () => {
+  it('include_system shows plugin-authored notices, labelled; they are hidden by default', async () => {
     const { w, me, peer } = world()
     peer.events.push(userEvent(6, 'Skills available: review, deploy', { kind: 'plugin', plugin: '@deepseek-ai/dsh-skill', form: 'catalog' }))
     expect(await sessionsRead({ session_id: 'session-peer' }, w.call(me), w.deps)).not.toContain('Skills available')

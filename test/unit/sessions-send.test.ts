@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildFrame, parseFrame, relaySource, sessionsSend } from '../../src/testing.js'
+import { buildFrame, failureText, parseFrame, relaySource, sessionsSend } from '../../src/testing.js'
 import { makeWorld, session, userEvent } from '../support/fakes.js'
 
 function world(settings = {}) {
@@ -160,9 +160,10 @@ describe('sessions_send: refusals through the tool', () => {
 
   it('a prompt that fails after a wake is rejected and the woken session is put back', async () => {
     const { w, me, cold } = world()
-    w.controller.admitFailure = 'session/agent-busy: the agent refused input'
+    w.controller.admitFailure = { reason: { kind: 'failure', failure: 'session/agent-busy' }, code: 'session/agent-busy' }
     const text = await sessionsSend({ session_id: 'session-cold', message: 'x' }, w.call(me), w.deps)
-    expect(text).toContain('refused: rejected | admitting the message failed: session/agent-busy: the agent refused input; the session this call woke was put back to sleep')
+    // Only the failure table's row reaches the model, then what happened to the woken session.
+    expect(text).toContain(`refused: rejected | admitting the message failed: ${failureText('session/agent-busy')}; the session this call woke was put back to sleep (its handle was disposed)`)
     expect(w.controller.log.map(entry => entry.op)).toEqual(['resolve', 'wake', 'admit', 'release'])
     expect(cold.live).toBe(false)
   })
@@ -172,7 +173,7 @@ describe('sessions_send: refusals through the tool', () => {
     const abort = new AbortController()
     w.controller.afterResolve = () => abort.abort()
     const text = await sessionsSend({ session_id: 'session-cold', message: 'x' }, w.call(me, { signal: abort.signal }), w.deps)
-    expect(text).toBe('cancelled | sessions_send was cancelled while resolving the target session; the session this call woke was put back to sleep\nNothing was delivered.')
+    expect(text).toBe('cancelled | sessions_send was cancelled while resolving the target session; the session this call woke was put back to sleep (its handle was disposed)\nNothing was delivered.')
     expect(w.controller.log.map(entry => entry.op)).toEqual(['resolve', 'wake', 'release'])
     expect(cold.live).toBe(false)
   })
@@ -188,10 +189,10 @@ describe('sessions_send: refusals through the tool', () => {
     expect(peer.live).toBe(true)
   })
 
-  it('rejected carries the controller\'s own reason when resolution fails', async () => {
+  it('rejected carries the controller\'s failure (its table row) when resolution fails', async () => {
     const { w, me } = world()
-    w.controller.resolveFailure = 'gateway/internal: resume failed'
-    expect(await sessionsSend({ session_id: 'session-cold', message: 'x' }, w.call(me), w.deps)).toMatch(/^refused: rejected \| resolving the target session failed: gateway\/internal: resume failed/)
+    w.controller.resolveFailure = { reason: { kind: 'failure', failure: 'gateway/internal' }, code: 'gateway/internal' }
+    expect(await sessionsSend({ session_id: 'session-cold', message: 'x' }, w.call(me), w.deps)).toContain(`refused: rejected | resolving the target session failed: ${failureText('gateway/internal')}`)
   })
 
   it('empty-body and self-target make no backend call', async () => {
@@ -211,7 +212,7 @@ describe('sessions_send: refusals through the tool', () => {
     expect(w.controller.log).toEqual([])
   })
 
-  it('with frameMessages: false a relay loop is still stopped at maxHops (issue 11 §5)', async () => {
+  it('with frameMessages: false a relay loop is still stopped at maxHops', async () => {
     const w = makeWorld({ frameMessages: false, maxHops: 3 })
     const a = session('session-a', 1, { live: true, events: [userEvent(1, 'start the relay')] })
     const b = session('session-b', 2, { live: true })

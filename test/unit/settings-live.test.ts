@@ -1,7 +1,8 @@
 /**
- * Live settings (issue 9) on the REAL rc.8 settings service and a real
- * Cordis root (test/support/memory-settings.ts); the session services are
- * the in-memory fakes of test/support/fake-host.ts.
+ * Live settings (docs/tools.md "Settings", docs/architecture.md §6) on the
+ * REAL rc.8 settings service and a real Cordis root
+ * (test/support/memory-settings.ts); the session services are the fake host
+ * built from rc.8 (test/support/fake-host.ts).
  *
  * Layering (defaults < row < user section), a change applying to the next
  * call, `enabled` toggling the tools, a hostile section, the web UI's
@@ -10,13 +11,20 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { Config, DEFAULT_SETTINGS, freshNotes, isScopedContext, resolveSettings, SettingsSource } from '../../src/testing.js'
+import { Config, freshNotes, isScopedContext, resolveSettings, SettingsSource } from '../../src/testing.js'
 import { apply, MOUNT_GRACE_MS } from '../../src/plugin.js'
 import { FakeHost, type FakeAgent } from '../support/fake-host.js'
 import { MemorySettings, realRoot, settle } from '../support/memory-settings.js'
 
 const NS = 'cross-session' as never
 const TOOLS = ['sessions_list', 'sessions_read', 'sessions_send']
+
+/** The defaults as docs/tools.md "Settings" documents them (written out, not read from `DEFAULT_SETTINGS`). */
+const DOCUMENTED_DEFAULTS = {
+  enabled: true, defaultSendMode: 'queue', allowResume: true, frameMessages: true, includeInjectedByDefault: false,
+  maxListResults: 25, maxReadMessages: 12, maxMessageChars: 1200, maxSendChars: 4000, visibility: 'all',
+  maxSendsPerMinute: 6, maxHops: 4, recordWaitMs: 5000, answerWaitMs: 120000,
+}
 
 afterEach(() => {
   vi.useRealTimers()
@@ -62,11 +70,11 @@ function rows(text: string): number {
 describe('layering: schema defaults < row config < the user section', () => {
   it('resolves each key from the highest layer that sets it', async () => {
     const { settings } = await scene({ row: { maxHops: 3, maxListResults: 10 }, settings: { [NS]: { maxListResults: 2 } } })
-    expect(settings?.get(NS)).toEqual({ ...DEFAULT_SETTINGS, maxHops: 3, maxListResults: 2 })
+    expect(settings?.get(NS)).toEqual({ ...DOCUMENTED_DEFAULTS, maxHops: 3, maxListResults: 2 })
   })
 
   it('Config fills defaults and lets every value through for resolveSettings to judge', () => {
-    expect(Config({})).toEqual(DEFAULT_SETTINGS)
+    expect(Config({})).toEqual(DOCUMENTED_DEFAULTS)
     const hostile = { maxListResults: 'ten', maxHops: 999, visibility: 7, surprise: true }
     const passed = Config(structuredClone(hostile) as never)
     expect(passed).toMatchObject(hostile)
@@ -78,7 +86,7 @@ describe('layering: schema defaults < row config < the user section', () => {
       'maxHops: 999 is outside 1–32 or not an integer; using 32',
       'unknown setting "surprise" ignored',
     ])
-    // Issue 11: an inherited name is not a setting either.
+    // An inherited name is not a setting either (an own-key check, not `in`).
     expect(resolveSettings(JSON.parse('{"constructor": 1, "toString": 2}')).notes).toEqual([
       'unknown setting "constructor" ignored',
       'unknown setting "toString" ignored',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { DEFAULT_SETTINGS, resolveSettings, SETTING_KEYS } from '../../src/testing.js'
 
 describe('resolveSettings', () => {
-  it('gives the PRODUCT.md §6 defaults for no config, silently', () => {
+  it('gives the documented defaults (docs/tools.md#settings) for no config, silently', () => {
     for (const raw of [undefined, null, {}]) {
       const { settings, notes } = resolveSettings(raw)
       expect(settings).toEqual(DEFAULT_SETTINGS)

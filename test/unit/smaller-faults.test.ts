@@ -1,10 +1,12 @@
 /**
- * Issue 11 §6: the smaller faults, each as a kind, with the other places of
- * the same cause. Every case here failed on the code before issue 11.
+ * Smaller faults, each as a kind, with the other places of the same cause:
+ * quadratic parsing, cuts inside a grapheme cluster, unclipped echoes of
+ * untrusted values, inherited property names taken for settings, and
+ * per-request state kept past its call (docs/architecture.md §5).
  */
 import { describe, expect, it } from 'vitest'
 import { buildFrame, countChars, createAgentsController, metadataSuffix, parseFrame, resolveSettings, sendRefusals as refusals, sessionsList, truncateChars, WokenSessions } from '../../src/testing.js'
-import { FakeHost } from '../support/fake-host.js'
+import { FakeHost, userMessageEvent } from '../support/fake-host.js'
 import { makeWorld, session } from '../support/fakes.js'
 
 const ACUTE = '\u0301'
@@ -22,7 +24,7 @@ describe('trailing white space of a frame (quadratic regular expression)', () =>
 })
 
 describe('cuts by code point and grapheme cluster, never UTF-16 units', () => {
-  it('an error message of surrogate pairs never reaches the model: only the failure table\'s row does (issue 10)', async () => {
+  it('an error message of surrogate pairs never reaches the model: only the failure table\'s row does (docs/tools.md "Refusals and their order")', async () => {
     const w = makeWorld()
     const me = session('session-me', 1, { live: true })
     w.corpus.add(me)
@@ -100,7 +102,7 @@ describe('settings keys named like Object.prototype members', () => {
 describe('per-request bookkeeping does not outlive its call', () => {
   it('admission hands the log mark back with the call instead of keeping it in the adapter', async () => {
     const host = new FakeHost()
-    const agent = host.goLive('session-peer', 1, [{ seq: 1, type: 'user/message', data: { id: 'old' } }])
+    const agent = host.goLive('session-peer', 1, [userMessageEvent(0, 'old', 'an earlier prompt')])
     const services = host.context()
     const port = createAgentsController(services.agents, undefined, new WokenSessions())
     const target = { sessionId: 'session-peer', woke: false, running: false }

@@ -50,7 +50,7 @@ describe('truncateChars', () => {
 })
 
 describe('truncateVisibly', () => {
-  it('marks a cut with the seed marker and the number of characters cut', () => {
+  it('marks a cut with the visible marker and the number of characters cut', () => {
     expect(truncateVisibly('abcdef', 4)).toBe('abcd…[truncated 2 chars]')
     expect(truncateVisibly('abc', 4)).toBe('abc')
   })

@@ -1,11 +1,13 @@
 /**
- * Issue 11 §3: concurrent wakes of one cold session, through the plugin as
- * the harness runs it (rc.8-shaped fake host), and the idle release bounds.
+ * Concurrent wakes of one cold session, through the plugin as the harness
+ * runs it (the fake host built from rc.8, test/support/fake-host.ts), and
+ * the idle release bounds of woken sessions (docs/architecture.md §5: one
+ * shared resume per id, the idle release, at most 8 resident).
  */
-import { describe, expect, it } from 'vitest'
-import { IDLE_RELEASE_MS, MAX_RESIDENT_WOKEN, WokenSessions, type HostAgent, type HostAgentHandle } from '../../src/testing.js'
+import { describe, expect, it, vi } from 'vitest'
+import { IDLE_RELEASE_MS, MAX_RESIDENT_WOKEN, WokenSessions, type HostAgentHandle } from '../../src/testing.js'
 import { apply } from '../../src/plugin.js'
-import { fakeAgent, FakeHost, type FakeAgent } from '../support/fake-host.js'
+import { agentHandle, fakeAgent, FakeAgent, FakeHost } from '../support/fake-host.js'
 
 interface Deferred<T> { promise: Promise<T>, resolve(value: T): void, reject(error: unknown): void }
 function deferred<T>(): Deferred<T> {
@@ -18,39 +20,38 @@ function deferred<T>(): Deferred<T> {
   return { promise, resolve, reject }
 }
 
-/** A host whose resume of `session-old` waits for the test to finish it. */
+/** A host whose resume of `session-old` (the fake's rc.8 resume) waits for the test to let it go on. */
 function slowWakeHost(onFirstLook?: () => void) {
   const host = new FakeHost()
   apply(host.context(), { allowResume: true })
-  const stored = host.persist('session-old', 1000)
+  host.persist('session-old', 1000)
   const a = host.goLive('session-a', 2000)
   const b = host.goLive('session-b', 2001)
   const gate = deferred<void>()
   const agents = host.services.agents as { resume: (o: { resumeSessionId: string, signal?: AbortSignal }) => Promise<HostAgentHandle> }
+  const resume = agents.resume.bind(agents)
   let resumes = 0
   agents.resume = async options => {
     resumes++
-    // The shared resume is never given a caller's signal (case 1).
     await gate.promise
-    if (options.signal?.aborted === true) throw options.signal.reason
-    const agent = fakeAgent(stored.header, stored.events)
+    // rc.8's resume rejects once its signal fired: the shared resume is never given a caller's signal (case 1).
+    const handle = await resume(options)
     if (onFirstLook !== undefined) {
       // The first caller to look at the resumed agent is A: cancel it right then.
+      const agent = handle.agent as FakeAgent
+      const status = Object.getOwnPropertyDescriptor(FakeAgent.prototype, 'status')!.get!
       let looked = false
-      let status = agent.status
       Object.defineProperty(agent, 'status', {
         get: () => {
           if (!looked) {
             looked = true
             onFirstLook()
           }
-          return status
+          return status.call(agent)
         },
-        set: (value: 'idle' | 'running') => { status = value },
       })
     }
-    host.live.set(agent.id, agent)
-    return { agent, dispose: async () => { host.resumeDisposed.push(agent.id); host.live.delete(agent.id) } }
+    return handle
   }
   const send = (from: FakeAgent, message: string, signal: AbortSignal) =>
     host.registered.get('sessions_send')!.execute({ session_id: 'session-old', message }, { agent: from, signal, callId: `c-${message}` })
@@ -93,13 +94,15 @@ describe('concurrent wakes of one cold session', () => {
   it('after a failed resume, a session another party resumed meanwhile is used as live (rc.8 "already registered")', async () => {
     const host = new FakeHost()
     apply(host.context(), { allowResume: true })
-    const stored = host.persist('session-old', 1000)
+    host.persist('session-old', 1000)
     const me = host.goLive('session-me', 2000)
-    const agents = host.services.agents as { resume: () => Promise<HostAgentHandle> }
-    agents.resume = async () => {
-      // The web host resumed the same id at the same moment.
-      host.live.set('session-old', fakeAgent(stored.header, stored.events))
-      throw new Error('agent "session-old" is already registered')
+    const agents = host.services.agents as { resume: (o: { resumeSessionId: string }) => Promise<HostAgentHandle> }
+    const resume = agents.resume.bind(agents)
+    agents.resume = async options => {
+      // The web host resumed the same id at the same moment: its resume registers the agent first, so
+      // this one is refused by the registry (dsh-agent@0.1.0-rc.8 AgentRegistry.enter).
+      await resume({ resumeSessionId: 'session-old' })
+      return await resume(options)
     }
     const text = await host.run('sessions_send', { session_id: 'session-old', message: 'hi' }, me)
     expect(text).toMatch(/^accepted for session-old \| mode=queue \| chars=2 \| hop 1 \| recorded at seq/)
@@ -107,15 +110,14 @@ describe('concurrent wakes of one cold session', () => {
   })
 })
 
-function handle(id: string, status: 'idle' | 'running' = 'idle'): HostAgentHandle & { disposed: boolean, agent: HostAgent & { status: 'idle' | 'running' } } {
-  const value = {
-    disposed: false,
-    agent: { id, status, session: { id, header: { id }, events: [] }, followup() {}, steer() {}, whenIdle: async () => undefined } as HostAgent & { status: 'idle' | 'running' },
-    async dispose() {
-      value.disposed = true
-    },
-  }
-  return value
+/**
+ * A woken session's handle as rc.8's loop returns it: a fake agent over an
+ * empty log, whose `dispose` cancels the agent and waits until it is idle
+ * (test/support/fake-host.ts `agentHandle`, from dsh-agent-loop@0.1.0-rc.8
+ * `AgentLoop.prepare`).
+ */
+function handle(id: string) {
+  return agentHandle(fakeAgent({ version: 0, id, createdAt: 1, cwd: '/work/project' }))
 }
 
 describe('woken sessions do not pile up', () => {
@@ -125,12 +127,16 @@ describe('woken sessions do not pile up', () => {
   it(`releases a woken session after its turn ended and it sat idle for ${IDLE_RELEASE_MS} ms; never one running a turn`, async () => {
     let now = 0
     const woken = new WokenSessions(never, () => now)
-    const h = handle('s1', 'running')
+    const h = handle('s1')
+    // The turn it was woken for, held open: the agent is running.
+    const turn = h.agent.prompt('the message it was woken for', { hold: true })!
     await woken.wake('s1', async () => h, noneLive, never)
     woken.delivered('s1')
     now += IDLE_RELEASE_MS * 2
+    expect(h.agent.status).toBe('running')
     expect(await woken.sweep()).toEqual([]) // still running its turn
-    h.agent.status = 'idle'
+    turn.release()
+    await h.agent.whenIdle()
     now += IDLE_RELEASE_MS - 1
     expect(await woken.sweep()).toEqual([])
     now += 1
@@ -169,8 +175,7 @@ describe('woken sessions do not pile up', () => {
     cancel.abort(new Error('gave up'))
     await expect(waiting).rejects.toThrow('gave up')
     gate.resolve()
-    await new Promise(resolve => setTimeout(resolve, 5))
-    expect(h.disposed).toBe(true)
+    await vi.waitFor(() => expect(h.disposed).toBe(true))
     expect(woken.size).toBe(0)
   })
 })

@@ -2,19 +2,19 @@
  * Step 1 of `sessions_send`: the arguments, validated, and the identities
  * derived from them (the call identity for retries, the request id).
  *
- * Source: seed 004 `sessions_send` "Arguments", PRODUCT.md §4 (step 1,
- * `requestId` from the tool call id) and issue 11 §2 (a repeated call id
- * with other arguments is a new call).
+ * Source: docs/tools.md#sessions_send (arguments; `requestId` from the tool
+ * call id and an argument digest, so a repeated call id with other
+ * arguments is a new call).
  *
  * @module dsh-cross-session/tools/send/arguments
  */
 
-import { callIdentity } from '../../limits.js'
+import { callIdentity } from '../../model/limits.js'
 import type { Caller } from '../../ports.js'
 import { argumentProblems } from '../../presentation/arguments.js'
-import { SessionsSendArgs } from '../../schemas.js'
+import { SessionsSendArgs } from '../../model/schemas.js'
 import { sessionIdProblem, validateArguments } from '../arguments.js'
-import type { SendFacts } from './decide.js'
+import type { SendFacts } from '../../refusals.js'
 
 /** Problems step 1 adds to schema validation: malformed ids, forbidden characters. */
 function extraArgumentProblem(sessionId: string, message: string): string | undefined {
@@ -29,7 +29,7 @@ function extraArgumentProblem(sessionId: string, message: string): string | unde
  * Correlation id (and, on rc.8, message id) of one send: caller plus
  * {@link callIdentity} — the call id and a digest of the arguments — so a
  * provider that repeats `call_0` for different sends never gives two
- * different messages one id (issue 11 §2), while a true retry keeps its id.
+ * different messages one id, while a true retry keeps its id.
  */
 export function requestIdFor(callerId: string, identity: string): string {
   const [callId = '', digest = ''] = identity.split('\u0000')

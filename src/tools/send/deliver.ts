@@ -6,8 +6,9 @@
  * Resolve and admit run to completion ({@link callToCompletion}): a wake cut
  * off by cancellation would leave a session woken with nobody to deliver to,
  * and an admitted message is delivered whatever happens to this call; what
- * a cancelled or failed call did is undone or said instead (PRODUCT.md §4
- * "never a session woken and abandoned", "accepted means recorded").
+ * a cancelled or failed call did is undone or said instead: never a
+ * session woken and abandoned, and accepted means recorded
+ * (docs/tools.md#sessions_send).
  *
  * @module dsh-cross-session/tools/send/deliver
  */
@@ -16,12 +17,13 @@ import { buildFrame } from '../../framing.js'
 import type { Admitted, AnswerWait, MailboxStage, ResolvedTarget, SendMode } from '../../ports.js'
 import { NOTHING_DELIVERED, renderCancelled, renderRefusal, STEPS } from '../../presentation/common.js'
 import { failureText } from '../../presentation/failures.js'
-import { controllerRefusal, sendRefusals } from '../../presentation/send.js'
-import type { Recorded } from '../../recorded.js'
-import { callBackend, callToCompletion } from '../../service-boundary.js'
+import { controllerRefusal, deliveryReasonText, releaseTexts, sendRefusals } from '../../presentation/send.js'
+import type { Recorded } from '../../harness/recorded.js'
+import { callBackend, callToCompletion } from '../../model/service-boundary.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
+import { TOOL_NAMES } from '../../model/tool-names.js'
 
-const TOOL = 'sessions_send'
+const TOOL = TOOL_NAMES.send
 const RESOLVING = STEPS.resolving
 const ADMITTING = STEPS.admitting
 
@@ -69,7 +71,7 @@ export async function resolveAndAdmit(out: Outgoing, text: string, call: ToolCal
       : renderRefusal(sendRefusals.rejected(failureText(resolved.failure), resolved.step), NOTHING_DELIVERED)
   }
   if (!resolved.value.ok) logDetail(deps, RESOLVING, resolved.value.detail)
-  if (!resolved.value.ok) return renderRefusal(controllerRefusal(resolved.value.code, resolved.value.reason, out.targetId, RESOLVING), NOTHING_DELIVERED)
+  if (!resolved.value.ok) return renderRefusal(controllerRefusal(resolved.value.code, deliveryReasonText(resolved.value.reason), out.targetId, RESOLVING), NOTHING_DELIVERED)
   const target = resolved.value.value
   // What happened to a session this call woke but did not deliver to.
   const undoWake = async (): Promise<string> => target.woke ? `; ${await releaseQuietly(deps, target)}` : ''
@@ -84,7 +86,7 @@ export async function resolveAndAdmit(out: Outgoing, text: string, call: ToolCal
       : renderRefusal(sendRefusals.rejected(`${failureText(admitted.failure)}${await undoWake()}`, admitted.step), NOTHING_DELIVERED)
   }
   if (!admitted.value.ok) logDetail(deps, ADMITTING, admitted.value.detail)
-  if (!admitted.value.ok) return renderRefusal(controllerRefusal(admitted.value.code, `${admitted.value.reason}${await undoWake()}`, out.targetId, ADMITTING), NOTHING_DELIVERED)
+  if (!admitted.value.ok) return renderRefusal(controllerRefusal(admitted.value.code, `${deliveryReasonText(admitted.value.reason)}${await undoWake()}`, out.targetId, ADMITTING), NOTHING_DELIVERED)
   return { target, admitted: admitted.value.value }
 }
 
@@ -130,9 +132,9 @@ function logDetail(deps: ToolDeps, step: string, detail: string | undefined): vo
 
 async function releaseQuietly(deps: ToolDeps, target: ResolvedTarget): Promise<string> {
   try {
-    return await deps.controller.releaseWoken(target)
+    return releaseTexts[await deps.controller.releaseWoken(target)]
   } catch (error: unknown) {
     deps.log(`releasing woken session ${target.sessionId} failed: ${String(error)}`)
-    return 'the woken session could not be released and may stay live until the host stops'
+    return releaseTexts['release-failed']
   }
 }

@@ -3,17 +3,18 @@
  * for, one at a time — the non-waking lookup of the target, then the rate
  * and hop limits — until it refuses or says `go`.
  *
- * Source: PRODUCT.md §4 (steps 5–8) and issue 11 §5 (the hop comes from the
- * recorded relay source).
+ * Source: docs/tools.md#refusals-and-their-order (steps 5–8); the hop comes
+ * from the recorded relay source (docs/architecture.md §5).
  *
  * @module dsh-cross-session/tools/send/gather
  */
 
-import type { LimitVerdict } from '../../limits.js'
+import type { LimitVerdict } from '../../model/limits.js'
 import { NOTHING_DELIVERED, renderRefusal } from '../../presentation/common.js'
-import type { RelayProvenance } from '../../provenance.js'
+import { sendRefusalText } from '../../presentation/send.js'
+import type { RelayProvenance } from '../../model/provenance.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
-import { decideSend, type SendFacts } from './decide.js'
+import { decideSend, type SendFacts } from '../../refusals.js'
 import { lookUpTarget } from './target.js'
 
 /** Outcome of {@link gatherAndDecide}. */
@@ -27,7 +28,7 @@ export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext,
   let facts = initial
   for (;;) {
     const decision = decideSend(facts)
-    if (decision.kind === 'refuse') return { kind: 'refused', text: renderRefusal(decision.refusal, NOTHING_DELIVERED) }
+    if (decision.kind === 'refuse') return { kind: 'refused', text: renderRefusal(sendRefusalText(decision.refusal), NOTHING_DELIVERED) }
     if (decision.kind === 'go') return { kind: 'go', hop: decision.hop }
     if (decision.fact === 'target') {
       const target = await lookUpTarget(facts.targetId, call, deps)

@@ -2,24 +2,20 @@
  * Step 5 of `sessions_send`: the non-waking lookup of the target, as the
  * caller may see it.
  *
- * Source: PRODUCT.md §4 (step 5; "outside the caller's visibility reads
- * exactly like an id that never existed").
+ * Source: docs/tools.md#refusals-and-their-order (step 5: an id outside the
+ * caller's visibility reads exactly like one that never existed).
  *
  * @module dsh-cross-session/tools/send/target
  */
 
-import type { SessionHeaderView } from '../../ports.js'
+import type { TargetFact } from '../../refusals.js'
 import { commonRefusals, NOTHING_DELIVERED, renderCancelled, renderRefusal, STEPS } from '../../presentation/common.js'
-import { canNameSession, isVisible } from '../../sessions.js'
-import { callBackend } from '../../service-boundary.js'
+import { canNameSession, isVisible } from '../../model/sessions.js'
+import { callBackend } from '../../model/service-boundary.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
+import { TOOL_NAMES } from '../../model/tool-names.js'
 
-const TOOL = 'sessions_send'
-
-/** Non-waking lookup result for the target, as the caller may see it. */
-export type TargetFact =
-  | { readonly kind: 'absent' }
-  | { readonly kind: 'present', readonly header: SessionHeaderView, readonly live: boolean }
+const TOOL = TOOL_NAMES.send
 
 /** Step 5: the non-waking lookup, with visibility applied; a failure as text. */
 export async function lookUpTarget(targetId: string, call: ToolCallContext, deps: ToolDeps): Promise<TargetFact | string> {

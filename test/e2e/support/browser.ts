@@ -1,8 +1,9 @@
 /**
  * Headless Chromium for the web e2e: Debian's `chromium` package driven by
  * playwright-core over CDP (no bundled browser download). `.ci/run` installs
- * the package when it is missing; a machine without it skips the browser
- * tests with one line saying why.
+ * the package when it is missing. Without a browser the web e2e FAILS under
+ * CI (`CI=true`: a browser test that silently skips would pass a run that
+ * never looked at the web face); elsewhere it skips with one line saying why.
  *
  * The web UI keeps a live connection, so pages are driven by waiting for
  * selectors, never by "network idle" or a virtual time budget.
@@ -13,21 +14,33 @@ import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { ROOT, type DshHome } from './harness.ts'
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter((p): p is string => typeof p === 'string' && p.length > 0)
+/** Where Chromium is looked for: `CHROMIUM_PATH` alone when it is set, else the usual paths. */
+function candidates(env: Record<string, string | undefined> = process.env): string[] {
+  const chosen = env.CHROMIUM_PATH?.trim()
+  return chosen !== undefined && chosen.length > 0 ? [chosen] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
+}
 
 /** The Chromium executable, or undefined when none is installed. */
-export function chromiumPath(): string | undefined {
-  return CANDIDATES.find(path => existsSync(path))
+export function chromiumPath(env: Record<string, string | undefined> = process.env): string | undefined {
+  return candidates(env).find(path => existsSync(path))
 }
 
 /** Why the browser e2e cannot run here (one line), or undefined. */
-export function missingBrowser(): string | undefined {
-  return chromiumPath() === undefined ? `no Chromium found (${CANDIDATES.join(', ')}); install Debian's chromium package (.ci/run does) or set CHROMIUM_PATH` : undefined
+export function missingBrowser(env: Record<string, string | undefined> = process.env): string | undefined {
+  return chromiumPath(env) === undefined ? `no Chromium found (${candidates(env).join(', ')}); install Debian's chromium package (.ci/run does) or set CHROMIUM_PATH` : undefined
 }
 
-/** Launch headless Chromium (`--no-sandbox`: CI runs as root). */
+/** Whether this run is a CI run (`CI` set to anything but empty, `0` or `false`, as CI services set it). */
+export function isCi(env: Record<string, string | undefined> = process.env): boolean {
+  const value = env.CI?.trim().toLowerCase()
+  return value !== undefined && value !== '' && value !== '0' && value !== 'false'
+}
+
+/** Launch headless Chromium (`--no-sandbox`: CI runs as root); a missing browser throws its one line. */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath()!, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
+  const executablePath = chromiumPath()
+  if (executablePath === undefined) throw new Error(`web-ui e2e: ${missingBrowser()}`)
+  return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
 }
 
 /**

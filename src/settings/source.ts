@@ -8,12 +8,13 @@
  * {@link SettingsSource.current} calls the thunk (one Map lookup in the
  * settings service) and compares the result by identity with the last raw
  * value; only a new value (the service swaps in a new frozen object on each
- * committed change) runs {@link resolveSettings} again. Issue 9 §2.
+ * committed change) runs {@link resolveSettings} again (docs/architecture.md
+ * §6, "Read per call, O(1)").
  *
- * @module dsh-cross-session/settings-source
+ * @module dsh-cross-session/settings/source
  */
 
-import { resolveSettings, type Settings } from './settings.js'
+import { resolveSettings, type Settings } from './resolve.js'
 
 /** Where the current value comes from, as log lines name it. */
 type SettingsOrigin = 'config' | 'settings'

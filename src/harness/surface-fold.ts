@@ -13,7 +13,7 @@
  * provenance and tool-result checks of the original are validation the
  * persistence backend already ran on `inspect` (its events are "validated").
  *
- * @module dsh-cross-session/index/surface-fold
+ * @module dsh-cross-session/harness/surface-fold
  */
 
 const SURFACE_EVENT_TYPES = new Set(['user/message', 'assistant/message', 'tool/result'])

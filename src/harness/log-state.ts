@@ -20,7 +20,7 @@
  *   `interruptedTurnClosers`): so in a live agent's log, a message a turn
  *   took whose turn is still open is in flight in that agent, not lost.
  *
- * @module dsh-cross-session/home/log-state
+ * @module dsh-cross-session/harness/log-state
  */
 
 /** Where the log stands on one message. */

@@ -5,24 +5,22 @@
  * Why not import the harness's own types: the loader imports this package
  * with Node's `import()`, and an `@deepseek-ai/*` import from an out-of-tree
  * package resolves from the package's own `node_modules`, so a second copy of
- * the harness could appear (PRODUCT.md §2). Everything here mirrors rc.8's
- * `lib/types/*.d.ts` (`@deepseek-ai/dsh-agent` `Agent` / `AgentRegistry`,
+ * the harness could appear (docs/architecture.md §2). Everything here
+ * mirrors rc.8's `lib/types/*.d.ts` (`@deepseek-ai/dsh-agent` `Agent` / `AgentRegistry`,
  * `@deepseek-ai/dsh-session-query` `SessionQueryEngine`,
  * `@deepseek-ai/dsh-api-session-controller@0.1.2-alpha.2`
  * `SessionController`), reduced to the members used, every one of them
  * treated as possibly absent or malformed at run time.
  *
- * @module dsh-cross-session/host
+ * @module dsh-cross-session/harness/host
  */
-
-import type { CallView, PresentedResult, ResultView } from './presenters.js'
 
 /** A user-role message (`@deepseek-ai/dsh-llm` `UserMessage`). */
 export interface HostUserMessage {
   readonly id: string
   readonly role: 'user'
   readonly content: ReadonlyArray<{ readonly type: 'text', readonly text: string }>
-  /** This package's relay source (`src/provenance.ts`). */
+  /** This package's relay source (`src/model/provenance.ts`). */
   readonly source: { readonly kind: string }
 }
 
@@ -83,7 +81,7 @@ interface HostTools {
   register(definition: HostToolDefinition): () => void
 }
 
-/** A raw tool definition as `ctx.tools.register` takes it (seed 000). */
+/** A raw tool definition as `ctx.tools.register` takes it (`@deepseek-ai/dsh-tools@0.1.0-rc.8` lib/types/index.d.ts `ToolDefinition`, `ToolRuntime.register`). */
 export interface HostToolDefinition {
   readonly name: string
   readonly description: string
@@ -91,7 +89,7 @@ export interface HostToolDefinition {
   readonly output: { readonly schema: unknown, render(args: unknown, value: string): Array<{ type: 'text', text: string }> }
   execute(args: unknown, exec: HostToolExec): Promise<string>
   readonly isConcurrencySafe?: (args: unknown) => boolean
-  /** rc.8 `ToolDefinition.presentCall` / `presentResult` (UI views; issue 12). */
+  /** rc.8 `ToolDefinition.presentCall` / `presentResult` (UI views; docs/architecture.md §7). */
   readonly presentCall?: (args: unknown) => CallView | undefined
   readonly presentResult?: (args: unknown, result: PresentedResult) => ResultView | undefined
 }
@@ -118,4 +116,28 @@ export interface HostContext {
   readonly sessionController?: HostSessionController
   readonly agentDefaultModel?: HostDefaultModel
   logger(name: string): HostLogger
+}
+
+/** rc.8 `ContentBlock`, text only (all this plugin emits). */
+interface TextBlock { readonly type: 'text', readonly text: string }
+
+/** rc.8 `GenericCallView`. */
+export interface CallView {
+  readonly card: 'generic'
+  readonly title: string
+  readonly kind?: 'read' | 'search' | 'other'
+  readonly rawInput?: unknown
+}
+
+/** rc.8 `GenericResultView`. */
+export interface ResultView {
+  readonly card: 'generic'
+  readonly title?: string
+  readonly content?: TextBlock[]
+}
+
+/** rc.8 `ToolResult` as read here. */
+export interface PresentedResult {
+  readonly content: ReadonlyArray<{ readonly type: string, readonly text?: string }>
+  readonly isError: boolean
 }

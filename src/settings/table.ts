@@ -3,16 +3,17 @@
  * them (the web settings card, docs): one row per key with its kind, default,
  * range, and label/description in English and Chinese.
  *
- * Generated from `src/settings.ts` (`SETTING_RULES`, `DEFAULT_SETTINGS`,
+ * Generated from `src/settings/resolve.ts` (`SETTING_RULES`, `DEFAULT_SETTINGS`,
  * `SETTING_KEYS`), so ranges and defaults cannot drift from the resolver.
  * The English and Chinese descriptions here are the only copy: the
- * schemastery `Config` (src/config.ts) takes them from this table, and the
- * browser half bundles this module without schemastery. Issues 9 and 12.
+ * schemastery `Config` (src/settings/config.ts) takes them from this table,
+ * and the browser half bundles this module without schemastery
+ * (docs/architecture.md §6 and §7).
  *
- * @module dsh-cross-session/settings-table
+ * @module dsh-cross-session/settings/table
  */
 
-import { DEFAULT_SETTINGS, SETTING_RULES, SETTING_KEYS, type Settings } from './settings.js'
+import { DEFAULT_SETTINGS, SETTING_RULES, SETTING_KEYS, type Settings } from './resolve.js'
 
 /** The settings namespace (the host settings section and the card's slot key). */
 export const SETTINGS_NAMESPACE = 'cross-session'

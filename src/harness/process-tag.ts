@@ -1,19 +1,19 @@
 /**
  * Is the process behind an entry still the one that wrote it? By pid and
- * process start time, because pids are reused (issue 8: "An entry whose
- * process has died, by pid and process start time, is stale and never blocks
- * anything").
+ * process start time, because pids are reused: an entry whose process has
+ * died is stale and never blocks anything (docs/architecture.md §8,
+ * "Transitions").
  *
  * On Linux the start time is field 22 of `/proc/<pid>/stat` (clock ticks
  * since boot, proc(5)); it is read after the last `)` because the command
  * name (field 2) may itself hold spaces and parentheses. Elsewhere it is
  * unknown (`0`) and liveness falls back to the pid alone.
  *
- * @module dsh-cross-session/home/process-tag
+ * @module dsh-cross-session/harness/process-tag
  */
 
 import { readFileSync } from 'node:fs'
-import type { ProcessTag } from './paths.js'
+import type { ProcessTag } from './dsh-home.js'
 
 /** Field 22 of a `/proc/<pid>/stat` line, or `undefined` when malformed. */
 export function parseStartTime(stat: string): number | undefined {

@@ -1,17 +1,18 @@
 /**
- * The calling session of one tool execution (PRODUCT.md §3 "caller").
+ * The calling session of one tool execution (defined at the top of
+ * docs/tools.md; the caller port of docs/architecture.md §2).
  *
  * Source of truth is `exec.agent` (rc.8 `ToolRunContext.agent`, the agent
  * whose model made the call); when a host does not bind one, the registry's
  * `currentInitiator()` is the fallback; with neither, tools refuse the call.
  * Where its current turn came from (the hop source) is `latestRelay` in
- * `src/provenance.ts`.
+ * `src/model/provenance.ts`.
  *
- * @module dsh-cross-session/caller
+ * @module dsh-cross-session/model/caller
  */
 
-import type { HostAgent, HostAgents, HostToolExec } from './host.js'
-import type { Caller } from './ports.js'
+import type { HostAgent, HostAgents, HostToolExec } from '../harness/host.js'
+import type { Caller } from '../ports.js'
 import { latestRelay } from './provenance.js'
 import { readHeader } from './sessions.js'
 

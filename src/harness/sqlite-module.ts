@@ -18,7 +18,7 @@
  * warning passes through untouched, and later loads print nothing (Node
  * warns once per process).
  *
- * @module dsh-cross-session/home/sqlite-module
+ * @module dsh-cross-session/harness/sqlite-module
  */
 
 type Sqlite = typeof import('node:sqlite')

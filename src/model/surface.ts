@@ -2,22 +2,25 @@
  * From a session's current model surface to the readable messages
  * `sessions_read` shows: a pure, defensive projection.
  *
- * Source: seed 004 `sessions_read` ("What it returns", "What it filters",
- * the `harness-injected` / `replaced` markers) and PRODUCT.md §2 (a
- * `user/message` event's `data` is the message; `assistant/message` and
- * `system/message` wrap it as `data.message`). Text and source labels:
- * `src/message-text.ts`.
+ * Rules: docs/tools.md#sessions_read (what it returns and filters, the
+ * `harness-injected` / `replaced` markers). Event shapes:
+ * `@deepseek-ai/dsh-session@0.1.0-rc.8` lib/types/types.d.ts
+ * `SessionEventMap` (a `user/message` event's `data` is the message;
+ * `assistant/message` wraps it as `data.message`, and a `system/message`,
+ * which rc.8 does not have, is read the same way). Text and source labels:
+ * `src/model/message-text.ts`.
  *
- * Issue 11 §4/§5: rc.8 has no `system/message`; a plugin-authored notice is
- * a `user/message` with a plugin source, hidden unless `includeSystem`. A
- * message this package delivered (`src/provenance.ts`) is always shown,
- * labelled `peer:<id>, hop N` from its recorded source, never from its text.
- * Malformed events are skipped and counted, never thrown on.
+ * rc.8 has no `system/message`: a plugin-authored notice is a `user/message`
+ * with a plugin source, hidden unless `includeSystem` ("Plugin notices are
+ * hidden by default"). A message this package delivered
+ * (`src/model/provenance.ts`) is always shown, labelled `peer:<id>, hop N`
+ * from its recorded source, never from its text ("Provenance"). Malformed
+ * events are skipped and counted, never thrown on.
  *
- * @module dsh-cross-session/surface
+ * @module dsh-cross-session/model/surface
  */
 
-import { parseFrame } from './framing.js'
+import { parseFrame } from '../framing.js'
 import { deliveredProvenance, MESSAGE_ID_PREFIX, readRelaySource, type RelayProvenance } from './provenance.js'
 import { firstNonBlank, isInjectedText, isPluginSource, labelPart, sourceLabel, textOf } from './message-text.js'
 
@@ -43,7 +46,7 @@ interface Readable {
   readonly malformed: number
 }
 
-/** Options of {@link readableMessages} (seed 004 arguments). */
+/** Options of {@link readableMessages} (`include_injected`, `include_system` of docs/tools.md#sessions_read). */
 interface ReadableOptions {
   readonly includeInjected: boolean
   readonly includeSystem: boolean
@@ -57,7 +60,7 @@ interface RawMessage {
   readonly source: unknown
 }
 
-/** The message an event carries, per PRODUCT.md §2's two shapes. */
+/** The message an event carries, in either of the two shapes named at the top of this module. */
 function messageOf(type: string, data: unknown): RawMessage | undefined {
   if (typeof data !== 'object' || data === null) return undefined
   const wrapped = (data as { message?: unknown }).message
@@ -70,8 +73,8 @@ const MESSAGE_TYPES = new Set(['user/message', 'assistant/message', 'system/mess
 
 /**
  * One surface message that passed the filters, classified without building
- * its text or parsing its frame (issue 13: that work is done by
- * {@link projectMessage} for the shown rows only).
+ * its text or parsing its frame: that work is done by {@link projectMessage}
+ * for the shown rows only (docs/performance.md, "The read path").
  */
 interface ClassifiedMessage {
   readonly seq: number
@@ -79,7 +82,7 @@ interface ClassifiedMessage {
   readonly injected: boolean
   readonly replaced: boolean
   readonly message: RawMessage
-  /** What this package recorded when it delivered the message, if it did (`src/provenance.ts`). */
+  /** What this package recorded when it delivered the message, if it did (`src/model/provenance.ts`). */
   readonly delivered?: RelayProvenance
 }
 
@@ -133,7 +136,7 @@ export function classifyMessages(events: readonly unknown[], options: ReadableOp
     if (role === 'system' && !options.includeSystem) continue
     const first = firstNonBlank(content)
     if (first === undefined) continue
-    // Issue 11 §4/§5: provenance and hop come from what this package recorded
+    // Provenance and hop come from what this package recorded
     // when it delivered (source or assigned id), never from text a model can
     // write; a frame in any other message is shown as the text it is.
     const delivered = role === 'user' ? provenanceOf(message) : undefined
@@ -141,7 +144,8 @@ export function classifyMessages(events: readonly unknown[], options: ReadableOp
     if (injected && !options.includeInjected) continue
     // rc.8 has no system/message: plugin-authored notices (a skills catalog,
     // a reminder) are user/message events with a plugin source. Injected
-    // context by prefix stays governed by include_injected (seed 004).
+    // context by prefix stays governed by include_injected
+    // (docs/tools.md#sessions_read, "Injected context").
     const notice = delivered === undefined && !injected && role === 'user' && isPluginSource(message.source)
     if (notice && !options.includeSystem) continue
     const replaced = typeof event.surfaceOp === 'object' && event.surfaceOp !== null

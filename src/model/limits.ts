@@ -3,13 +3,15 @@
  * duplicate suppression, and the ledger that makes a retried tool call
  * deliver once.
  *
- * Source: PRODUCT.md §4 (`rate-limited`, duplicates "within a short window",
- * `requestId` from the tool call id) and §6 (`maxSendsPerMinute` per
- * sender→target pair, `maxHops`). All state lives in `lru-cache` instances
- * with a fixed `max` and a `ttl`, so memory is bounded whatever the number of
- * peers (PRODUCT.md; issue 5).
+ * Rules: docs/tools.md#limits (`rate-limited`: the hop limit `maxHops`,
+ * `maxSendsPerMinute` per sender→target pair, duplicates within 120 s,
+ * retried calls) and docs/tools.md#sessions_send, "Retries" (`requestId`
+ * from the call id and an argument digest). All state lives in `lru-cache`
+ * instances with a fixed `max` and a `ttl`, so memory is bounded whatever
+ * the number of peers (docs/tools.md#limits, "memory"; measured in
+ * docs/performance.md, "Send limiter").
  *
- * @module dsh-cross-session/limits
+ * @module dsh-cross-session/model/limits
  */
 
 import { createHash } from 'node:crypto'
@@ -35,9 +37,10 @@ export const MAX_TRACKED_ENTRIES = 4096
 /**
  * Hop of a message this session would send now: one more than the hop this
  * plugin recorded on the delivered message that started its current turn,
- * or 1 when a human started it (PRODUCT.md §5; issue 4 §2). The hop comes
- * from the recorded source (`src/provenance.ts`), never from text a model
- * can write, so it holds with `frameMessages` on or off (issue 11 §5).
+ * or 1 when a human started it (docs/tools.md#limits, hop limit). The hop
+ * comes from the recorded source (`src/model/provenance.ts`), never from
+ * text a model can write, so it holds with `frameMessages` on or off
+ * (docs/tools.md#the-frame).
  * @param latestRelay - provenance of the caller's turn-starting message.
  * @returns the outgoing hop and, when relayed, the session that relayed to us.
  */
@@ -63,7 +66,8 @@ function callKey(senderId: string, identity: string): string {
 }
 
 /**
- * Identity of one `sessions_send` call for retry recognition (issue 11 §2):
+ * Identity of one `sessions_send` call for retry recognition
+ * (docs/tools.md#sessions_send, "Retries"):
  * the call id AND a digest of the arguments that decide the delivery
  * (target, body, mode). Some OpenAI-compatible providers repeat a call id
  * (`call_0`) in every response, so the call id alone does not name a call.

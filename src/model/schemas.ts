@@ -1,18 +1,21 @@
 /**
- * Fixed JSON Schemas of the three tools (TypeBox); validation against them
- * is `src/tools/arguments.ts`.
+ * Fixed JSON Schemas of the three tools' arguments (TypeBox); the catalog
+ * (`src/tools/catalog.ts`) sends each as its tool's `parameters`, and
+ * `src/tools/arguments.ts` validates every call against the same object.
  *
- * Source: seed 004 argument tables. The schemas are registered once and are
- * part of the prefix-stable portion of every request, so descriptions are
- * kept short (the three together must stay at or under 1,200 bytes as the
- * model receives them; `test/unit/schemas.test.ts` measures it).
+ * Source: the argument tables of docs/tools.md#sessions_list,
+ * docs/tools.md#sessions_read and docs/tools.md#sessions_send. The schemas
+ * are registered once and are part of the prefix-stable portion of every
+ * request, so descriptions are kept short (docs/tools.md#token-effect: the
+ * three together stay at or under 1,200 bytes as the model receives them;
+ * `test/unit/catalog.test.ts` pins every byte).
  *
  * @module dsh-cross-session/schemas
  */
 
 import Type, { type Static } from 'typebox'
 
-/** `sessions_list` arguments (seed 004). */
+/** `sessions_list` arguments (docs/tools.md#sessions_list). */
 export const SessionsListArgs = Type.Object({
   query: Type.Optional(Type.String({ description: 'Match id/title/cwd/preset' })),
   scope: Type.Optional(Type.Enum(['top-level', 'subagents', 'all'])),
@@ -20,7 +23,7 @@ export const SessionsListArgs = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
 }, { additionalProperties: false })
 
-/** `sessions_read` arguments (seed 004). */
+/** `sessions_read` arguments (docs/tools.md#sessions_read). */
 export const SessionsReadArgs = Type.Object({
   session_id: Type.String({ description: 'Id from sessions_list' }),
   max_messages: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
@@ -28,7 +31,7 @@ export const SessionsReadArgs = Type.Object({
   include_system: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false })
 
-/** `sessions_send` arguments (seed 004). */
+/** `sessions_send` arguments (docs/tools.md#sessions_send). */
 export const SessionsSendArgs = Type.Object({
   session_id: Type.String(),
   message: Type.String(),
@@ -39,12 +42,5 @@ export type SessionsListArgs = Static<typeof SessionsListArgs>
 export type SessionsReadArgs = Static<typeof SessionsReadArgs>
 export type SessionsSendArgs = Static<typeof SessionsSendArgs>
 
-/** Delivery mode of seed 004: next turn (`queue`) or running turn (`steer`). */
+/** Delivery mode: next turn (`queue`) or running turn (`steer`) (docs/tools.md#sessions_send). */
 export type SendMode = 'queue' | 'steer'
-
-/** The three tool schemas, by tool name, exactly as registered. */
-export const TOOL_SCHEMAS = {
-  sessions_list: SessionsListArgs,
-  sessions_read: SessionsReadArgs,
-  sessions_send: SessionsSendArgs,
-} as const

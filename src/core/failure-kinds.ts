@@ -1,8 +1,9 @@
 /**
  * Backend failures sorted into a closed set of kinds, so that only a table
  * text (`src/presentation/failures.ts`) ever reaches the model and the raw
- * error goes to the log alone (issue 10; the harness's
- * `dsh-tool-session-query` `service-boundary.ts` pattern).
+ * error goes to the log alone (docs/tools.md#refusals-and-their-order,
+ * `rejected`; the pattern of `serviceBoundary` in
+ * `@deepseek-ai/dsh-tool-session-query@0.0.1-rc.1` lib/index.js).
  *
  * Sources of the codes:
  * - session controller `RemoteError` codes: `@deepseek-ai/dsh-api-session-controller`
@@ -18,7 +19,7 @@
  *
  * Pure; never throws.
  *
- * @module dsh-cross-session/failure-kinds
+ * @module dsh-cross-session/core/failure-kinds
  */
 
 /** Controller `RemoteError` codes this package tells apart. */

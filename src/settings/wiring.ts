@@ -1,6 +1,7 @@
 /**
  * Connect a row's {@link SettingsSource} to the harness's settings service
- * (`ctx.settings`, rc.8 `@deepseek-ai/dsh-settings`). Issue 9 §2, §4, §5.
+ * (`ctx.settings`, rc.8 `@deepseek-ai/dsh-settings`). Behaviour:
+ * docs/architecture.md §6 and docs/tools.md#settings.
  *
  * - **Host plane** (an unscoped context): register the `cross-session`
  *   namespace once, with the row `config` as the `base` layer, and read the
@@ -11,20 +12,22 @@
  *   goes away, re-judge on `scope.watch` — with one difference: the
  *   registration is wrapped, because rc.8 throws from `register` when the
  *   stored section is not an object, and the plugin must still boot with the
- *   row config and say why (issue 9 §3). It also avoids a runtime import of
- *   the harness package (PRODUCT.md §2: a path-mounted plugin would load a
- *   second copy, and with it a second `@deepseek-ai/cordis`).
+ *   row config and say why (docs/architecture.md §6, "A permissive
+ *   schema"). It also avoids a runtime import of the harness package: a
+ *   path-mounted plugin would load a second copy, and with it a second
+ *   `@deepseek-ai/cordis` (docs/architecture.md §6, "Which copy of the
+ *   harness packages").
  * - **Preset scope**: never register (the service rejects a second
  *   registration of one namespace); read the host plane's section when one
  *   is registered, else this row's own config, and re-judge on
  *   `settings/updated` for the namespace.
  *
- * @module dsh-cross-session/settings-wiring
+ * @module dsh-cross-session/settings/wiring
  */
 
 import type { SettingsNamespace, SettingsProvider } from '@deepseek-ai/dsh-settings'
 import { Config, SETTINGS_NAMESPACE } from './config.js'
-import type { SettingsLog, SettingsSource } from './settings-source.js'
+import type { SettingsLog, SettingsSource } from './source.js'
 
 /** Where a row is mounted. */
 type MountMode = 'host' | 'preset'

@@ -2,17 +2,19 @@
  * The service boundary: every backend call goes through here, for
  * cancellation and for failures turned into a {@link FailureKind}.
  *
- * Pattern of the harness's own `tool-session-query` `service-boundary.ts`:
- * check the signal before and after the call, and never let an error's
- * message, stack, cause chain or object dump reach the model. The full error
- * goes to the plugin's logger; the model sees only the kind's row of the
- * closed table in `src/presentation/failures.ts` (PRODUCT.md §4 "Nothing ever
- * throws to the model"; issue 10).
+ * Pattern of the harness's own session-query tool
+ * (`@deepseek-ai/dsh-tool-session-query@0.0.1-rc.1` lib/index.js
+ * `serviceBoundary`, lib/types/service-boundary.d.ts): check the signal
+ * before and after the call, and never let an error's message, stack, cause
+ * chain or object dump reach the model. The full error goes to the plugin's
+ * logger; the model sees only the kind's row of the closed table in
+ * `src/presentation/failures.ts` (docs/tools.md: "Nothing ever throws to the
+ * model"; docs/tools.md#refusals-and-their-order, `rejected`).
  *
- * @module dsh-cross-session/service-boundary
+ * @module dsh-cross-session/model/service-boundary
  */
 
-import { classifyFailure, type FailureKind } from './failure-kinds.js'
+import { classifyFailure, type FailureKind } from '../core/failure-kinds.js'
 
 /** Outcome of {@link callBackend}. */
 type BackendResult<T> =

@@ -1,9 +1,10 @@
 /**
  * Parser of `sessions_read`'s plain-text result (the format of
  * docs/tools.md, written by src/presentation/read.ts), for presentation
- * only (issue 12); pure and total like `src/tool-results.ts`.
+ * only (docs/architecture.md §7); pure and total like
+ * `src/core/tool-results.ts`.
  *
- * @module dsh-cross-session/tool-results-read
+ * @module dsh-cross-session/core/tool-results-read
  */
 
 import { suffixFields } from './tool-results.js'

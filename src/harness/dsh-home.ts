@@ -6,7 +6,7 @@
  * unless empty or blank, else `~/.dsh`; a leading `~` expanded). The store
  * is `$DSH_HOME/cross-session/store.sqlite` (`home/store-open.ts`).
  *
- * @module dsh-cross-session/home/paths
+ * @module dsh-cross-session/harness/dsh-home
  */
 
 import { homedir } from 'node:os'

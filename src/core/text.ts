@@ -1,13 +1,14 @@
 /**
  * Character counting, visible truncation and display sanitising.
  *
- * "Characters" are Unicode code points everywhere in this package (seed 004
- * caps; PRODUCT.md §4). A cut never splits a surrogate pair or a grapheme
- * cluster (a combining sequence, an emoji ZWJ sequence, a flag): it moves back
+ * "Characters" are Unicode code points everywhere in this package, caps
+ * included (docs/tools.md, "Units"). A cut never splits a surrogate pair or a
+ * grapheme cluster (a combining sequence, an emoji ZWJ sequence, a flag;
+ * docs/tools.md#sessions_read, "Visible truncation"): it moves back
  * to the start of the cluster that straddles the limit, so a kept prefix is
  * never longer than the limit.
  *
- * @module dsh-cross-session/text
+ * @module dsh-cross-session/core/text
  */
 
 const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' })
@@ -50,8 +51,8 @@ function indexAfterChars(text: string, chars: number): number {
  * both are ASCII/Latin-1 (below U+0300, where there is no Extend, ZWJ,
  * SpacingMark, Prepend or regional indicator) or CJK unified ideographs, and
  * they are not CR LF. Segmenting from such a point gives the same clusters
- * as segmenting the whole text (issue 11 §6: a cluster longer than the
- * window, or a long run of flags, was cut in the middle).
+ * as segmenting the whole text; segmenting from any other point could cut a
+ * cluster longer than the window, or a long run of flags, in the middle.
  */
 function certainBoundary(text: string, at: number): boolean {
   const before = text.charCodeAt(at - 1)
@@ -113,9 +114,9 @@ export function truncateChars(text: string, maxChars: number): Truncated {
 }
 
 /**
- * Truncate for display: the kept prefix followed by the seed's visible marker
- * `…[truncated N chars]` when anything was cut (seed 004 "Truncation is
- * visible").
+ * Truncate for display: the kept prefix followed by the visible marker
+ * `…[truncated N chars]` when anything was cut (docs/tools.md#sessions_read,
+ * "Visible truncation").
  */
 export function truncateVisibly(text: string, maxChars: number): string {
   const result = truncateChars(text, maxChars)

@@ -3,11 +3,14 @@
  * `source` — a place in the durable log no model can write — and read back
  * for hop counting and for `peer:<id>` labels.
  *
- * Source: issue 11 §5. rc.8's `@deepseek-ai/dsh-llm` `MessageSourceMap`
+ * Rules: docs/tools.md#the-frame (the source is trusted, the frame never)
+ * and docs/architecture.md §5, "Provenance in the source, not the text".
+ * rc.8's `@deepseek-ai/dsh-llm` `MessageSourceMap`
  * types a plugin source as `{ kind: 'plugin', plugin: string } &
  * ContextFormed`, and `ContextForm` has `'relay'`: "A message another agent
  * addressed to this one" (lib/types/message.d.ts, 0.1.0-rc.8); its own
- * `tool-subagent-control` delivers with `{ kind: 'coordinator', form:
+ * subagent control tool (`@deepseek-ai/dsh-tool-subagent-control@0.1.0-rc.8`
+ * lib/index.js) delivers with `{ kind: 'coordinator', form:
  * 'relay', senderSessionId }`. This package delivers with
  * `{ kind: 'plugin', plugin: 'dsh-cross-session', form: 'relay',
  * senderSessionId, hop }`. Checked in the real rc.8 harness
@@ -19,10 +22,10 @@
  * trusted for hop counts or labels: a frame in a `user`-source message is
  * text anyone could have typed.
  *
- * @module dsh-cross-session/provenance
+ * @module dsh-cross-session/model/provenance
  */
 
-import { parseFrame } from './framing.js'
+import { parseFrame } from '../framing.js'
 import { isInjectedText, textOf } from './message-text.js'
 
 /** `source.plugin` of every message this package delivers (its package name). */
@@ -66,15 +69,16 @@ export function readRelaySource(source: unknown): RelayProvenance | undefined {
   return { senderSessionId, hop }
 }
 
-/** Prefix of the id of every message this package delivers (`requestIdFor` in `src/tools/sessions-send.ts`). */
+/** Prefix of the id of every message this package delivers (`requestIdFor` in `src/tools/send/arguments.ts`). */
 export const MESSAGE_ID_PREFIX = 'cross-session:'
 
 /**
  * Provenance of a message this package delivered, whatever its source kind:
- * - its relay source (every delivery since issue 11);
+ * - its relay source (what this package records on every delivery);
  * - a message whose id this package assigned (`cross-session:<sender>:…`;
  *   ids are written by the deliverer, never by a model) under a `user`
- *   source, as deliveries before issue 11 were: the sender comes from the
+ *   source, as an earlier version of this package delivered
+ *   (docs/architecture.md §9): the sender comes from the
  *   id, the hop from the frame only when the frame names that same sender
  *   (the frame was built here then), else 1.
  * @param message - an untrusted message (`id`, `source`, joined text).
@@ -92,9 +96,10 @@ export function deliveredProvenance(message: { readonly id?: unknown, readonly s
 }
 
 /**
- * Where the caller's current turn came from (issue 11 §5): the latest
- * `user/message` that a human typed (`user` source, not injected context)
- * or that this package delivered (its relay source, `src/provenance.ts`).
+ * Where the caller's current turn came from (docs/tools.md#limits, hop
+ * limit): the latest `user/message` that a human typed (`user` source, not
+ * injected context) or that this package delivered (its relay source,
+ * {@link relaySource}).
  * Other plugin notices and tool results never start a turn and are skipped.
  * The hop is read from the recorded source, never from message text. Scans
  * from the end, so the cost is the distance to that message.

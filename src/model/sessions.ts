@@ -2,16 +2,17 @@
  * Facts about sessions every tool shares: the one "subagent / not
  * messageable" predicate, visibility, and defensive reading of backend rows.
  *
- * Source: seed 004 (`not-messageable`: "has a parent or `origin: subagent`"),
- * PRODUCT.md §4 ("One predicate decides … for every tool") and §6
- * (`visibility: workspace`: same `cwd` as the caller only; others read as not
- * found).
+ * Rules: docs/tools.md#sessions_list, "Subagent rows" (a header with
+ * `parentSession` or `origin: subagent`, the one predicate every tool uses;
+ * `not-messageable` in docs/tools.md#refusals-and-their-order), and
+ * docs/tools.md#limits, `visibility` (`workspace`: only sessions with the
+ * caller's exact `cwd` exist; any other id reads as `not-found`).
  *
- * @module dsh-cross-session/sessions
+ * @module dsh-cross-session/model/sessions
  */
 
-import type { SessionHeaderView, SessionRecordView } from './ports.js'
-import type { Visibility } from './settings.js'
+import type { SessionHeaderView, SessionRecordView } from '../ports.js'
+import type { Visibility } from '../settings/resolve.js'
 
 /**
  * Longest session id that can name a session, in UTF-8 bytes: a Linux file
@@ -50,8 +51,9 @@ export function ownerOf(header: SessionHeaderView): string | undefined {
 /**
  * Whether a session exists for the caller under the visibility setting.
  * With `workspace`, a session is visible only when both have a `cwd` and the
- * two are equal (exact string equality, as the harness's own
- * `tool-session-query` authorises); the caller always sees itself.
+ * two are equal (exact string equality, as the harness's own session-query
+ * tool authorises: `@deepseek-ai/dsh-tool-session-query@0.0.1-rc.1`
+ * lib/index.js); the caller always sees itself.
  */
 export function isVisible(target: SessionHeaderView, caller: SessionHeaderView, visibility: Visibility): boolean {
   if (visibility === 'all' || target.id === caller.id) return true

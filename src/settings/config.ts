@@ -4,10 +4,12 @@
  * and Chinese) that the plugin entry exports, the harness's settings service
  * registers, Cordis validates the composition row with, and README.md and
  * docs/tools.md print ({@link settingsTableMarkdown}; test/unit/docs.test.ts
- * fails on drift). Issue 9.
+ * fails on drift). Design: docs/architecture.md §6.
  *
- * **Permissive on purpose** (issue 9 §3; PRODUCT.md §2 "a stored section
- * that fails the schema makes the plugin fail to load"): every key is
+ * **Permissive on purpose** (docs/tools.md#settings; a stored section that
+ * fails the schema fails the plugin's registration,
+ * `@deepseek-ai/dsh-settings@0.1.0-rc.8` lib/index.js
+ * `SettingsProvider.register`): every key is
  * `union([typed, any])` with its default on the union, so a wrong type or an
  * out-of-range number in `settings.yaml` (or in the row) passes the schema
  * unchanged and reaches {@link resolveSettings}, the one place that clamps,
@@ -21,12 +23,12 @@
  * only calls `Config['~standard'].validate` (rc.8 cordis lib/index.js
  * `resolveConfig`). See docs/architecture.md "Settings".
  *
- * @module dsh-cross-session/config
+ * @module dsh-cross-session/settings/config
  */
 
 import Schema from '@deepseek-ai/schemastery'
-import { DEFAULT_SETTINGS, SETTING_KEYS, SETTING_RULES, type Settings } from './settings.js'
-import { SETTINGS_NAMESPACE, SETTINGS_TABLE } from './settings-table.js'
+import { DEFAULT_SETTINGS, SETTING_KEYS, SETTING_RULES, type Settings } from './resolve.js'
+import { SETTINGS_NAMESPACE, SETTINGS_TABLE } from './table.js'
 
 /** The settings namespace (a section of `$DSH_HOME/settings.yaml`); defined with the plain-data table. */
 export { SETTINGS_NAMESPACE }

@@ -1,8 +1,8 @@
 /**
  * Parsers of the three tools' plain-text results (the formats of
  * docs/tools.md, written by src/tools/sessions-*.ts), for presentation only:
- * the tool presenters (src/presenters.ts) and the web tool rows
- * (src/client/) read the same structured view. Issue 12.
+ * the tool presenters (src/presentation/presenters.ts) and the web tool rows
+ * (src/client/) read the same structured view (docs/architecture.md §7).
  *
  * Pure and total: every parser returns `undefined` for text it does not
  * recognise, and the caller falls back to a generic view. Nothing here is
@@ -10,7 +10,7 @@
  * that happens to look like a heading may be split wrongly — the fallback
  * is a readable row, never an error.
  *
- * @module dsh-cross-session/tool-results
+ * @module dsh-cross-session/core/tool-results
  */
 
 /** A `refused: <code> | <cause>` or `cancelled | <detail>` result, any tool. */

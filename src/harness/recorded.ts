@@ -2,7 +2,8 @@
  * "Accepted means recorded": find a delivered message in a session's durable
  * log, and wait (bounded) until it is there.
  *
- * Source: PRODUCT.md §4 "Accepted means recorded" — measured in rc.8, a send
+ * The rule: docs/tools.md#sessions_send, "Accepted means recorded". Why:
+ * measured in rc.8, a send
  * that wakes a cold session in a one-shot headless run could return before
  * the target's log held the message, and the message was lost with the
  * process. Measured again end to end: the inbox insertion
@@ -12,7 +13,7 @@
  * id is the request id) is in the log — the step that claims it has started;
  * an inbox-only record is reported as such.
  *
- * @module dsh-cross-session/recorded
+ * @module dsh-cross-session/harness/recorded
  */
 
 /** Most nested levels {@link eventCarriesMessage} descends into an event's data. */
@@ -34,7 +35,9 @@ function carries(value: unknown, messageId: string, depth: number): boolean {
   if (Array.isArray(value)) return value.some(item => carries(item, messageId, depth + 1))
   const record = value as Record<string, unknown>
   // `rpcId`: the 0.1.2-alpha.2 controller's prompt() gives the message a
-  // fresh id and records the request id as `source.rpcId` (issue 11 §1).
+  // fresh id and records the request id as `source.rpcId`
+  // (`@deepseek-ai/dsh-api-session-controller@0.1.2-alpha.2` lib/index.js
+  // `SessionCommandController.prompt`).
   if (record.id === messageId || record.requestId === messageId || record.rpcId === messageId) return true
   for (const key of Object.keys(record)) {
     const nested = record[key]
@@ -96,8 +99,10 @@ export function findRecorded(events: readonly unknown[], messageId: string, from
 const RECORD_POLL_MS = 25
 /**
  * Longest poll interval, ms. With doubling, a wait of the default 5,000 ms
- * reads the log about 14 times, not 200 (issue 11 §1: about 200 `agents.get`
- * calls per send). A recorded message ends the wait at the first look.
+ * reads the log about 14 times, where a fixed 25 ms interval would read it
+ * (and call `agents.get`) about 200 times (docs/performance.md,
+ * "Controller-line host and frame parsing"). A recorded message ends the
+ * wait at the first look.
  */
 const RECORD_POLL_MAX_MS = 500
 

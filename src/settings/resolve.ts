@@ -1,17 +1,17 @@
 /**
  * Settings of the `cross-session` namespace, resolved by one pure function.
  *
- * Source: PRODUCT.md §6 (keys, defaults, ranges) and seed 004 (`enabled`,
- * `defaultSendMode`, `allowResume`, `frameMessages`,
- * `includeInjectedByDefault`, `maxListResults`, `maxReadMessages`,
- * `maxSendChars`). `recordWaitMs` is this package's addition (PRODUCT.md §4
- * "Accepted means recorded").
+ * Keys, defaults and ranges: docs/tools.md#settings (its table is printed
+ * from the `Config` that `src/settings/config.ts` builds from this module).
+ * `recordWaitMs` bounds the wait of "Accepted means recorded" and
+ * `answerWaitMs` the wait for a woken session's answer
+ * (docs/tools.md#sessions_send).
  *
- * @module dsh-cross-session/settings
+ * @module dsh-cross-session/settings/resolve
  */
 
-import type { SendMode } from './ports.js'
-import { clipLine, oneLine } from './text.js'
+import type { SendMode } from '../ports.js'
+import { clipLine, oneLine } from '../core/text.js'
 
 /** Who a session may see: every session, or only those sharing its `cwd`. */
 export type Visibility = 'all' | 'workspace'
@@ -24,7 +24,7 @@ export interface Settings {
   readonly defaultSendMode: SendMode
   /** Whether a send may wake (resume) a cold session. */
   readonly allowResume: boolean
-  /** Whether delivered messages carry the cross-session frame (§5). */
+  /** Whether delivered messages carry the cross-session frame (docs/tools.md#the-frame). */
   readonly frameMessages: boolean
   /** Default of `sessions_read`'s `include_injected`. */
   readonly includeInjectedByDefault: boolean
@@ -52,7 +52,7 @@ export interface Settings {
   readonly answerWaitMs: number
 }
 
-/** Defaults of PRODUCT.md §6. */
+/** Defaults (the `default` column of docs/tools.md#settings). */
 export const DEFAULT_SETTINGS: Settings = Object.freeze({
   enabled: true,
   defaultSendMode: 'queue',
@@ -76,7 +76,7 @@ type SettingRule =
   | { readonly kind: 'integer', readonly min: number, readonly max: number }
   | { readonly kind: 'enum', readonly values: readonly string[] }
 
-/** Type and range of every setting (PRODUCT.md §6); src/config.ts builds the schemastery `Config` from it. */
+/** Type and range of every setting (docs/tools.md#settings); src/settings/config.ts builds the schemastery `Config` from it. */
 export const SETTING_RULES: { readonly [K in keyof Settings]: SettingRule } = {
   enabled: { kind: 'boolean' },
   defaultSendMode: { kind: 'enum', values: ['queue', 'steer'] },
@@ -107,8 +107,9 @@ interface ResolvedSettings {
 /**
  * Resolve settings from an untrusted value: the composition row's `config`,
  * or the `cross-session` section the settings service layered over it
- * (issue 9; its schema lets every value through so that this function,
- * the one place that judges values, can clamp, default and note them).
+ * (its schema lets every value through, docs/architecture.md §6 "A
+ * permissive schema", so that this function, the one place that judges
+ * values, can clamp, default and note them).
  *
  * Never throws. A missing key takes its default silently; a value of the
  * wrong type falls back to the default, a number out of range is clamped
@@ -135,7 +136,7 @@ export function resolveSettings(raw: unknown): ResolvedSettings {
     out[key] = resolveOne(key, rule, value, fallback, notes)
   }
   for (const key of Object.keys(source)) {
-    // Own keys only: `constructor` or `toString` is `in` every object (issue 11 §6).
+    // Own keys only: `constructor` or `toString` is `in` every object.
     if (!Object.hasOwn(SETTING_RULES, key)) notes.push(`unknown setting ${JSON.stringify(clipLine(oneLine(key), 60))} ignored`)
   }
   return { settings: Object.freeze(out) as unknown as Settings, notes }

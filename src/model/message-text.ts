@@ -2,19 +2,19 @@
  * Reading one message's text and source defensively: its text blocks, its
  * provenance label, and whether it is harness-injected context.
  *
- * Source: seed 004 `sessions_read` ("What it filters", provenance labels)
- * and PRODUCT.md §2 (content blocks; sources `user`, `plugin`, `model`,
- * `tool`) and §4 (injected prefixes, incl. `<system-reminder>` that seed 004
- * lost to HTML stripping). Pure; never throws on malformed input.
+ * Rules: docs/tools.md#sessions_read ("Only text", "Provenance", "Injected
+ * context": the prefixes below). Shapes: `@deepseek-ai/dsh-llm@0.1.0-rc.8`
+ * lib/types/message.d.ts (content blocks; `MessageSourceMap`: sources
+ * `user`, `plugin`, `model`, `tool`). Pure; never throws on malformed input.
  *
- * @module dsh-cross-session/message-text
+ * @module dsh-cross-session/model/message-text
  */
 
-import { clipLine, oneLine } from './text.js'
+import { clipLine, oneLine } from '../core/text.js'
 
 /**
- * Content prefixes that mark harness-injected user-role text (seed 004 "What
- * it filters"; the first one restored per PRODUCT.md §4).
+ * Content prefixes that mark harness-injected user-role text
+ * (docs/tools.md#sessions_read, "Injected context").
  */
 export const INJECTED_PREFIXES = [
   '<system-reminder>',
@@ -29,7 +29,7 @@ export function isInjectedText(text: string): boolean {
   return INJECTED_PREFIXES.some(prefix => start.startsWith(prefix))
 }
 
-/** Provenance label of a message source (seed 004: `user`, `model:p/m`, `plugin:name/form`). */
+/** Provenance label of a message source (docs/tools.md#sessions_read: `user`, `model:p/m`, `plugin:name/form`). */
 export function sourceLabel(source: unknown): string {
   if (typeof source !== 'object' || source === null) return 'unknown'
   const value = source as Record<string, unknown>

@@ -8,7 +8,7 @@
  * never shows, so it is not decoded here either). Decoding uses `node:zlib`
  * (`zstdDecompressSync`, Node ≥ 22.15), the same decoder the harness uses.
  *
- * @module dsh-cross-session/index/zstd
+ * @module dsh-cross-session/harness/zstd
  */
 
 import * as zlib from 'node:zlib'

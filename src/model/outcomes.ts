@@ -1,0 +1,43 @@
+/**
+ * What a backend step can answer besides success, as closed data: why a
+ * controller step refused, what happened to a woken session a failed send
+ * let go, why a holder refused a stored message, where a message through
+ * the home store stands, and how a woken session's turn ended. Presentation
+ * renders each (`presentation/send.ts`, `presentation/accepted.ts`); no
+ * backend hands model text through a port.
+ *
+ * @module dsh-cross-session/model/outcomes
+ */
+
+import type { FailureKind } from '../core/failure-kinds.js'
+
+/** Why a controller step refused, as closed data (the text is `presentation/send.ts` `deliveryReasonText`). */
+export type DeliveryReason =
+  | { readonly kind: 'not-live' | 'store-full' | 'went-cold' | 'went-cold-after-wake' }
+  | { readonly kind: 'not-found', readonly sessionId: string }
+  /** A backend failure: only its row of the closed failure table is shown. */
+  | { readonly kind: 'failure', readonly failure: FailureKind }
+  /** The log ends in a recent open turn of a process the home store does not know (docs/architecture.md §8). */
+  | { readonly kind: 'open-turn', readonly ageMs: number }
+  /** The home store refused the write; `why` is SQLite's error code or text, never a path. */
+  | { readonly kind: 'store-write-failed', readonly why: string }
+
+/** What happened to a session a failed send woke (`ControllerPort.releaseWoken`, `src/ports.ts`). */
+export type ReleaseOutcome = 'not-held' | 'claimed-by-another' | 'delivered-by-another' | 'kept-by-controller' | 'put-back-to-sleep'
+
+/** Why the holding process refused a stored message. */
+export type HolderRefusal = 'misaddressed' | 'target-gone' | 'unknown'
+
+/** How the turn that took a message ended (`ControllerPort.waitAnswered`): rc.8 `turn/end` reason kind and seq, or still running. */
+export type AnswerWait =
+  | { readonly ended: true, readonly reason: string, readonly seq: number }
+  | { readonly ended: false, readonly waitedMs: number }
+
+/**
+ * A delivery through the home store not (yet) recorded when the sender's
+ * bound ran out: `claimed` by the holding process but not yet in its log,
+ * still `pending` in the store, or `refused` by the holder.
+ */
+export type MailboxStage =
+  | { readonly stage: 'claimed' | 'pending' }
+  | { readonly stage: 'refused', readonly reason: HolderRefusal }

@@ -1,0 +1,161 @@
+/**
+ * Every refusal code this package returns, and `sessions_send`'s fixed order
+ * of checks with its two ordering guarantees, as pure functions.
+ *
+ * - {@link REFUSAL_CATALOG}: the closed catalog, one row per code: its cause
+ *   and what the model should do next, in general terms, and whether the
+ *   tool contract names it (the five codes of docs/tools.md#refusals-and-their-order)
+ *   or this package added it. docs/tools.md's refusal table is checked
+ *   against it (`test/unit/docs.test.ts`).
+ * - {@link SendRefusal}: one refusal of `sessions_send`'s checks, as closed
+ *   data (the code and the values involved). Its wording is
+ *   `presentation/send.ts`'s (`sendRefusalText`); this module writes no
+ *   model text.
+ * - {@link SEND_CHECKS} and {@link decideSend}: the order is data, and
+ *   `decideSend` walks it, asking for the next fact (`target`, `limits`)
+ *   only when every earlier check has passed, so no fact that touches the
+ *   target is fetched before the checks that must come first.
+ * - {@link resumeDisabledBeforeResolve} and
+ *   {@link notMessageableRightAfterLookup}: the two guarantees, as
+ *   properties of {@link SEND_CHECKS}.
+ *
+ * @module dsh-cross-session/refusals
+ */
+
+import type { LimitVerdict } from './model/limits.js'
+import { isSubagent, ownerOf } from './model/sessions.js'
+import type { SessionHeaderView } from './ports.js'
+
+/** The closed refusal catalog (docs/tools.md#refusals-and-their-order). */
+export const REFUSAL_CATALOG = {
+  'invalid-arguments': { contract: false, cause: 'an argument is wrong, missing or unknown', next: 'fix that argument and call again' },
+  'not-found': { contract: true, cause: 'no session with that id (or one outside the caller\'s visibility)', next: 're-run `sessions_list` for a valid id' },
+  'not-messageable': { contract: true, cause: 'target is a subagent session (names its owner)', next: 'there is no supported way to message it; message its owner instead' },
+  'resume-disabled': { contract: true, cause: 'target is cold and `allowResume` is `false`', next: 'the session was left untouched; target a live session or ask the user to enable waking' },
+  'empty-body': { contract: true, cause: 'the body is empty after trimming', next: 'supply a body' },
+  'self-target': { contract: false, cause: 'the target is the calling session', next: 'pick a peer id' },
+  'rate-limited': { contract: false, cause: 'hop limit, per-pair rate, or a duplicate body', next: 'stop relaying and report to the user / wait / read the target' },
+  'rejected': { contract: true, cause: 'no caller, a backend failure (names the failing step), or the controller refused (its code)', next: 'as the text says' },
+} as const satisfies Record<string, { readonly contract: boolean, readonly cause: string, readonly next: string }>
+
+/** Every refusal code this package returns. */
+export type RefusalCode = keyof typeof REFUSAL_CATALOG
+
+/** The codes, in catalog order. */
+export const REFUSAL_CODES = Object.keys(REFUSAL_CATALOG) as RefusalCode[]
+
+/** docs/tools.md's refusal table, printed from {@link REFUSAL_CATALOG} (the docs test compares them). */
+export function refusalTableMarkdown(): string {
+  const rows = REFUSAL_CODES.map(code => {
+    const row = REFUSAL_CATALOG[code]
+    return `| \`${code}\` | ${row.contract ? 'contract' : 'added'} | ${row.cause} | ${row.next} |`
+  })
+  return ['| code | from | cause | what the model should do |', '|---|---|---|---|', ...rows].join('\n')
+}
+
+/** What the non-waking lookup of the target found, as the caller may see it. */
+export type TargetFact =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'present', readonly header: SessionHeaderView, readonly live: boolean }
+
+/** Facts about one send, gathered in order; a fact left `undefined` has not been fetched yet. */
+export interface SendFacts {
+  /** Argument problem from schema validation, if any (one readable line). */
+  readonly argumentProblem?: string | undefined
+  /** Calling session id, or `undefined` when there is none. */
+  readonly callerId: string | undefined
+  /** Target id as given. */
+  readonly targetId: string
+  /** Body as given (the body check trims it). */
+  readonly body: string
+  /** Whether waking a cold target is allowed (`allowResume`). */
+  readonly allowResume: boolean
+  /** The non-waking lookup (visibility already applied). */
+  readonly target?: TargetFact
+  /** Rate and hop limits. */
+  readonly limits?: LimitVerdict
+}
+
+/** One refusal of `sessions_send`'s checks, as data. */
+export type SendRefusal =
+  | { readonly code: 'invalid-arguments', readonly problem: string }
+  | { readonly code: 'rejected', readonly reason: 'no-caller' }
+  | { readonly code: 'empty-body' }
+  | { readonly code: 'self-target', readonly targetId: string }
+  | { readonly code: 'not-found', readonly targetId: string }
+  | { readonly code: 'not-messageable', readonly targetId: string, readonly owner: string | undefined }
+  | { readonly code: 'resume-disabled', readonly targetId: string }
+  | { readonly code: 'rate-limited', readonly targetId: string, readonly limit: Exclude<LimitVerdict, { kind: 'ok' }> }
+
+/** One check of the fixed order: the fact it needs first, and its verdict once that fact is known. */
+interface SendCheck {
+  readonly step: 'arguments' | 'caller' | 'body' | 'self' | 'exists' | 'top-level' | 'wake-allowed' | 'limits' | 'resolve' | 'admit'
+  readonly needs?: 'target' | 'limits'
+  /** The refusal, or `undefined` when this check passes (called only once `needs` is known). */
+  readonly check?: (facts: SendFacts) => SendRefusal | undefined
+}
+
+function present(facts: SendFacts): Extract<TargetFact, { kind: 'present' }> {
+  return facts.target as Extract<TargetFact, { kind: 'present' }>
+}
+
+/**
+ * `sessions_send`'s checks, in their fixed order (docs/tools.md#refusals-and-their-order).
+ * `resolve` (may wake) and `admit` run only after `go`.
+ */
+export const SEND_CHECKS: readonly SendCheck[] = [
+  { step: 'arguments', check: facts => facts.argumentProblem === undefined ? undefined : { code: 'invalid-arguments', problem: facts.argumentProblem } },
+  { step: 'caller', check: facts => facts.callerId === undefined ? { code: 'rejected', reason: 'no-caller' } : undefined },
+  { step: 'body', check: facts => facts.body.trim().length === 0 ? { code: 'empty-body' } : undefined },
+  { step: 'self', check: facts => facts.targetId === facts.callerId ? { code: 'self-target', targetId: facts.targetId } : undefined },
+  { step: 'exists', needs: 'target', check: facts => facts.target?.kind === 'absent' ? { code: 'not-found', targetId: facts.targetId } : undefined },
+  { step: 'top-level', check: facts => isSubagent(present(facts).header) ? { code: 'not-messageable', targetId: facts.targetId, owner: ownerOf(present(facts).header) } : undefined },
+  { step: 'wake-allowed', check: facts => !present(facts).live && !facts.allowResume ? { code: 'resume-disabled', targetId: facts.targetId } : undefined },
+  { step: 'limits', needs: 'limits', check: facts => facts.limits?.kind === 'ok' || facts.limits === undefined ? undefined : { code: 'rate-limited', targetId: facts.targetId, limit: facts.limits } },
+  { step: 'resolve' },
+  { step: 'admit' },
+]
+
+/** Answer of {@link decideSend}. */
+export type SendDecision =
+  | { readonly kind: 'refuse', readonly refusal: SendRefusal }
+  | { readonly kind: 'need', readonly fact: 'target' | 'limits' }
+  | { readonly kind: 'go', readonly hop: number, readonly targetLive: boolean }
+
+/**
+ * Walk {@link SEND_CHECKS} over the facts known so far.
+ * @returns the first refusal; else the next fact to fetch; else `go` (resolve and admit may run).
+ */
+export function decideSend(facts: SendFacts): SendDecision {
+  for (const check of SEND_CHECKS) {
+    if (check.needs !== undefined && facts[check.needs] === undefined) return { kind: 'need', fact: check.needs }
+    const refusal = check.check?.(facts)
+    if (refusal !== undefined) return { kind: 'refuse', refusal }
+  }
+  const limits = facts.limits as Extract<LimitVerdict, { kind: 'ok' }>
+  return { kind: 'go', hop: limits.hop, targetLive: present(facts).live }
+}
+
+function position(order: readonly SendCheck[], step: SendCheck['step']): number {
+  return order.findIndex(check => check.step === step)
+}
+
+/**
+ * Guarantee 1: `resume-disabled` is decided before anything resolves the
+ * target, so declining to wake leaves it untouched, never resumed and
+ * abandoned. Pure, over an order of checks.
+ */
+export function resumeDisabledBeforeResolve(order: readonly SendCheck[] = SEND_CHECKS): boolean {
+  const decided = position(order, 'wake-allowed')
+  return decided >= 0 && decided < position(order, 'resolve') && order.slice(0, decided).every(check => check.step !== 'resolve' && check.step !== 'admit')
+}
+
+/**
+ * Guarantee 2: `not-messageable` is decided right after the non-waking
+ * lookup, before liveness, limits, resolution or admission touch the
+ * target. Pure, over an order of checks.
+ */
+export function notMessageableRightAfterLookup(order: readonly SendCheck[] = SEND_CHECKS): boolean {
+  const lookup = position(order, 'exists')
+  return lookup >= 0 && order[lookup]?.needs === 'target' && position(order, 'top-level') === lookup + 1
+}
