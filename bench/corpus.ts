@@ -13,22 +13,14 @@
 
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent, type FakeSession, type World } from '../test/support/fakes.js'
 import type { Settings } from '../src/settings/resolve.js'
+import { mulberry32 } from '../test/support/prng.js'
 
 const VERBS = ['Fix', 'Refactor', 'Review', 'Plan', 'Debug', 'Document', 'Migrate', 'Benchmark', 'Draft', 'Investigate', 'Ship']
 const NOUNS = ['the newapi reasoning-effort config', 'login flow', 'billing export', 'CI cache', 'search ranking', 'release notes', 'memory leak in the worker', 'database schema', 'onboarding docs', 'flaky e2e test', 'rate limiter', 'reconcile job']
 const PRESETS = ['standard', 'code', 'minimal', 'cordis']
 
 /** A tiny deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export const prng = mulberry32
 
 function hex(random: () => number, length: number): string {
   let out = ''

@@ -64,19 +64,10 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { mulberry32 } from './prng.js'
 import { admitClaimed, BUSY_TIMEOUT_MS, deliveryState, openHomeStore, recordFound, reofferUnanswered, RETAIN_MS, settle, SqliteHomeStore, storePaths, type HeldSession, type HomeStore, type HostAgent, type HostUserMessage, type ProcessTag, type StoredMessage } from '../../src/testing.js'
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same schedule. */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export { mulberry32 }
 
 /**
  * The protocol under test, or a variant changed on purpose:
