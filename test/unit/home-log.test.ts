@@ -322,14 +322,20 @@ describe('the runtime records a message only once its log is on disk', () => {
   /** Let the flush's continuation run (`await` in `Holdings.persistFound`). */
   const settled = () => new Promise(resolve => setImmediate(resolve))
 
-  it('settle → flush → recordFound: recorded only after `sessions.flush` resolved; what is found meanwhile goes with the next flush', async () => {
-    const { store, runtime, live, flushes, logged } = runtimeOn(freshHome(), 401)
+  /** A runtime (process start time `start`) holding live session `s`, with message `m` claimed and admitted. */
+  async function heldWithMessage(start: number) {
+    const { store, runtime, live, flushes, logged } = runtimeOn(freshHome(), start)
     const { log, resume } = rc8Session('s')
     const agent = resume()
     live.set('s', agent)
     runtime.track(agent)
     post(store, 'm')
     await runtime.drain('s')
+    return { store, runtime, live, flushes, logged, log, agent }
+  }
+
+  it('settle → flush → recordFound: recorded only after `sessions.flush` resolved; what is found meanwhile goes with the next flush', async () => {
+    const { store, runtime, flushes, logged, log, agent } = await heldWithMessage(401)
     agent.step() // turn 1 claims `m`
     agent.step() // and appends its user/message
     runtime.onSessionEvent('s') // rc.8 `session/event`: found, and a flush asked for
@@ -357,13 +363,7 @@ describe('the runtime records a message only once its log is on disk', () => {
   })
 
   it('a rejected flush records nothing; the next look at the log flushes again', async () => {
-    const { store, runtime, live, flushes, logged } = runtimeOn(freshHome(), 402)
-    const { log, resume } = rc8Session('s')
-    const agent = resume()
-    live.set('s', agent)
-    runtime.track(agent)
-    post(store, 'm')
-    await runtime.drain('s')
+    const { store, runtime, flushes, logged, log, agent } = await heldWithMessage(402)
     while (agent.step()) runtime.onSessionEvent('s')
     flushes[0]!.reject(new Error('disk full'))
     await settled()
