@@ -83,24 +83,17 @@ export class SqliteHomeStore extends StoreMessages implements HomeStore {
 
   board(): Board {
     const elsewhere = new Map<string, ReturnType<typeof holderOf>>()
-    const letGo = new Map<string, NonNullable<ReturnType<typeof lastLetGo>>>()
     const verdicts = new Map<string, boolean>()
-    const alive = (tag: ProcessTag): boolean => {
+    for (const row of this.sql('SELECT * FROM holders WHERE pid IS NOT NULL').all() as unknown as HolderRow[]) {
+      const tag = holderTag(row)!
+      if (sameTag(tag, this.self)) continue
+      // One liveness probe per distinct process, however many sessions it holds.
       const key = `${tag.pid}.${tag.start}`
-      let verdict = verdicts.get(key)
-      if (verdict === undefined) verdicts.set(key, verdict = this.alive(tag))
-      return verdict
+      let alive = verdicts.get(key)
+      if (alive === undefined) verdicts.set(key, alive = this.alive(tag))
+      if (alive) elsewhere.set(row.session_id, holderOf(row, tag))
     }
-    for (const row of this.sql('SELECT * FROM holders WHERE pid IS NOT NULL OR let_go IS NOT NULL').all() as unknown as HolderRow[]) {
-      const tag = holderTag(row)
-      if (tag !== undefined && alive(tag)) {
-        if (!sameTag(tag, this.self)) elsewhere.set(row.session_id, holderOf(row, tag))
-        continue
-      }
-      const gone = lastLetGo(row, alive)
-      if (gone !== undefined) letGo.set(row.session_id, gone)
-    }
-    return { elsewhere, letGo }
+    return { elsewhere }
   }
 
   longLivedHost(): ProcessTag | undefined {

@@ -51,10 +51,9 @@ export interface HolderView {
   readonly lastLetGo?: { readonly how: LetGo, readonly pid: number, readonly at: number | undefined }
 }
 
-/** The board: every session held by another living process, and whose last holder is known gone. */
+/** The board: every session held by another living process (how a gone holder let go is per session, {@link HomeStore.view}). */
 export interface Board {
   readonly elsewhere: ReadonlyMap<string, Holder>
-  readonly letGo: ReadonlyMap<string, NonNullable<HolderView['lastLetGo']>>
 }
 
 /** Outcome of {@link HomeStore.acquire} and {@link HomeStore.markLive}. */
@@ -121,7 +120,7 @@ export interface HomeStore {
   release(sessionId: string, how: LetGo): void
   /** One session's holder view. */
   view(sessionId: string): HolderView
-  /** Every session held by another living process, and whose last holder is known gone (one query). */
+  /** Every session held by another living process (one query over the held rows; read on every list and lookup). */
   board(): Board
   /** Another living long-lived process of this package on the home, if any (the one that joined first). */
   longLivedHost(): ProcessTag | undefined
