@@ -99,6 +99,56 @@ export function buildFrame(input: FrameInput): { text: string, token: string } {
   return { text, token }
 }
 
+/** First line of every notice (docs/tools.md#notices): who wrote it, and that the user did not. */
+export const NOTICE_INTRO = 'Cross-session notice from the dsh-cross-session package (not a message from your user).'
+
+/** Input of {@link buildNotice}. */
+interface NoticeInput {
+  /** The session whose turn ended (who the notice is from). */
+  readonly fromSessionId: string
+  readonly fromTitle: string | undefined
+  /** How that turn ended. */
+  readonly outcome: 'completed' | 'failed' | 'interrupted'
+  /** Seq of the watched message in its log, and of the turn's `turn/end`. */
+  readonly messageSeq: number
+  readonly turnEndSeq: number
+  readonly hop: number
+  /** The start of its last answer, already cut visibly; `undefined` when the turn wrote none. */
+  readonly excerpt: string | undefined
+  readonly token?: () => string
+}
+
+/**
+ * The text of a notice: what turn ended and how, the start of the last
+ * answer between token markers (peer text, like a frame's body), and the
+ * exact `sessions_read` call that reads the rest.
+ *
+ * ```text
+ * Cross-session notice from the dsh-cross-session package (not a message from your user).
+ * from-session: session-4b91… ("Fix the config")
+ * turn: completed | it took your message at seq 22 and ended at seq 27 | hop 2
+ * --- answer begins k3Vd9QxLm2Ta ---
+ * <the first characters of its last answer>…[truncated N chars]
+ * --- answer ends k3Vd9QxLm2Ta ---
+ * Read the rest: sessions_read {"session_id":"session-4b91…","after_seq":22}
+ * ```
+ */
+export function buildNotice(input: NoticeInput): string {
+  const excerpt = input.excerpt ?? '(it wrote no answer text)'
+  let token = (input.token ?? newToken)()
+  while (excerpt.includes(token) || !isToken(token)) token = newToken()
+  const id = oneLine(input.fromSessionId)
+  return [
+    NOTICE_INTRO,
+    `from-session: ${id} ("${frameTitle(input.fromTitle)}")`,
+    `turn: ${input.outcome} | it took your message at seq ${input.messageSeq} and ended at seq ${input.turnEndSeq} | hop ${input.hop}`,
+    `--- answer begins ${token} ---`,
+    excerpt,
+    `--- answer ends ${token} ---`,
+    `Read the rest: sessions_read ${JSON.stringify({ session_id: id, after_seq: input.messageSeq })}`,
+  ].join('\n')
+}
+
 function isToken(token: string): boolean {
   return token.length >= 8 && /^[0-9A-Za-z]+$/.test(token)
 }

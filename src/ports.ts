@@ -14,10 +14,10 @@
 
 import type { RelayProvenance } from './model/provenance.js'
 import type { Recorded } from './harness/recorded.js'
-import type { AnswerWait, DeliveryReason, HolderRefusal, MailboxStage, ReleaseOutcome } from './model/outcomes.js'
+import type { AnswerWait, AnswerWatch, DeliveryReason, HolderRefusal, MailboxStage, ReleaseOutcome } from './model/outcomes.js'
 import type { SendMode } from './model/schemas.js'
 
-export type { AnswerWait, DeliveryReason, HolderRefusal, MailboxStage, ReleaseOutcome }
+export type { AnswerWait, AnswerWatch, DeliveryReason, HolderRefusal, MailboxStage, ReleaseOutcome }
 
 /** Durable session header fields this package reads (rc.8 `SessionHeader`). */
 export interface SessionHeaderView {
@@ -171,6 +171,15 @@ export interface ControllerPort {
    * message ends, so the process does not cut it off by exiting; `undefined` when there is nothing to wait for.
    */
   waitAnswered?(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal }): Promise<AnswerWait | undefined>
+  /**
+   * Ask for one notice to the sender when the target's turn that takes the
+   * message `watch.requestId` ends (docs/tools.md#notices). Called before
+   * the message is admitted, so no turn end can come first.
+   * @returns `false` when this host cannot (no home store): notices are off.
+   */
+  watchAnswer?(watch: AnswerWatch): boolean
+  /** Withdraw {@link watchAnswer} for a message that was not accepted. */
+  unwatchAnswer?(requestId: string): void
   /** A session {@link resolve} woke took messages by another path (the home store's delivery): keep it, as after {@link admit}. */
   markDelivered?(target: ResolvedTarget): void
 }

@@ -32,13 +32,17 @@ interface ReadResult {
   readonly capturedThrough?: number
   /** Shown messages, newest first (as the tool prints them). */
   readonly messages: readonly ReadMessage[]
+  /** Older readable messages not shown (the omitted footer or the cursor line). */
   readonly omitted: number
+  /** Newer readable messages not shown (only a cursor line says so; else 0). */
+  readonly newer: number
 }
 
 const READ_HEAD = /^session (\S+) \[(live|cold), (top-level|subagent)\](.*)$/
 const READ_COUNTS = /^readable messages: (\d+) \| captured through seq: (\d+|none)$/
 const HEADING = /^--- (\w+) \(seq (\d+), (.*)\) ---$/
-const OMITTED = /^\((\d+) earlier messages? omitted\)$/
+const OMITTED = /^\((\d+) earlier messages? omitted(?:; before_seq \d+ reads them)?\)$/
+const CURSOR = /^(?:after_seq \d+|before_seq \d+|after_seq \d+, before_seq \d+) \| newer: (\d+)(?: \(after_seq \d+\))? \| older: (\d+)(?: \(before_seq \d+\))?$/
 
 /** A `sessions_read` result, or `undefined` when the text is not one. */
 export function parseReadResult(text: string): ReadResult | undefined {
@@ -56,14 +60,22 @@ export function parseReadResult(text: string): ReadResult | undefined {
   }
   const messages: ReadMessage[] = []
   let current: { role: string, seq: number, markers: string[], body: string[] } | undefined
-  for (const line of lines.slice(3, end)) {
+  let start = 3
+  let newer = 0
+  const cursor = CURSOR.exec(lines[3] ?? '')
+  if (cursor !== null) {
+    newer = Number(cursor[1])
+    omitted = Number(cursor[2])
+    start = 4
+  }
+  for (const line of lines.slice(start, end)) {
     const heading = HEADING.exec(line)
     if (heading !== null) {
       if (current !== undefined) messages.push({ role: current.role, seq: current.seq, markers: current.markers, text: current.body.join('\n') })
       current = { role: heading[1]!, seq: Number(heading[2]), markers: heading[3]!.split(', '), body: [] }
     } else if (current !== undefined) {
       current.body.push(line)
-    } else if (line !== '(no readable messages)') {
+    } else if (line !== '(no readable messages)' && line !== '(no readable messages in this range)') {
       return undefined
     }
   }
@@ -80,5 +92,6 @@ export function parseReadResult(text: string): ReadResult | undefined {
     ...(counts[2] === 'none' ? {} : { capturedThrough: Number(counts[2]) }),
     messages,
     omitted,
+    newer,
   }
 }

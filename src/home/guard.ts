@@ -151,7 +151,29 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
       // or by taking over the wake of a remote target whose holder let it wait (it is live here now).
       if (runtime.isLongLived || (target.remote === undefined ? !target.woke : !runtime.holds(target.sessionId))) return undefined
       const agent = host.agentOf(target.sessionId)
-      return agent === undefined ? undefined : await waitAnswered(agent, requestId, options)
+      if (agent === undefined) return undefined
+      const answered = await waitAnswered(agent, requestId, options)
+      // This process may end right after: the notices of that turn go to the store first.
+      if (answered.ended) await runtime.lookAtWatches(target.sessionId)
+      return answered
+    },
+
+    watchAnswer(watch) {
+      store.watch({
+        messageId: watch.requestId,
+        sender: watch.senderSessionId,
+        target: watch.targetId,
+        hop: watch.hop,
+        mayWake: watch.mayWake,
+        maxHops: watch.maxHops,
+        perMinute: watch.perMinute,
+        expiresAt: Date.now() + watch.ttlMs,
+      })
+      return true
+    },
+
+    unwatchAnswer(requestId) {
+      store.unwatch(requestId)
     },
 
     async releaseWoken(target) {

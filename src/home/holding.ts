@@ -12,6 +12,7 @@ import type { HostAgent, HostAgents } from '../harness/host.js'
 import { isSubagent, readHeader } from '../model/sessions.js'
 import { admitClaimed, hasFound, recordFound, settle, type HeldSession } from './owner-delivery.js'
 import { reofferUnanswered } from './reoffer.js'
+import { fireEndedWatches } from './notices.js'
 import { PerSession } from './per-session.js'
 import type { HomeStore, LetGo } from './store.js'
 import type { StoreWatch } from './store-watch.js'
@@ -55,8 +56,10 @@ export class Holdings {
       this.host.log(`session ${agent.id} is live here and also held by dsh process ${held.holder.tag.pid}; the harness opened it here without a wake through this package`)
       return
     }
-    this.held.set(agent.id, { target: agent.id, awaiting: new Set(), found: new Map(), scanned: agent.session.events.length })
+    // A watched turn may have ended under an earlier holder: look once its log is on disk.
+    this.held.set(agent.id, { target: agent.id, awaiting: new Set(), found: new Map(), scanned: agent.session.events.length, watchLook: true })
     void this.drain(agent.id)
+    this.onSessionEvent(agent.id)
   }
 
   /**
@@ -120,6 +123,22 @@ export class Holdings {
     this.watch.poke()
   }
 
+  /** Flush `sessionId`'s log and post the notices of its watched turns that ended (a process about to end). */
+  async lookAtWatches(sessionId: string): Promise<void> {
+    const agent = this.host.agents.get(sessionId)
+    if (!this.held.has(sessionId) || agent === undefined || !this.store.watchedTargets().has(sessionId)) return
+    await this.host.flush?.(agent)
+    this.fireWatches(agent)
+  }
+
+  /** Post the notices of watches on `agent` whose turn ended; deliver at once to a sender held here. */
+  private fireWatches(agent: HostAgent): void {
+    const senders = fireEndedWatches(this.store, agent)
+    if (senders.length === 0) return
+    this.watch.poke()
+    for (const sender of senders) if (this.held.has(sender)) void this.drain(sender)
+  }
+
   /**
    * Record what was found in `sessionId`'s log once the harness has written
    * it to disk (`sessions.flush`); one flush at a time per session. A failed
@@ -132,8 +151,12 @@ export class Holdings {
       if (held === undefined || agent === undefined || !hasFound(held)) return
       const batch = new Set(held.found.keys())
       const answeredAt = held.answeredAt
+      const watchLook = held.watchLook === true && this.store.watchedTargets().has(sessionId)
+      held.watchLook = false
+      if (!watchLook && !hasFound(held)) return
       await this.host.flush?.(agent)
       if (recordFound(this.store, held, batch, answeredAt)) this.watch.poke()
+      if (watchLook) this.fireWatches(agent)
     })
   }
 }

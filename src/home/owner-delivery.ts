@@ -49,6 +49,8 @@ export interface HeldSession {
   answeredAt?: number
   /** Events already scanned by {@link settle}. */
   scanned: number
+  /** A turn ended (or the session was just held) and watches on it wait for a look once the log is on disk (`home/notices.ts`). */
+  watchLook?: boolean
 }
 
 /**
@@ -72,7 +74,7 @@ export function recordFound(store: HomeStore, held: HeldSession, only?: Readonly
 
 /** Whether {@link settle} found something that waits for the log to reach the disk. */
 export function hasFound(held: HeldSession): boolean {
-  return held.found.size > 0 || held.answeredAt !== undefined
+  return held.found.size > 0 || held.answeredAt !== undefined || held.watchLook === true
 }
 
 /** A notice this package adds to a session (a `plugin` source, form `notice`; rc.8 `ContextForm`). */
@@ -107,7 +109,7 @@ export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSessi
       awaiting.push(message.messageId)
       continue
     }
-    const delivered = relayMessage(message.messageId, message.text, { senderSessionId: message.sender, hop: message.hop })
+    const delivered = relayMessage(message.messageId, message.text, { senderSessionId: message.sender, hop: message.hop, ...(message.notice === undefined ? {} : { notice: message.notice }) })
     try {
       // Messages posted after it may be pending already (restored by a resume, or left by a turn that failed):
       // it goes in front of them, not behind (per-target order). A splice wakes nothing: the notice below does.
@@ -155,6 +157,7 @@ export function settle(store: HomeStore, agent: HostAgent, held: HeldSession): b
     }
     const end = turnEnd(event)
     if (end !== undefined) cancelled = true
+    if (end !== undefined) held.watchLook = true
     // Marked answered with the records, once the log is on disk ({@link recordFound}).
     if (end?.reason === 'completed') held.answeredAt = Math.max(held.answeredAt ?? -1, end.seq)
   }

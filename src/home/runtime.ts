@@ -131,6 +131,11 @@ export class HomeRuntime {
     for (const sessionId of this.holdings.ids()) if (this.host.agents.get(sessionId) === undefined) this.untrack(sessionId)
   }
 
+  /** Post now the notices of watched turns of `sessionId` (held here) that ended, once its log is on disk. */
+  async lookAtWatches(sessionId: string): Promise<void> {
+    await this.holdings.lookAtWatches(sessionId)
+  }
+
   /** Claim and admit, in posting order, every message waiting for `sessionId` (live here). */
   drain(sessionId: string): Promise<void> {
     return this.holdings.drain(sessionId)

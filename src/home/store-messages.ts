@@ -37,6 +37,8 @@ export class StoreMessages extends StoreConnection {
     return this.tx(() => {
       const row = this.row(sessionId)
       if (row?.state !== 'live' || !sameTag(holderTag(row), this.self)) return []
+      // A notice past its expiry is never delivered (docs/architecture.md §8, "Notices").
+      this.sql('UPDATE messages SET state = \'refused\', reason = \'expired\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE target = ? AND state = \'pending\' AND expires_at < ?').run(this.now(), sessionId, this.now())
       const rows = this.sql('SELECT * FROM messages WHERE target = ? AND state IN (\'pending\', \'claimed\') ORDER BY n').all(sessionId) as unknown as MessageRow[]
       // Never this process's own claims: those are in flight here (admitted, awaiting their record).
       const mine = rows.filter(message => message.state === 'pending' || !this.alive({ pid: message.claimer_pid ?? 0, start: message.claimer_start ?? 0 }))

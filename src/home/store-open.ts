@@ -88,9 +88,10 @@ function isBroken(error: unknown): boolean {
  * @param self - this process.
  * @param alive - liveness of another process (pid + start time).
  * @param log - where a rebuilt store is reported.
+ * @param now - clock, ms (tests inject one).
  * @throws when the directory or file is unsafe (a symlink, not a directory) or SQLite cannot open it.
  */
-export function openHomeStore(home: string, self: ProcessTag, alive: (tag: ProcessTag) => boolean, log: (message: string) => void = () => undefined): SqliteHomeStore {
+export function openHomeStore(home: string, self: ProcessTag, alive: (tag: ProcessTag) => boolean, log: (message: string) => void = () => undefined, now: () => number = Date.now): SqliteHomeStore {
   const { dir, file } = storePaths(home)
   plainDirectory(dir)
   createOwnerOnly(file)
@@ -112,5 +113,5 @@ export function openHomeStore(home: string, self: ProcessTag, alive: (tag: Proce
     createOwnerOnly(file)
     db = connect(file)
   }
-  return new SqliteHomeStore(db, file, self, alive)
+  return new SqliteHomeStore(db, file, self, alive, now)
 }

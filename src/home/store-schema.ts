@@ -9,17 +9,24 @@
  *   primary key; `pid`/`start` are null when nobody holds it, and `let_go*`
  *   say how the last holder let it go.
  * - `messages`: one row per message addressed to a session held elsewhere
- *   (or handed to another process to wake); `n` is the posting order.
+ *   (or handed to another process to wake); `n` is the posting order. A
+ *   notice (`notice` set: how the watched turn ended) is a message too, from
+ *   the watched target to the sender, with an `expires_at`.
+ * - `watches`: one row per message whose sender asked for a notice
+ *   (`sessions_send` `notify`): `watching` until the target's turn that took
+ *   it ends, then `noticed` (the notice posted in the same transaction) or
+ *   `dropped` with why (docs/architecture.md §8, "Notices").
  *
  * @module dsh-cross-session/home/store-schema
  */
 
 import type { ProcessTag } from '../harness/dsh-home.js'
 import type { HolderRefusal } from '../ports.js'
+import type { NoticeOutcome } from '../model/outcomes.js'
 import type { Holder, HolderView, LetGo, MessageState, StoredMessage } from './store.js'
 
 /** Schema version kept in `meta`; a store of another version is rebuilt. */
-export const STORE_VERSION = '1'
+export const STORE_VERSION = '2'
 
 /** The schema, idempotent. */
 export const SCHEMA = `
@@ -45,7 +52,17 @@ CREATE TABLE IF NOT EXISTS messages (
   claimer_pid INTEGER, claimer_start INTEGER,
   seq INTEGER, running INTEGER, reason TEXT,
   answered_seq INTEGER, reoffered INTEGER NOT NULL DEFAULT 0,
-  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL) STRICT;
+  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+  notice TEXT, expires_at INTEGER) STRICT;
+CREATE TABLE IF NOT EXISTS watches (
+  message_id TEXT PRIMARY KEY,
+  sender TEXT NOT NULL, target TEXT NOT NULL, hop INTEGER NOT NULL,
+  may_wake INTEGER NOT NULL, max_hops INTEGER NOT NULL, per_minute INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('watching', 'noticed', 'dropped')),
+  reason TEXT, notice_id TEXT, turn_end_seq INTEGER, outcome TEXT,
+  created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, updated_at INTEGER NOT NULL) STRICT;
+CREATE INDEX IF NOT EXISTS watches_watching ON watches (target, created_at) WHERE state = 'watching';
+CREATE INDEX IF NOT EXISTS messages_notices ON messages (sender, target, created_at) WHERE notice IS NOT NULL;
 CREATE INDEX IF NOT EXISTS messages_by_target ON messages (target, state, n);
 CREATE INDEX IF NOT EXISTS messages_waiting ON messages (target) WHERE state IN ('pending', 'claimed');
 CREATE INDEX IF NOT EXISTS messages_by_claimer ON messages (claimer_pid, claimer_start) WHERE state = 'claimed';
@@ -83,6 +100,8 @@ export interface MessageRow {
   readonly reason: string | null
   readonly answered_seq: number | null
   readonly created_at: number
+  readonly notice: string | null
+  readonly expires_at: number | null
 }
 
 /** The holder of a row, when it names one (alive or not). */
@@ -111,7 +130,7 @@ export function sameTag(a: ProcessTag | undefined, b: ProcessTag | undefined): b
 
 /** A stored refusal reason, read defensively (an older or foreign row reads `unknown`). */
 function holderRefusalOf(reason: string): HolderRefusal {
-  return reason === 'misaddressed' || reason === 'target-gone' ? reason : 'unknown'
+  return reason === 'misaddressed' || reason === 'target-gone' || reason === 'expired' ? reason : 'unknown'
 }
 
 /** A `messages` row as the port's {@link StoredMessage}. */
@@ -131,6 +150,13 @@ export function messageOf(row: MessageRow): StoredMessage {
     ...(row.running === null ? {} : { running: row.running === 1 }),
     ...(row.reason === null ? {} : { reason: holderRefusalOf(row.reason) }),
     ...(row.answered_seq === null ? {} : { answeredSeq: row.answered_seq }),
+    ...(row.notice === null ? {} : { notice: noticeOutcomeOf(row.notice) }),
+    ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
     createdAt: row.created_at,
   }
+}
+
+/** A stored notice outcome, read defensively. */
+export function noticeOutcomeOf(value: string | null): NoticeOutcome {
+  return value === 'completed' || value === 'interrupted' ? value : 'failed'
 }

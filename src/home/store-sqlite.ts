@@ -12,13 +12,13 @@
 
 import type { ProcessTag } from '../harness/dsh-home.js'
 import type { Board, HoldOutcome, HomeStore, LetGo } from './store.js'
-import { StoreMessages } from './store-messages.js'
+import { StoreNotices } from './store-notices.js'
 import { holderOf, holderTag, lastLetGo, sameTag, type HolderRow } from './store-schema.js'
 
 export { MAX_WAITING_PER_TARGET } from './store-messages.js'
 
-/** The SQLite home store of one process: the holder half here, the message half in {@link StoreMessages}. */
-export class SqliteHomeStore extends StoreMessages implements HomeStore {
+/** The SQLite home store of one process: the holder half here, the message half in `StoreMessages`, the notice half in {@link StoreNotices}. */
+export class SqliteHomeStore extends StoreNotices implements HomeStore {
   join(longLived: boolean): void {
     this.tx(() => {
       this.sql('INSERT OR REPLACE INTO processes (pid, start, long_lived, joined_at) VALUES (?, ?, ?, ?)').run(this.self.pid, this.self.start, longLived ? 1 : 0, this.now())

@@ -26,6 +26,9 @@
 
 import type { HolderRefusal } from '../ports.js'
 import type { ProcessTag } from '../harness/dsh-home.js'
+import type { NoticeFields, NoticeStore } from './notice-port.js'
+
+export type { NewWatch, NoticeFields, StoredWatch, WatchDrop, WatchedTurnEnd, WatchState } from './notice-port.js'
 
 /** How a holder let a session go (kept on the session's row). */
 export type LetGo = 'released' | 'exited' | 'died' | 'wake-failed'
@@ -79,7 +82,7 @@ export interface NewMessage {
 export type MessageState = 'pending' | 'claimed' | 'recorded' | 'refused'
 
 /** One stored message. */
-export interface StoredMessage extends NewMessage {
+export interface StoredMessage extends NewMessage, NoticeFields {
   /** Posting order (per home). */
   readonly order: number
   readonly state: MessageState
@@ -101,7 +104,7 @@ export type PostOutcome =
   | { readonly ok: false, readonly reason: 'full' }
 
 /** The store port. Every method is synchronous and atomic; none throws on a missing row. */
-export interface HomeStore {
+export interface HomeStore extends NoticeStore {
   /** This process (pid + start time). */
   readonly self: ProcessTag
   /** Register this process; `longLived`: it is a host that outlives its sessions' turns (`dsh web`). */
@@ -150,7 +153,12 @@ export interface HomeStore {
   message(messageId: string): StoredMessage | undefined
   /** Sessions with messages that may wake them and no living holder (for a long-lived host to adopt). */
   adoptable(): string[]
-  /** Drop recorded and refused messages older than `retainMs`, and rows of dead processes. @returns messages dropped. */
+  /**
+   * Drop recorded and refused messages older than `retainMs`, and rows of
+   * dead processes; expire watches and waiting notices past their
+   * `expiresAt` (dropped / refused `expired`), and drop finished watches
+   * older than `retainMs`. @returns messages dropped.
+   */
   sweep(now: number, retainMs: number): number
   /** Whether another connection committed since the last call (cheap: `PRAGMA data_version`). */
   changed(): boolean

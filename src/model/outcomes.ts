@@ -26,7 +26,23 @@ export type DeliveryReason =
 export type ReleaseOutcome = 'not-held' | 'claimed-by-another' | 'delivered-by-another' | 'kept-by-controller' | 'put-back-to-sleep'
 
 /** Why the holding process refused a stored message. */
-export type HolderRefusal = 'misaddressed' | 'target-gone' | 'unknown'
+export type HolderRefusal = 'misaddressed' | 'target-gone' | 'expired' | 'unknown'
+
+/**
+ * How the turn a notice reports on ended (docs/tools.md#notices), from rc.8's
+ * `turn/end` reason kind (`@deepseek-ai/dsh-session@0.1.0-rc.8`
+ * lib/types/types.d.ts `TurnEndReasonMap`): `completed` and `max-tokens` →
+ * completed; `aborted` and `interrupted` → interrupted; `error`, `blocked`
+ * and anything else → failed.
+ */
+export type NoticeOutcome = 'completed' | 'failed' | 'interrupted'
+
+/** {@link NoticeOutcome} of an rc.8 `turn/end` reason kind. */
+export function noticeOutcome(reasonKind: string): NoticeOutcome {
+  if (reasonKind === 'completed' || reasonKind === 'max-tokens') return 'completed'
+  if (reasonKind === 'aborted' || reasonKind === 'interrupted') return 'interrupted'
+  return 'failed'
+}
 
 /** How the turn that took a message ended (`ControllerPort.waitAnswered`): rc.8 `turn/end` reason kind and seq, or still running. */
 export type AnswerWait =
@@ -41,3 +57,18 @@ export type AnswerWait =
 export type MailboxStage =
   | { readonly stage: 'claimed' | 'pending' }
   | { readonly stage: 'refused', readonly reason: HolderRefusal }
+
+/** A request for a notice (`ControllerPort.watchAnswer`, `src/ports.ts`); the limits are the sender's settings. */
+export interface AnswerWatch {
+  readonly requestId: string
+  readonly senderSessionId: string
+  readonly targetId: string
+  /** The watched message's hop; the notice comes at `hop + 1`. */
+  readonly hop: number
+  /** The sender's `allowResume`: the notice may wake the sender when it is cold. */
+  readonly mayWake: boolean
+  readonly maxHops: number
+  readonly perMinute: number
+  /** `noticeTtlMs`: the watch and its notice expire after this long, ms. */
+  readonly ttlMs: number
+}

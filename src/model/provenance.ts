@@ -27,6 +27,7 @@
 
 import { parseFrame } from '../framing.js'
 import { isInjectedText, textOf } from './message-text.js'
+import type { NoticeOutcome } from './outcomes.js'
 
 /** `source.plugin` of every message this package delivers (its package name). */
 const RELAY_PLUGIN = 'dsh-cross-session'
@@ -40,6 +41,11 @@ export interface RelayProvenance {
   readonly senderSessionId: string
   /** Its position in the causal relay chain (1 = first relay). */
   readonly hop: number
+  /**
+   * Set when it is a notice (docs/tools.md#notices): how the sender's
+   * watched turn ended. A notice is from this package, never from the user.
+   */
+  readonly notice?: NoticeOutcome
 }
 
 /** The `source` of a message this package delivers. */
@@ -51,8 +57,17 @@ interface RelaySource extends RelayProvenance {
 
 /** Build the source recorded on a delivered message. Pure. */
 export function relaySource(provenance: RelayProvenance): RelaySource {
-  return { kind: 'plugin', plugin: RELAY_PLUGIN, form: 'relay', senderSessionId: provenance.senderSessionId, hop: provenance.hop }
+  return {
+    kind: 'plugin',
+    plugin: RELAY_PLUGIN,
+    form: 'relay',
+    senderSessionId: provenance.senderSessionId,
+    hop: provenance.hop,
+    ...(provenance.notice === undefined ? {} : { notice: provenance.notice }),
+  }
 }
+
+const NOTICE_OUTCOMES: ReadonlySet<unknown> = new Set<NoticeOutcome>(['completed', 'failed', 'interrupted'])
 
 /**
  * Read the provenance this plugin recorded, from an untrusted `source`.
@@ -66,7 +81,7 @@ export function readRelaySource(source: unknown): RelayProvenance | undefined {
   const { senderSessionId, hop } = value
   if (typeof senderSessionId !== 'string' || senderSessionId.length === 0) return undefined
   if (typeof hop !== 'number' || !Number.isInteger(hop) || hop < 1 || hop > MAX_RECORDED_HOP) return undefined
-  return { senderSessionId, hop }
+  return NOTICE_OUTCOMES.has(value.notice) ? { senderSessionId, hop, notice: value.notice as NoticeOutcome } : { senderSessionId, hop }
 }
 
 /** Prefix of the id of every message this package delivers (`requestIdFor` in `src/tools/send/arguments.ts`). */

@@ -7,7 +7,7 @@
  * docs/tools.md#sessions_read and docs/tools.md#sessions_send. The schemas
  * are registered once and are part of the prefix-stable portion of every
  * request, so descriptions are kept short (docs/tools.md#token-effect: the
- * three together stay at or under 1,200 bytes as the model receives them;
+ * three together stay at or under 1,400 bytes as the model receives them;
  * `test/unit/catalog.test.ts` pins every byte).
  *
  * @module dsh-cross-session/schemas
@@ -29,6 +29,8 @@ export const SessionsReadArgs = Type.Object({
   max_messages: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   include_injected: Type.Optional(Type.Boolean()),
   include_system: Type.Optional(Type.Boolean()),
+  after_seq: Type.Optional(Type.Integer({ minimum: 0 })),
+  before_seq: Type.Optional(Type.Integer({ minimum: 0 })),
 }, { additionalProperties: false })
 
 /** `sessions_send` arguments (docs/tools.md#sessions_send). */
@@ -36,6 +38,7 @@ export const SessionsSendArgs = Type.Object({
   session_id: Type.String(),
   message: Type.String(),
   mode: Type.Optional(Type.Enum(['queue', 'steer'], { description: 'queue: next turn; steer: running turn' })),
+  notify: Type.Optional(Type.Boolean({ description: 'Notice when its turn ends' })),
 }, { additionalProperties: false })
 
 export type SessionsListArgs = Static<typeof SessionsListArgs>

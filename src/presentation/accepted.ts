@@ -33,13 +33,28 @@ interface AcceptedLine {
   readonly waitCancelled: boolean
   /** A short-lived process that woke the target waited for the turn that took the message. */
   readonly answer?: AnswerWait
+  /** `notify` was asked: `ttlMs` when a notice will come, `'unavailable'` when this host cannot watch. */
+  readonly notice?: { readonly ttlMs: number } | 'unavailable'
 }
 
 const REPLY_LATER = ' Its reply will not return through this call; read it later with sessions_read.'
 const ANSWERED = ' Its answer is in that session\'s log, not in this result; read it with sessions_read.'
 
+/** The notice line of a send with `notify` (docs/tools.md#notices). */
+export function noticeLine(notice: AcceptedLine['notice']): string {
+  if (notice === undefined) return ''
+  if (notice === 'unavailable') return '\nNotice: not available in this dsh process (no cross-session store); read its answer later with sessions_read.'
+  const hours = notice.ttlMs / 3_600_000
+  const ttl = Number.isInteger(hours) ? `${hours} h` : `${Math.round(notice.ttlMs / 60_000)} min`
+  return `\nNotice: when the turn that takes this message ends, one notice comes to this session (expires in ${ttl}); no need to wait or poll.`
+}
+
 /** The success text. */
 export function renderAccepted(line: AcceptedLine): string {
+  return `${renderAcceptedBody(line)}${noticeLine(line.notice)}`
+}
+
+function renderAcceptedBody(line: AcceptedLine): string {
   const chars = line.truncatedFrom === undefined ? `chars=${line.chars}` : `chars=${line.chars} (truncated from ${line.truncatedFrom})`
   const cut = line.truncatedFrom === undefined ? '' : ` Only the first ${line.chars} characters were delivered (maxSendChars).`
   const head = `accepted for ${displayId(line.targetId)} | mode=${line.mode} | ${chars} | hop ${line.hop}`

@@ -12,6 +12,7 @@
 import type { SessionHeaderView } from '../ports.js'
 import { isSubagent, ownerOf } from '../model/sessions.js'
 import type { ReadableMessage } from '../model/surface.js'
+import type { ReadCursor, WindowSide } from '../model/read-window.js'
 import { countChars, sanitizeForDisplay, truncateVisibly } from '../core/text.js'
 import { displayId, displayTitle, metadataSuffix, stateTag } from './common.js'
 
@@ -37,9 +38,28 @@ interface ReadPage {
   /** The shown window, newest first, with text and provenance. */
   readonly shown: readonly ReadableMessage[]
   readonly omitted: number
+  /** The cursor arguments given; the cursor line is printed only when one is. */
+  readonly cursor: ReadCursor
+  readonly newer: WindowSide
+  readonly older: WindowSide
   readonly malformed: number
   readonly maxMessageChars: number
   readonly maxReadMessages: number
+}
+
+/**
+ * The cursor line of a read with `after_seq` / `before_seq`
+ * (docs/tools.md#sessions_read, "Cursors"):
+ * `after_seq 409 | newer: 3 (after_seq 412) | older: 40 (before_seq 410)`.
+ */
+export function cursorLine(cursor: ReadCursor, newer: WindowSide, older: WindowSide): string {
+  const asked = [
+    ...(cursor.afterSeq === undefined ? [] : [`after_seq ${cursor.afterSeq}`]),
+    ...(cursor.beforeSeq === undefined ? [] : [`before_seq ${cursor.beforeSeq}`]),
+  ].join(', ')
+  const side = (name: string, value: WindowSide, argument: string): string =>
+    value.count === 0 ? `${name}: 0` : `${name}: ${value.count} (${argument} ${value.cursor})`
+  return `${asked} | ${side('newer', newer, 'after_seq')} | ${side('older', older, 'before_seq')}`
 }
 
 /** Room kept under the output budget for the truncation marker, in characters. */
@@ -71,11 +91,15 @@ export function renderRead(page: ReadPage): string {
     `title: ${page.title === null ? '(title unavailable)' : displayTitle(page.title)}`,
     `readable messages: ${page.readable} | captured through seq: ${typeof captured === 'number' ? captured : 'none'}`,
   ]
+  const cursored = page.cursor.afterSeq !== undefined || page.cursor.beforeSeq !== undefined
+  if (cursored) lines.push(cursorLine(page.cursor, page.newer, page.older))
   for (const message of page.shown) {
     lines.push(messageHeading(message), truncateVisibly(sanitizeForDisplay(message.text), page.maxMessageChars))
   }
-  if (page.shown.length === 0) lines.push('(no readable messages)')
-  if (page.omitted > 0) lines.push(`(${page.omitted} earlier ${page.omitted === 1 ? 'message' : 'messages'} omitted)`)
+  if (page.shown.length === 0) lines.push(cursored ? '(no readable messages in this range)' : '(no readable messages)')
+  if (!cursored && page.omitted > 0) {
+    lines.push(`(${page.omitted} earlier ${page.omitted === 1 ? 'message' : 'messages'} omitted; before_seq ${page.older.cursor} reads them)`)
+  }
   if (page.malformed > 0) lines.push(`(${page.malformed} malformed events skipped)`)
   return capOutput(lines.join('\n'), page.maxReadMessages * (page.maxMessageChars + 200))
 }

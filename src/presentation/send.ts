@@ -152,6 +152,7 @@ export function deliveryReasonText(reason: DeliveryReason): string {
 export const holderRefusals: Readonly<Record<HolderRefusal, string>> = {
   'misaddressed': 'the message names another session than the one it was claimed for',
   'target-gone': 'that session no longer exists (it was deleted before it could be woken)',
+  'expired': 'it expired before that session could take it',
   'unknown': 'no reason given',
 }
 

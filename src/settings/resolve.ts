@@ -50,6 +50,10 @@ export interface Settings {
    * does not cut it off by exiting, ms (0–600000).
    */
   readonly answerWaitMs: number
+  /** Default of `sessions_send`'s `notify` (docs/tools.md#notices). */
+  readonly notifyByDefault: boolean
+  /** How long a notice waits for the watched turn to end and then for its sender, ms (60000–604800000). */
+  readonly noticeTtlMs: number
 }
 
 /** Defaults (the `default` column of docs/tools.md#settings). */
@@ -68,6 +72,8 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   maxHops: 4,
   recordWaitMs: 5000,
   answerWaitMs: 120_000,
+  notifyByDefault: false,
+  noticeTtlMs: 12 * 60 * 60_000,
 })
 
 /** How one setting is judged: its type and, for numbers, the range it is clamped into. */
@@ -92,6 +98,8 @@ export const SETTING_RULES: { readonly [K in keyof Settings]: SettingRule } = {
   maxHops: { kind: 'integer', min: 1, max: 32 },
   recordWaitMs: { kind: 'integer', min: 0, max: 30000 },
   answerWaitMs: { kind: 'integer', min: 0, max: 600_000 },
+  notifyByDefault: { kind: 'boolean' },
+  noticeTtlMs: { kind: 'integer', min: 60_000, max: 7 * 24 * 60 * 60_000 },
 }
 
 /** Setting keys, in table order. */

@@ -99,6 +99,15 @@ const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: B
     description: { en: 'How long a send from a headless run that woke its target waits for that turn to end, so the run does not cut it off by exiting.', zh: '无界面运行唤醒目标后，发送等待该轮结束的最长时间，以免运行退出时将其中断。' },
     unit: 'ms',
   },
+  notifyByDefault: {
+    label: { en: 'Notify by default', zh: '默认通知' },
+    description: { en: 'Default of sessions_send notify: one notice to the sender when the target\'s turn that took the message ends.', zh: 'sessions_send 的 notify 默认值：目标处理该消息的一轮结束时，向发送者发一条通知。' },
+  },
+  noticeTtlMs: {
+    label: { en: 'Notice expiry', zh: '通知有效期' },
+    description: { en: 'A notice not sent or not delivered by then is dropped.', zh: '到期仍未发出或未送达的通知将被丢弃。' },
+    unit: 'ms',
+  },
 }
 
 /** Every setting, in table order (`SETTING_KEYS`). */

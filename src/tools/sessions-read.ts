@@ -4,8 +4,10 @@
  *
  * Source: docs/tools.md#sessions_read (arguments, output, provenance,
  * injected filtering, visible truncation, "a read, never a wake"; true
- * live/cold state from a non-waking lookup; newest `max_messages` kept;
- * `(N earlier messages omitted)`; unknown id → `not-found`).
+ * live/cold state from a non-waking lookup; newest `max_messages` kept, or
+ * the range `after_seq` / `before_seq` picks (`src/model/read-window.ts`);
+ * `(N earlier messages omitted; before_seq S reads them)`; unknown id →
+ * `not-found`).
  *
  * Backend calls per call: one `readSurface` and one `readTitles` for the one
  * id (run together), plus a non-waking `isLive`. It never lists the corpus
@@ -21,19 +23,11 @@ import { TOOL_NAMES } from '../model/tool-names.js'
 import { canNameSession, isVisible, readHeader } from '../model/sessions.js'
 import { callBackend } from '../model/service-boundary.js'
 import { classifyMessages, projectMessage } from '../model/surface.js'
+import { pickWindow } from '../model/read-window.js'
 import { sessionIdProblem, validateArguments } from './arguments.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 
 const TOOL = TOOL_NAMES.read
-
-/**
- * Keep the newest `maxMessages`, newest first (the order of the example in
- * docs/tools.md#sessions_read), and say how many earlier ones were left out.
- */
-function windowMessages<T>(messages: readonly T[], maxMessages: number): { shown: T[], omitted: number } {
-  const shown = messages.slice(Math.max(0, messages.length - maxMessages)).reverse()
-  return { shown, omitted: messages.length - shown.length }
-}
 
 /**
  * Execute one `sessions_read` call. Never throws, never wakes.
@@ -79,7 +73,11 @@ export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps
     includeSystem: args.include_system ?? false,
   })
   const maxMessages = Math.min(args.max_messages ?? settings.maxReadMessages, settings.maxReadMessages)
-  const window = windowMessages(readable.messages, maxMessages)
+  const cursor = {
+    ...(args.after_seq === undefined ? {} : { afterSeq: args.after_seq }),
+    ...(args.before_seq === undefined ? {} : { beforeSeq: args.before_seq }),
+  }
+  const window = pickWindow(readable.messages, maxMessages, cursor)
   return renderRead({
     header,
     live,
@@ -89,7 +87,10 @@ export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps
     readable: readable.messages.length,
     capturedThroughSeq: surface.value.capturedThroughSeq,
     shown: window.shown.map(projectMessage),
-    omitted: window.omitted,
+    omitted: window.older.count,
+    cursor,
+    newer: window.newer,
+    older: window.older,
     malformed: readable.malformed,
     maxMessageChars: settings.maxMessageChars,
     maxReadMessages: settings.maxReadMessages,

@@ -15,7 +15,8 @@
  * (no corpus listing), one `readTitles` of the caller (for the frame), one
  * `resolve`, one `admit`, one bounded `waitRecorded` (and, from a headless
  * run that woke the target, one bounded `waitAnswered`, then one more
- * `waitRecorded` when the message waited in the inbox behind a turn).
+ * `waitRecorded` when the message waited in the inbox behind a turn); with
+ * `notify`, one `watchAnswer` (a store write) before the admission.
  *
  * @module dsh-cross-session/tools/sessions-send
  */
@@ -25,7 +26,7 @@ import { renderAccepted, renderRetried } from '../presentation/accepted.js'
 import { commonRefusals, NOTHING_DELIVERED, renderRefusal } from '../presentation/common.js'
 import { truncateChars } from '../core/text.js'
 import { readSendInput, requestIdFor } from './send/arguments.js'
-import { messageText, resolveAndAdmit, waitForAnswer, waitForRecord, type Outgoing } from './send/deliver.js'
+import { messageText, resolveAndAdmit, waitForAnswer, waitForRecord, watchAnswer, type Outgoing } from './send/deliver.js'
 import { gatherAndDecide } from './send/gather.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 
@@ -69,8 +70,13 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   }
   const text = await messageText(out, call, deps)
   if (typeof text === 'string') return text
+  // Watched before admission, so the turn that takes it cannot end first (docs/tools.md#notices).
+  const notice = (args.notify ?? settings.notifyByDefault) ? watchAnswer(out, deps) : undefined
   const admitted = await resolveAndAdmit(out, text.text, call, deps)
-  if (typeof admitted === 'string') return admitted
+  if (typeof admitted === 'string') {
+    if (notice !== undefined && notice !== 'unavailable') deps.controller.unwatchAnswer?.(out.requestId)
+    return admitted
+  }
   limits.recordDelivery(caller.sessionId, args.session_id, args.message)
   let wait = await waitForRecord(out, admitted, call, deps)
   const answer = await waitForAnswer(out, admitted, wait, call, deps)
@@ -91,6 +97,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     recordWaitMs: settings.recordWaitMs,
     waitCancelled: wait.cancelled,
     ...(answer === undefined ? {} : { answer }),
+    ...(notice === undefined ? {} : { notice }),
   })
   limits.recordCall(caller.sessionId, identity, result)
   return result

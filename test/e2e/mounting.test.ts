@@ -49,8 +49,8 @@ describe.skipIf(SKIP_E2E)('mounting', () => {
     const sizes = Object.fromEntries(on.map(t => [t.function.name, Buffer.byteLength(JSON.stringify(t))]))
     const total = Object.values(sizes).reduce((a, b) => a + b, 0)
     console.log(`tool catalog cost (bytes of JSON in the request): ${JSON.stringify(sizes)} total=${total}`)
-    // The budget of docs/tools.md "Tool schemas": the three together at most 1,200 bytes as the model receives them.
-    expect(total).toBeLessThanOrEqual(1200)
+    // The budget of docs/tools.md "Tool schemas": the three together at most 1,400 bytes as the model receives them.
+    expect(total).toBeLessThanOrEqual(1400)
     for (const tool of on) {
       const parameters = tool.function.parameters as { type: string, additionalProperties: unknown, required?: string[] }
       expect(parameters.type).toBe('object')

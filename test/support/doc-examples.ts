@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { vi } from 'vitest'
-import { buildFrame, createAgentsController, guardController, HomeRuntime, openHomeStore, relaySource, sessionsList, sessionsRead, sessionsSend, storePaths, StoreWatch, withPresence, WokenSessions, type HomeStore, type HostAgents, type ProcessTag, type Settings } from '../../src/testing.js'
+import { NOTICE_EXCERPT_CHARS, buildFrame, buildNotice, createAgentsController, truncateVisibly, guardController, HomeRuntime, openHomeStore, relaySource, sessionsList, sessionsRead, sessionsSend, storePaths, StoreWatch, withPresence, WokenSessions, type HomeStore, type HostAgents, type ProcessTag, type Settings } from '../../src/testing.js'
 import { fakeAgent, FakeHost, type LogEvent } from './fake-host.js'
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent } from './fakes.js'
 
@@ -31,6 +31,8 @@ const ME = 'session-4b91c2d0-5f3e-4a7b-9c1d-2e8f6a0b3c4d'
 const PEER = 'session-e218a09e-8736-4483-9a04-2bf13608630c'
 const CHILD = '019c3d96-79e0-4e6a-b7bf-ea46c224d701'
 const BODY = 'Did the reasoning-effort fix land on main? The release checklist needs it.'
+/** The answer a notice example quotes the start of. */
+const NOTICE_ANSWER = 'Yes: the fix is on main as of this morning. reasoningEfforts is now declared per model entry in providers.yaml, and the selector shows low/medium/high for every DeepSeek model. No docs change is needed for users; I added one line to CHANGELOG.md under 0.4.2. The release checklist item can be ticked. One caveat: older profiles that pin a model by alias still show an empty selector until they are re-saved once, which I noted in the migration section.'
 
 /** Build the example corpus: two peers, a subagent, and the caller. */
 function scene() {
@@ -185,7 +187,12 @@ export async function docExamples(): Promise<Record<string, string>> {
   return {
     'sessions_list': await sessionsList({ scope: 'all' }, call(), w.deps),
     'sessions_read': await sessionsRead({ session_id: PEER, max_messages: 2 }, call(), w.deps),
+    'sessions_read after_seq': await sessionsRead({ session_id: PEER, after_seq: 407 }, call(), w.deps),
+    'sessions_read before_seq': await sessionsRead({ session_id: PEER, before_seq: 409, max_messages: 1 }, call(), w.deps),
+    'sessions_read past the end': await sessionsRead({ session_id: PEER, after_seq: 409 }, call(), w.deps),
     'sessions_send': await sessionsSend({ session_id: PEER, message: BODY }, call('call_01'), w.deps),
+    'sessions_send notify': await sessionsSend({ session_id: PEER, message: 'Tell me when the release checklist is done.', notify: true }, call('call_02'), w.deps),
+    'notice': buildNotice({ fromSessionId: PEER, fromTitle: 'Fix the newapi reasoning-effort config', outcome: 'completed', messageSeq: 409, turnEndSeq: 415, hop: 2, excerpt: truncateVisibly(NOTICE_ANSWER, NOTICE_EXCERPT_CHARS), token: () => 'Q7fz2LmX9aKd' }),
     'frame': buildFrame({ fromSessionId: ME, fromTitle: 'Release checklist for v2', mode: 'queue', hop: 1, body: BODY, token: () => 'k3Vd9QxLm2Ta' }).text,
     'not-messageable': await sessionsSend({ session_id: CHILD, message: 'hi' }, call(), w.deps),
     'remote recorded': await remoteSend(recordsAt(27)),

@@ -7,7 +7,7 @@
  * @module test/support/fakes
  */
 
-import { DEFAULT_SETTINGS, latestRelay, relaySource, SendLimits, type Caller, type ControllerOutcome, type ControllerPort, type DeliveryReason, type ReleaseOutcome, type Recorded, type RelayProvenance, type ResolvedTarget, type SendMode, type SessionHeaderView, type SessionQueryPort, type SessionRecordView, type Settings, type SurfaceView, type ToolCallContext, type ToolDeps } from '../../src/testing.js'
+import { type AnswerWatch, DEFAULT_SETTINGS, latestRelay, relaySource, SendLimits, type Caller, type ControllerOutcome, type ControllerPort, type DeliveryReason, type ReleaseOutcome, type Recorded, type RelayProvenance, type ResolvedTarget, type SendMode, type SessionHeaderView, type SessionQueryPort, type SessionRecordView, type Settings, type SurfaceView, type ToolCallContext, type ToolDeps } from '../../src/testing.js'
 
 /** One fake session: header, liveness, title and surface events. */
 export interface FakeSession {
@@ -134,6 +134,9 @@ export class FakeController implements ControllerPort {
   /** Called just before `resolve` / `admit` return (e.g. to cancel the call mid-step). */
   afterResolve: (() => void) | undefined
   afterAdmit: (() => void) | undefined
+  /** Notices asked for (`watchAnswer`), by request id; `false` makes this host one without a home store. */
+  readonly watches = new Map<string, AnswerWatch>()
+  canWatch = true
 
   private readonly corpus: FakeSessionQuery
   /** Whether the last `resolve` of each session allowed waking (the fake admits to a cold target only then). */
@@ -145,6 +148,17 @@ export class FakeController implements ControllerPort {
 
   private count(method: string): void {
     this.calls[method] = (this.calls[method] ?? 0) + 1
+  }
+
+  watchAnswer(watch: AnswerWatch): boolean {
+    this.count('watchAnswer')
+    if (this.canWatch) this.watches.set(watch.requestId, watch)
+    return this.canWatch
+  }
+
+  unwatchAnswer(requestId: string): void {
+    this.count('unwatchAnswer')
+    this.watches.delete(requestId)
   }
 
   async resolve(sessionId: string, options: { mayWake: boolean, signal: AbortSignal }): Promise<ControllerOutcome<ResolvedTarget>> {

@@ -41,18 +41,18 @@ describe('the catalog the model receives', () => {
         {
           name: 'sessions_read',
           description: 'Read a peer session\'s recent messages.',
-          parameters: '{"type":"object","required":["session_id"],"properties":{"session_id":{"type":"string","description":"Id from sessions_list"},"max_messages":{"type":"integer","minimum":1,"maximum":100},"include_injected":{"type":"boolean"},"include_system":{"type":"boolean"}},"additionalProperties":false}',
-          bytes: { name: 13, description: 38, parameters: 290, entry: 383 },
+          parameters: '{"type":"object","required":["session_id"],"properties":{"session_id":{"type":"string","description":"Id from sessions_list"},"max_messages":{"type":"integer","minimum":1,"maximum":100},"include_injected":{"type":"boolean"},"include_system":{"type":"boolean"},"after_seq":{"type":"integer","minimum":0},"before_seq":{"type":"integer","minimum":0}},"additionalProperties":false}',
+          bytes: { name: 13, description: 38, parameters: 377, entry: 470 },
         },
         {
           name: 'sessions_send',
           description: 'Send a message to a top-level peer session\'s inbox.',
-          parameters: '{"type":"object","required":["session_id","message"],"properties":{"session_id":{"type":"string"},"message":{"type":"string"},"mode":{"enum":["queue","steer"],"description":"queue: next turn; steer: running turn"}},"additionalProperties":false}',
-          bytes: { name: 13, description: 51, parameters: 244, entry: 350 },
+          parameters: '{"type":"object","required":["session_id","message"],"properties":{"session_id":{"type":"string"},"message":{"type":"string"},"mode":{"enum":["queue","steer"],"description":"queue: next turn; steer: running turn"},"notify":{"type":"boolean","description":"Notice when its turn ends"}},"additionalProperties":false}',
+          bytes: { name: 13, description: 51, parameters: 314, entry: 420 },
         },
       ],
-      totalBytes: 1069,
-      requestBytes: 1166,
+      totalBytes: 1226,
+      requestBytes: 1323,
     })
     expect(measured.requestBytes).toBeLessThanOrEqual(1400)
   })

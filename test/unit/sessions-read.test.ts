@@ -57,12 +57,12 @@ describe('sessions_read', () => {
   it('keeps the newest max_messages and says how many earlier ones were omitted', async () => {
     const { w, me } = world()
     const text = await sessionsRead({ session_id: 'session-peer', max_messages: 1 }, w.call(me), w.deps)
-    expect(text.split('\n').slice(3)).toEqual(['--- user (seq 5, user) ---', 'thanks', '(2 earlier messages omitted)'])
+    expect(text.split('\n').slice(3)).toEqual(['--- user (seq 5, user) ---', 'thanks', '(2 earlier messages omitted; before_seq 5 reads them)'])
   })
 
   it('caps max_messages at maxReadMessages', async () => {
     const { w, me } = world({ maxReadMessages: 2 })
-    expect(await sessionsRead({ session_id: 'session-peer', max_messages: 100 }, w.call(me), w.deps)).toContain('(1 earlier message omitted)')
+    expect(await sessionsRead({ session_id: 'session-peer', max_messages: 100 }, w.call(me), w.deps)).toContain('(1 earlier message omitted; before_seq 3 reads them)')
   })
 
   it('truncates a long message visibly, counting code points', async () => {
@@ -137,5 +137,117 @@ describe('sessions_read', () => {
   it('says when there is nothing readable', async () => {
     const { w, me } = world()
     expect(await sessionsRead({ session_id: 'session-me' }, w.call(me), w.deps)).toContain('(no readable messages)')
+  })
+
+  describe('cursors (after_seq, before_seq)', () => {
+    /** A surface of ten user/assistant messages at seq 10, 20, …, 100, plus a plugin notice at 55 and injected context at 65. */
+    function long(settings = {}) {
+      const w = makeWorld(settings)
+      const me = session('session-me', 5000, { live: true })
+      const events: unknown[] = []
+      for (let i = 1; i <= 10; i++) events.push(i % 2 === 1 ? userEvent(i * 10, `q${i * 10}`) : assistantEvent(i * 10, `a${i * 10}`))
+      events.splice(5, 0, userEvent(55, 'Skills available: x', { kind: 'plugin', plugin: 'p', form: 'catalog' }))
+      events.splice(7, 0, userEvent(65, '<system-reminder>ctx</system-reminder>'))
+      const peer = session('session-peer', 1000, { title: 'Long', events })
+      w.corpus.add(me).add(peer)
+      return { w, me, peer }
+    }
+    const read = async (args: Record<string, unknown>, settings = {}) => {
+      const { w, me } = long(settings)
+      return sessionsRead({ session_id: 'session-peer', ...args }, w.call(me), w.deps)
+    }
+    const seqs = (text: string) => [...text.matchAll(/\(seq (\d+),/g)].map(m => Number(m[1]))
+    const cursorOf = (text: string) => text.split('\n')[3]
+
+    it('after_seq 0 reads forward from the start: the oldest max_messages, newest first, with both cursors', async () => {
+      const text = await read({ after_seq: 0, max_messages: 3 })
+      expect(seqs(text)).toEqual([30, 20, 10])
+      expect(cursorOf(text)).toBe('after_seq 0 | newer: 7 (after_seq 30) | older: 0')
+      expect(text).not.toContain('omitted')
+    })
+
+    it('after_seq in the middle returns only what was recorded after it', async () => {
+      const text = await read({ after_seq: 40 })
+      expect(seqs(text)).toEqual([100, 90, 80, 70, 60, 50])
+      expect(cursorOf(text)).toBe('after_seq 40 | newer: 0 | older: 4 (before_seq 50)')
+    })
+
+    it('the next cursor reads exactly the rest, with no gap and no overlap', async () => {
+      const seen: number[] = []
+      let after = 0
+      for (let page = 0; page < 10; page++) {
+        const text = await read({ after_seq: after, max_messages: 4 })
+        const shown = seqs(text).reverse()
+        if (shown.length === 0) break
+        seen.push(...shown)
+        const next = /newer: \d+ \(after_seq (\d+)\)/.exec(cursorOf(text)!)
+        if (next === null) break
+        after = Number(next[1])
+      }
+      expect(seen).toEqual([10, 20, 30, 40, 50, 60, 70, 80, 90, 100])
+    })
+
+    it('after_seq past the end: a header with no messages, not an error', async () => {
+      const text = await read({ after_seq: 100 })
+      expect(text.split('\n').slice(2)).toEqual([
+        'readable messages: 10 | captured through seq: 100',
+        'after_seq 100 | newer: 0 | older: 10 (before_seq 101)',
+        '(no readable messages in this range)',
+      ])
+      expect(await read({ after_seq: 1_000_000 })).toContain('after_seq 1000000 | newer: 0 | older: 10 (before_seq 1000001)')
+    })
+
+    it('before_seq pages back: the newest max_messages before it', async () => {
+      const text = await read({ before_seq: 70, max_messages: 2 })
+      expect(seqs(text)).toEqual([60, 50])
+      expect(cursorOf(text)).toBe('before_seq 70 | newer: 4 (after_seq 60) | older: 4 (before_seq 50)')
+    })
+
+    it('before_seq before the start (0, or at the first seq): a header with no messages', async () => {
+      expect(cursorOf(await read({ before_seq: 0 }))).toBe('before_seq 0 | newer: 10 (after_seq 0) | older: 0')
+      const atFirst = await read({ before_seq: 10 })
+      expect(cursorOf(atFirst)).toBe('before_seq 10 | newer: 10 (after_seq 9) | older: 0')
+      expect(atFirst).toContain('(no readable messages in this range)')
+    })
+
+    it('both at once keep the open range between them, reading forward', async () => {
+      const text = await read({ after_seq: 20, before_seq: 80, max_messages: 2 })
+      expect(seqs(text)).toEqual([40, 30])
+      expect(cursorOf(text)).toBe('after_seq 20, before_seq 80 | newer: 6 (after_seq 40) | older: 2 (before_seq 30)')
+    })
+
+    it('an inverted or empty range is a header with no messages, the cursors at the asked bounds', async () => {
+      const inverted = await read({ after_seq: 80, before_seq: 30 })
+      expect(seqs(inverted)).toEqual([])
+      expect(cursorOf(inverted)).toBe('after_seq 80, before_seq 30 | newer: 2 (after_seq 80) | older: 2 (before_seq 30)')
+      expect(cursorOf(await read({ after_seq: 30, before_seq: 31 }))).toBe('after_seq 30, before_seq 31 | newer: 7 (after_seq 30) | older: 3 (before_seq 31)')
+    })
+
+    it('max_messages is still capped by maxReadMessages under a cursor', async () => {
+      const text = await read({ after_seq: 0, max_messages: 100 }, { maxReadMessages: 3 })
+      expect(seqs(text)).toEqual([30, 20, 10])
+    })
+
+    it('counts and cursors follow include_system and include_injected', async () => {
+      const plain = await read({ after_seq: 50, max_messages: 1 })
+      expect(seqs(plain)).toEqual([60])
+      const all = await read({ after_seq: 50, max_messages: 2, include_system: true, include_injected: true })
+      expect(seqs(all)).toEqual([60, 55])
+      expect(cursorOf(all)).toBe('after_seq 50 | newer: 5 (after_seq 60) | older: 5 (before_seq 55)')
+      expect(all).toContain('readable messages: 12')
+    })
+
+    it('a long message in a cursor window is still cut visibly', async () => {
+      const { w, me, peer } = long({ maxMessageChars: 10 })
+      peer.events.push(userEvent(110, 'x'.repeat(50)))
+      const text = await sessionsRead({ session_id: 'session-peer', after_seq: 100 }, w.call(me), w.deps)
+      expect(text).toContain(`${'x'.repeat(10)}…[truncated 40 chars]`)
+    })
+
+    it('refuses a negative or fractional cursor as invalid-arguments, before any backend call', async () => {
+      expect(await read({ after_seq: -1 })).toMatch(/^refused: invalid-arguments/)
+      expect(await read({ before_seq: 1.5 })).toMatch(/^refused: invalid-arguments/)
+      expect(await read({ after_seq: '3' })).toMatch(/^refused: invalid-arguments/)
+    })
   })
 })

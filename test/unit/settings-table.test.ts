@@ -23,6 +23,8 @@ const DOCUMENTED = [
   { key: 'maxHops', kind: 'integer', default: 4, min: 1, max: 32 },
   { key: 'recordWaitMs', kind: 'integer', default: 5000, min: 0, max: 30000 },
   { key: 'answerWaitMs', kind: 'integer', default: 120000, min: 0, max: 600000 },
+  { key: 'notifyByDefault', kind: 'boolean', default: false },
+  { key: 'noticeTtlMs', kind: 'integer', default: 43200000, min: 60000, max: 604800000 },
 ] as const
 
 describe('SETTINGS_TABLE', () => {

@@ -126,6 +126,31 @@ export async function waitForAnswer(out: Outgoing, to: AdmittedTo, wait: RecordW
   return answered.ok ? answered.value : undefined
 }
 
+/**
+ * `notify`: ask the home store for one notice when the turn that takes the
+ * message ends (docs/tools.md#notices); the limits are the sender's settings.
+ * @returns the expiry for the result line, or `'unavailable'` (no home store, or the store write failed).
+ */
+export function watchAnswer(out: Outgoing, deps: ToolDeps): { ttlMs: number } | 'unavailable' {
+  const { settings } = deps
+  try {
+    const watched = deps.controller.watchAnswer?.({
+      requestId: out.requestId,
+      senderSessionId: out.callerId,
+      targetId: out.targetId,
+      hop: out.hop,
+      mayWake: settings.allowResume,
+      maxHops: settings.maxHops,
+      perMinute: settings.maxSendsPerMinute,
+      ttlMs: settings.noticeTtlMs,
+    }) === true
+    return watched ? { ttlMs: settings.noticeTtlMs } : 'unavailable'
+  } catch (error: unknown) {
+    deps.log(`asking for a notice failed: ${String(error)}`)
+    return 'unavailable'
+  }
+}
+
 function logDetail(deps: ToolDeps, step: string, detail: string | undefined): void {
   if (detail !== undefined) deps.log(`${step} refused: ${detail}`)
 }
