@@ -6,7 +6,7 @@
  * under test could wait on.
  *
  * Only the columns the e2e tests read are typed here; the tables are
- * `processes`, `holders` and `messages` (src/home/store-schema.ts). A test
+ * `processes`, `holders`, `messages` and `watches` (src/home/store-schema.ts). A test
  * that must plant a fault (a holder row naming a reused pid) uses
  * {@link writeStore}, with no `dsh` process running on the home.
  * @module test/e2e/support/store
@@ -38,6 +38,22 @@ export interface MessageRow {
   claimer_pid: number | null
   seq: number | null
   reason: string | null
+  /** Set on a notice: how the watched turn ended. */
+  notice: string | null
+  may_wake: number
+  hop: number
+}
+
+/** One `watches` row: a sender's request for a notice (docs/tools.md "Notices"). */
+export interface WatchRow {
+  message_id: string
+  sender: string
+  target: string
+  state: 'watching' | 'noticed' | 'dropped'
+  reason: string | null
+  notice_id: string | null
+  turn_end_seq: number | null
+  outcome: string | null
 }
 
 /** One `processes` row: a process of the package on the home. */
@@ -52,6 +68,7 @@ export interface StoreView {
   holders: HolderRow[]
   messages: MessageRow[]
   processes: ProcessRow[]
+  watches: WatchRow[]
 }
 
 /** The store file of `h`. */
@@ -62,7 +79,7 @@ export function storeFile(h: DshHome): string {
 /** Every row of the three tables (empty before any process created the store). */
 export function readStore(h: DshHome): StoreView {
   const file = storeFile(h)
-  if (!existsSync(file)) return { holders: [], messages: [], processes: [] }
+  if (!existsSync(file)) return { holders: [], messages: [], processes: [], watches: [] }
   const db = new DatabaseSync(file, { readOnly: true })
   try {
     db.exec('PRAGMA busy_timeout = 5000')
@@ -70,6 +87,7 @@ export function readStore(h: DshHome): StoreView {
       holders: db.prepare('SELECT * FROM holders ORDER BY session_id').all() as unknown as HolderRow[],
       messages: db.prepare('SELECT * FROM messages ORDER BY n').all() as unknown as MessageRow[],
       processes: db.prepare('SELECT * FROM processes ORDER BY joined_at').all() as unknown as ProcessRow[],
+      watches: db.prepare('SELECT * FROM watches ORDER BY created_at').all() as unknown as WatchRow[],
     }
   } finally {
     db.close()
