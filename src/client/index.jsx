@@ -38,11 +38,19 @@ const en = {
   'send.recorded': 'recorded at seq {seq}',
   'send.inbox': 'in inbox at seq {seq}',
   'send.accepted': 'accepted, not yet recorded',
+  'send.pending': 'pending, not yet in its log',
+  'send.answered': 'answered at seq {seq}',
+  'send.openAnswer': 'Open answer',
+  'send.lost': 'lost: {why}',
   'send.hop': 'hop {hop}',
   'send.woke': 'woke it',
   'send.body': 'message',
   'received.from': 'Message from session',
   'received.open': 'Open session',
+  'notice.from': 'Notice from session',
+  'notice.completed': 'finished',
+  'notice.failed': 'failed',
+  'notice.interrupted': 'interrupted',
   'card.title': 'Cross-session tools',
   'card.description': 'sessions_list, sessions_read and sessions_send: how sessions see and message each other.',
   'card.default': 'default',
@@ -78,11 +86,19 @@ const zh = {
   'send.recorded': '已记录于 seq {seq}',
   'send.inbox': '已入收件箱 seq {seq}',
   'send.accepted': '已接受，尚未记录',
+  'send.pending': '等待中，尚未写入其日志',
+  'send.answered': '已于 seq {seq} 应答',
+  'send.openAnswer': '打开应答',
+  'send.lost': '已丢失：{why}',
   'send.hop': '第 {hop} 跳',
   'send.woke': '已唤醒',
   'send.body': '消息',
   'received.from': '来自会话的消息',
   'received.open': '打开会话',
+  'notice.from': '来自会话的通知',
+  'notice.completed': '已完成',
+  'notice.failed': '失败',
+  'notice.interrupted': '已中断',
   'card.title': '跨会话工具',
   'card.description': 'sessions_list、sessions_read 与 sessions_send：会话之间如何互相查看和发送消息。',
   'card.default': '默认',
@@ -124,7 +140,15 @@ export function apply(ctx) {
     locale: NS,
     inject: () => ({ openSession: id => { ctx.sessions.open(id) } }),
   }, ReceivedRow))
+  // The send row follows its message in the target's history, as the host serves it (rc.8 dsh-client-connection
+  // `connection.api.sessions.history`); read per call, so a host without it leaves the row as the call said.
+  const history = async sessionId => {
+    const connection = ctx.get?.('connection')
+    const read = connection?.api?.sessions?.history
+    return typeof read === 'function' ? await read.call(connection.api.sessions, { sessionId }) : undefined
+  }
+  const rowServices = () => ({ history, openSession: id => { ctx.sessions.open(id) } })
   ctx.slots.inject('tool.call.toolview', function* () {
-    for (const [name, Row] of Object.entries(TOOL_ROWS)) yield ctx.slots.register({ name: 'tool.call.toolview', key: name, locale: NS }, Row)
+    for (const [name, Row] of Object.entries(TOOL_ROWS)) yield ctx.slots.register({ name: 'tool.call.toolview', key: name, locale: NS, inject: rowServices }, Row)
   })
 }

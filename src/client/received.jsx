@@ -3,7 +3,8 @@
  * its relay source, src/model/provenance.ts `deliveredProvenance` — recorded by the
  * deliverer, never read from text, so frames on or off) gets a row of its
  * own in the target's chat — "Message from session 4b91… "title" · queue
- * · hop 1 · Open session" — so it does not read as the human's words.
+ * · hop 1 · Open session" — so it does not read as the human's words; a
+ * notice reads "Notice from session 4b91… · finished · Open session".
  *
  * rc.8 offers no per-message seat inside the user bubble: user messages are
  * the built-in `user` Chat Node (dsh-client-ui-conversation), and every
@@ -39,7 +40,10 @@ function deliveredBy(message) {
   if (provenance === undefined) return undefined
   const frame = parseFrame(text)
   const framed = frame !== undefined && frame.fromSessionId === provenance.senderSessionId
-  return { fromSessionId: provenance.senderSessionId, hop: provenance.hop, fromTitle: framed ? frame.fromTitle : '', mode: framed ? frame.mode : undefined }
+  const base = { fromSessionId: provenance.senderSessionId, hop: provenance.hop }
+  // A notice (docs/tools.md#notices): how the watched turn ended, from the recorded source.
+  if (provenance.notice !== undefined) return { ...base, notice: provenance.notice, fromTitle: '', mode: undefined }
+  return { ...base, fromTitle: framed ? frame.fromTitle : '', mode: framed ? frame.mode : undefined }
 }
 
 /** Conversation Definition: one node per delivered user message, keyed by its seq. */
@@ -68,9 +72,24 @@ export const receivedDefinition = {
   },
 }
 
-/** The row: who sent it, how, and a link to open the sender. */
+/** Dictionary key of a notice outcome (`completed` reads "finished"). */
+const NOTICE_WORDS = { completed: 'notice.completed', failed: 'notice.failed', interrupted: 'notice.interrupted' }
+
+/** The row: who sent it, how, and a link to open the sender; a notice says how the sender's watched turn ended. */
 export function ReceivedRow({ node, openSession, t }) {
   const data = node.data
+  if (data.notice !== undefined) {
+    return (
+      <div className="xs-row" data-xs-received={data.fromSessionId} data-xs-notice={data.notice}>
+        <div className="xs-head">
+          <span className="xs-title">{t('notice.from')}</span>
+          <span className="xs-chip xs-mono" title={data.fromSessionId}>{shortId(data.fromSessionId)}</span>
+          <span className="xs-summary">{t(NOTICE_WORDS[data.notice] ?? 'notice.failed')}</span>
+          <a href="#" data-xs-open={data.fromSessionId} onClick={event => { event.preventDefault(); openSession(data.fromSessionId) }}>{t('received.open')}</a>
+        </div>
+      </div>
+    )
+  }
   return (
     <div className="xs-row" data-xs-received={data.fromSessionId}>
       <div className="xs-head">

@@ -124,8 +124,12 @@ export function parseSendResult(text: string): SendResult | undefined {
   const match = ACCEPTED.exec(first)
   if (match === null) return undefined
   const tail = match[7]!
-  const recordedAt = /^recorded at seq (\d+)$/.exec(tail)
-  const inbox = /^in its inbox at seq (\d+), not yet in its conversation$/.exec(tail)
+  // A mailbox delivery says where it went first (`live in another dsh process (pid N); … | recorded at seq 27`),
+  // and a waited answer follows (`… | its turn ended (completed) at seq 415`): the outcome is one segment of several.
+  const segments = tail.split(' | ')
+  const find = (pattern: RegExp): RegExpExecArray | null => segments.reduce<RegExpExecArray | null>((found, segment) => found ?? pattern.exec(segment), null)
+  const recordedAt = find(/^recorded at seq (\d+)$/)
+  const inbox = find(/^in its inbox at seq (\d+), not yet in its conversation$/)
   const recorded: SendResult['recorded'] = recordedAt !== null
     ? { stage: 'conversation', seq: Number(recordedAt[1]) }
     : inbox !== null ? { stage: 'inbox', seq: Number(inbox[1]) } : { stage: 'unconfirmed', note: tail }
