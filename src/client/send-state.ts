@@ -69,8 +69,14 @@ export function sendStateOf(events: readonly unknown[], callId: string, body: st
   return { stage: 'pending' }
 }
 
-/** The events and title of a `session.history` value (`{ events: [{ event }], projections: { values: { title } } }`). */
-export function readHistory(value: unknown): { events: unknown[], title: string | undefined } {
+/**
+ * The events and title of a `session.history` answer: the client api's
+ * envelope (`{ rpcId, result: { ok, value } }`, rc.8 dsh-client-connection
+ * `callUnary`) or its value (`{ events: [{ event }], projections: { values: { title } } }`).
+ */
+export function readHistory(answer: unknown): { events: unknown[], title: string | undefined } {
+  const result = (answer as { result?: { ok?: unknown, value?: unknown } } | null | undefined)?.result
+  const value = result === undefined ? answer : result.ok === true ? result.value : undefined
   const record = (value ?? {}) as { events?: unknown, projections?: { values?: { title?: unknown } } }
   const events = Array.isArray(record.events) ? record.events.map(entry => (entry as { event?: unknown } | null)?.event) : []
   const title = record.projections?.values?.title

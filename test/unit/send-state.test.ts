@@ -40,6 +40,9 @@ describe('sendStateOf', () => {
   it('reads a session.history value: its events and its title projection', () => {
     expect(readHistory({ events: [{ event: recorded(1) }], hasMore: false, projections: { asOfSeq: 1, values: { title: 'Release' } } })).toEqual({ events: [recorded(1)], title: 'Release' })
     expect(readHistory(undefined)).toEqual({ events: [], title: undefined })
+    // As the client api answers: an envelope around the value, or a refusal.
+    expect(readHistory({ rpcId: 'r1', result: { ok: true, value: { events: [{ event: recorded(1) }], hasMore: false } } })).toEqual({ events: [recorded(1)], title: undefined })
+    expect(readHistory({ rpcId: 'r2', result: { ok: false, error: { code: 'not-found' } } })).toEqual({ events: [], title: undefined })
   })
 })
 
