@@ -168,7 +168,9 @@ export function projectMessage(entry: ClassifiedMessage): ReadableMessage {
   return {
     seq: entry.seq,
     role: entry.role,
-    source: delivered === undefined ? sourceLabel(entry.message.source) : `peer:${labelPart(delivered.senderSessionId, 120)}, hop ${delivered.hop}`,
+    source: delivered === undefined
+      ? sourceLabel(entry.message.source)
+      : `peer:${labelPart(delivered.senderSessionId, 120)}, hop ${delivered.hop}${delivered.notice === undefined ? '' : ', notice'}`,
     text: frame !== undefined && frame.fromSessionId === delivered?.senderSessionId ? frame.body : text,
     injected: entry.injected,
     replaced: entry.replaced,

@@ -79,6 +79,13 @@ describe('sessions_read', () => {
     expect(text).toContain('--- user (seq 6, peer:session-me, hop 1) ---\nping')
   })
 
+  it('labels a notice this package delivered as one (docs/tools.md#notices), whatever its text', async () => {
+    const { w, me, peer } = world()
+    peer.events.push(userEvent(6, 'Cross-session notice from the dsh-cross-session package (not a message from your user).\n…', relaySource({ senderSessionId: 'session-me', hop: 2, notice: 'completed' })))
+    const text = await sessionsRead({ session_id: 'session-peer', max_messages: 1 }, w.call(me), w.deps)
+    expect(text).toContain('--- user (seq 6, peer:session-me, hop 2, notice) ---\nCross-session notice from the dsh-cross-session package')
+  })
+
   it('include_system shows plugin-authored notices, labelled; they are hidden by default', async () => {
     const { w, me, peer } = world()
     peer.events.push(userEvent(6, 'Skills available: review, deploy', { kind: 'plugin', plugin: '@deepseek-ai/dsh-skill', form: 'catalog' }))

@@ -278,3 +278,49 @@ describe('sessions_send: refusals through the tool', () => {
     expect(w.controller.log).toEqual([])
   })
 })
+
+describe('sessions_send: notify (docs/tools.md#notices)', () => {
+  it('asks for one notice before admission, with the sender\'s limits, and says so', async () => {
+    const { w, me } = world({ maxHops: 5, maxSendsPerMinute: 3, noticeTtlMs: 2 * 3_600_000 })
+    const order: string[] = []
+    const watch = w.controller.watchAnswer.bind(w.controller)
+    w.controller.watchAnswer = request => {
+      order.push(`watch (admitted ${w.controller.delivered.size})`)
+      return watch(request)
+    }
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'tell me when done', notify: true }, w.call(me, { callId: 'n1' }), w.deps)
+    expect(order).toEqual(['watch (admitted 0)'])
+    expect(text.split('\n').at(-1)).toBe('Notice: when the turn that takes this message ends, one notice comes to this session (expires in 2 h); no need to wait or poll.')
+    const [requestId, request] = [...w.controller.watches][0]!
+    expect(requestId).toMatch(/^cross-session:session-me:n1:/)
+    expect(request).toEqual({ requestId, senderSessionId: 'session-me', targetId: 'session-peer', hop: 1, mayWake: true, maxHops: 5, perMinute: 3, ttlMs: 7_200_000 })
+    expect(w.controller.delivered.has(requestId)).toBe(true)
+  })
+
+  it('follows notifyByDefault when the argument is absent; notify: false asks for nothing', async () => {
+    const { w, me } = world({ notifyByDefault: true })
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'a' }, w.call(me, { callId: 'd1' }), w.deps)).toContain('\nNotice: when the turn')
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'b', notify: false }, w.call(me, { callId: 'd2' }), w.deps)).not.toContain('Notice:')
+    expect(w.controller.calls.watchAnswer).toBe(1)
+  })
+
+  it('says when this process cannot watch (no home store)', async () => {
+    const { w, me } = world()
+    w.controller.canWatch = false
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'x', notify: true }, w.call(me), w.deps)).toContain('\nNotice: not available in this dsh process (no cross-session store); read its answer later with sessions_read.')
+  })
+
+  it('withdraws the watch when the send is refused after it', async () => {
+    const { w, me } = world()
+    w.controller.admitFailure = { reason: { kind: 'failure', failure: 'session/agent-busy' }, code: 'session/agent-busy' }
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'x', notify: true }, w.call(me), w.deps)).toMatch(/^refused:/)
+    expect(w.controller.calls).toMatchObject({ watchAnswer: 1, unwatchAnswer: 1 })
+    expect(w.controller.watches.size).toBe(0)
+  })
+
+  it('refused before any backend call (bad notify) asks for nothing', async () => {
+    const { w, me } = world()
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'x', notify: 'yes' }, w.call(me), w.deps)).toMatch(/^refused: invalid-arguments \| argument "notify" got the string "yes"; it accepts true or false/)
+    expect(w.controller.calls.watchAnswer).toBeUndefined()
+  })
+})
