@@ -215,3 +215,58 @@ describe.skipIf(SKIP_E2E)('notices and cursors', () => {
     expect(reads[6]!.split('\n')[3]).toBe(`before_seq 1000000 | newer: 0 | older: 10 (before_seq ${all[10]})`)
   })
 })
+
+describe.skipIf(SKIP_E2E)('a notice across a SIGKILL', () => {
+  beforeAll(assertPrerequisites)
+  let h: DshHome | undefined
+  let model: FakeModel | undefined
+  let web: WebHarness | undefined
+  afterEach(async () => {
+    await tearDown({ web, model, h })
+    web = model = h = undefined
+  })
+
+  it('the target\'s holder is SIGKILLed mid-turn: the next holder reads the interrupted turn from the log and the notice says so, once', async () => {
+    h = makeHome('nt-kill')
+    let targetId = ''
+    let stuck = false
+    model = await startFakeModel({
+      scenario: router({
+        'ROLE:T': async turn => {
+          if (!turn.trigger.startsWith('Cross-session message')) return { text: 'T-READY' }
+          stuck = true
+          return await new Promise(() => undefined) // never answers: its holder is killed mid-turn
+        },
+        'ROLE:S': sender(() => targetId),
+      }),
+    })
+    const patch = writePatch(h)
+    web = await startWeb(h, model, { patch })
+    const first = web
+    targetId = (await web.create()).sessionId
+    await web.prompt(targetId, 'ROLE:T stay around')
+    await web.waitIdle(targetId)
+    const run = await runHeadless(h, model, 'ROLE:S ask your peer', { patch: writePatch(h, {}, 's.patch.yml') })
+    await waitFor(() => stuck || undefined, 'the target to be mid-turn on the message')
+    await waitFor(() => readStore(h!).messages.find(m => m.target === targetId && m.state === 'recorded'), 'the message to be recorded')
+    expect(readStore(h).watches.map(w => w.state)).toEqual(['watching'])
+    first.child.kill('SIGKILL')
+    await waitFor(() => first.child.exitCode !== null || first.child.signalCode !== null, 'the holder to die')
+    // A new web host; the target's user opens it again: its holder looks at the watch against the log on disk.
+    web = await startWeb(h, model, { patch })
+    await web.prompt(targetId, 'ROLE:T back again')
+    await waitFor(() => readStore(h!).watches.find(w => w.state !== 'watching'), 'the watch to be settled')
+    expect(readStore(h).watches.map(w => [w.state, w.outcome])).toEqual([['noticed', 'interrupted']])
+    // The sender is cold and allowed waking: the host wakes it for the notice.
+    await waitFor(() => requestsOf(model!, 'ROLE:S').some(r => r.lastUserText.startsWith(NOTICE)) || undefined, 'the notice to reach the sender')
+    await web.waitIdle(run.sessionId, { turns: 2 })
+    await sleep(1500)
+    await web.stop()
+    const senderLog = readSession(h, run.sessionId)
+    expectContiguous(senderLog)
+    const notices = noticesIn(senderLog)
+    expect(notices).toHaveLength(1)
+    expect(notices[0]!.text).toMatch(/^turn: interrupted \| it took your message at seq \d+ and ended at seq \d+ \| hop 2$/m)
+    expect(notices[0]!.text).toContain('(it wrote no answer text)')
+  })
+})
