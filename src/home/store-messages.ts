@@ -105,7 +105,7 @@ export class StoreMessages extends StoreConnection {
 
   adoptable(): string[] {
     const rows = this.sql(`SELECT DISTINCT m.target AS target, h.pid AS pid, h.start AS start FROM messages m LEFT JOIN holders h ON h.session_id = m.target
-      WHERE m.state IN ('pending', 'claimed') AND m.may_wake = 1`).all() as Array<{ target: string, pid: number | null, start: number | null }>
+      WHERE m.state IN ('pending', 'claimed') AND m.may_wake = 1 AND (m.expires_at IS NULL OR m.expires_at >= ?)`).all(this.now()) as Array<{ target: string, pid: number | null, start: number | null }>
     return rows.filter(row => this.livingHolder(row as unknown as HolderRow) === undefined).map(row => row.target)
   }
 

@@ -97,7 +97,10 @@ describe('the watch transitions', () => {
     a.watch(early)
     a.watch(never)
     b.fireWatch(early.messageId, ended)
+    expect(b.adoptable()).toEqual(['session-A'])
     now += 2000
+    // Nobody wakes the sender for an expired notice.
+    expect(b.adoptable()).toEqual([])
     expect(a.markLive('session-A').ok).toBe(true)
     expect(a.claim('session-A')).toEqual([])
     expect(a.message(noticeIdOf(early.messageId))).toMatchObject({ state: 'refused', reason: 'expired' })
