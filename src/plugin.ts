@@ -36,6 +36,7 @@
 
 import { createControllerPort } from './adapters/controller.js'
 import { createIndexedSessionQueryPort } from './adapters/persistence-index.js'
+import type { CorpusRows } from './index/shared-rows.js'
 import { createSessionQueryPort } from './adapters/session-query.js'
 import { WokenSessions } from './adapters/woken.js'
 import { resolveCaller } from './model/caller.js'
@@ -102,6 +103,8 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
   // Disposal cancels calls in flight (and their bounded waits) with this.
   const lifetime = new AbortController()
   const woken = new WokenSessions(lifetime.signal)
+  // The home store's shared corpus rows, once the home is mounted (docs/performance.md "What a new process reads").
+  const home: { corpus?: CorpusRows } = {}
   const local = {
     sessions: createIndexedSessionQueryPort({
       fallback: createSessionQueryPort(ctx.sessionQuery, ctx.agents, sessionController),
@@ -109,11 +112,15 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
       // Read per call: the JSONL corpus index (docs/performance.md) or, for any other backend, sessionQuery.
       persistence: () => ctx.get('sessionPersistence'),
       sessions: () => ctx.get('sessions'),
+      shared: () => home.corpus,
+      log: message => log('warn', message),
     }),
     controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel }, woken),
   }
   // Several dsh processes on one DSH_HOME: the home store (docs/architecture.md §8).
-  const { sessions, controller } = mountHome(ctx, local, log)
+  const mounted = mountHome(ctx, local, log)
+  const { sessions, controller } = mounted
+  home.corpus = mounted.corpus
   // `settings` is a getter: every tool call reads the current value (O(1), src/settings-source.ts).
   const deps = {
     sessions, controller, limits: new SendLimits(), log: (message: string) => log('warn', message),

@@ -9,7 +9,8 @@
  *   ({@link CorpusIndex.refresh}: `stat` each, header line of new logs only),
  *   plus the live sessions of this process (`ctx.sessions.list()`) that have
  *   no log yet. A row is live when that store holds it (as in rc.8's own
- *   listing) or the fallback port's `isLive` says so: an overlay read on
+ *   listing) or the registry lists its agent: one `ctx.agents.list()` per
+ *   call (a host without `list` is asked per row through `isLive`), read on
  *   every call, never cached.
  * - `readTitles(ids)`: a live session's title from its in-memory log; a
  *   stored one's from the index at the revision the same call's
@@ -26,6 +27,8 @@
 import type { HostAgents } from '../harness/host.js'
 import { CorpusIndex } from '../index/corpus-index.js'
 import { jsonlFiles, jsonlLayout } from '../index/jsonl-files.js'
+import { SharedIndex } from '../index/shared-index.js'
+import type { CorpusRows } from '../index/shared-rows.js'
 import { currentSurfaceEvents } from '../harness/surface-fold.js'
 import type { SessionHeaderView, SessionQueryPort, SurfaceView } from '../ports.js'
 import { readHeader } from '../model/sessions.js'
@@ -41,6 +44,10 @@ interface IndexedPortOptions {
   readonly persistence: () => unknown
   /** `ctx.sessions` right now, if the host has it. */
   readonly sessions: () => unknown
+  /** The home store's shared corpus rows, when the home is usable (read when an index is built). */
+  readonly shared?: () => CorpusRows | undefined
+  /** Where a failing shared index is reported (once per index). */
+  readonly log?: (message: string) => void
   /** Called once per index built (tests and the bench read its counters). */
   readonly onIndex?: (index: CorpusIndex) => void
 }
@@ -66,7 +73,11 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
     if (layout === undefined) return undefined
     const key = `${layout.root}\0${layout.fileName}`
     if (current?.key !== key) {
-      current = { key, index: new CorpusIndex(jsonlFiles(layout)) }
+      const rows = options.shared?.()
+      const shared = rows === undefined
+        ? undefined
+        : new SharedIndex(rows, key, error => options.log?.(`the shared corpus index is off for this process (${String(error)}); each call reads the logs itself`))
+      current = { key, index: new CorpusIndex(jsonlFiles(layout), undefined, shared) }
       options.onIndex?.(current.index)
     }
     return { persistence: persistence as { inspect?: unknown }, index: current.index }
@@ -98,7 +109,10 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
         if (header !== undefined) live.push(header)
       }
       const liveIds = new Set(live.map(header => header.id))
-      return overlayLive(entries.map(entry => entry.header), live, id => liveIds.has(id) || isLive(id))
+      // One registry listing for every row's liveness, not one lookup per row.
+      const listed = typeof agents.list === 'function' ? agents.list() : undefined
+      if (listed !== undefined) for (const agent of listed) liveIds.add(agent.id)
+      return overlayLive(entries.map(entry => entry.header), live, listed === undefined ? id => liveIds.has(id) || isLive(id) : id => liveIds.has(id))
     },
 
     async readTitles(sessionIds, signal) {
@@ -126,6 +140,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
           sliceStart = performance.now()
         }
       }
+      indexed.index.flush()
       return titles
     },
 

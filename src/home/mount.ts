@@ -13,6 +13,7 @@
 
 import type { HostAgent, HostAgents, HostSessionQuery } from '../harness/host.js'
 import type { ControllerPort, SessionQueryPort } from '../ports.js'
+import type { CorpusRows } from '../index/shared-rows.js'
 import { guardController } from './guard.js'
 import { resolveHome } from '../harness/dsh-home.js'
 import { isAlive, selfTag } from '../harness/process-tag.js'
@@ -93,9 +94,10 @@ function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' |
 
 /**
  * Start (or join) the home runtime and wrap the ports.
- * @returns the wrapped ports, or the given ones when the home is unusable.
+ * @returns the wrapped ports and the store's shared corpus rows, or the
+ *   given ports alone when the home is unusable.
  */
-export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQueryPort, controller: ControllerPort }, log: (level: 'info' | 'warn', message: string) => void): { sessions: SessionQueryPort, controller: ControllerPort } {
+export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQueryPort, controller: ControllerPort }, log: (level: 'info' | 'warn', message: string) => void): { sessions: SessionQueryPort, controller: ControllerPort, corpus?: CorpusRows } {
   const home = resolveHome()
   const runtimes = registry()
   let shared = runtimes.get(home)
@@ -141,6 +143,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     : undefined
   if (listEvents === undefined) log('info', 'the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
   return {
+    corpus: runtime.store.corpus(),
     sessions: withPresence(ports.sessions, runtime.store),
     controller: guardController(ports.controller, runtime, {
       isLocal: sessionId => ctx.agents.get(sessionId) !== undefined,

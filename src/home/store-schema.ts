@@ -16,6 +16,9 @@
  *   (`sessions_send` `notify`): `watching` until the target's turn that took
  *   it ends, then `noticed` (the notice posted in the same transaction) or
  *   `dropped` with why (docs/architecture.md §8, "Notices").
+ * - `corpus_logs`: the corpus index shared by every process (one row per
+ *   session log: its header at a file identity, its title at a log
+ *   revision; `home/store-corpus.ts`).
  *
  * @module dsh-cross-session/home/store-schema
  */
@@ -26,7 +29,7 @@ import type { NoticeOutcome } from '../model/outcomes.js'
 import type { Holder, HolderView, LetGo, MessageState, StoredMessage } from './store.js'
 
 /** Schema version kept in `meta`; a store of another version is rebuilt. */
-export const STORE_VERSION = '2'
+export const STORE_VERSION = '3'
 
 /** The schema, idempotent. */
 export const SCHEMA = `
@@ -68,6 +71,13 @@ CREATE INDEX IF NOT EXISTS messages_waiting ON messages (target) WHERE state IN 
 CREATE INDEX IF NOT EXISTS messages_by_claimer ON messages (claimer_pid, claimer_start) WHERE state = 'claimed';
 CREATE INDEX IF NOT EXISTS messages_done ON messages (updated_at) WHERE state IN ('recorded', 'refused');
 CREATE INDEX IF NOT EXISTS holders_by_pid ON holders (pid, start);
+CREATE TABLE IF NOT EXISTS corpus_logs (
+  path TEXT PRIMARY KEY,
+  root TEXT NOT NULL, session_id TEXT NOT NULL, dir_name TEXT NOT NULL,
+  identity TEXT NOT NULL, header TEXT NOT NULL,
+  title_revision TEXT, title_identity TEXT, title TEXT, title_bytes INTEGER) STRICT;
+CREATE INDEX IF NOT EXISTS corpus_logs_by_root ON corpus_logs (root);
+CREATE INDEX IF NOT EXISTS corpus_logs_by_session ON corpus_logs (session_id);
 `
 
 /** A `holders` row as read. */

@@ -12,6 +12,8 @@
 
 import type { ProcessTag } from '../harness/dsh-home.js'
 import type { Board, HoldOutcome, HomeStore, LetGo } from './store.js'
+import type { CorpusRows } from '../index/shared-rows.js'
+import { storeCorpusRows } from './store-corpus.js'
 import { StoreNotices } from './store-notices.js'
 import { holderOf, holderTag, lastLetGo, sameTag, type HolderRow } from './store-schema.js'
 
@@ -94,6 +96,10 @@ export class SqliteHomeStore extends StoreNotices implements HomeStore {
       if (alive) elsewhere.set(row.session_id, holderOf(row, tag))
     }
     return { elsewhere }
+  }
+
+  corpus(): CorpusRows {
+    return storeCorpusRows({ sql: text => this.sql(text), tx: work => this.tx(work) })
   }
 
   longLivedHost(): ProcessTag | undefined {

@@ -26,6 +26,7 @@
 
 import type { HolderRefusal } from '../ports.js'
 import type { ProcessTag } from '../harness/dsh-home.js'
+import type { CorpusRows } from '../index/shared-rows.js'
 import type { NoticeFields, NoticeStore } from './notice-port.js'
 
 export type { NewWatch, NoticeFields, StoredWatch, WatchDrop, WatchedTurnEnd, WatchState } from './notice-port.js'
@@ -125,6 +126,8 @@ export interface HomeStore extends NoticeStore {
   view(sessionId: string): HolderView
   /** Every session held by another living process (one query over the held rows; read on every list and lookup). */
   board(): Board
+  /** The corpus index's shared rows (table `corpus_logs`, `home/store-corpus.ts`). */
+  corpus(): CorpusRows
   /** Another living long-lived process of this package on the home, if any (the one that joined first). */
   longLivedHost(): ProcessTag | undefined
   /** Post a message; a repeated id returns the stored one. Refused when its target has too many waiting. */

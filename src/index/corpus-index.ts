@@ -9,70 +9,49 @@
  *   replaced); drops logs that are gone. Never folds a title.
  * - {@link CorpusIndex.check}: the same for one session id (one `stat`, or a
  *   probe of each project directory for an id the index has not seen).
- * - {@link CorpusIndex.title}: the title at the revision just checked: cached
- *   when the log is unchanged, else folded from the frames appended since the
- *   last fold (or the whole log when the file was replaced or shortened).
+ * - {@link CorpusIndex.title}: the title at the revision just checked
+ *   (`index/title-fold.ts`: cached, a fold of the appended frames, or whole).
+ *
+ * With the home store ({@link SharedIndex}, docs/performance.md "What a new
+ * process reads"), a new process starts from the rows earlier ones wrote: it
+ * re-checks every revision, reads no header and folds no title a row holds
+ * for that file identity / log revision, and writes back what it read.
  *
  * Memory is bounded by an `lru-cache` on an estimate of each entry's bytes
- * ({@link DEFAULT_INDEX_BYTES}); an evicted log is simply read again.
+ * ({@link DEFAULT_INDEX_BYTES}, sized for 100,000 sessions); an evicted log
+ * comes back from its shared row (else it is read again).
  *
  * @module dsh-cross-session/index/corpus-index
  */
 
 import { LRUCache } from 'lru-cache'
 import type { SessionHeaderView } from '../ports.js'
-import type { LogFiles } from './jsonl-files.js'
-import { planScan, planTitle, type CachedTitle, type ScannedLog } from './plan.js'
-
-/** Default bound of the index's estimated size: 48 MB (its budget: ≤ 64 MB retained at 10,000 sessions, docs/performance.md "Budgets"). */
-const DEFAULT_INDEX_BYTES = 48 * 1024 * 1024
-
-/** What the index holds for one log. */
-interface IndexEntry {
-  /** The log as last checked. */
-  log: ScannedLog
-  /** The {@link CorpusIndex.generation} of the refresh that last checked it. */
-  checkedBy?: number
-  readonly header: SessionHeaderView
-  title?: CachedTitle
-}
-
-/** Estimated retained bytes of one entry (UTF-16 strings plus object overhead). */
-function entryBytes(entry: IndexEntry): number {
-  let chars = entry.log.path.length + entry.log.dirName.length + entry.log.identity.length + entry.log.revision.length
-  for (const value of Object.values(entry.header)) if (typeof value === 'string') chars += value.length
-  if (entry.title !== undefined) chars += entry.title.revision.length + entry.title.identity.length + (entry.title.value?.length ?? 0)
-  return chars * 2 + 400
-}
-
-/** Work done by the index since it was built (for tests and the bench). */
-interface IndexCounters {
-  scans: number
-  /** Revision checks of one log (`check` outside a same-call refresh). */
-  singleChecks: number
-  headerReads: number
-  titleFolds: number
-  /** Titles folded from the appended frames only. */
-  titleTailFolds: number
-}
-
-/** Header frames decoded per batch (one zstd context each); the loop yields between batches. */
-const HEADER_BATCH = 256
+import { DEFAULT_INDEX_BYTES, entryBytes, entryOfRow, rowOfEntry, zeroCounters, type IndexCounters, type IndexEntry } from './index-entry.js'
+import { readHeaderBatches, type LogFiles } from './jsonl-files.js'
+import { planScan, type CachedTitle, type ScannedLog } from './plan.js'
+import { foldTitle } from './title-fold.js'
+import type { SharedIndex } from './shared-index.js'
+import type { CorpusRow } from './shared-rows.js'
 
 export class CorpusIndex {
-  readonly counters: IndexCounters = { scans: 0, singleChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0 }
+  readonly counters: IndexCounters = zeroCounters()
   private readonly byPath: LRUCache<string, IndexEntry>
   private readonly pathById = new Map<string, string>()
   private readonly files: LogFiles
+  private readonly shared: SharedIndex | undefined
+  /** Whether an entry was evicted since the last refresh (its shared row may bring it back). */
+  private evicted = false
   /** Serial of the last {@link refresh}. */
   generation = 0
 
-  constructor(files: LogFiles, maxBytes = DEFAULT_INDEX_BYTES) {
+  constructor(files: LogFiles, maxBytes = DEFAULT_INDEX_BYTES, shared?: SharedIndex) {
     this.files = files
+    this.shared = shared
     this.byPath = new LRUCache<string, IndexEntry>({
       maxSize: maxBytes,
       sizeCalculation: entryBytes,
-      dispose: (entry, path) => {
+      dispose: (entry, path, reason) => {
+        if (reason === 'evict') this.evicted = true
         if (this.pathById.get(entry.header.id) === path) this.pathById.delete(entry.header.id)
       },
     })
@@ -90,10 +69,11 @@ export class CorpusIndex {
   async refresh(signal: AbortSignal): Promise<IndexEntry[]> {
     this.counters.scans++
     const generation = ++this.generation
+    this.hydrate()
     const scanned = await this.files.scan(signal)
     const byPath = this.byPath
     const plan = planScan({ get: path => byPath.peek(path)?.log, size: byPath.size, keys: () => byPath.keys() }, scanned)
-    for (const path of plan.removed) this.byPath.delete(path)
+    for (const path of plan.removed) this.forget(path)
     const entries: IndexEntry[] = []
     for (const log of plan.unchanged) {
       const entry = this.byPath.get(log.path)
@@ -102,21 +82,28 @@ export class CorpusIndex {
       entry.checkedBy = generation
       entries.push(entry)
     }
-    for (let start = 0; start < plan.readHeader.length; start += HEADER_BATCH) {
-      if (start > 0) {
-        await new Promise(resolve => setImmediate(resolve))
-        signal.throwIfAborted()
+    // Entries this process evicted come back from their shared rows; the rest are read.
+    const rows = this.evicted && this.shared !== undefined ? this.shared.byPaths(plan.readHeader.map(log => log.path)) : undefined
+    this.evicted = false
+    const toRead: ScannedLog[] = []
+    for (const log of plan.readHeader) {
+      const row = rows?.get(log.path)
+      const entry = row?.identity === log.identity ? this.adopt(row, log) : undefined
+      if (entry === undefined) {
+        toRead.push(log)
+        continue
       }
-      const batch = plan.readHeader.slice(start, start + HEADER_BATCH)
-      this.counters.headerReads += batch.length
-      const headers = this.files.readHeaders(batch)
-      batch.forEach((log, position) => {
-        const entry = this.store(log, headers[position])
-        if (entry === undefined) return
-        entry.checkedBy = generation
-        entries.push(entry)
-      })
+      entry.checkedBy = generation
+      entries.push(entry)
     }
+    this.counters.headerReads += toRead.length
+    await readHeaderBatches(this.files, toRead, signal, (log, header) => {
+      const entry = this.store(log, header)
+      if (entry === undefined) return
+      entry.checkedBy = generation
+      entries.push(entry)
+    })
+    this.flush()
     return entries
   }
 
@@ -137,8 +124,14 @@ export class CorpusIndex {
         entry.log = log
         return entry
       }
-      this.byPath.delete(entry.log.path)
+      this.forget(entry.log.path)
       if (log !== undefined) return this.matching(this.load(log), sessionId)
+    } else {
+      // Not in memory: its shared row, when its file is still the one that row read.
+      const row = this.shared?.bySession(sessionId)
+      const log = row === undefined ? undefined : this.files.restat(entryOfRow(row).log)
+      if (row !== undefined && log?.identity === row.identity) return this.adopt(row, log)
+      if (row !== undefined) this.forget(row.path)
     }
     const probed = this.files.probe(sessionId)
     return probed === undefined ? undefined : this.matching(this.load(probed), sessionId)
@@ -149,33 +142,35 @@ export class CorpusIndex {
    * or `undefined` when its log has no `session/title` event.
    */
   title(entry: IndexEntry): string | undefined {
-    const plan = planTitle(entry.title, entry.log)
-    if (plan === 'cached') return entry.title?.value
-    const log = entry.log
-    if (plan !== 'full') {
-      try {
-        const tail = this.files.readTitle(log, plan.from)
-        this.counters.titleTailFolds++
-        const value = tail.found ? tail.value : entry.title?.value
-        this.remember(entry, { revision: log.revision, identity: log.identity, value, completeBytes: tail.completeBytes })
-        return value
-      } catch {
-        // Not a frame boundary after all (the file was rewritten): fold it whole.
-      }
-    }
-    const read = this.files.readTitle(log, 0)
-    this.counters.titleFolds++
-    this.remember(entry, { revision: log.revision, identity: log.identity, value: read.value, completeBytes: read.completeBytes })
-    return read.value
+    const { value, folded } = foldTitle(this.files, entry, this.counters)
+    if (folded !== undefined) this.remember(entry, folded)
+    return value
+  }
+
+  /** Write what this process read or folded since the last flush to the shared rows (one transaction). */
+  flush(): void {
+    if (this.shared !== undefined) this.counters.sharedWrites += this.shared.flush()
+  }
+
+  /** A new process's first call: every shared row of the root, once (revisions still to be checked). */
+  private hydrate(): void {
+    for (const row of this.shared?.takeAll() ?? []) this.adopt(row, entryOfRow(row).log)
+  }
+
+  private forget(path: string): void {
+    this.byPath.delete(path)
+    this.shared?.gone(path)
   }
 
   private remember(entry: IndexEntry, title: CachedTitle): void {
     entry.title = title
+    this.shared?.title(entry.log.path, title)
     // Re-set so the cache re-measures the entry (titles change its size).
     if (this.byPath.get(entry.log.path) === entry) this.byPath.set(entry.log.path, entry)
   }
 
   private matching(entry: IndexEntry | undefined, sessionId: string): IndexEntry | undefined {
+    this.flush()
     return entry?.header.id === sessionId ? entry : undefined
   }
 
@@ -184,11 +179,22 @@ export class CorpusIndex {
     return this.store(log, this.files.readHeader(log))
   }
 
+  /** A shared row whose file still has its identity, as an entry at the revision just seen. */
+  private adopt(row: CorpusRow, log: ScannedLog): IndexEntry {
+    this.counters.sharedRows++
+    return this.put({ ...entryOfRow(row), log })
+  }
+
   private store(log: ScannedLog, header: SessionHeaderView | undefined): IndexEntry | undefined {
     if (header === undefined) return undefined
-    const entry: IndexEntry = { log, header }
-    this.byPath.set(log.path, entry)
-    this.pathById.set(header.id, log.path)
+    const entry = this.put({ log, header })
+    this.shared?.header(rowOfEntry(entry))
+    return entry
+  }
+
+  private put(entry: IndexEntry): IndexEntry {
+    this.byPath.set(entry.log.path, entry)
+    this.pathById.set(entry.header.id, entry.log.path)
     return entry
   }
 }

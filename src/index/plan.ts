@@ -26,7 +26,7 @@ export interface ScannedLog {
   readonly path: string
   /** Its session directory name (`encodeSegment(session id)`). */
   readonly dirName: string
-  /** `dev:ino`: the file's identity; a header is immutable while it holds. */
+  /** `dev:ino:birthtimeNs`: the file's identity (a reused inode number is a new birth); a header is immutable while it holds. */
   readonly identity: string
   /** `dev:ino:size:mtimeNs:ctimeNs`, the harness's own `fileRevision`. */
   readonly revision: string

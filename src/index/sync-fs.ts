@@ -37,7 +37,7 @@ function scanned(path: string, dirName: string, stats: BigIntStats): ScannedLog 
   return {
     path,
     dirName,
-    identity: `${stats.dev}:${stats.ino}`,
+    identity: `${stats.dev}:${stats.ino}:${stats.birthtimeNs}`,
     revision: `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`,
     size: Number(stats.size),
   }

@@ -1,0 +1,97 @@
+/**
+ * The corpus index's shared rows in the home store (table `corpus_logs`,
+ * docs/architecture.md §8): one row per session log of a JSONL root, keyed
+ * by the log's path, with the session id, the file identity its header was
+ * read at and the log revision its title was folded at
+ * (`index/shared-rows.ts` says why a row is a cache entry, never a fact).
+ *
+ * Writes are one `BEGIN IMMEDIATE` transaction per call (a process killed
+ * mid-write leaves the rows as they were); reads take no lock (WAL).
+ *
+ * @module dsh-cross-session/home/store-corpus
+ */
+
+import type { StatementSync } from 'node:sqlite'
+import type { CorpusRow, CorpusRows } from '../index/shared-rows.js'
+import type { SessionHeaderView } from '../ports.js'
+import { readHeader } from '../model/sessions.js'
+
+/** A `corpus_logs` row as read. */
+interface Row {
+  readonly path: string
+  readonly session_id: string
+  readonly dir_name: string
+  readonly identity: string
+  readonly header: string
+  readonly title_revision: string | null
+  readonly title_identity: string | null
+  readonly title: string | null
+  readonly title_bytes: number | null
+}
+
+const COLUMNS = 'path, session_id, dir_name, identity, header, title_revision, title_identity, title, title_bytes'
+
+/** A row as the index reads it; `undefined` for a row whose header no longer parses (then the log is read again). */
+function rowOf(row: Row): CorpusRow | undefined {
+  let header: SessionHeaderView | undefined
+  try {
+    header = readHeader(JSON.parse(row.header))
+  } catch {
+    return undefined
+  }
+  if (header === undefined || header.id !== row.session_id) return undefined
+  const title = row.title_revision === null || row.title_identity === null || row.title_bytes === null
+    ? undefined
+    : { revision: row.title_revision, identity: row.title_identity, value: row.title ?? undefined, completeBytes: row.title_bytes }
+  return { path: row.path, sessionId: row.session_id, dirName: row.dir_name, identity: row.identity, header, ...(title === undefined ? {} : { title }) }
+}
+
+/** The statements and transaction of the store connection this runs on. */
+interface Connection {
+  sql(text: string): StatementSync
+  tx<T>(work: () => T): T
+}
+
+/** {@link CorpusRows} over one store connection. */
+export function storeCorpusRows(connection: Connection): CorpusRows {
+  const { sql, tx } = connection
+  const rows = (list: unknown[]): CorpusRow[] => {
+    const out: CorpusRow[] = []
+    for (const raw of list) {
+      const row = rowOf(raw as Row)
+      if (row !== undefined) out.push(row)
+    }
+    return out
+  }
+  return {
+    all(root) {
+      return rows(sql(`SELECT ${COLUMNS} FROM corpus_logs WHERE root = ?`).all(root))
+    },
+    bySession(root, sessionId) {
+      return rows(sql(`SELECT ${COLUMNS} FROM corpus_logs WHERE session_id = ? AND root = ?`).all(sessionId, root))[0]
+    },
+    byPath(path) {
+      const raw = sql(`SELECT ${COLUMNS} FROM corpus_logs WHERE path = ?`).get(path)
+      return raw === undefined ? undefined : rows([raw])[0]
+    },
+    write(root, changes) {
+      if (changes.headers.length === 0 && changes.removed.length === 0 && changes.titles.length === 0) return
+      tx(() => {
+        const remove = sql('DELETE FROM corpus_logs WHERE path = ?')
+        for (const path of changes.removed) remove.run(path)
+        const insert = sql(`INSERT INTO corpus_logs (root, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT (path) DO UPDATE SET root = excluded.root, session_id = excluded.session_id, dir_name = excluded.dir_name,
+            identity = excluded.identity, header = excluded.header, title_revision = excluded.title_revision,
+            title_identity = excluded.title_identity, title = excluded.title, title_bytes = excluded.title_bytes`)
+        for (const row of changes.headers) {
+          const title = row.title
+          insert.run(root, row.path, row.sessionId, row.dirName, row.identity, JSON.stringify(row.header),
+            title?.revision ?? null, title?.identity ?? null, title?.value ?? null, title?.completeBytes ?? null)
+        }
+        // A title is kept only on the row of the file it was folded from.
+        const retitle = sql('UPDATE corpus_logs SET title_revision = ?, title_identity = ?, title = ?, title_bytes = ? WHERE path = ? AND identity = ?')
+        for (const { path, title } of changes.titles) retitle.run(title.revision, title.identity, title.value ?? null, title.completeBytes, path, title.identity)
+      })
+    },
+  }
+}

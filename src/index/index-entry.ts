@@ -1,0 +1,67 @@
+/**
+ * What the corpus index holds for one log, its estimated size (the bound of
+ * its `lru-cache`), and the counters tests and the bench read.
+ *
+ * @module dsh-cross-session/index/index-entry
+ */
+
+import type { SessionHeaderView } from '../ports.js'
+import type { CachedTitle, ScannedLog } from './plan.js'
+import type { CorpusRow } from './shared-rows.js'
+
+/**
+ * Default bound of the index's estimated size: 192 MB, so 100,000 sessions
+ * (~1.3 KB estimated each) stay in memory and a repeated call folds nothing
+ * (retained at 10,000 sessions: ≤ 64 MB, docs/performance.md "Budgets").
+ */
+export const DEFAULT_INDEX_BYTES = 192 * 1024 * 1024
+
+/** What the index holds for one log. */
+export interface IndexEntry {
+  /** The log as last checked (a row taken from the shared index has no revision yet: `''`). */
+  log: ScannedLog
+  /** The generation of the refresh that last checked it. */
+  checkedBy?: number
+  readonly header: SessionHeaderView
+  title?: CachedTitle
+}
+
+/** Estimated retained bytes of one entry (UTF-16 strings plus object overhead). */
+export function entryBytes(entry: IndexEntry): number {
+  let chars = entry.log.path.length + entry.log.dirName.length + entry.log.identity.length + entry.log.revision.length
+  for (const value of Object.values(entry.header)) if (typeof value === 'string') chars += value.length
+  if (entry.title !== undefined) chars += entry.title.revision.length + entry.title.identity.length + (entry.title.value?.length ?? 0)
+  return chars * 2 + 400
+}
+
+/** An entry from a shared row: its header and title as that row holds them, its revision still to be checked. */
+export function entryOfRow(row: CorpusRow): IndexEntry {
+  const log: ScannedLog = { path: row.path, dirName: row.dirName, identity: row.identity, revision: '', size: 0 }
+  return row.title === undefined ? { log, header: row.header } : { log, header: row.header, title: row.title }
+}
+
+/** The shared row of an entry. */
+export function rowOfEntry(entry: IndexEntry): CorpusRow {
+  const { log, header, title } = entry
+  return { path: log.path, sessionId: header.id, dirName: log.dirName, identity: log.identity, header, ...(title === undefined ? {} : { title }) }
+}
+
+/** Work done by the index since it was built (for tests and the bench). */
+export interface IndexCounters {
+  scans: number
+  /** Revision checks of one log (`check` outside a same-call refresh). */
+  singleChecks: number
+  headerReads: number
+  titleFolds: number
+  /** Titles folded from the appended frames only. */
+  titleTailFolds: number
+  /** Rows read from the shared index (a new process's first call, or entries this one evicted). */
+  sharedRows: number
+  /** Transactions written to the shared index. */
+  sharedWrites: number
+}
+
+/** Counters at zero. */
+export function zeroCounters(): IndexCounters {
+  return { scans: 0, singleChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0 }
+}

@@ -1,0 +1,106 @@
+/**
+ * The corpus index's link to its shared rows (`index/shared-rows.ts`): what
+ * it takes from them (every row of the root once per process, one row for a
+ * session it has not seen, the rows of entries it evicted) and the changes
+ * it queues for them (headers read, logs gone, titles folded), written as
+ * one transaction per {@link SharedIndex.flush}.
+ *
+ * A store that fails (locked past its timeout, closed, full) costs only the
+ * sharing: the index keeps answering from the files, and the failure is
+ * reported once through `onError`.
+ *
+ * @module dsh-cross-session/index/shared-index
+ */
+
+import type { CachedTitle } from './plan.js'
+import type { CorpusRow, CorpusRows } from './shared-rows.js'
+
+/** Above this many evicted logs in one refresh, their rows are read in one query over the root. */
+const BULK_ROWS = 64
+
+/** The shared rows of one root, as one corpus index uses them. */
+export class SharedIndex {
+  private readonly rows: CorpusRows
+  private readonly root: string
+  private readonly onError: (error: unknown) => void
+  private hydrated = false
+  private failed = false
+  private readonly headers = new Map<string, CorpusRow>()
+  private readonly removed = new Set<string>()
+  private readonly titles = new Map<string, CachedTitle>()
+
+  constructor(rows: CorpusRows, root: string, onError: (error: unknown) => void = () => undefined) {
+    this.rows = rows
+    this.root = root
+    this.onError = onError
+  }
+
+  /** Every row of the root, the first time only (a new process's first call); `[]` after. */
+  takeAll(): CorpusRow[] {
+    if (this.hydrated) return []
+    this.hydrated = true
+    return this.guard(() => this.rows.all(this.root)) ?? []
+  }
+
+  /** The row of one session id. */
+  bySession(sessionId: string): CorpusRow | undefined {
+    return this.guard(() => this.rows.bySession(this.root, sessionId))
+  }
+
+  /** Rows of these paths (entries this process evicted), by path. */
+  byPaths(paths: readonly string[]): Map<string, CorpusRow> {
+    const found = new Map<string, CorpusRow>()
+    if (paths.length === 0) return found
+    const wanted = paths.length > BULK_ROWS ? new Set(paths) : undefined
+    const rows = this.guard(() => wanted === undefined ? paths.map(path => this.rows.byPath(path)) : this.rows.all(this.root)) ?? []
+    for (const row of rows) if (row !== undefined && (wanted === undefined || wanted.has(row.path))) found.set(row.path, row)
+    return found
+  }
+
+  /** Queue a header read from its log. */
+  header(row: CorpusRow): void {
+    this.removed.delete(row.path)
+    this.headers.set(row.path, row)
+  }
+
+  /** Queue a log gone from the root. */
+  gone(path: string): void {
+    this.headers.delete(path)
+    this.titles.delete(path)
+    this.removed.add(path)
+  }
+
+  /** Queue a title folded. */
+  title(path: string, title: CachedTitle): void {
+    const header = this.headers.get(path)
+    if (header !== undefined && header.identity === title.identity) this.headers.set(path, { ...header, title })
+    else this.titles.set(path, title)
+  }
+
+  /** Write what is queued, in one transaction. */
+  flush(): number {
+    if (this.headers.size === 0 && this.removed.size === 0 && this.titles.size === 0) return 0
+    const changes = {
+      headers: [...this.headers.values()],
+      removed: [...this.removed],
+      titles: [...this.titles].map(([path, title]) => ({ path, title })),
+    }
+    this.headers.clear()
+    this.removed.clear()
+    this.titles.clear()
+    return this.guard(() => {
+      this.rows.write(this.root, changes)
+      return 1
+    }) ?? 0
+  }
+
+  private guard<T>(work: () => T): T | undefined {
+    try {
+      return work()
+    } catch (error: unknown) {
+      if (!this.failed) this.onError(error)
+      this.failed = true
+      return undefined
+    }
+  }
+}

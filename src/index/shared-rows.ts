@@ -1,0 +1,54 @@
+/**
+ * The corpus index's shared half (docs/performance.md "What a new process
+ * reads"; tables in docs/architecture.md §8): rows every process of one
+ * `DSH_HOME` reads and writes, so a new process re-checks revisions instead
+ * of re-reading headers and re-folding titles an earlier process already read.
+ *
+ * A row is a cache entry, never a fact: its header is used only while the
+ * log file keeps the same identity (`dev:ino:birthtime`, headers are
+ * immutable while it holds), and its title only at exactly the log revision
+ * it was folded at (or as the start of a fold of the appended frames). A
+ * stale, lost or half-written row therefore costs a re-read, never a wrong
+ * answer.
+ *
+ * @module dsh-cross-session/index/shared-rows
+ */
+
+import type { SessionHeaderView } from '../ports.js'
+import type { CachedTitle } from './plan.js'
+
+/** One log as the shared index holds it. */
+export interface CorpusRow {
+  /** Absolute path of the log file (the row's key). */
+  readonly path: string
+  readonly sessionId: string
+  /** Its session directory name (`encodeSegment(session id)`). */
+  readonly dirName: string
+  /** File identity the header was read at. */
+  readonly identity: string
+  readonly header: SessionHeaderView
+  /** The title and the log revision it was folded at, when one was folded. */
+  readonly title?: CachedTitle
+}
+
+/** Changes of one root, written as one transaction. */
+export interface CorpusChanges {
+  /** Logs whose header was read (new, or whose file was replaced). */
+  readonly headers: readonly CorpusRow[]
+  /** Logs gone from the root. */
+  readonly removed: readonly string[]
+  /** Titles folded, by path (written only while the row has that identity). */
+  readonly titles: ReadonlyArray<{ readonly path: string, readonly title: CachedTitle }>
+}
+
+/** The shared rows of the home store (`home/store-corpus.ts`). Every method is synchronous; none throws on a missing row. */
+export interface CorpusRows {
+  /** Every row of the root `root` (one query). */
+  all(root: string): CorpusRow[]
+  /** The row of one session id under `root`, if any (one indexed query). */
+  bySession(root: string, sessionId: string): CorpusRow | undefined
+  /** The row of one log path, if any. */
+  byPath(path: string): CorpusRow | undefined
+  /** Apply `changes` to `root` in one transaction. */
+  write(root: string, changes: CorpusChanges): void
+}
