@@ -37,6 +37,7 @@
 import { createControllerPort } from './adapters/controller.js'
 import { createIndexedSessionQueryPort } from './adapters/persistence-index.js'
 import type { CorpusRows } from './index/shared-rows.js'
+import { listenSessionEvents } from './harness/session-events.js'
 import { createSessionQueryPort } from './adapters/session-query.js'
 import { WokenSessions } from './adapters/woken.js'
 import { resolveCaller } from './model/caller.js'
@@ -86,7 +87,7 @@ export interface PluginContext extends HostContext {
   get(name: string): unknown
   inject(deps: string[], callback: (ctx: PluginContext) => void): unknown
   effect(execute: () => () => void, label?: string): unknown
-  on?(event: string, listener: (...args: unknown[]) => void): unknown
+  on?(event: string, listener: (...args: unknown[]) => void, options?: { global?: boolean }): unknown
   readonly fiber?: { readonly state: number }
 }
 
@@ -103,6 +104,8 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
   // Disposal cancels calls in flight (and their bounded waits) with this.
   const lifetime = new AbortController()
   const woken = new WokenSessions(lifetime.signal)
+  // Appends of live sessions wake a send's record wait (`harness/session-events.ts`).
+  const events = listenSessionEvents(ctx)
   // The home store's shared corpus rows, once the home is mounted (docs/performance.md "What a new process reads").
   const home: { corpus?: CorpusRows } = {}
   const local = {
@@ -115,7 +118,7 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
       shared: () => home.corpus,
       log: message => log('warn', message),
     }),
-    controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel }, woken),
+    controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel, events }, woken),
   }
   // Several dsh processes on one DSH_HOME: the home store (docs/architecture.md §8).
   const mounted = mountHome(ctx, local, log)

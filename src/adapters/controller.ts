@@ -34,6 +34,7 @@ import type { HostAgent, HostAgents, HostDefaultModel, HostSessionController, Ho
 import type { Admitted, ControllerOutcome, ControllerPort, DeliveryReason, SendMode } from '../ports.js'
 import { relaySource, type RelayProvenance } from '../model/provenance.js'
 import { waitUntilRecorded } from '../harness/recorded.js'
+import type { SessionEvents } from '../harness/session-events.js'
 import { controllerFailure, controllerFailureDetail, isControllerNotFound } from './remote-errors.js'
 import { isNotFoundError } from './session-query.js'
 import type { WakeHandle } from './woken-release.js'
@@ -84,6 +85,8 @@ interface ControllerServices {
   readonly sessionController: () => HostSessionController | undefined
   /** `ctx.agentDefaultModel`, read when a wake needs it. */
   readonly defaultModel: () => HostDefaultModel | undefined
+  /** Appends of live sessions (`session/event`), when the host delivers them: the record wait wakes on them instead of polling. */
+  readonly events?: SessionEvents
 }
 
 /** Deliver to a live agent's inbox directly (never wakes anything). */
@@ -153,7 +156,20 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
       return admitted
     },
     async waitRecorded(target, requestId, { timeoutMs, signal, settleForInbox, from = 0 }) {
-      return await waitUntilRecorded(() => agents.get(target.sessionId)?.session.events, requestId, { timeoutMs, signal, from, settleForInbox })
+      const events = services.events
+      if (events?.available !== true) return await waitUntilRecorded(() => agents.get(target.sessionId)?.session.events, requestId, { timeoutMs, signal, from, settleForInbox })
+      // Woken by the session's own appends: the agent is looked up again only after a quiet backstop (it may have gone).
+      let agent = agents.get(target.sessionId)
+      let quiet = false
+      const read = (): readonly unknown[] | undefined => {
+        if (quiet) agent = agents.get(target.sessionId)
+        quiet = false
+        return agent?.session.events
+      }
+      const appended = async (ms: number, wait: AbortSignal): Promise<void> => {
+        quiet = !await events.next(target.sessionId, ms, wait)
+      }
+      return await waitUntilRecorded(read, requestId, { timeoutMs, signal, from, settleForInbox, appended })
     },
     async releaseWoken(target) {
       return await woken.giveUp(target.sessionId)

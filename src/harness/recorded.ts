@@ -111,15 +111,18 @@ const RECORD_POLL_MAX_MS = 500
  * `timeoutMs`; with `settleForInbox`, return as soon as the inbox holds it
  * (a queued message to a busy session joins the conversation only when its
  * current turn ends). Only events appended since the last look (or since
- * `from`) are scanned. Timers are unref'd so a pending wait never keeps a
- * host process alive.
+ * `from`) are scanned. With `appended` (the session's own events,
+ * `harness/session-events.ts`) it looks again at each append, with
+ * {@link RECORD_POLL_MAX_MS} as a backstop only; without it, it polls from
+ * {@link RECORD_POLL_MS} doubling. Timers are unref'd so a pending wait
+ * never keeps a host process alive.
  * @returns the best record seen by the bound (conversation, else inbox), or
  *   `undefined` when the log holds neither (or could no longer be read).
  */
 export async function waitUntilRecorded(
   readEvents: () => readonly unknown[] | undefined,
   messageId: string,
-  options: { timeoutMs: number, signal: AbortSignal, from?: number, settleForInbox?: boolean },
+  options: { timeoutMs: number, signal: AbortSignal, from?: number, settleForInbox?: boolean, appended?: (timeoutMs: number, signal: AbortSignal) => Promise<unknown> },
 ): Promise<Recorded | undefined> {
   const deadline = Date.now() + options.timeoutMs
   // The message cannot precede its admission: start at the log length then.
@@ -136,6 +139,10 @@ export async function waitUntilRecorded(
     scanned = events.length
     const remaining = deadline - Date.now()
     if (remaining <= 0 || options.signal.aborted) return inbox
+    if (options.appended !== undefined) {
+      await options.appended(Math.min(RECORD_POLL_MAX_MS, remaining), options.signal)
+      continue
+    }
     await sleep(Math.min(interval, remaining), options.signal)
     interval = Math.min(interval * 2, RECORD_POLL_MAX_MS)
   }

@@ -4,9 +4,9 @@
  * session root, keyed by log file and revision, so a call pays for the logs
  * that changed and the rows it shows, not for the corpus.
  *
- * - {@link CorpusIndex.refresh}: one revision check of every log (`stat`);
- *   reads the header line only of logs new to the index (or whose file was
- *   replaced); drops logs that are gone. Never folds a title.
+ * - {@link CorpusIndex.refresh}: one listing of the root (`readdir`); a
+ *   `stat` and the header line only of logs new to the index; drops logs
+ *   that are gone. Never folds a title; known logs are re-checked by `check`.
  * - {@link CorpusIndex.check}: the same for one session id (one `stat`, or a
  *   probe of each project directory for an id the index has not seen).
  * - {@link CorpusIndex.title}: the title at the revision just checked
@@ -27,7 +27,8 @@
 import { LRUCache } from 'lru-cache'
 import type { SessionHeaderView } from '../ports.js'
 import { DEFAULT_INDEX_BYTES, entryBytes, entryOfRow, rowOfEntry, zeroCounters, type IndexCounters, type IndexEntry } from './index-entry.js'
-import { readHeaderBatches, type LogFiles } from './jsonl-files.js'
+import { readHeaderBatches } from './header-batches.js'
+import type { LogFiles } from './jsonl-files.js'
 import { planScan, type CachedTitle, type ScannedLog } from './plan.js'
 import { foldTitle } from './title-fold.js'
 import type { SharedIndex } from './shared-index.js'
@@ -62,31 +63,27 @@ export class CorpusIndex {
     return { entries: this.byPath.size, bytes: this.byPath.calculatedSize }
   }
 
-  /**
-   * One revision check of the whole root.
-   * @returns every log present now that has a session header.
-   */
+  /** One listing of the whole root. @returns every log present now that has a session header. */
   async refresh(signal: AbortSignal): Promise<IndexEntry[]> {
     this.counters.scans++
     const generation = ++this.generation
     this.hydrate()
-    const scanned = await this.files.scan(signal)
+    const listed = await this.files.list(signal)
     const byPath = this.byPath
-    const plan = planScan({ get: path => byPath.peek(path)?.log, size: byPath.size, keys: () => byPath.keys() }, scanned)
+    const plan = planScan({ get: path => byPath.peek(path)?.log, size: byPath.size, keys: () => byPath.keys() }, listed)
     for (const path of plan.removed) this.forget(path)
+    // Known logs: listed, not `stat`ed (their revision is checked when a title or a read needs it: `check`).
     const entries: IndexEntry[] = []
-    for (const log of plan.unchanged) {
-      const entry = this.byPath.get(log.path)
-      if (entry === undefined) continue
-      entry.log = log
-      entry.checkedBy = generation
-      entries.push(entry)
+    for (const { path } of plan.unchanged) {
+      const entry = this.byPath.get(path)
+      if (entry !== undefined) entries.push(entry)
     }
+    const fresh = plan.readHeader.map(log => this.files.restat(log)).filter(log => log !== undefined)
     // Entries this process evicted come back from their shared rows; the rest are read.
-    const rows = this.evicted && this.shared !== undefined ? this.shared.byPaths(plan.readHeader.map(log => log.path)) : undefined
+    const rows = this.evicted && this.shared !== undefined ? this.shared.byPaths(fresh.map(log => log.path)) : undefined
     this.evicted = false
     const toRead: ScannedLog[] = []
-    for (const log of plan.readHeader) {
+    for (const log of fresh) {
       const row = rows?.get(log.path)
       const entry = row?.identity === log.identity ? this.adopt(row, log) : undefined
       if (entry === undefined) {

@@ -28,6 +28,12 @@ export { jsonlLayout, type JsonlLayout } from './jsonl-layout.js'
 /** Stats per slice before yielding to the event loop. */
 const SLICE = 500
 
+/** A log path as a directory listing gives it (not yet `stat`ed). */
+export interface ListedLog {
+  readonly path: string
+  readonly dirName: string
+}
+
 /** A title fold of one log (or of its appended frames). */
 interface TitleRead {
   readonly found: boolean
@@ -40,10 +46,12 @@ interface TitleRead {
 export interface LogFiles {
   /** One revision check of every log under the root. */
   scan(signal: AbortSignal): Promise<ScannedLog[]>
+  /** Every session directory's log path under the root, without a `stat` (two `readdir` levels). */
+  list(signal: AbortSignal): Promise<ListedLog[]>
   /** The log of one session id, found without a listing, or `undefined`. */
   probe(sessionId: string): ScannedLog | undefined
-  /** The current state of one known log file, or `undefined` when it is gone. */
-  restat(log: ScannedLog): ScannedLog | undefined
+  /** The current state of one log file, or `undefined` when it is gone. */
+  restat(log: ListedLog): ScannedLog | undefined
   /** Its header line, or `undefined` when the file is not a session log. */
   readHeader(log: ScannedLog): SessionHeaderView | undefined
   /** {@link readHeader} of many logs, in order, decoding their header frames in one batch. */
@@ -88,6 +96,17 @@ export function jsonlFiles(layout: JsonlLayout): LogFiles {
             signal.throwIfAborted()
           }
         }
+      }
+      return logs
+    },
+
+    async list(signal) {
+      const logs: ListedLog[] = []
+      for (const project of directories(root)) {
+        const base = join(root, project)
+        for (const dirName of directories(base)) logs.push({ path: join(base, dirName, fileName), dirName })
+        await new Promise(resolve => setImmediate(resolve))
+        signal.throwIfAborted()
       }
       return logs
     },
@@ -166,21 +185,5 @@ export function jsonlFiles(layout: JsonlLayout): LogFiles {
       }
       return { found: false, value: undefined, completeBytes }
     },
-  }
-}
-
-/** Header frames decoded per batch (one zstd context each); the loop yields between batches. */
-const HEADER_BATCH = 256
-
-/** {@link LogFiles.readHeaders} of `logs` in batches, yielding to the event loop between them; `each` gets every log and its header. */
-export async function readHeaderBatches(files: LogFiles, logs: readonly ScannedLog[], signal: AbortSignal, each: (log: ScannedLog, header: SessionHeaderView | undefined) => void): Promise<void> {
-  for (let start = 0; start < logs.length; start += HEADER_BATCH) {
-    if (start > 0) {
-      await new Promise(resolve => setImmediate(resolve))
-      signal.throwIfAborted()
-    }
-    const batch = logs.slice(start, start + HEADER_BATCH)
-    const headers = files.readHeaders(batch)
-    batch.forEach((log, position) => each(log, headers[position]))
   }
 }

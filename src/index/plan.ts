@@ -53,11 +53,11 @@ export interface CachedTitle {
 }
 
 /** Outcome of {@link planScan}. */
-interface ScanPlan {
-  /** Logs whose header is known for this identity: nothing is read. */
-  readonly unchanged: ScannedLog[]
+interface ScanPlan<T> {
+  /** Logs whose header is known for this identity (or, listed without a `stat`, known by path): nothing is read. */
+  readonly unchanged: T[]
   /** New logs, or logs whose file was replaced: their header line is read. */
-  readonly readHeader: ScannedLog[]
+  readonly readHeader: T[]
   /** Known paths no longer present: dropped (deleted by any process). */
   readonly removed: string[]
 }
@@ -65,16 +65,18 @@ interface ScanPlan {
 /**
  * Decide what one revision check re-reads: only the header line of a log the
  * index has not seen under this file identity. A grown log keeps its header
- * (headers are immutable; appends never rewrite line 1).
+ * (headers are immutable; appends never rewrite line 1). A log listed
+ * without its identity (a directory listing, no `stat`) is unchanged when
+ * its path is known.
  */
-export function planScan(known: KnownLogs, scanned: readonly ScannedLog[]): ScanPlan {
-  const unchanged: ScannedLog[] = []
-  const readHeaderOf: ScannedLog[] = []
+export function planScan<T extends { readonly path: string, readonly identity?: string }>(known: KnownLogs, scanned: readonly T[]): ScanPlan<T> {
+  const unchanged: T[] = []
+  const readHeaderOf: T[] = []
   let stillKnown = 0
   for (const log of scanned) {
     const previous = known.get(log.path)
     if (previous !== undefined) stillKnown++
-    if (previous?.identity === log.identity) unchanged.push(log)
+    if (previous !== undefined && (log.identity === undefined || previous.identity === log.identity)) unchanged.push(log)
     else readHeaderOf.push(log)
   }
   // Every known path was seen again: nothing was deleted (the common case; no set built).

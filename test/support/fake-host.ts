@@ -272,6 +272,8 @@ export class FakeAgent implements HostAgent {
   private readonly inbox: Record<InboxTarget, HostUserMessage[]> = { 'next-turn': [], 'next-step': [] }
   private readonly holds: Array<{ reached: Deferred<void>, gate: Deferred<void> }> = []
   private readonly watchers: Array<{ test: (event: LogEvent) => boolean, found: Deferred<LogEvent> }> = []
+  /** Observers of each append (`session/event`, when the host emits it: `Session.append` runs them synchronously). */
+  onAppend: ((session: FakeAgent['session'], event: LogEvent) => void) | undefined
 
   constructor(header: Record<string, unknown>, events: LogEvent[] = []) {
     this.id = header.id as string
@@ -339,6 +341,7 @@ export class FakeAgent implements HostAgent {
   private append(type: string, data: unknown, options: { surfaceOp?: LogEvent['surfaceOp'], sourceEventSeqs?: number[] } = {}): LogEvent {
     const event: LogEvent = { type, seq: this.session.events.length, time: Date.now(), data: json(data), ...options }
     this.session.events.push(event)
+    this.onAppend?.(this.session, event)
     for (const watcher of [...this.watchers]) {
       if (!watcher.test(event)) continue
       this.watchers.splice(this.watchers.indexOf(watcher), 1)
@@ -520,8 +523,17 @@ export class FakeHost {
   /** The scripted model of every agent this host creates from now on (`FakeAgent.model`). */
   agentModel: FakeAgent['model'] | undefined
 
-  constructor(options: { omit?: string[] } = {}) {
+  /** `session/event` listeners, when the host emits them (`sessionEvents`). */
+  private readonly sessionEventListeners: Array<(...args: unknown[]) => void> | undefined
+
+  /**
+   * @param options - `omit`: services left out; `sessionEvents`: the context
+   *   has `on` and emits `session/event` (session, event) on every append, as
+   *   rc.8 `Session.append` does (`@deepseek-ai/dsh-session@0.1.0-rc.8` lib/index.js).
+   */
+  constructor(options: { omit?: string[], sessionEvents?: boolean } = {}) {
     const host = this
+    this.sessionEventListeners = options.sessionEvents === true ? [] : undefined
     /** `sessionPersistence.list`, as `SessionCorpus` awaits it. */
     const listPersisted = async (signal?: AbortSignal): Promise<Record<string, unknown>[]> => {
       await Promise.resolve()
@@ -632,6 +644,7 @@ export class FakeHost {
           if (host.live.has(id)) throw new Error(`agent "${id}" is already registered`)
           const agent = new FakeAgent(stored.header, stored.events)
           if (host.agentModel !== undefined) agent.model = host.agentModel
+          host.observe(agent)
           host.live.set(id, agent)
           return agentHandle(agent, () => {
             host.resumeDisposed.push(id)
@@ -662,6 +675,15 @@ export class FakeHost {
       effect(execute: () => () => void) {
         host.disposers.push(execute())
       },
+      ...(host.sessionEventListeners === undefined
+        ? {}
+        : {
+            on(name: string, listener: (...args: unknown[]) => void) {
+              const listeners = host.sessionEventListeners!
+              if (name === 'session/event') listeners.push(listener)
+              return () => { listeners.splice(listeners.indexOf(listener) >>> 0, 1) }
+            },
+          }),
     }
     return ctx as unknown as PluginContext
   }
@@ -690,8 +712,15 @@ export class FakeHost {
     if (extra.title !== undefined) events.push(titleEvent(events.length, extra.title))
     const agent = fakeAgent(headerOf(id, createdAt, extra.header), events)
     if (this.agentModel !== undefined) agent.model = this.agentModel
+    this.observe(agent)
     this.live.set(id, agent)
     return agent
+  }
+
+  /** Emit this agent's appends as `session/event`, when the host does. */
+  private observe(agent: FakeAgent): void {
+    const listeners = this.sessionEventListeners
+    if (listeners !== undefined) agent.onAppend = (session, event) => { for (const listener of [...listeners]) listener(session, event) }
   }
 
   /** Execute a registered tool as the harness would, from `agent`'s turn. */

@@ -82,6 +82,8 @@ export function counted(files: LogFiles): LogFiles & { counts: Record<string, nu
   return {
     counts,
     scan: signal => { counts.scan!++; return files.scan(signal) },
+    // The index's pass over the root (a listing, no stat) counts as its scan.
+    list: signal => { counts.scan!++; return files.list(signal) },
     probe: id => { counts.probe!++; return files.probe(id) },
     restat: log => { counts.restat!++; return files.restat(log) },
     readHeader,

@@ -55,7 +55,11 @@ describe('CorpusIndex over real rc.8-format logs', () => {
     root.write('session-b', 2, undefined)
     const files = counted(jsonlFiles(layoutOf()))
     const index = new CorpusIndex(files)
-    const byId = async () => new Map((await index.refresh(signal)).map(entry => [entry.header.id, entry]))
+    // As the port reads a title: the listing, then that log's revision check (`check`).
+    const byId = async () => new Map((await index.refresh(signal)).flatMap(entry => {
+      const checked = index.check(entry.header.id, index.generation)
+      return checked === undefined ? [] : [[entry.header.id, checked] as const]
+    }))
     let entries = await byId()
     expect(index.title(entries.get('session-a')!)).toBe('first')
     expect(index.title(entries.get('session-b')!)).toBeUndefined()
@@ -167,7 +171,8 @@ describe('the indexed port under the real tools', () => {
     expect(index!.counters).toEqual({ scans: 1, singleChecks: 0, headerReads: 60, titleFolds: 5, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0 })
     const second = await sessionsList({ limit: 5 }, w.call(me), deps)
     expect(second).toBe(first)
-    expect(index!.counters).toEqual({ scans: 2, singleChecks: 0, headerReads: 60, titleFolds: 5, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0 })
+    // The second list lists the root (no stat) and checks the revision of the 5 rows it shows only.
+    expect(index!.counters).toEqual({ scans: 2, singleChecks: 5, headerReads: 60, titleFolds: 5, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0 })
     // The caller (live) is read from memory, never from its log; the fallback
     // port gives liveness only (its one predicate), never a listing or a fold.
     const mine = await sessionsList({ query: 'Me, live' }, w.call(me), deps)

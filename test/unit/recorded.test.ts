@@ -6,7 +6,7 @@
  * ends, and none depends on how fast the machine is.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { buildFrame, eventCarriesMessage, findRecorded, latestRelay, relaySource, waitUntilRecorded } from '../../src/testing.js'
+import { buildFrame, eventCarriesMessage, findRecorded, latestRelay, relaySource, SessionEvents, waitUntilRecorded } from '../../src/testing.js'
 
 describe('eventCarriesMessage', () => {
   it('finds the message in a user/message event or nested in an inbox splice', () => {
@@ -82,6 +82,30 @@ describe('waitUntilRecorded', () => {
     expect(await settledNow(aborted)).toEqual({ settled: true, value: undefined })
 
     expect(await settledNow(waitUntilRecorded(() => undefined, 'r1', { timeoutMs: 1000, signal: new AbortController().signal }))).toEqual({ settled: true, value: undefined })
+  })
+
+  it('with the session\'s own events, looks again at each append and returns at the one that records it, no timer passing', async () => {
+    const events: unknown[] = [{ seq: 0, type: 'agent/inbox/spliced', data: { inserted: [{ id: 'r1' }] } }]
+    const appends = new SessionEvents()
+    appends.available = true
+    let reads = 0
+    const waiting = waitUntilRecorded(() => {
+      reads++
+      return events
+    }, 'r1', { timeoutMs: 5000, signal: new AbortController().signal, appended: (ms, signal) => appends.next('session-b', ms, signal) })
+    expect((await settledNow(waiting)).settled).toBe(false)
+    // An append of another session wakes nothing; one of this session that is not the record, one look.
+    appends.notify('session-a')
+    events.push({ seq: 1, type: 'turn/start', data: {} })
+    appends.notify('session-b')
+    expect((await settledNow(waiting)).settled).toBe(false)
+    expect(reads).toBe(2)
+    events.push({ seq: 2, type: 'user/message', data: { id: 'r1' } })
+    appends.notify('session-b')
+    // The clock never moved: the record came from the append, not from a poll.
+    expect(await settledNow(waiting)).toEqual({ settled: true, value: { seq: 2, stage: 'conversation' } })
+    expect(reads).toBe(3)
+    expect(vi.getTimerCount()).toBe(0)
   })
 })
 

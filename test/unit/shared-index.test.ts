@@ -44,7 +44,11 @@ function processOn(): { index: CorpusIndex, files: ReturnType<typeof counted>, s
 async function listed(index: CorpusIndex): Promise<Record<string, string | undefined>> {
   const entries = await index.refresh(signal)
   const out: Record<string, string | undefined> = {}
-  for (const entry of entries) out[entry.header.id] = index.title(entry)
+  // As the port reads a title: that log's revision check, then the title at that revision.
+  for (const entry of entries) {
+    const checked = index.check(entry.header.id, index.generation)
+    if (checked !== undefined) out[entry.header.id] = index.title(checked)
+  }
   index.flush()
   return out
 }
@@ -57,7 +61,7 @@ describe('the shared corpus index', () => {
     expect(first.files.counts).toMatchObject({ readHeader: 25, readTitle: 25 })
     const second = processOn()
     expect(await listed(second.index)).toEqual(seen)
-    expect(second.files.counts).toMatchObject({ scan: 1, readHeader: 0, readTitle: 0 })
+    expect(second.files.counts).toMatchObject({ scan: 1, restat: 25, readHeader: 0, readTitle: 0 })
     expect(second.index.counters).toMatchObject({ headerReads: 0, titleFolds: 0, titleTailFolds: 0, sharedRows: 25 })
     // A cold read's check in a third process: one row by id, one stat, no header, no fold.
     const third = processOn()
