@@ -26,11 +26,15 @@ import type { ToolCallContext, ToolDeps } from './shared.js'
 
 const TOOL = TOOL_NAMES.list
 
+const ASCII = /^[\x00-\x7f]*$/
+
 /**
  * Fold a string for case-insensitive, Unicode-aware matching: NFKC, then
  * upper- and lower-casing (so `ß` matches `SS` and `Ｆｕｌｌ` matches `full`).
  */
 function foldForMatch(text: string): string {
+  // ASCII (every harness-made id, most paths and titles): NFKC is the identity and the case round trip is `toLowerCase`.
+  if (ASCII.test(text)) return text.toLowerCase()
   return text.normalize('NFKC').toUpperCase().toLowerCase()
 }
 
