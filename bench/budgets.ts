@@ -146,8 +146,19 @@ function listings(calls: Record<string, number> | undefined): number {
   return (calls['sessionQuery.listSessions'] ?? 0) + (calls['persistence.list'] ?? 0) + (calls['persistence.listSnapshots'] ?? 0)
 }
 
-/** Corpus targets (docs/performance.md "Corpus index"), checked at the largest real corpus of at least 10,000 sessions. */
-export const CORPUS_TARGETS = { listFirstMs: 1500, listWarmMs: 300, queryWarmMs: 500, readWarmMs: 300, refusedSendMs: 300, indexHeapMB: 64 } as const
+/**
+ * Corpus targets per real corpus size (docs/performance.md "Corpus index"),
+ * ms. "First" is the first call of a new process on a home an earlier
+ * process already indexed (bench/harness/run-harness.ts primes it); the read
+ * targets are the cold read of the ~100,000-event session.
+ */
+export const CORPUS_TARGETS: Readonly<Record<number, { listFirstMs: number, listWarmMs: number, queryFirstMs?: number, queryWarmMs: number, readFirstMs?: number, readWarmMs?: number, refusedSendMs: number, indexHeapMB?: number }>> = {
+  10_000: { listFirstMs: 300, listWarmMs: 100, queryFirstMs: 500, queryWarmMs: 150, readFirstMs: 500, readWarmMs: 100, refusedSendMs: 300, indexHeapMB: 64 },
+  100_000: { listFirstMs: 1000, listWarmMs: 300, queryWarmMs: 500, refusedSendMs: 300 },
+}
+
+/** Header reads a first call of a new process may make on an indexed home (sessions the bench itself created since). */
+const NEW_SINCE_PRIMED = 10
 
 /** Budgets over the real harness rows (call counts; corpus cost). */
 export function realVerdicts(rows: CaseRow[]): Verdict[] {
@@ -166,27 +177,36 @@ export function realVerdicts(rows: CaseRow[]): Verdict[] {
   const refused = sends.filter(row => !row.case.startsWith('accepted'))
   const badSend = refused.filter(row => listings(row.calls) > 0)
   verdicts.push({ budget: 'real sessions_send refused: no corpus listing', measured: `${refused.length - badSend.length}/${refused.length} cases`, pass: everyRow(refused, badSend) })
-  const largest = Math.max(0, ...rows.map(row => row.corpus ?? 0))
-  if (largest >= 10_000) {
-    const at = rows.filter(row => row.corpus === largest)
-    const find = (tool: string, test: (row: CaseRow) => boolean): CaseRow | undefined => at.find(row => row.tool === tool && test(row))
-    const list = find('sessions_list', row => row.case === 'no query')
-    const query = find('sessions_list', row => row.case.startsWith('query'))
-    const send = find('sessions_send', row => row.case.startsWith('resume-disabled'))
-    const index = find('corpus index', () => true)
-    const n = largest.toLocaleString('en-US')
-    const ms = (value: number | undefined): string => value === undefined ? 'missing' : `${value.toFixed(0)} ms`
-    verdicts.push({ budget: `sessions_list {} at ${n}: first ≤ ${CORPUS_TARGETS.listFirstMs} ms, warm ≤ ${CORPUS_TARGETS.listWarmMs} ms`, measured: `${ms(list?.firstMs)}, ${ms(list?.medianMs)}`, pass: list !== undefined && (list.firstMs ?? Infinity) <= CORPUS_TARGETS.listFirstMs && list.medianMs <= CORPUS_TARGETS.listWarmMs })
-    verdicts.push({ budget: `sessions_list {query} at ${n}: ≤ 1 fold per log on the first call, 0 warm; warm ≤ ${CORPUS_TARGETS.queryWarmMs} ms`, measured: `folds ${query?.firstCalls?.titlesFolded ?? '?'} then ${query?.titlesFolded ?? '?'}; ${ms(query?.medianMs)}`, pass: query !== undefined && (query.firstCalls?.titlesFolded ?? Infinity) <= largest + 10 && query.titlesFolded === 0 && query.medianMs <= CORPUS_TARGETS.queryWarmMs })
-    const coldReads = at.filter(row => row.tool === 'sessions_read' && row.case === 'cold')
-    const readOk = coldReads.map(row => {
-      const parse = find('persistence', other => other.case.startsWith('inspect') && other.events !== undefined && Math.abs(other.events - (row.events ?? 0)) <= 20)
-      return { row, limit: CORPUS_TARGETS.readWarmMs + (parse?.medianMs ?? 0) }
-    })
-    verdicts.push({ budget: `cold sessions_read at ${n}: warm ≤ ${CORPUS_TARGETS.readWarmMs} ms + inspect(id) of its log`, measured: readOk.map(({ row, limit }) => `${row.events} events: ${ms(row.medianMs)} ≤ ${ms(limit)}`).join(', '), pass: readOk.length > 0 && readOk.every(({ row, limit }) => row.medianMs <= limit) })
-    verdicts.push({ budget: `sessions_send refused before wake at ${n}: ≤ ${CORPUS_TARGETS.refusedSendMs} ms`, measured: ms(send?.medianMs), pass: send !== undefined && send.medianMs <= CORPUS_TARGETS.refusedSendMs })
-    verdicts.push({ budget: `corpus index retained heap at ${n} ≤ ${CORPUS_TARGETS.indexHeapMB} MB`, measured: index?.retainedMB === undefined ? 'missing' : `${index.retainedMB.toFixed(1)} MB (estimate ${index.calls['estimated MB']} MB)`, pass: index?.retainedMB !== undefined && index.retainedMB <= CORPUS_TARGETS.indexHeapMB })
+  for (const [size, targets] of Object.entries(CORPUS_TARGETS)) {
+    const at = rows.filter(row => row.corpus === Number(size))
+    if (at.length > 0) verdicts.push(...corpusVerdicts(at, Number(size), targets))
   }
+  return verdicts
+}
+
+/** The timed targets at one corpus size, and what a new process's first calls read. */
+function corpusVerdicts(at: CaseRow[], size: number, targets: (typeof CORPUS_TARGETS)[number]): Verdict[] {
+  const verdicts: Verdict[] = []
+  const find = (tool: string, test: (row: CaseRow) => boolean): CaseRow | undefined => at.find(row => row.tool === tool && test(row))
+  const list = find('sessions_list', row => row.case === 'no query')
+  const query = find('sessions_list', row => row.case === 'query (title word)')
+  const send = find('sessions_send', row => row.case.startsWith('resume-disabled'))
+  const index = find('corpus index', () => true)
+  const n = size.toLocaleString('en-US')
+  const ms = (value: number | undefined): string => value === undefined ? 'missing' : `${value.toFixed(0)} ms`
+  const within = (row: CaseRow | undefined, first: number, warm: number): boolean => row !== undefined && (row.firstMs ?? Infinity) <= first && row.medianMs <= warm
+  verdicts.push({ budget: `sessions_list {} at ${n}: first (new process, indexed home) ≤ ${targets.listFirstMs} ms, warm ≤ ${targets.listWarmMs} ms`, measured: `${ms(list?.firstMs)}, ${ms(list?.medianMs)}`, pass: within(list, targets.listFirstMs, targets.listWarmMs) })
+  const queryFirst = targets.queryFirstMs === undefined ? '' : `first ≤ ${targets.queryFirstMs} ms, `
+  verdicts.push({ budget: `sessions_list {query} at ${n}: ${queryFirst}warm ≤ ${targets.queryWarmMs} ms, 0 folds warm`, measured: `${ms(query?.firstMs)}, ${ms(query?.medianMs)}; folds ${query?.firstCalls?.titlesFolded ?? '?'} then ${query?.titlesFolded ?? '?'}`, pass: within(query, targets.queryFirstMs ?? Infinity, targets.queryWarmMs) && query?.titlesFolded === 0 })
+  const firsts = [list, query].filter(row => row !== undefined)
+  const reread = firsts.filter(row => (row.firstCalls?.['index.headerReads'] ?? 0) > NEW_SINCE_PRIMED || (row.firstCalls?.['index.titleFolds'] ?? 0) > NEW_SINCE_PRIMED)
+  verdicts.push({ budget: `a new process's first lists at ${n} read no unchanged header and fold no unchanged title (≤ ${NEW_SINCE_PRIMED} new since the priming process)`, measured: firsts.map(row => `${row.case}: ${row.firstCalls?.['index.headerReads'] ?? 0} header reads, ${row.firstCalls?.['index.titleFolds'] ?? 0} folds`).join('; '), pass: firsts.length === 2 && reread.length === 0 })
+  if (targets.readFirstMs !== undefined && targets.readWarmMs !== undefined) {
+    const read = at.filter(row => row.tool === 'sessions_read' && row.case === 'cold').sort((a, b) => (b.events ?? 0) - (a.events ?? 0))[0]
+    verdicts.push({ budget: `cold sessions_read at ${n}, largest log: first ≤ ${targets.readFirstMs} ms, warm ≤ ${targets.readWarmMs} ms`, measured: `${read?.events ?? '?'} events: ${ms(read?.firstMs)}, ${ms(read?.medianMs)}`, pass: within(read, targets.readFirstMs, targets.readWarmMs) })
+  }
+  verdicts.push({ budget: `sessions_send refused before wake at ${n}: ≤ ${targets.refusedSendMs} ms`, measured: ms(send?.medianMs), pass: send !== undefined && send.medianMs <= targets.refusedSendMs })
+  if (targets.indexHeapMB !== undefined) verdicts.push({ budget: `corpus index retained heap at ${n} ≤ ${targets.indexHeapMB} MB`, measured: index?.retainedMB === undefined ? 'missing' : `${index.retainedMB.toFixed(1)} MB (estimate ${index.calls['estimated MB']} MB)`, pass: index?.retainedMB !== undefined && index.retainedMB <= targets.indexHeapMB })
   return verdicts
 }
 

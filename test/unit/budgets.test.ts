@@ -9,8 +9,8 @@
 import { describe, expect, it } from 'vitest'
 import { callIdentity, MAX_TRACKED_ENTRIES, SendLimits, sessionsList, sessionsRead, sessionsSend } from '../../src/testing.js'
 import { corpusWorld, surfaceEvents } from '../../bench/corpus.js'
-import { SEND_ACCEPTED_MAX_CALLS, SEND_REFUSED_MAX_CALLS } from '../../bench/budgets.js'
-import { shownRows } from '../../bench/measure.js'
+import { realVerdicts, SEND_ACCEPTED_MAX_CALLS, SEND_REFUSED_MAX_CALLS } from '../../bench/budgets.js'
+import { shownRows, type CaseRow } from '../../bench/measure.js'
 
 function delta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
   const out: Record<string, number> = {}
@@ -106,5 +106,25 @@ describe('bounded state and catalog size', () => {
     expect(size.pairs).toBeLessThanOrEqual(MAX_TRACKED_ENTRIES)
     expect(size.bodies).toBeLessThanOrEqual(MAX_TRACKED_ENTRIES)
     expect(size.calls).toBeLessThanOrEqual(MAX_TRACKED_ENTRIES)
+  })
+})
+
+describe('real-harness corpus budgets (bench/budgets.ts realVerdicts)', () => {
+  const row = (tool: string, name: string, firstMs: number, medianMs: number, firstCalls: Record<string, number> = {}, extra: Partial<CaseRow> = {}): CaseRow => ({
+    suite: 'real', tool, case: name, corpus: 10_000, iterations: 3, firstMs, medianMs, calls: { 'index.scans': 1 }, firstCalls, titlesFolded: 0, peakHeapMB: 1, outputChars: 1, shown: 25, ...extra,
+  })
+  const verdictsOf = (firstHeaderReads: number) => realVerdicts([
+    row('sessions_list', 'no query', 250, 80, { 'index.headerReads': firstHeaderReads }),
+    row('sessions_list', 'query (title word)', 400, 120),
+    row('sessions_read', 'cold', 400, 90, {}, { events: 100_024 }),
+    row('sessions_send', 'resume-disabled (cold)', 2, 1),
+    row('corpus index', 'one refresh from empty, retained heap', 300, 300, {}, { retainedMB: 11 }),
+  ])
+  const verdict = (verdicts: ReturnType<typeof realVerdicts>, start: string) => verdicts.find(item => item.budget.startsWith(start))
+
+  it('passes the 10,000-session targets, and fails a new process that re-reads the headers an earlier one read', () => {
+    const good = verdictsOf(1)
+    expect(good.filter(item => !item.pass).map(item => item.budget)).toEqual([])
+    expect(verdict(verdictsOf(10_000), 'a new process\'s first lists at 10,000')?.pass).toBe(false)
   })
 })
