@@ -68,6 +68,11 @@ describe('the shared corpus index', () => {
     const entry = third.index.check('session-7')!
     expect(third.index.title(entry)).toBe('title 7')
     expect(third.files.counts).toMatchObject({ scan: 0, probe: 0, restat: 1, readHeader: 0, readTitle: 0 })
+    // A log that only grew: a new process folds its appended frames only, from where the row's fold ended.
+    root.appendTitle('session-7', 2, 'title 7, grown')
+    const fourth = processOn()
+    expect(fourth.index.title(fourth.index.check('session-7')!)).toBe('title 7, grown')
+    expect(fourth.index.counters).toMatchObject({ titleFolds: 0, titleTailFolds: 1, headerReads: 0 })
   })
 
   it('sees sessions created, written and deleted by another process on its next call', async () => {
