@@ -103,8 +103,10 @@ export function jsonlFiles(layout: JsonlLayout): LogFiles {
     async list(signal) {
       const logs: ListedLog[] = []
       for (const project of directories(root)) {
+        // Plain concatenation: the same string `join` makes here (an absolute normalised root, plain
+        // segments), at a fraction of its cost over 100,000 entries.
         const base = join(root, project)
-        for (const dirName of directories(base)) logs.push({ path: join(base, dirName, fileName), dirName })
+        for (const dirName of directories(base)) logs.push({ path: `${base}/${dirName}/${fileName}`, dirName })
         await new Promise(resolve => setImmediate(resolve))
         signal.throwIfAborted()
       }

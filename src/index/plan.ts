@@ -53,9 +53,11 @@ export interface CachedTitle {
 }
 
 /** Outcome of {@link planScan}. */
-interface ScanPlan<T> {
+interface ScanPlan<T, K> {
   /** Logs whose header is known for this identity (or, listed without a `stat`, known by path): nothing is read. */
   readonly unchanged: T[]
+  /** What the index knows of each unchanged log, in the same order (one lookup per log, not two). */
+  readonly known: K[]
   /** New logs, or logs whose file was replaced: their header line is read. */
   readonly readHeader: T[]
   /** Known paths no longer present: dropped (deleted by any process). */
@@ -69,26 +71,31 @@ interface ScanPlan<T> {
  * without its identity (a directory listing, no `stat`) is unchanged when
  * its path is known.
  */
-export function planScan<T extends { readonly path: string, readonly identity?: string }>(known: KnownLogs, scanned: readonly T[]): ScanPlan<T> {
+export function planScan<T extends { readonly path: string, readonly identity?: string }, K = KnownLog>(known: KnownLogs<K>, scanned: readonly T[], identityOf: (known: K) => string = value => (value as KnownLog).identity): ScanPlan<T, K> {
   const unchanged: T[] = []
+  const knownOf: K[] = []
   const readHeaderOf: T[] = []
   let stillKnown = 0
   for (const log of scanned) {
     const previous = known.get(log.path)
     if (previous !== undefined) stillKnown++
-    if (previous !== undefined && (log.identity === undefined || previous.identity === log.identity)) unchanged.push(log)
-    else readHeaderOf.push(log)
+    if (previous !== undefined && (log.identity === undefined || identityOf(previous) === log.identity)) {
+      unchanged.push(log)
+      knownOf.push(previous)
+    } else {
+      readHeaderOf.push(log)
+    }
   }
   // Every known path was seen again: nothing was deleted (the common case; no set built).
-  if (stillKnown === known.size) return { unchanged, readHeader: readHeaderOf, removed: [] }
+  if (stillKnown === known.size) return { unchanged, known: knownOf, readHeader: readHeaderOf, removed: [] }
   const seen = new Set(scanned.map(log => log.path))
   const removed = [...known.keys()].filter(path => !seen.has(path))
-  return { unchanged, readHeader: readHeaderOf, removed }
+  return { unchanged, known: knownOf, readHeader: readHeaderOf, removed }
 }
 
 /** The index's known logs by path, as {@link planScan} reads them (a `Map` or an LRU cache). */
-interface KnownLogs {
-  get(path: string): KnownLog | undefined
+interface KnownLogs<K> {
+  get(path: string): K | undefined
   readonly size: number
   keys(): Iterable<string>
 }
