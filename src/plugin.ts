@@ -121,12 +121,12 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
     controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel, events }, woken),
   }
   // Several dsh processes on one DSH_HOME: the home store (docs/architecture.md §8).
-  const mounted = mountHome(ctx, local, log)
-  const { sessions, controller } = mounted
+  const mounted = mountHome(ctx, local, log, () => source.current.inbound)
+  const { sessions, controller, runtime } = mounted
   home.corpus = mounted.corpus
   // `settings` is a getter: every tool call reads the current value (O(1), src/settings-source.ts).
   const deps = {
-    sessions, controller, limits: new SendLimits(), log: (message: string) => log('warn', message),
+    sessions, controller, limits: new SendLimits(), log: (message: string) => log('warn', message), inbound: runtime?.store,
     get settings() { return source.current },
   }
   const definitions = toolDefinitions(deps, exec => resolveCaller(exec, ctx.agents), lifetime.signal)

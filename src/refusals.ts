@@ -15,8 +15,9 @@
  *   `decideSend` walks it, asking for the next fact (`target`, `limits`)
  *   only when every earlier check has passed, so no fact that touches the
  *   target is fetched before the checks that must come first.
- * - {@link resumeDisabledBeforeResolve} and
- *   {@link notMessageableRightAfterLookup}: the two guarantees, as
+ * - {@link resumeDisabledBeforeResolve},
+ *   {@link notMessageableRightAfterLookup} and
+ *   {@link inboundRefusedBeforeLookup}: the three guarantees, as
  *   properties of {@link SEND_CHECKS}.
  *
  * @module dsh-cross-session/refusals
@@ -25,6 +26,7 @@
 import type { LimitVerdict } from './model/limits.js'
 import { isSubagent, ownerOf } from './model/sessions.js'
 import type { SessionHeaderView } from './ports.js'
+import type { InboundMode } from './settings/resolve.js'
 
 /** The closed refusal catalog (docs/tools.md#refusals-and-their-order). */
 export const REFUSAL_CATALOG = {
@@ -35,7 +37,7 @@ export const REFUSAL_CATALOG = {
   'empty-body': { contract: true, cause: 'the body is empty after trimming', next: 'supply a body' },
   'self-target': { contract: false, cause: 'the target is the calling session', next: 'pick a peer id' },
   'rate-limited': { contract: false, cause: 'hop limit, per-pair rate, or a duplicate body', next: 'stop relaying and report to the user / wait / read the target' },
-  'rejected': { contract: true, cause: 'no caller, a backend failure (names the failing step), or the controller refused (its code)', next: 'as the text says' },
+  'rejected': { contract: true, cause: 'no caller, the target takes no messages from peers (`inbound: refuse`), a backend failure (names the failing step), or the controller refused (its code)', next: 'as the text says (for `inbound: refuse`: ask the target\'s user)' },
 } as const satisfies Record<string, { readonly contract: boolean, readonly cause: string, readonly next: string }>
 
 /** Every refusal code this package returns. */
@@ -70,6 +72,8 @@ export interface SendFacts {
   readonly body: string
   /** Whether waking a cold target is allowed (`allowResume`). */
   readonly allowResume: boolean
+  /** What the target takes from peers: its own choice (home store), else the `inbound` setting. Read without touching the target. */
+  readonly inbound?: InboundMode
   /** The non-waking lookup (visibility already applied). */
   readonly target?: TargetFact
   /** Rate and hop limits. */
@@ -80,6 +84,7 @@ export interface SendFacts {
 export type SendRefusal =
   | { readonly code: 'invalid-arguments', readonly problem: string }
   | { readonly code: 'rejected', readonly reason: 'no-caller' }
+  | { readonly code: 'rejected', readonly reason: 'inbound-refused', readonly targetId: string }
   | { readonly code: 'empty-body' }
   | { readonly code: 'self-target', readonly targetId: string }
   | { readonly code: 'not-found', readonly targetId: string }
@@ -87,10 +92,13 @@ export type SendRefusal =
   | { readonly code: 'resume-disabled', readonly targetId: string }
   | { readonly code: 'rate-limited', readonly targetId: string, readonly limit: Exclude<LimitVerdict, { kind: 'ok' }> }
 
+/** A fact {@link decideSend} may ask for: the target's inbound choice, the non-waking lookup, the limits. */
+type SendFact = 'inbound' | 'target' | 'limits'
+
 /** One check of the fixed order: the fact it needs first, and its verdict once that fact is known. */
 interface SendCheck {
-  readonly step: 'arguments' | 'caller' | 'body' | 'self' | 'exists' | 'top-level' | 'wake-allowed' | 'limits' | 'resolve' | 'admit'
-  readonly needs?: 'target' | 'limits'
+  readonly step: 'arguments' | 'caller' | 'body' | 'self' | 'inbound' | 'exists' | 'top-level' | 'wake-allowed' | 'limits' | 'hold' | 'resolve' | 'admit'
+  readonly needs?: SendFact
   /** The refusal, or `undefined` when this check passes (called only once `needs` is known). */
   readonly check?: (facts: SendFacts) => SendRefusal | undefined
 }
@@ -101,17 +109,21 @@ function present(facts: SendFacts): Extract<TargetFact, { kind: 'present' }> {
 
 /**
  * `sessions_send`'s checks, in their fixed order (docs/tools.md#refusals-and-their-order).
- * `resolve` (may wake) and `admit` run only after `go`.
+ * `resolve` (may wake) and `admit` run only after `go`; `hold` answers
+ * `hold` instead (the message is kept for the target's user, nothing
+ * resolved or admitted).
  */
 export const SEND_CHECKS: readonly SendCheck[] = [
   { step: 'arguments', check: facts => facts.argumentProblem === undefined ? undefined : { code: 'invalid-arguments', problem: facts.argumentProblem } },
   { step: 'caller', check: facts => facts.callerId === undefined ? { code: 'rejected', reason: 'no-caller' } : undefined },
   { step: 'body', check: facts => facts.body.trim().length === 0 ? { code: 'empty-body' } : undefined },
   { step: 'self', check: facts => facts.targetId === facts.callerId ? { code: 'self-target', targetId: facts.targetId } : undefined },
+  { step: 'inbound', needs: 'inbound', check: facts => facts.inbound === 'refuse' ? { code: 'rejected', reason: 'inbound-refused', targetId: facts.targetId } : undefined },
   { step: 'exists', needs: 'target', check: facts => facts.target?.kind === 'absent' ? { code: 'not-found', targetId: facts.targetId } : undefined },
   { step: 'top-level', check: facts => isSubagent(present(facts).header) ? { code: 'not-messageable', targetId: facts.targetId, owner: ownerOf(present(facts).header) } : undefined },
   { step: 'wake-allowed', check: facts => !present(facts).live && !facts.allowResume ? { code: 'resume-disabled', targetId: facts.targetId } : undefined },
   { step: 'limits', needs: 'limits', check: facts => facts.limits?.kind === 'ok' || facts.limits === undefined ? undefined : { code: 'rate-limited', targetId: facts.targetId, limit: facts.limits } },
+  { step: 'hold' },
   { step: 'resolve' },
   { step: 'admit' },
 ]
@@ -119,18 +131,22 @@ export const SEND_CHECKS: readonly SendCheck[] = [
 /** Answer of {@link decideSend}. */
 export type SendDecision =
   | { readonly kind: 'refuse', readonly refusal: SendRefusal }
-  | { readonly kind: 'need', readonly fact: 'target' | 'limits' }
+  | { readonly kind: 'need', readonly fact: SendFact }
   | { readonly kind: 'go', readonly hop: number, readonly targetLive: boolean }
+  | { readonly kind: 'hold', readonly hop: number, readonly targetLive: boolean }
 
 /**
  * Walk {@link SEND_CHECKS} over the facts known so far.
- * @returns the first refusal; else the next fact to fetch; else `go` (resolve and admit may run).
+ * @returns the first refusal; else the next fact to fetch; else `hold`
+ *   when the target's inbound choice is `hold` (kept for its user), or `go`
+ *   (resolve and admit may run).
  */
 export function decideSend(facts: SendFacts): SendDecision {
   for (const check of SEND_CHECKS) {
     if (check.needs !== undefined && facts[check.needs] === undefined) return { kind: 'need', fact: check.needs }
     const refusal = check.check?.(facts)
     if (refusal !== undefined) return { kind: 'refuse', refusal }
+    if (check.step === 'hold' && facts.inbound === 'hold') return { kind: 'hold', hop: (facts.limits as Extract<LimitVerdict, { kind: 'ok' }>).hop, targetLive: present(facts).live }
   }
   const limits = facts.limits as Extract<LimitVerdict, { kind: 'ok' }>
   return { kind: 'go', hop: limits.hop, targetLive: present(facts).live }
@@ -158,4 +174,17 @@ export function resumeDisabledBeforeResolve(order: readonly SendCheck[] = SEND_C
 export function notMessageableRightAfterLookup(order: readonly SendCheck[] = SEND_CHECKS): boolean {
   const lookup = position(order, 'exists')
   return lookup >= 0 && order[lookup]?.needs === 'target' && position(order, 'top-level') === lookup + 1
+}
+
+/**
+ * Guarantee 3: a target that takes no messages from peers (`inbound:
+ * refuse`) is refused before any step that looks the target up, resolves
+ * or admits: its log stays byte-identical and nothing of it is woken or
+ * read. The inbound fact itself is read from the home store and the
+ * settings, never from the target. Pure, over an order of checks.
+ */
+export function inboundRefusedBeforeLookup(order: readonly SendCheck[] = SEND_CHECKS): boolean {
+  const decided = position(order, 'inbound')
+  return decided >= 0 && order[decided]?.needs === 'inbound'
+    && order.slice(0, decided).every(check => check.needs !== 'target' && check.step !== 'resolve' && check.step !== 'admit' && check.step !== 'hold')
 }

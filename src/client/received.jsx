@@ -3,8 +3,12 @@
  * its relay source, src/model/provenance.ts `deliveredProvenance` — recorded by the
  * deliverer, never read from text, so frames on or off) gets a row of its
  * own in the target's chat — "Message from session 4b91… "title" · queue
- * · hop 1 · Open session" — so it does not read as the human's words; a
- * notice reads "Notice from session 4b91… · finished · Open session".
+ * · hop 1 · Reply", then the body itself as plain text with the frame
+ * stripped (./body-text.jsx: a long body is cut visibly, the rest one click
+ * away) — so it does not read as the human's words, and the user reads what
+ * the peer said without opening rc.8's collapsed context-injection row,
+ * which shows the raw frame. Reply opens the sender. A notice reads
+ * "Notice from session 4b91… · finished · Open session".
  *
  * rc.8 offers no per-message seat inside the user bubble: user messages are
  * the built-in `user` Chat Node (dsh-client-ui-conversation), and every
@@ -18,6 +22,7 @@
 import { parseFrame } from '../framing.ts'
 import { deliveredProvenance } from '../model/provenance.ts'
 import { shortId } from '../core/tool-results.ts'
+import { BodyText } from './body-text.jsx'
 
 /** Node kind (the keyed `conversation.chat.node` entry). */
 export const RECEIVED_KIND = 'cross-session-message'
@@ -43,7 +48,8 @@ function deliveredBy(message) {
   const base = { fromSessionId: provenance.senderSessionId, hop: provenance.hop }
   // A notice (docs/tools.md#notices): how the watched turn ended, from the recorded source.
   if (provenance.notice !== undefined) return { ...base, notice: provenance.notice, fromTitle: '', mode: undefined }
-  return { ...base, fromTitle: framed ? frame.fromTitle : '', mode: framed ? frame.mode : undefined }
+  // Frames off: the text is the body. A frame for another sender is text a model wrote: shown as it is.
+  return { ...base, fromTitle: framed ? frame.fromTitle : '', mode: framed ? frame.mode : undefined, body: framed ? frame.body : text }
 }
 
 /** Conversation Definition: one node per delivered user message, keyed by its seq. */
@@ -75,7 +81,7 @@ export const receivedDefinition = {
 /** Dictionary key of a notice outcome (`completed` reads "finished"). */
 const NOTICE_WORDS = { completed: 'notice.completed', failed: 'notice.failed', interrupted: 'notice.interrupted' }
 
-/** The row: who sent it, how, and a link to open the sender; a notice says how the sender's watched turn ended. */
+/** The row: who sent it, how, the body, and Reply (opens the sender); a notice says how the sender's watched turn ended. */
 export function ReceivedRow({ node, openSession, t }) {
   const data = node.data
   if (data.notice !== undefined) {
@@ -96,8 +102,9 @@ export function ReceivedRow({ node, openSession, t }) {
         <span className="xs-title">{t('received.from')}</span>
         <span className="xs-chip xs-mono" title={data.fromSessionId}>{shortId(data.fromSessionId)}</span>
         <span className="xs-summary">{[data.fromTitle === '' ? undefined : `"${data.fromTitle}"`, data.mode, t('send.hop', { hop: data.hop })].filter(part => part !== undefined).join(' · ')}</span>
-        <a href="#" data-xs-open={data.fromSessionId} onClick={event => { event.preventDefault(); openSession(data.fromSessionId) }}>{t('received.open')}</a>
+        <a href="#" data-xs-open={data.fromSessionId} data-xs-reply="true" title={t('received.replyTitle')} onClick={event => { event.preventDefault(); openSession(data.fromSessionId) }}>{t('received.reply')}</a>
       </div>
+      {typeof data.body === 'string' ? <div className="xs-received-body" data-xs-received-body="true"><BodyText text={data.body} t={t} /></div> : null}
     </div>
   )
 }

@@ -65,6 +65,8 @@ function SendOutcome({ sent, followed, t, openSession }) {
   if (refused !== undefined) return <span key="outcome" className="xs-chip xs-refused" data-xs-state="lost">{t('send.lost', { why: refused })}</span>
   if (sent.recorded.stage === 'conversation') return <span key="outcome" className="xs-chip xs-ok" data-xs-state="recorded" data-xs-seq={sent.recorded.seq}>{t('send.recorded', { seq: sent.recorded.seq })}</span>
   if (sent.recorded.stage === 'inbox') return <span key="outcome" className="xs-chip xs-pending" data-xs-state="inbox" data-xs-seq={sent.recorded.seq}>{t('send.inbox', { seq: sent.recorded.seq })}</span>
+  // Held for the target's user (docs/tools.md#inbound-messages): until it is delivered and joins the target's log, it reads held.
+  if (sent.recorded.stage === 'held') return <span key="outcome" className="xs-chip xs-state-held" data-xs-state="held" data-xs-held="true">{t('send.held')}</span>
   if (state?.stage === 'pending') return <span key="outcome" className="xs-chip xs-pending" data-xs-state="pending">{t('send.pending')}</span>
   return <span key="outcome" className="xs-chip xs-pending" data-xs-state="accepted">{t('send.accepted')}</span>
 }

@@ -2,9 +2,13 @@
  * The `cross-session` settings card, registered in the keyed slot
  * `settings.plugin.item` under the namespace (rc.8 cookbook "adding a
  * settings card"; the tab renders it only while the host serves the
- * namespace). Every setting of SETTINGS_TABLE shows its label, description,
- * default and range; edits are staged and written on Save through the bound
- * settings scope. Decisions (validation, fencing, outcome) are
+ * namespace). It folds like the harness's own plugin cards beside it
+ * (Terminal, Agent loop, Web search: rc.8 `@deepseek-ai/dsh-client-ui-settings-plugins`
+ * lib/client.js `PluginCard`, whose look src/client/styles.js copies). Every
+ * setting of SETTINGS_TABLE shows its label, description, default and range;
+ * on/off settings are switches, option values are shown in the page's
+ * language; edits are staged and written on Save through the bound settings
+ * scope. Decisions (validation, fencing, outcome) are
  * ./card-model.ts. docs/architecture.md §7, "Two halves".
  * @module dsh-cross-session/client/settings-card
  */
@@ -99,53 +103,100 @@ function valueText(value) {
   return typeof value === 'string' ? value : String(value)
 }
 
+/** An on/off setting: a switch (rc.8 ui-trajectory's toolbar switch: `role="switch"`, a track and a thumb). */
+function Switch({ id, on, disabled, onToggle, label }) {
+  return (
+    <button type="button" id={id} className="xs-switch" role="switch" aria-checked={on} aria-label={label} disabled={disabled} onClick={() => onToggle(!on)}>
+      <span className="xs-switch-track" data-on={on || undefined} aria-hidden="true"><span className="xs-switch-thumb" /></span>
+    </button>
+  )
+}
+
+/** The control of one field: a switch, a select of translated options, or a number input. */
+function Control({ row, id, text, error, lang, disabled, onEdit }) {
+  if (row.kind === 'boolean') return <Switch id={id} on={text === 'true'} disabled={disabled} label={row.label[lang]} onToggle={on => onEdit(row.key, String(on))} />
+  if (row.kind === 'enum') {
+    return (
+      <select id={id} className="xs-input" value={text} disabled={disabled} onChange={event => onEdit(row.key, event.target.value)}>
+        {row.values.map(value => <option key={value} value={value}>{row.options?.[value]?.[lang] ?? value}</option>)}
+      </select>
+    )
+  }
+  return <input id={id} className="xs-input" inputMode="numeric" value={text} disabled={disabled} aria-invalid={error !== undefined} onChange={event => onEdit(row.key, event.target.value)} />
+}
+
+/** One field, laid out as the harness's own plugin cards lay theirs (rc.8 ui-settings-plugins `ValueField`). */
 function Field({ row, view, draft, error, lang, t, onEdit, disabled }) {
   const current = currentValue(row, view)
   const text = draft ?? valueText(current)
   const id = `xs-setting-${row.key}`
-  const control = row.kind === 'integer'
-    ? <input id={id} inputMode="numeric" value={text} disabled={disabled} aria-invalid={error !== undefined} onChange={event => onEdit(row.key, event.target.value)} />
-    : (
-        <select id={id} value={text} disabled={disabled} onChange={event => onEdit(row.key, event.target.value)}>
-          {(row.kind === 'enum' ? row.values : ['true', 'false']).map(value => <option key={value} value={value}>{value}</option>)}
-        </select>
-      )
   return (
-    <div className="xs-field" data-xs-field={row.key} data-xs-value={valueText(current)}>
-      <label htmlFor={id}>{row.label[lang]}</label>
-      <div>{control}{isOverridden(row, view) ? <span className="xs-hint">{` ${t('card.overridden')}`}</span> : null}</div>
-      <span className="xs-hint">{row.description[lang]}</span>
-      <span className="xs-hint xs-meta">{`${t('card.default')}: ${valueText(row.default)} · ${t('card.range')}: ${rangeText(row)}`}</span>
-      {error !== undefined ? <span className="xs-error" role="alert" data-xs-error={row.key}>{error[lang]}</span> : null}
+    <div className="xs-field" data-xs-field={row.key} data-xs-value={valueText(current)} data-xs-kind={row.kind}>
+      <div className="xs-field-head">
+        <label className="xs-field-label" htmlFor={id}>{row.label[lang]}</label>
+        {isOverridden(row, view) ? <span className="xs-badge-pill">{t('card.overridden')}</span> : null}
+        {row.kind === 'boolean' ? <Control row={row} id={id} text={text} error={error} lang={lang} disabled={disabled} onEdit={onEdit} /> : null}
+      </div>
+      {row.kind === 'boolean' ? null : <Control row={row} id={id} text={text} error={error} lang={lang} disabled={disabled} onEdit={onEdit} />}
+      {error !== undefined ? <p className="xs-error" role="alert" data-xs-error={row.key}>{error[lang]}</p> : <p className="xs-hint">{row.description[lang]}</p>}
+      <p className="xs-hint xs-meta">{row.kind === 'boolean' ? `${t('card.default')}: ${t(row.default ? 'card.on' : 'card.off')}` : `${t('card.default')}: ${valueText(row.default)} · ${t('card.range')}: ${rangeText(row)}`}</p>
     </div>
   )
 }
 
-/** The card component (props: `controller`, `lang()`, and the slot's `t`). */
+/** The chevron of a folding card (the harness draws it with its 14 px chevron-down icon). */
+function Chevron({ open }) {
+  return (
+    <svg className={open ? 'xs-chevron xs-chevron-open' : 'xs-chevron'} width="14" height="14" viewBox="0 0 14 14" fill="none" aria-hidden="true">
+      <path d="M3.5 5.25 7 8.75l3.5-3.5" stroke="currentColor" strokeWidth="1.3" strokeLinecap="round" strokeLinejoin="round" />
+    </svg>
+  )
+}
+
+/**
+ * The card component (props: `controller`, `lang()`, and the slot's `t`).
+ * Folded like the harness's own plugin cards (rc.8 ui-settings-plugins
+ * `PluginCard`: a header button with name, description, an "unsaved" pill
+ * and a chevron; the fields and a Discard / Save footer when open).
+ */
 export function SettingsCard({ controller, lang, t }) {
   const state = useSyncExternalStore(controller.subscribe, controller.getSnapshot)
+  const [open, setOpen] = useState(false)
   const [, force] = useState(0)
   const language = lang()
   const view = state.view
   const disabled = view.status !== 'ready' || !view.writable || state.saving
   const dirty = state.drafts.size > 0
   const status = state.status
+  const title = t('card.title')
   return (
-    <li className="xs-card" data-xs-card="cross-session" data-xs-status={view.status} data-xs-revision={view.revision ?? ''}>
-      <h3>{t('card.title')}</h3>
-      <p>{t('card.description')}</p>
-      {view.status !== 'ready' ? <p>{view.status === 'loading' ? t('card.loading') : t('card.unavailable')}</p> : null}
-      {SETTINGS_TABLE.map(row => (
-        <Field key={row.key} row={row} view={view} draft={state.drafts.get(row.key)} error={state.errors[row.key]} lang={language} t={t} disabled={disabled}
-          onEdit={(key, text) => { controller.edit(key, text); force(n => n + 1) }} />
-      ))}
-      <div className="xs-actions">
-        <button type="button" data-xs-save="true" disabled={!dirty || disabled} onClick={() => { void controller.save() }}>{t('card.save')}</button>
-        <button type="button" data-xs-discard="true" disabled={!dirty || state.saving} onClick={() => controller.discard()}>{t('card.discard')}</button>
-        {status !== null
-          ? <span className="xs-status" role="status" data-kind={status.kind}>{status.kind === 'failed' ? t('card.failed', { keys: status.keys.join(', ') }) : t(`card.${status.kind}`)}</span>
-          : null}
-      </div>
+    <li className={open ? 'xs-pcard xs-pcard-open' : 'xs-pcard'} data-xs-card="cross-session" data-xs-status={view.status} data-xs-revision={view.revision ?? ''} data-xs-open={open}>
+      <button type="button" className="xs-pcard-header" data-xs-card-toggle="true" aria-expanded={open} aria-label={`${t(open ? 'card.collapse' : 'card.expand')}: ${title}`} onClick={() => setOpen(!open)}>
+        <span className="xs-pcard-text">
+          <span className="xs-pcard-name">{title}</span>
+          <span className="xs-pcard-description">{t('card.description')}</span>
+        </span>
+        {dirty ? <span className="xs-badge-pill">{t('card.unsaved')}</span> : null}
+        <Chevron open={open} />
+      </button>
+      {open
+        ? (
+            <div className="xs-pcard-body">
+              {view.status !== 'ready' ? <p className="xs-hint">{view.status === 'loading' ? t('card.loading') : t('card.unavailable')}</p> : null}
+              {SETTINGS_TABLE.map(row => (
+                <Field key={row.key} row={row} view={view} draft={state.drafts.get(row.key)} error={state.errors[row.key]} lang={language} t={t} disabled={disabled}
+                  onEdit={(key, text) => { controller.edit(key, text); force(n => n + 1) }} />
+              ))}
+              <div className="xs-pcard-footer">
+                {status !== null
+                  ? <span className="xs-status" role="status" data-kind={status.kind}>{status.kind === 'failed' ? t('card.failed', { keys: status.keys.join(', ') }) : t(`card.${status.kind}`)}</span>
+                  : null}
+                <button type="button" className="xs-discard" data-xs-discard="true" disabled={!dirty || state.saving} onClick={() => controller.discard()}>{t('card.discard')}</button>
+                <button type="button" className="xs-save" data-xs-save="true" disabled={!dirty || disabled} onClick={() => { void controller.save() }}>{t(state.saving ? 'card.saving' : 'card.save')}</button>
+              </div>
+            </div>
+          )
+        : null}
     </li>
   )
 }

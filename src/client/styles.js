@@ -5,6 +5,85 @@
  * shell's design tokens (`--dsw-alias-*`), so light and dark themes both work.
  * @module dsh-cross-session/client/styles
  */
+// The settings card copies rc.8 ui-settings-plugins' PluginCard and ValueField rules
+// (lib/client.js, PluginCard.module.css and fields.module.css) under this plugin's own names.
+const CARD_CSS = `
+.xs-pcard{border:1px solid var(--dsw-alias-border-l2);background:var(--dsw-alias-bg-layer-3);border-radius:12px;list-style:none;transition:border-color .16s,background .16s}
+.xs-pcard:hover{border-color:var(--dsw-alias-label-dimmed)}
+.xs-pcard-open{background:var(--dsw-alias-bg-layer-2);border-color:var(--dsw-alias-label-dimmed)}
+.xs-pcard-header{appearance:none;width:100%;font:inherit;color:inherit;text-align:left;cursor:pointer;background:0 0;border:0;border-radius:12px;align-items:center;gap:12px;padding:14px 16px;display:flex}
+.xs-pcard-header:focus-visible{outline:2px solid var(--dsw-alias-brand-primary);outline-offset:-2px}
+.xs-pcard-text{flex-direction:column;flex:1;gap:4px;min-width:0;display:flex}
+.xs-pcard-name{color:var(--dsw-alias-label-primary);font-size:15px;font-weight:600;line-height:1.4}
+.xs-pcard-description{color:var(--dsw-alias-label-tertiary);font-size:13px;line-height:1.5}
+.xs-chevron{color:var(--dsw-alias-label-tertiary);flex:none;transition:transform .16s}
+.xs-chevron-open{transform:rotate(180deg)}
+.xs-pcard-body{border-top:1px solid var(--dsw-alias-border-l2);margin:0 16px;padding-bottom:8px}
+.xs-badge-pill{white-space:nowrap;background:var(--dsw-alias-bg-module-platform);color:var(--dsw-alias-label-secondary);border-radius:999px;flex:none;padding:1px 8px;font-size:11px;font-weight:500;line-height:17px}
+.xs-pcard-footer{border-top:1px solid var(--dsw-alias-border-l2);justify-content:flex-end;align-items:center;gap:8px;padding:12px 0 4px;display:flex}
+.xs-pcard-footer .xs-status{flex:1;min-width:0;font-size:12px;line-height:1.5}
+.xs-discard,.xs-save{appearance:none;font:inherit;cursor:pointer;border:1px solid #0000;border-radius:8px;padding:5px 14px;font-size:13px;line-height:1.5}
+.xs-discard{border-color:var(--dsw-alias-border-l2);color:var(--dsw-alias-label-secondary);background:0 0}
+.xs-save{background:var(--dsw-alias-label-primary);color:var(--dsw-alias-bg-layer-3)}
+.xs-discard:disabled,.xs-save:disabled{opacity:.4;cursor:default}
+.xs-field{flex-direction:column;gap:6px;padding:12px 0;display:flex}
+.xs-field+.xs-field{border-top:1px solid var(--dsw-alias-border-l2)}
+.xs-field-head{align-items:center;gap:8px;display:flex}
+.xs-field-label{min-width:0;color:var(--dsw-alias-label-primary);flex:1;font-size:13px;font-weight:500;line-height:1.5}
+.xs-input{border:1px solid var(--dsw-alias-border-l2);background:var(--dsw-alias-bg-layer-3);height:34px;font:inherit;color:var(--dsw-alias-label-primary);border-radius:8px;padding:0 12px;font-size:13px;line-height:1.5}
+.xs-input:focus-visible{border-color:var(--dsw-alias-brand-primary);outline:none}
+.xs-input[aria-invalid=true]{border-color:var(--dsw-alias-label-error,#cf222e)}
+.xs-field .xs-hint,.xs-field .xs-error{margin:0;font-size:12px;line-height:1.5}
+.xs-field .xs-meta{color:var(--dsw-alias-label-caption);font-family:var(--ds-font-family-code,monospace);font-size:11px}
+.xs-switch{background:0 0;border:0;padding:4px;cursor:pointer;flex:none;display:inline-flex}
+.xs-switch:disabled{cursor:not-allowed;opacity:.5}
+.xs-switch:focus-visible{outline:1px solid var(--dsw-alias-state-business-primary);outline-offset:1px}
+.xs-switch-track{background:var(--dsw-alias-border-l2);width:32px;height:18px;transition:background-color .12s;border-radius:9px;display:inline-block;position:relative}
+.xs-switch-thumb{background:var(--dsw-alias-bg-layer-1,#fff);width:14px;height:14px;transition:transform .12s;border-radius:50%;position:absolute;top:2px;left:2px}
+.xs-switch-track[data-on=true]{background:var(--dsw-alias-state-business-primary,#4d6bfe)}
+.xs-switch-track[data-on=true] .xs-switch-thumb{transform:translate(14px)}
+`
+
+// The approval card, the inbound choice, the traffic view (its button and panel follow rc.8 ui-cordis's CordisPanel).
+const INBOUND_CSS = `
+.xs-dock{display:flex;flex-direction:column;gap:8px;width:100%;max-width:780px;box-sizing:border-box;margin:0 auto 8px}
+.xs-approval{border:1px solid var(--dsw-alias-state-business-primary,#4d6bfe);background:var(--dsw-alias-bg-layer-2,transparent);border-radius:12px;padding:10px 12px;display:flex;flex-direction:column;gap:6px;font-size:14px}
+.xs-approval .xs-title{color:var(--dsw-alias-state-business-primary,#4d6bfe);font-weight:500}
+.xs-approval .xs-head{cursor:default}
+.xs-message{display:flex;flex-direction:column;align-items:flex-start;gap:2px;min-width:0}
+.xs-message pre{margin:0;white-space:pre-wrap;overflow-wrap:anywhere;font:inherit;font-size:14px;line-height:22px;color:var(--dsw-alias-label-primary);max-height:240px;overflow:auto;width:100%}
+.xs-more{background:0 0;border:0;padding:0;cursor:pointer;font:inherit;font-size:12px;color:var(--dsw-alias-label-link,var(--dsw-alias-label-secondary))}
+.xs-primary{background:var(--dsw-alias-label-primary)!important;color:var(--dsw-alias-bg-layer-3)!important;border-color:transparent!important}
+.xs-hint{color:var(--dsw-alias-label-tertiary);font-size:12px}
+.xs-received-body{margin:2px 0 4px}
+.xs-inbound{display:inline-flex;align-items:center;gap:6px;font-size:12px;color:var(--dsw-alias-label-tertiary)}
+.xs-inbound select{font:inherit;font-size:12px;height:26px;border-radius:7px;border:1px solid var(--dsw-alias-border-l2);background:transparent;color:var(--dsw-alias-label-secondary);padding:0 6px}
+.xs-footer{flex:none;align-items:center;width:100%;height:42px;margin:8px 0 0;display:flex;position:relative}
+.xs-footer.xs-rail{width:36px;height:36px;margin:0}
+.xs-badge{width:calc(100% + 4px);height:42px;color:var(--dsw-alias-label-primary);cursor:pointer;background:0 0;border:none;border-radius:12px;align-items:center;gap:8px;margin:0 -2px;padding:0 10px 0 8px;font-family:inherit;font-size:14px;display:inline-flex;overflow:hidden}
+.xs-badge:hover,.xs-badge[data-active]{background:var(--dsw-alias-interactive-bg-hover)}
+.xs-rail .xs-badge{border-radius:50%;justify-content:center;width:36px;height:36px;padding:0}
+.xs-badge-label{text-overflow:ellipsis;white-space:nowrap;min-width:0;overflow:hidden}
+.xs-badge-count{color:var(--dsw-alias-state-business-primary,#4d6bfe);flex:none;margin-left:auto;font-size:12px}
+.xs-panel{z-index:30;border:1px solid var(--dsw-alias-border-inverted,#ccc);background:var(--dsw-specific-menu,#fff);width:560px;max-width:calc(100vw - 24px);max-height:70vh;box-shadow:var(--dsw-shadow-lv3);border-radius:12px;flex-direction:column;display:flex;position:fixed;left:16px;bottom:64px;overflow:hidden}
+.xs-panel header{flex:none;justify-content:space-between;align-items:center;min-height:44px;padding:10px 12px;display:flex;font-size:14px;font-weight:500;color:var(--dsw-alias-label-primary)}
+.xs-close{background:0 0;border:0;cursor:pointer;font-size:18px;color:var(--dsw-alias-label-tertiary)}
+.xs-panel-body{flex:1;min-height:0;padding:0 12px 12px;overflow-y:auto}
+.xs-traffic{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:6px}
+.xs-traffic-row{border:1px solid var(--dsw-alias-border-l2);border-radius:10px;padding:8px 10px;display:flex;flex-direction:column;gap:4px;font-size:13px}
+.xs-traffic-row[data-xs-state=held]{border-color:var(--dsw-alias-state-business-primary,#4d6bfe)}
+.xs-traffic-head{display:flex;align-items:center;gap:6px;min-width:0}
+.xs-traffic-time{color:var(--dsw-alias-label-caption);font-variant-numeric:tabular-nums;font-size:12px;flex:none}
+.xs-who{display:inline-flex;gap:4px;min-width:0;max-width:30%;color:var(--dsw-alias-label-secondary);text-decoration:none;overflow:hidden;white-space:nowrap}
+.xs-who-title{overflow:hidden;text-overflow:ellipsis;color:var(--dsw-alias-label-tertiary)}
+.xs-arrow{color:var(--dsw-alias-label-caption)}
+.xs-traffic-body{color:var(--dsw-alias-label-tertiary);font-size:12px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.xs-state-held{color:var(--dsw-alias-state-business-primary,#4d6bfe);border-color:currentColor}
+.xs-state-recorded,.xs-state-answered{color:var(--dsw-alias-state-success-primary,#1a7f37);border-color:currentColor}
+.xs-state-refused,.xs-state-expired{color:var(--dsw-alias-state-error-primary,#cf222e);border-color:currentColor}
+.xs-state-pending{color:var(--dsw-alias-state-warning-primary,#9a6700);border-color:currentColor}
+`
+
 const CSS = `
 .xs-row{display:flex;flex-direction:column;font-size:14px;line-height:24px;min-width:0}
 .xs-head{display:flex;align-items:center;min-width:0;height:24px;cursor:pointer;gap:8px}
@@ -22,19 +101,11 @@ const CSS = `
 .xs-mono{font-family:var(--ds-font-family-code,monospace)}
 .xs-msg{border-top:1px solid var(--dsw-alias-border-l2,rgba(127,127,127,.2));padding-top:4px;margin-top:4px}
 .xs-msg-head{color:var(--dsw-alias-label-caption);font-size:12px}
-.xs-card{list-style:none;padding:16px;border:1px solid var(--dsw-alias-border-l1,#ddd);border-radius:12px;display:flex;flex-direction:column;gap:12px}
-.xs-card h3{margin:0;font-size:15px;color:var(--dsw-alias-label-primary)}
-.xs-card p{margin:0;color:var(--dsw-alias-label-tertiary);font-size:13px}
-.xs-field{display:grid;grid-template-columns:minmax(160px,220px) 1fr;gap:2px 16px;align-items:start}
-.xs-field label{color:var(--dsw-alias-label-primary);font-size:14px}
-.xs-field .xs-hint{grid-column:2;color:var(--dsw-alias-label-tertiary);font-size:12px;line-height:18px}
-.xs-field input,.xs-field select{width:160px;font:inherit;font-size:13px;padding:2px 6px;border-radius:6px;border:1px solid var(--dsw-alias-border-l1,#ccc);background:transparent;color:var(--dsw-alias-label-primary)}
-.xs-field input[aria-invalid=true]{border-color:var(--dsw-alias-state-error-primary,#cf222e)}
 .xs-field .xs-meta{color:var(--dsw-alias-label-caption);font-family:var(--ds-font-family-code,monospace);font-size:11px}
-.xs-error{grid-column:2;color:var(--dsw-alias-state-error-primary,#cf222e);font-size:12px}
 .xs-actions{display:flex;gap:8px;align-items:center}
 .xs-actions button{font:inherit;font-size:13px;padding:2px 12px;border-radius:6px;border:1px solid var(--dsw-alias-border-l1,#ccc);background:transparent;color:var(--dsw-alias-label-primary);cursor:pointer}
 .xs-actions button:disabled{opacity:.5;cursor:default}
+.xs-error{color:var(--dsw-alias-state-error-primary,#cf222e);font-size:12px}
 .xs-status{font-size:13px;color:var(--dsw-alias-label-secondary)}
 .xs-status[data-kind=conflict],.xs-status[data-kind=failed],.xs-status[data-kind=invalid]{color:var(--dsw-alias-state-error-primary,#cf222e)}
 .xs-status[data-kind=saved]{color:var(--dsw-alias-state-success-primary,#1a7f37)}
@@ -47,6 +118,6 @@ export function injectStyles() {
   const tag = document.createElement('style')
   tag.dataset.plugin = 'dsh-cross-session'
   tag.dataset.pluginCss = 'dsh-cross-session'
-  tag.textContent = CSS
+  tag.textContent = CSS + CARD_CSS + INBOUND_CSS
   document.head.appendChild(tag)
 }

@@ -53,8 +53,8 @@ interface SendResult {
   readonly truncatedFrom?: number
   readonly hop: number
   readonly woke: boolean
-  /** Where delivery stands: recorded in the conversation at a seq, in the inbox at a seq, or not confirmed. */
-  readonly recorded: { readonly stage: 'conversation' | 'inbox', readonly seq: number } | { readonly stage: 'unconfirmed', readonly note: string }
+  /** Where delivery stands: recorded in the conversation at a seq, in the inbox at a seq, held for the target's user, or not confirmed. */
+  readonly recorded: { readonly stage: 'conversation' | 'inbox', readonly seq: number } | { readonly stage: 'held' } | { readonly stage: 'unconfirmed', readonly note: string }
   /** The explanation lines after the first. */
   readonly note: string
 }
@@ -130,9 +130,10 @@ export function parseSendResult(text: string): SendResult | undefined {
   const find = (pattern: RegExp): RegExpExecArray | null => segments.reduce<RegExpExecArray | null>((found, segment) => found ?? pattern.exec(segment), null)
   const recordedAt = find(/^recorded at seq (\d+)$/)
   const inbox = find(/^in its inbox at seq (\d+), not yet in its conversation$/)
+  const held = find(/^held for its user's approval( \(already held\))?$/) !== null
   const recorded: SendResult['recorded'] = recordedAt !== null
     ? { stage: 'conversation', seq: Number(recordedAt[1]) }
-    : inbox !== null ? { stage: 'inbox', seq: Number(inbox[1]) } : { stage: 'unconfirmed', note: tail }
+    : inbox !== null ? { stage: 'inbox', seq: Number(inbox[1]) } : held ? { stage: 'held' } : { stage: 'unconfirmed', note: tail }
   return {
     outcome: 'accepted',
     sessionId: match[1]!,

@@ -21,6 +21,10 @@ import { withPresence } from './query.js'
 import { HomeRuntime } from './runtime.js'
 import { openHomeStore, storePaths } from './store-open.js'
 import { StoreWatch } from './store-watch.js'
+import { approvalDecided } from './approval-notices.js'
+import type { Approval } from './approvals.js'
+import { serveChannel, type HostConnection } from './channel.js'
+import type { InboundMode } from '../settings/resolve.js'
 
 /** The slice of the Cordis context this module reads. */
 interface HomeMountContext {
@@ -29,6 +33,7 @@ interface HomeMountContext {
   get(name: string): unknown
   on?(name: string, listener: (...args: unknown[]) => void, options?: { global?: boolean }): unknown
   effect(execute: () => () => void, label?: string): unknown
+  inject?(deps: string[], callback: (ctx: { get(name: string): unknown }) => void): unknown
 }
 
 interface Shared {
@@ -97,7 +102,7 @@ function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' |
  * @returns the wrapped ports and the store's shared corpus rows, or the
  *   given ports alone when the home is unusable.
  */
-export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQueryPort, controller: ControllerPort }, log: (level: 'info' | 'warn', message: string) => void): { sessions: SessionQueryPort, controller: ControllerPort, corpus?: CorpusRows } {
+export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQueryPort, controller: ControllerPort }, log: (level: 'info' | 'warn', message: string) => void, inbound: () => InboundMode = () => 'accept'): { sessions: SessionQueryPort, controller: ControllerPort, corpus?: CorpusRows, runtime?: HomeRuntime } {
   const home = resolveHome()
   const runtimes = registry()
   let shared = runtimes.get(home)
@@ -112,6 +117,16 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   }
   const { runtime } = shared
   shared.users++
+  const decided = (approval: Approval): void => approvalDecided(runtime.store, approval, message => log('info', message))
+  runtime.expired = decided
+  const sessions = withPresence(ports.sessions, runtime.store)
+  // The browser half's channel (held messages, inbound choices, traffic), where the host serves a web UI; once per process.
+  if (shared.users === 1) {
+    ctx.inject?.(['connection'], inner => {
+      const connection = inner.get('connection') as HostConnection | undefined
+      if (connection !== undefined) serveChannel(connection, { runtime, sessions, inbound, decided, log: message => log('warn', message) })
+    })
+  }
   // `global`: rc.8 `dsh-scope` filters a preset-scoped listener to that preset's agents
   // (`@deepseek-ai/dsh-scope@0.1.0-rc.8` lib/index.js); the home needs every session of the process.
   // Cordis 4.0.1 still owns a global listener by this plugin's fiber.
@@ -144,7 +159,8 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   if (listEvents === undefined) log('info', 'the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
   return {
     corpus: runtime.store.corpus(),
-    sessions: withPresence(ports.sessions, runtime.store),
+    runtime,
+    sessions,
     controller: guardController(ports.controller, runtime, {
       isLocal: sessionId => ctx.agents.get(sessionId) !== undefined,
       agentOf: sessionId => ctx.agents.get(sessionId),

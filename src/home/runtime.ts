@@ -16,6 +16,7 @@ import type { HostAgent } from '../harness/host.js'
 import { Holdings, type HoldingHost } from './holding.js'
 import { Adoption } from './adoption.js'
 import type { HomeStore, LetGo } from './store.js'
+import type { Approval } from './approvals.js'
 import type { StoreWatch } from './store-watch.js'
 
 /** How long recorded and refused messages stay in the store (their senders have long read them), ms. */
@@ -45,6 +46,8 @@ export class HomeRuntime {
   private sweepAfter = 0
   /** Wakes a session here for adoption (set by the guard: the guarded wake). */
   adopt: ((sessionId: string) => Promise<boolean>) | undefined
+  /** A held message this process expired (set by the mount: the sender's notice). */
+  expired: ((approval: Approval) => void) | undefined
 
   constructor(store: HomeStore, watch: StoreWatch, host: RuntimeHost) {
     this.store = store
@@ -110,6 +113,8 @@ export class HomeRuntime {
         else this.onSessionEvent(sessionId)
       }
       if (this.longLived && this.adopt !== undefined) this.adoption.run(this.adopt)
+      // Held messages past their expiry are dropped by whichever process looks first (docs/tools.md#inbound-messages).
+      for (const approval of this.store.expireApprovals(Date.now())) this.expired?.(approval)
       // A long-lived host sweeps too, not only processes that start.
       if (Date.now() >= this.sweepAfter) {
         this.sweepAfter = Date.now() + SWEEP_EVERY_MS

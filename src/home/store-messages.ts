@@ -77,7 +77,9 @@ export class StoreMessages extends StoreConnection {
   }
 
   answered(sessionId: string, turnEndSeq: number): void {
-    this.tx(() => this.sql('UPDATE messages SET answered_seq = ?, updated_at = ? WHERE target = ? AND state = \'recorded\' AND answered_seq IS NULL AND seq < ?').run(turnEndSeq, this.now(), sessionId, turnEndSeq))
+    this.tx(() => {
+      for (const table of ['messages', 'traffic']) this.sql(`UPDATE ${table} SET answered_seq = ?, updated_at = ? WHERE target = ? AND state = 'recorded' AND answered_seq IS NULL AND seq < ?`).run(turnEndSeq, this.now(), sessionId, turnEndSeq)
+    })
   }
 
   takeUnanswered(sessionId: string): StoredMessage[] {
@@ -112,6 +114,9 @@ export class StoreMessages extends StoreConnection {
   sweep(now: number, retainMs: number): number {
     return this.tx(() => {
       const dropped = this.sql('DELETE FROM messages WHERE state IN (\'recorded\', \'refused\') AND updated_at < ?').run(now - retainMs)
+      // Decided held messages and the journal of local deliveries: the traffic view's history, kept as long.
+      this.sql('DELETE FROM approvals WHERE state <> \'held\' AND decided_at < ?').run(now - retainMs)
+      this.sql('DELETE FROM traffic WHERE updated_at < ?').run(now - retainMs)
       for (const row of this.sql('SELECT pid, start FROM processes').all() as Array<{ pid: number, start: number }>) {
         if (!this.alive(row)) this.sql('DELETE FROM processes WHERE pid = ? AND start = ?').run(row.pid, row.start)
       }

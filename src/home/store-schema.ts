@@ -19,6 +19,12 @@
  * - `corpus_logs`: the corpus index shared by every process (one row per
  *   session log: its header at a file identity, its title at a log
  *   revision; `home/store-corpus.ts`).
+ * - `inbound`: a session's own choice of what peer messages do (`accept`,
+ *   `hold`, `refuse`), set by its user; no row follows the `inbound` setting.
+ * - `approvals`: one row per message held for its target's user (`held`,
+ *   then `delivered` into `messages` in one transaction, `refused`, `expired`).
+ * - `traffic`: one row per message a process delivered to a session live
+ *   in itself, or refused for its inbound choice (docs/architecture.md §8).
  *
  * @module dsh-cross-session/home/store-schema
  */
@@ -29,7 +35,7 @@ import type { NoticeOutcome } from '../model/outcomes.js'
 import type { Holder, HolderView, LetGo, MessageState, StoredMessage } from './store.js'
 
 /** Schema version kept in `meta`; a store of another version is rebuilt. */
-export const STORE_VERSION = '3'
+export const STORE_VERSION = '4'
 
 /** The schema, idempotent. */
 export const SCHEMA = `
@@ -78,6 +84,28 @@ CREATE TABLE IF NOT EXISTS corpus_logs (
   title_revision TEXT, title_identity TEXT, title TEXT, title_bytes INTEGER) STRICT;
 CREATE INDEX IF NOT EXISTS corpus_logs_by_root ON corpus_logs (root);
 CREATE INDEX IF NOT EXISTS corpus_logs_by_session ON corpus_logs (session_id);
+CREATE TABLE IF NOT EXISTS inbound (
+  session_id TEXT PRIMARY KEY,
+  mode TEXT NOT NULL CHECK (mode IN ('accept', 'hold', 'refuse')),
+  updated_at INTEGER NOT NULL) STRICT;
+CREATE TABLE IF NOT EXISTS approvals (
+  n INTEGER PRIMARY KEY AUTOINCREMENT,
+  message_id TEXT NOT NULL UNIQUE,
+  target TEXT NOT NULL, sender TEXT NOT NULL, sender_title TEXT NOT NULL, hop INTEGER NOT NULL,
+  mode TEXT NOT NULL CHECK (mode IN ('queue', 'steer')),
+  text TEXT NOT NULL, body TEXT NOT NULL, may_wake INTEGER NOT NULL, notify INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('held', 'delivered', 'refused', 'expired')),
+  created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, decided_at INTEGER) STRICT;
+CREATE INDEX IF NOT EXISTS approvals_held ON approvals (target, n) WHERE state = 'held';
+CREATE TABLE IF NOT EXISTS traffic (
+  n INTEGER PRIMARY KEY AUTOINCREMENT,
+  message_id TEXT NOT NULL UNIQUE,
+  target TEXT NOT NULL, sender TEXT NOT NULL, hop INTEGER NOT NULL,
+  mode TEXT NOT NULL CHECK (mode IN ('queue', 'steer')),
+  state TEXT NOT NULL CHECK (state IN ('pending', 'recorded', 'refused')),
+  seq INTEGER, answered_seq INTEGER, reason TEXT,
+  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL) STRICT;
+CREATE INDEX IF NOT EXISTS traffic_by_target ON traffic (target, state);
 `
 
 /** A `holders` row as read. */

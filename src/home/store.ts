@@ -30,6 +30,7 @@ import type { CorpusRows } from '../index/shared-rows.js'
 import type { NoticeFields, NoticeStore } from './notice-port.js'
 
 export type { NewWatch, NoticeFields, StoredWatch, WatchDrop, WatchedTurnEnd, WatchState } from './notice-port.js'
+import type { ApprovalStore } from './approvals.js'
 
 /** How a holder let a session go (kept on the session's row). */
 export type LetGo = 'released' | 'exited' | 'died' | 'wake-failed'
@@ -105,7 +106,7 @@ export type PostOutcome =
   | { readonly ok: false, readonly reason: 'full' }
 
 /** The store port. Every method is synchronous and atomic; none throws on a missing row. */
-export interface HomeStore extends NoticeStore {
+export interface HomeStore extends NoticeStore, ApprovalStore {
   /** This process (pid + start time). */
   readonly self: ProcessTag
   /** Register this process; `longLived`: it is a host that outlives its sessions' turns (`dsh web`). */

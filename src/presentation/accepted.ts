@@ -151,5 +151,6 @@ export function renderRemoteTail(outcome: RemoteOutcome): { head: string, body: 
 
 /** The answer to a retried call (same caller, call id and arguments): its first result, and that it was not sent again. */
 export function renderRetried(earlier: string): string {
-  return `${earlier}\n(This tool call, same id and arguments, was already delivered once; it was not delivered again.)`
+  const what = earlier.split('\n', 1)[0]?.endsWith('held for its user\'s approval') === true ? 'held' : 'delivered'
+  return `${earlier}\n(This tool call, same id and arguments, was already ${what} once; it was not ${what} again.)`
 }

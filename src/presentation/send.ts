@@ -16,6 +16,7 @@ import type { SendRefusal } from '../refusals.js'
 import { failureText } from './failures.js'
 import { commonRefusals, shownId, type Refusal } from './common.js'
 import { TOOL_NAMES } from '../model/tool-names.js'
+import { inboundRefused } from './inbound.js'
 
 /** Refusals only `sessions_send` returns. */
 export const sendRefusals = {
@@ -69,7 +70,7 @@ export const sendRefusals = {
 export function sendRefusalText(refusal: SendRefusal): Refusal {
   switch (refusal.code) {
     case 'invalid-arguments': return commonRefusals.invalidArguments(refusal.problem, TOOL_NAMES.send)
-    case 'rejected': return commonRefusals.noCaller()
+    case 'rejected': return refusal.reason === 'no-caller' ? commonRefusals.noCaller() : inboundRefused(refusal.targetId)
     case 'empty-body': return sendRefusals.emptyBody()
     case 'self-target': return sendRefusals.selfTarget(refusal.targetId)
     case 'not-found': return commonRefusals.notFound(refusal.targetId)

@@ -54,7 +54,18 @@ export interface Settings {
   readonly notifyByDefault: boolean
   /** How long a notice waits for the watched turn to end and then for its sender, ms (60000–604800000). */
   readonly noticeTtlMs: number
+  /**
+   * What a peer message to a session does (docs/tools.md#inbound-messages):
+   * delivered (`accept`), kept for the target's user to approve (`hold`),
+   * or refused (`refuse`). A session's own choice (home store) wins.
+   */
+  readonly inbound: InboundMode
+  /** How long a held message waits for its user's decision before it expires, ms (60000–86400000). */
+  readonly holdExpiryMs: number
 }
+
+/** What a peer message to a session does: docs/tools.md#inbound-messages. */
+export type InboundMode = 'accept' | 'hold' | 'refuse'
 
 /** Defaults (the `default` column of docs/tools.md#settings). */
 export const DEFAULT_SETTINGS: Settings = Object.freeze({
@@ -74,6 +85,8 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   answerWaitMs: 120_000,
   notifyByDefault: false,
   noticeTtlMs: 12 * 60 * 60_000,
+  inbound: 'accept',
+  holdExpiryMs: 600_000,
 })
 
 /** How one setting is judged: its type and, for numbers, the range it is clamped into. */
@@ -100,6 +113,8 @@ export const SETTING_RULES: { readonly [K in keyof Settings]: SettingRule } = {
   answerWaitMs: { kind: 'integer', min: 0, max: 600_000 },
   notifyByDefault: { kind: 'boolean' },
   noticeTtlMs: { kind: 'integer', min: 60_000, max: 7 * 24 * 60 * 60_000 },
+  inbound: { kind: 'enum', values: ['accept', 'hold', 'refuse'] },
+  holdExpiryMs: { kind: 'integer', min: 60_000, max: 86_400_000 },
 }
 
 /** Setting keys, in table order. */

@@ -34,11 +34,13 @@ export interface SettingRow {
   readonly values?: readonly string[]
   /** Unit of an integer (`ms`, `characters`), when it has one. */
   readonly unit?: string
+  /** An enum's values as the card shows them, in both languages (the stored value stays the key). */
+  readonly options?: Readonly<Record<string, Bilingual>>
   readonly label: Bilingual
   readonly description: Bilingual
 }
 
-const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: Bilingual, unit?: string } } = {
+const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: Bilingual, unit?: string, options?: Record<string, Bilingual> } } = {
   enabled: {
     label: { en: 'Enabled', zh: '启用' },
     description: { en: 'Register the three session tools. Off registers none.', zh: '注册三个会话工具；关闭后一个也不注册。' },
@@ -46,6 +48,7 @@ const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: B
   defaultSendMode: {
     label: { en: 'Default send mode', zh: '默认发送模式' },
     description: { en: 'Mode of a sessions_send that gives none: queue waits for the next turn, steer joins the running one.', zh: '未指定模式的 sessions_send 使用此模式：queue 等下一轮，steer 插入正在运行的一轮。' },
+    options: { queue: { en: 'Queue (next turn)', zh: '排队（下一轮）' }, steer: { en: 'Steer (running turn)', zh: '插入（当前轮）' } },
   },
   allowResume: {
     label: { en: 'Wake cold sessions', zh: '唤醒冷会话' },
@@ -80,6 +83,7 @@ const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: B
   visibility: {
     label: { en: 'Visibility', zh: '可见范围' },
     description: { en: 'all: every session; workspace: only sessions sharing the caller\'s working directory.', zh: 'all：所有会话；workspace：仅与调用者工作目录相同的会话。' },
+    options: { all: { en: 'All sessions', zh: '所有会话' }, workspace: { en: 'Same workspace', zh: '相同工作区' } },
   },
   maxSendsPerMinute: {
     label: { en: 'Sends per minute', zh: '每分钟发送上限' },
@@ -108,6 +112,20 @@ const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: B
     description: { en: 'A notice not sent or not delivered by then is dropped.', zh: '到期仍未发出或未送达的通知将被丢弃。' },
     unit: 'ms',
   },
+  inbound: {
+    label: { en: 'Messages from peers', zh: '来自其他会话的消息' },
+    description: { en: 'accept: delivered at once; hold: kept until the target session\'s user delivers or refuses it in the web UI; refuse: refused (rejected). A session\'s own choice wins.', zh: 'accept：立即送达；hold：保留，直到目标会话的用户在网页界面中送达或拒绝；refuse：拒绝（rejected）。会话自己的选择优先。' },
+    options: {
+      accept: { en: 'Accept', zh: '接受' },
+      hold: { en: 'Hold for approval', zh: '保留待批准' },
+      refuse: { en: 'Refuse', zh: '拒绝' },
+    },
+  },
+  holdExpiryMs: {
+    label: { en: 'Held message expiry', zh: '保留消息过期时间' },
+    description: { en: 'How long a held message waits for its user\'s decision; then it is dropped.', zh: '保留的消息等待用户决定的最长时间，之后被丢弃。' },
+    unit: 'ms',
+  },
 }
 
 /** Every setting, in table order (`SETTING_KEYS`). */
@@ -116,7 +134,7 @@ export const SETTINGS_TABLE: readonly SettingRow[] = Object.freeze(SETTING_KEYS.
   const copy = COPY[key]
   const base = { key, default: DEFAULT_SETTINGS[key], label: copy.label, description: copy.description, ...(copy.unit === undefined ? {} : { unit: copy.unit }) }
   if (rule.kind === 'integer') return { ...base, kind: 'integer', min: rule.min, max: rule.max }
-  if (rule.kind === 'enum') return { ...base, kind: 'enum', values: [...rule.values] }
+  if (rule.kind === 'enum') return { ...base, kind: 'enum', values: [...rule.values], ...(copy.options === undefined ? {} : { options: copy.options }) }
   return { ...base, kind: 'boolean' }
 }))
 

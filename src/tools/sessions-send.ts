@@ -29,6 +29,17 @@ import { readSendInput, requestIdFor } from './send/arguments.js'
 import { messageText, resolveAndAdmit, waitForAnswer, waitForRecord, watchAnswer, type Outgoing } from './send/deliver.js'
 import { gatherAndDecide } from './send/gather.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
+import { holdMessage } from './send/hold.js'
+import type { LocalDelivery } from '../home/approvals.js'
+
+/** Journal a send for the traffic view; a store that cannot be written only loses that row (logged). */
+function journal(deps: ToolDeps, entry: LocalDelivery): void {
+  try {
+    deps.inbound?.journal(entry)
+  } catch (error: unknown) {
+    deps.log(`journaling a message for the traffic view failed: ${String(error)}`)
+  }
+}
 
 /**
  * Execute one `sessions_send` call. Never throws; never leaves a session
@@ -54,19 +65,25 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
 
   // Gather facts and decide (steps 1–8).
   const decided = await gatherAndDecide(facts, call, deps)
-  if (decided.kind === 'refused') return decided.text
-  if (args === undefined || caller === undefined) return renderRefusal(commonRefusals.noCaller(), NOTHING_DELIVERED)
+  if (args === undefined || caller === undefined) return decided.kind === 'refused' ? decided.text : renderRefusal(commonRefusals.noCaller(), NOTHING_DELIVERED)
+  const requestId = requestIdFor(caller.sessionId, identity)
+  const mode: SendMode = args.mode ?? settings.defaultSendMode
+  if (decided.kind === 'refused') {
+    if (decided.inbound === true) journal(deps, { messageId: requestId, target: args.session_id, sender: caller.sessionId, hop: 0, mode, state: 'refused', reason: 'inbound' })
+    return decided.text
+  }
 
   // Deliver (steps 9–10, then the bounded wait).
   const cut = truncateChars(args.message, settings.maxSendChars)
-  const mode: SendMode = args.mode ?? settings.defaultSendMode
-  const out: Outgoing = {
-    callerId: caller.sessionId,
-    targetId: args.session_id,
-    mode,
-    hop: decided.hop,
-    requestId: requestIdFor(caller.sessionId, identity),
-    body: cut.text,
+  const out: Outgoing = { callerId: caller.sessionId, targetId: args.session_id, mode, hop: decided.hop, requestId, body: cut.text }
+  // The target's user approves messages from peers: kept for them, nothing touches the target (docs/tools.md#inbound-messages).
+  if (decided.kind === 'hold') {
+    const held = await holdMessage({ out, cut, notify: false }, call, deps)
+    if (held.startsWith('accepted')) {
+      limits.recordDelivery(caller.sessionId, args.session_id, args.message)
+      limits.recordCall(caller.sessionId, identity, held)
+    }
+    return held
   }
   const text = await messageText(out, call, deps)
   if (typeof text === 'string') return text
@@ -82,6 +99,11 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   const answer = await waitForAnswer(out, admitted, wait, call, deps)
   // Queued behind a running turn, it joined the conversation when the turn that answered it started: say where.
   if (answer?.ended === true && wait.recorded?.stage === 'inbox') wait = await waitForRecord(out, admitted, call, deps)
+  // Delivered here (not through the store): the traffic view learns of it from the journal.
+  if (admitted.target.remote === undefined) {
+    const seq = wait.recorded?.stage === 'conversation' ? wait.recorded.seq : undefined
+    journal(deps, { messageId: requestId, target: out.targetId, sender: out.callerId, hop: out.hop, mode, state: seq === undefined ? 'pending' : 'recorded', ...(seq === undefined ? {} : { seq }) })
+  }
 
   // Present.
   const result = renderAccepted({

@@ -9,6 +9,15 @@ import type { SendLimits } from '../model/limits.js'
 import type { Caller, ControllerPort, SessionQueryPort } from '../ports.js'
 import type { DiagnosticSink } from '../model/service-boundary.js'
 import type { Settings } from '../settings/resolve.js'
+import type { ApprovalStore } from '../home/approvals.js'
+
+/**
+ * The home store's approval half as the tools use it: the target's own
+ * inbound choice, holding a message for its user, the journal of local
+ * deliveries (docs/tools.md#inbound-messages). Absent when this process has
+ * no usable home store.
+ */
+export type InboundPort = Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'>
 
 /** Everything a tool executor depends on (built once per plugin instance). */
 export interface ToolDeps {
@@ -16,6 +25,8 @@ export interface ToolDeps {
   readonly controller: ControllerPort
   readonly settings: Settings
   readonly limits: SendLimits
+  /** Absent without a home store: the `inbound` setting alone applies, and `hold` cannot keep a message. */
+  readonly inbound?: InboundPort | undefined
   /** Full diagnostics (stacks) go here, never to the model. */
   readonly log: DiagnosticSink
 }

@@ -135,9 +135,9 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('web face (dsh web + headless Chromi
     await openSession(page, 'Fix the reasoning-effort config')
     const received = page.locator(`[data-xs-received="${bravoId}"]`)
     await received.waitFor({ timeout: 30_000 })
-    expect(await received.innerText()).toMatch(/Message from session[\s\S]*"Release checklist for v2" · queue · hop 1[\s\S]*Open session/)
+    expect(await received.innerText()).toMatch(/Message from session[\s\S]*"Release checklist for v2" · queue · hop 1[\s\S]*Reply[\s\S]*Did the reasoning-effort fix land on main\?/)
+    expect(await received.innerText()).not.toMatch(/from-session|Cross-session message/)
     await received.scrollIntoViewIfNeeded()
-    await page.screenshot({ path: shotPath(h, 'web-received.png') })
     await received.locator(`[data-xs-open="${bravoId}"]`).click()
     await page.locator('[data-xs-row="sessions_list"]').waitFor({ timeout: 30_000 })
   })
@@ -153,11 +153,21 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('web face (dsh web + headless Chromi
     const revision = section?.revision
     await web.rpc('settings.mutate', { ns: 'cross-session', ops: [{ op: 'set', path: ['maxHops'], value: 7 }], ...(revision === undefined ? {} : { expectedRevision: revision }) })
 
-    page = await browser!.newPage({ viewport: { width: 1180, height: 2000 } })
+    page = await browser!.newPage({ viewport: { width: 1180, height: 3600 } })
     await openApp(page, web.port)
     await openPluginSettings(page)
     const card = page.locator('[data-xs-card="cross-session"][data-xs-status="ready"]')
     await card.waitFor({ timeout: 30_000 })
+    // Folded like the harness's own cards beside it; its header opens it.
+    expect(await card.locator('[data-xs-field]').count()).toBe(0)
+    await card.locator('xpath=ancestor::ul[1]').screenshot({ path: shotPath(h, 'web-settings-folded.png') })
+    expect(await card.locator('[data-xs-card-toggle]').getAttribute('aria-expanded')).toBe('false')
+    await card.locator('[data-xs-card-toggle]').click()
+    await card.locator('[data-xs-field]').first().waitFor()
+    // On/off settings are switches; option values are shown translated, the stored value stays the key.
+    expect(await card.locator('[data-xs-field="allowResume"] [role="switch"]').getAttribute('aria-checked')).toBe('true')
+    expect(await card.locator('[data-xs-field="visibility"] option[value="workspace"]').innerText()).toBe('Same workspace')
+    expect(await card.locator('[data-xs-field="inbound"] option[value="hold"]').innerText()).toBe('Hold for approval')
     const field = (key: string) => card.locator(`[data-xs-field="${key}"]`)
     expect(await field('maxHops').getAttribute('data-xs-value')).toBe('7')
     expect(await field('maxHops').innerText()).toMatch(/default: 4 · range: 1–32/)
@@ -183,11 +193,13 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('web face (dsh web + headless Chromi
     // A valid edit lands in settings.yaml and the card re-reads it.
     await field('maxListResults').locator('input').fill('3')
     await field('visibility').locator('select').selectOption('workspace')
+    await field('frameMessages').locator('[role="switch"]').click()
     await card.locator('[data-xs-save]').click()
     await card.locator('.xs-status[data-kind="saved"]').waitFor()
     const yaml = await waitFor(() => existsSync(settingsFile) && /maxListResults: 3/.test(readFileSync(settingsFile, 'utf8')) && readFileSync(settingsFile, 'utf8'), 'settings.yaml to hold maxListResults: 3')
     expect(yaml).toMatch(/cross-session:/)
     expect(yaml).toMatch(/visibility: workspace/)
+    expect(yaml).toMatch(/frameMessages: false/)
     expect(yaml).toMatch(/maxHops: 7/)
     expect(await field('maxListResults').getAttribute('data-xs-value')).toBe('3')
     // The next tool call follows the card's edit (docs/architecture.md §6: live settings): at most 3 rows of 5 sessions.

@@ -52,6 +52,14 @@
  * ONE MESSAGE STATE (no id twice as a `user/message`; `recorded` at seq N
  * means in the log ON DISK at seq N, not only in a process's memory;
  * nothing leaves the store before it is recorded).
+ * Messages held for their target's user (docs/tools.md#inbound-messages)
+ * take part too: a `hold` step keeps one (`holdForApproval`), a `decide`
+ * step delivers or refuses one, or expires what is due (`decide`,
+ * `expireApprovals`), from any process. After every step: ONE DECISION (a
+ * held message is decided at most once, and the store's state is the one
+ * the deciding process was told) and NOTHING EARLY (a message not
+ * delivered has no `messages` row and is in no log); a delivered one joins
+ * the posted messages, so DELIVERY and ORDER below cover it.
  * Then a calm phase (no posts, no crashes) checks LIVENESS: nothing waits
  * for a session live in a living process. Last, every process ends and a
  * recovery process holds every session and drains it: each message is in
@@ -84,9 +92,11 @@ export { mulberry32 }
  *   recorded);
  * - `record-at-untrack`: `untrack` records what was found, on the belief
  *   that the disposal has written the log (broken: rc.8 starts that drain
- *   only after the `agent/disposed` listeners ran).
+ *   only after the `agent/disposed` listeners ran);
+ * - `hold-posts`: holding a message also posts it (broken: a held message
+ *   reaches its target before its user delivered it).
  */
-export type Variant = 'real' | 'no-log-check' | 'blind-acquire' | 'retake-own-claims' | 'record-before-flush' | 'record-at-untrack'
+export type Variant = 'real' | 'no-log-check' | 'blind-acquire' | 'retake-own-claims' | 'record-before-flush' | 'record-at-untrack' | 'hold-posts'
 
 /**
  * What `recorded` at seq N is checked against: the log on disk (the
@@ -419,6 +429,11 @@ interface Posted {
   readonly mode: 'queue' | 'steer'
 }
 
+/** One message held for its target's user, and how it was decided (as the deciding process was told). */
+interface HeldMessage extends Posted {
+  decided?: 'delivered' | 'refused' | 'expired'
+}
+
 /** Shared by every schedule of one run: one store file, its connections, pids never reused. */
 export interface CrashWorld {
   readonly home: string
@@ -445,6 +460,14 @@ class Checker {
     this.top = db.prepare('SELECT MAX(n) AS n FROM messages')
     this.holders = db.prepare('SELECT session_id, pid, start, state FROM holders WHERE session_id IN (?, ?, ?)')
     this.messages = db.prepare('SELECT message_id, state, seq, answered_seq FROM messages WHERE n > ?')
+    this.approvals = db.prepare('SELECT message_id, state FROM approvals WHERE message_id LIKE ?')
+  }
+
+  private readonly approvals: StatementSync
+
+  /** Held messages whose id starts with `prefix` (a schedule's own), and their states. */
+  approvalRows(prefix: string): Array<{ message_id: string, state: string }> {
+    return this.approvals.all(`${prefix}%`) as never
   }
 
   /** Whether another connection committed since the last call (`PRAGMA data_version`). */
@@ -797,14 +820,18 @@ class SimProcess {
   }
 }
 
-type Action = 'spawn' | 'post' | 'acquire' | 'open' | 'wake' | 'drain' | 'settle' | 'flush' | 'write' | 'turn' | 'error' | 'cancel' | 'release' | 'exit' | 'kill' | 'reload' | 'sweep'
+type Action = 'spawn' | 'post' | 'hold' | 'decide' | 'acquire' | 'open' | 'wake' | 'drain' | 'settle' | 'flush' | 'write' | 'turn' | 'error' | 'cancel' | 'release' | 'exit' | 'kill' | 'reload' | 'sweep'
 
 /** How often each step is drawn; a drawn step that does not apply draws again. */
 const WEIGHTS: ReadonlyArray<readonly [Action, number]> = [
   ['spawn', 4], ['post', 10], ['acquire', 6], ['open', 3], ['wake', 12], ['drain', 12], ['settle', 8], ['flush', 8], ['write', 4],
   ['turn', 30], ['error', 1], ['cancel', 1.5], ['release', 2.5], ['exit', 1.2], ['kill', 2], ['reload', 0.8], ['sweep', 0.5],
+  ['hold', 3], ['decide', 3],
 ]
+/** The variants broken on purpose draw without the held-message steps (listed last), so their schedules stay as they were. */
+const WITHOUT_HOLDS = WEIGHTS.filter(([action]) => action !== 'hold' && action !== 'decide')
 const TOTAL_WEIGHT = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
+const TOTAL_WITHOUT_HOLDS = WITHOUT_HOLDS.reduce((sum, [, weight]) => sum + weight, 0)
 
 /** One schedule: its sessions, senders, logs and processes on the shared store. */
 class Schedule {
@@ -814,6 +841,7 @@ class Schedule {
   readonly sessions: string[]
   readonly senders: string[]
   readonly posted: Posted[] = []
+  readonly held: HeldMessage[] = []
   readonly processes: SimProcess[] = []
   private readonly seen = new Map<string, { state: string, seq: number | null }>()
   private readonly swept = new Set<string>()
@@ -823,7 +851,7 @@ class Schedule {
   private readonly maxProcesses: number
   crashes = 0
   /** The store's rows of this schedule as last read. */
-  private rows: { holders: ReturnType<Checker['holderRows']>, messages: ReturnType<Checker['messageRows']> } | undefined
+  private rows: { holders: ReturnType<Checker['holderRows']>, messages: ReturnType<Checker['messageRows']>, approvals: ReturnType<Checker['approvalRows']> } | undefined
   /** The action of the last step drawn. */
   last: Action = 'spawn'
   private readonly firstOrder: number
@@ -955,6 +983,10 @@ class Schedule {
         return true
       case 'post':
         return this.post(process)
+      case 'hold':
+        return this.hold(process)
+      case 'decide':
+        return this.decide(process)
       case 'acquire':
         return this.acquire(process, sessionId)
       case 'open':
@@ -998,8 +1030,9 @@ class Schedule {
 
   /** Draw an action by weight. */
   private action(): Action {
-    let roll = this.rng() * TOTAL_WEIGHT
-    for (const [action, weight] of WEIGHTS) {
+    const real = this.variant === 'real' || this.variant === 'hold-posts'
+    let roll = this.rng() * (real ? TOTAL_WEIGHT : TOTAL_WITHOUT_HOLDS)
+    for (const [action, weight] of real ? WEIGHTS : WITHOUT_HOLDS) {
       roll -= weight
       if (roll < 0) return action
     }
@@ -1105,6 +1138,71 @@ class Schedule {
   }
 
   /** A sender posts (through any living process) to a random target, in its own order. */
+  /** A sender whose target's user holds peer messages: the message is kept for them (`tools/send/hold.ts`). */
+  private hold(process: SimProcess): boolean {
+    const sender = this.pick(this.senders)!
+    const target = this.pick(this.sessions)!
+    const message: HeldMessage = { id: `${target}-h${this.held.length}`, sender, target, mode: this.rng() < 0.7 ? 'queue' : 'steer' }
+    this.as(process, `hold ${message.id} → ${target} (${message.mode})`, () => {
+      const held = process.store.holdForApproval({
+        messageId: message.id, target, sender, senderTitle: '', hop: 1, mode: message.mode, text: `text of ${message.id}`, body: message.id,
+        mayWake: this.rng() < 0.75, notify: false, expiresAt: Date.now() + 1000 * (1 + this.int(10)),
+      })
+      if (!held.ok || held.duplicate) this.fail(`hold of ${message.id}: ${JSON.stringify(held)}`)
+      if (this.variant === 'hold-posts') process.store.post({ messageId: message.id, target, sender, hop: 1, mode: message.mode, text: `text of ${message.id}`, mayWake: true })
+      this.held.push(message)
+    })
+    return true
+  }
+
+  /** The target's user in some process delivers or refuses a held message (`home/channel.ts`), or a process expires what is due (`HomeRuntime.tick`). */
+  private decide(process: SimProcess): boolean {
+    const message = this.pick(this.rng() < 0.85 ? this.held.filter(held => held.decided === undefined) : this.held)
+    const roll = this.rng()
+    if (roll < 0.2 || message === undefined) {
+      const now = Date.now() + 1000 * this.int(12)
+      this.as(process, 'expire held messages', () => {
+        for (const expired of process.store.expireApprovals(now)) this.decided(this.held.find(held => held.id === expired.messageId), 'expired')
+      })
+      return true
+    }
+    const decision = roll < 0.65 ? 'deliver' : 'refuse'
+    this.as(process, `${decision} ${message.id}`, () => {
+      const outcome = process.store.decide(message.id, decision, Date.now())
+      if (outcome.ok) {
+        this.decided(message, decision === 'deliver' ? 'delivered' : 'refused')
+        if (decision === 'deliver') this.posted.push(message)
+      } else if (outcome.reason === 'stale' && outcome.approval?.state === 'expired' && message.decided === undefined) {
+        this.decided(message, 'expired')
+      } else if (outcome.reason === 'full' || message.decided === undefined) {
+        // `stale` (decided already) or `unknown` (decided, then swept) is right only for a message already decided.
+        this.fail(`ONE DECISION: ${decision} of ${message.id} answered ${JSON.stringify(outcome)}, the schedule knew it ${message.decided ?? 'held'}`)
+      }
+    })
+    return true
+  }
+
+  private decided(message: HeldMessage | undefined, how: NonNullable<HeldMessage['decided']>): void {
+    if (message === undefined) return
+    if (message.decided !== undefined) this.fail(`ONE DECISION: ${message.id} was ${message.decided}, and now ${how}`)
+    message.decided = how
+    this.cover(`held message ${how}`)
+  }
+
+  /** ONE DECISION and NOTHING EARLY, against the store's rows and the logs. */
+  private checkHeld(messageIds: ReadonlySet<string>): void {
+    if (this.held.length === 0) return
+    const states = new Map(this.rows!.approvals.map(row => [row.message_id, row.state]))
+    for (const message of this.held) {
+      const state = states.get(message.id)
+      // Decided rows go with a sweep; a held one never does.
+      if (state === undefined ? message.decided === undefined : state !== (message.decided ?? 'held')) this.fail(`ONE DECISION: ${message.id} is ${state ?? 'gone'} in the store, ${message.decided ?? 'held'} as decided`)
+      if (message.decided === 'delivered') continue
+      if (messageIds.has(message.id)) this.fail(`NOTHING EARLY: ${message.id} (${message.decided ?? 'held'}) has a messages row`)
+      if (this.logs.get(message.target)!.userIndex(message.id) >= 0) this.fail(`NOTHING EARLY: ${message.id} (${message.decided ?? 'held'}) is in ${message.target}'s log`)
+    }
+  }
+
   private post(process: SimProcess): boolean {
     const sender = this.pick(this.senders)!
     const target = this.pick(this.sessions)!
@@ -1129,7 +1227,10 @@ class Schedule {
   check(): void {
     if (this.broken.length > 0) this.fail(this.broken[0]!)
     const { checker, dead } = this.world
-    if (checker.changed() || this.rows === undefined) this.rows = { holders: checker.holderRows(this.sessions), messages: checker.messageRows(this.firstOrder) }
+    if (checker.changed() || this.rows === undefined) {
+      const prefix = `${this.sessions[0]!.slice(0, this.sessions[0]!.lastIndexOf('-'))}-`
+      this.rows = { holders: checker.holderRows(this.sessions), messages: checker.messageRows(this.firstOrder), approvals: this.held.length === 0 ? [] : checker.approvalRows(prefix) }
+    }
     // ONE HOLDER: at most one living process thinks it holds each session, and the store agrees.
     const rows = new Map(this.rows.holders.map(row => [row.session_id, row]))
     for (const sessionId of this.sessions) {
@@ -1144,6 +1245,7 @@ class Schedule {
     }
     // ONE MESSAGE STATE: recorded means in the log at that seq; terminal states stay; nothing vanishes before it is recorded.
     const messages = new Map(this.rows.messages.map(row => [row.message_id, row]))
+    this.checkHeld(new Set(messages.keys()))
     for (const message of this.posted) {
       const row = messages.get(message.id)
       const before = this.seen.get(message.id)
@@ -1267,6 +1369,9 @@ class Schedule {
   private finalCheck(): void {
     const last = new Map<string, number>()
     for (const log of this.logs.values()) if (log.unpersisted > 0) this.fail(`the model: ${log.id} has ${log.unpersisted} events not on disk after the recovery`)
+    for (const message of this.held) {
+      if (message.decided !== 'delivered' && this.logs.get(message.target)!.userIndex(message.id) >= 0) this.fail(`NOTHING EARLY: ${message.id} (${message.decided ?? 'held'}) reached ${message.target}`)
+    }
     for (const message of this.posted) {
       const log = this.logs.get(message.target)!
       const index = log.userIndex(message.id)

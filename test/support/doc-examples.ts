@@ -180,6 +180,15 @@ async function openTurnSend(): Promise<string> {
   }
 }
 
+/** The target's user decides (docs/tools.md "Inbound messages"): its choice `hold`, then `refuse`. */
+async function inboundExamples(): Promise<Record<string, string>> {
+  const { w, me } = scene()
+  w.inbound.modes.set(PEER, 'hold')
+  const held = await sessionsSend({ session_id: PEER, message: BODY }, w.call(me), w.deps)
+  w.inbound.modes.set(PEER, 'refuse')
+  return { 'held': held, 'inbound refused': await sessionsSend({ session_id: PEER, message: 'hi' }, w.call(me), w.deps) }
+}
+
 /** Every example, by the heading it appears under in docs/tools.md. */
 export async function docExamples(): Promise<Record<string, string>> {
   const { w, me } = scene()
@@ -209,5 +218,6 @@ export async function docExamples(): Promise<Record<string, string>> {
     'woke, still answering': await wakingSend({ turns: 51, answers: false }),
     'open turn': await openTurnSend(),
     'invalid-arguments': await sessionsSend({ session_id: PEER, message: 'hi', priority: 'high' }, call(), w.deps),
+    ...await inboundExamples(),
   }
 }

@@ -7,7 +7,7 @@
  * @module test/support/fakes
  */
 
-import { type AnswerWatch, DEFAULT_SETTINGS, latestRelay, relaySource, SendLimits, type Caller, type ControllerOutcome, type ControllerPort, type DeliveryReason, type ReleaseOutcome, type Recorded, type RelayProvenance, type ResolvedTarget, type SendMode, type SessionHeaderView, type SessionQueryPort, type SessionRecordView, type Settings, type SurfaceView, type ToolCallContext, type ToolDeps } from '../../src/testing.js'
+import { type AnswerWatch, DEFAULT_SETTINGS, latestRelay, relaySource, SendLimits, type Caller, type ControllerOutcome, type ControllerPort, type DeliveryReason, type ReleaseOutcome, type Recorded, type RelayProvenance, type ResolvedTarget, type SendMode, type SessionHeaderView, type SessionQueryPort, type SessionRecordView, type Settings, type SurfaceView, type ToolCallContext, type ToolDeps, type InboundPort, type InboundMode, type NewApproval, type Approval, type LocalDelivery } from '../../src/testing.js'
 
 /** One fake session: header, liveness, title and surface events. */
 export interface FakeSession {
@@ -224,10 +224,38 @@ export function fakeCaller(session: FakeSession): Caller {
   }
 }
 
+/** The home store's approval half as the tools see it, in memory: inbound choices, held messages, the journal. */
+export class FakeInbound implements InboundPort {
+  readonly modes = new Map<string, InboundMode>()
+  readonly held: Approval[] = []
+  readonly journaled: LocalDelivery[] = []
+  /** Calls, in order (`inboundOf <id>`, `hold <id>`, `journal <state>`). */
+  readonly calls: string[] = []
+  inboundOf(sessionId: string): InboundMode | undefined {
+    this.calls.push(`inboundOf ${sessionId}`)
+    return this.modes.get(sessionId)
+  }
+
+  holdForApproval(approval: NewApproval): { ok: true, approval: Approval, duplicate: boolean } {
+    this.calls.push(`hold ${approval.target}`)
+    const existing = this.held.find(held => held.messageId === approval.messageId)
+    if (existing !== undefined) return { ok: true, approval: existing, duplicate: true }
+    const stored: Approval = { ...approval, order: this.held.length + 1, state: 'held', createdAt: Date.now() }
+    this.held.push(stored)
+    return { ok: true, approval: stored, duplicate: false }
+  }
+
+  journal(entry: LocalDelivery): void {
+    this.calls.push(`journal ${entry.state}`)
+    this.journaled.push(entry)
+  }
+}
+
 /** A harness-like world: corpus, controller, settings, and a call context factory. */
 export interface World {
   corpus: FakeSessionQuery
   controller: FakeController
+  inbound: FakeInbound
   deps: ToolDeps
   logs: string[]
   call(caller: FakeSession | undefined, options?: { callId?: string, signal?: AbortSignal }): ToolCallContext
@@ -240,9 +268,11 @@ export function makeWorld(settings: Partial<Settings> = {}, now?: () => number):
   const corpus = new FakeSessionQuery()
   const controller = new FakeController(corpus)
   const logs: string[] = []
+  const inbound = new FakeInbound()
   const deps: ToolDeps = {
     sessions: corpus,
     controller,
+    inbound,
     settings: { ...DEFAULT_SETTINGS, ...settings },
     limits: new SendLimits(now),
     log: message => logs.push(message),
@@ -250,6 +280,7 @@ export function makeWorld(settings: Partial<Settings> = {}, now?: () => number):
   return {
     corpus,
     controller,
+    inbound,
     deps,
     logs,
     call: (caller, options = {}) => ({

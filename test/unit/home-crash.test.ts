@@ -99,6 +99,8 @@ describe.skipIf(replaySeed !== undefined)('crash schedules', () => {
       // The persistence gap: flushes (some rejected, some outliving their hold), background writes, and SIGKILLs that lost what was only in memory.
       'flush', 'flush rejected', 'write', 'found at untrack', 'recorded by a flush that outlived its hold', 'SIGKILL inside flush',
       'SIGKILL lost a tail', 'SIGKILL lost a user/message', 'SIGKILL lost found messages',
+      // Held messages (docs/tools.md#inbound-messages): each way out of held, and a SIGKILL before each transition.
+      'held message delivered', 'held message refused', 'held message expired', 'SIGKILL inside hold', 'SIGKILL inside deliver', 'SIGKILL inside refuse',
     ]
     for (const what of SEEDS < 10_000 ? [] : paths) expect(covered.get(what) ?? 0, what).toBeGreaterThan(10)
     console.info(`crash schedules: ${SEEDS} × ${STEPS} steps, ${total('posted')} messages, ${total('crashes')} SIGKILLs (${covered.get('SIGKILL lost a user/message') ?? 0} lost a user/message not yet on disk), ${children} processes, ${Math.round(performance.now() - started)} ms`)
@@ -134,6 +136,10 @@ describe.skipIf(replaySeed !== undefined)('crash schedules', () => {
   it('recording at untrack is caught: rc.8 writes a disposed session\'s log only after `agent/disposed`', () => {
     // A narrower window (a SIGKILL between the listener and the drain): caught within the first thousand seeds.
     expect(firstCaught('record-at-untrack', 1000)?.message).toMatch(/ONE MESSAGE STATE: the store says \S+ is recorded at seq \d+; the log has/)
+  }, 60_000)
+
+  it('a held message posted before its user delivered it is caught', () => {
+    expect(firstCaught('hold-posts', 300)?.message).toMatch(/NOTHING EARLY: \S+-h\d+ \(held\) has a messages row/)
   }, 60_000)
 
   it('re-taking this process\'s own claims stays safe: the log shows them in the inbox or in the running turn', () => {

@@ -80,6 +80,8 @@ describe('presenters', () => {
     expect(presentResult(TOOL_NAMES.list, {}, asResult(examples.sessions_list!))?.title).toBe('Listed 3 sessions (1 live)')
     expect(presentResult(TOOL_NAMES.read, {}, asResult(examples.sessions_read!))?.title).toBe('Read e218… "Fix the newapi reasoning-effort config" — 2 of 3 messages, 1 omitted')
     expect(presentResult(TOOL_NAMES.send, {}, asResult(examples.sessions_send!))?.title).toBe('Sent to e218… (queue, hop 1) — recorded at seq 410, woke it')
+    expect(presentResult(TOOL_NAMES.send, {}, asResult(examples.held!))?.title).toBe('Sent to e218… (queue, hop 1) — held for its user\'s approval')
+    expect(parseSendResult(examples.held!)?.recorded).toEqual({ stage: 'held' })
     const refused = presentResult(TOOL_NAMES.send, { session_id: '019c3d96-79e0-4e6a-b7bf-ea46c224d701', mode: 'steer' }, asResult(examples['not-messageable']!))
     expect(refused?.title).toBe('Send to 019c3d96… (steer) — refused: not-messageable')
     expect(refused?.content?.[0]?.text).toBe(examples['not-messageable'])

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { commonRefusals, decideSend, notMessageableRightAfterLookup, REFUSAL_CATALOG, REFUSAL_CODES, refusalTableMarkdown, renderRefusal, resumeDisabledBeforeResolve, SEND_CHECKS, sendRefusals, sendRefusalText, type LimitVerdict, type SendFacts, type TargetFact } from '../../src/testing.js'
+import { commonRefusals, decideSend, inboundRefusedBeforeLookup, inboundRefused, notMessageableRightAfterLookup, REFUSAL_CATALOG, REFUSAL_CODES, refusalTableMarkdown, renderRefusal, resumeDisabledBeforeResolve, SEND_CHECKS, sendRefusals, sendRefusalText, type LimitVerdict, type SendFacts, type TargetFact } from '../../src/testing.js'
 
 const refusals = { ...commonRefusals, ...sendRefusals }
 
@@ -10,7 +10,7 @@ const subagent: TargetFact = { kind: 'present', header: { id: 'child-1', created
 const absent: TargetFact = { kind: 'absent' }
 const ok: LimitVerdict = { kind: 'ok', hop: 1 }
 
-const good: SendFacts = { callerId: 'session-a', targetId: 'session-b', body: 'hi', allowResume: true, target: live, limits: ok }
+const good: SendFacts = { callerId: 'session-a', targetId: 'session-b', body: 'hi', allowResume: true, inbound: 'accept', target: live, limits: ok }
 
 /** Each row breaks one or more rules; the first rule in the fixed order (docs/tools.md#refusals-and-their-order) must win. */
 const table: Array<[string, Partial<SendFacts>, string]> = [
@@ -18,6 +18,8 @@ const table: Array<[string, Partial<SendFacts>, string]> = [
   ['no caller beats empty body', { callerId: undefined, body: '  ', target: absent }, 'rejected'],
   ['empty body beats self-target', { body: ' \n\t ', targetId: 'session-a' }, 'empty-body'],
   ['self-target beats not-found', { targetId: 'session-a', target: absent }, 'self-target'],
+  ['self-target beats inbound refuse', { targetId: 'session-a', inbound: 'refuse' }, 'self-target'],
+  ['inbound refuse beats not-found and everything after it', { inbound: 'refuse', target: absent, allowResume: false, limits: { kind: 'duplicate', agoMs: 1 } }, 'rejected'],
   ['not-found beats everything after it', { target: absent, allowResume: false, limits: { kind: 'hop-limit', hop: 9, maxHops: 4, chain: 'x' } }, 'not-found'],
   ['not-messageable beats resume-disabled', { target: subagent, allowResume: false }, 'not-messageable'],
   ['not-messageable beats limits', { target: subagent, limits: { kind: 'pair-rate', count: 9, perMinute: 6, retryInMs: 1 } }, 'not-messageable'],
@@ -39,7 +41,24 @@ describe('decideSend: fixed order of checks', () => {
     expect(decideSend({ ...good, target: cold })).toEqual({ kind: 'go', hop: 1, targetLive: false })
   })
 
-  it('asks for the target only after arguments, caller, body and self checks pass', () => {
+  it('holds a message for its target\'s user only once every check has passed', () => {
+    expect(decideSend({ ...good, inbound: 'hold' })).toEqual({ kind: 'hold', hop: 1, targetLive: true })
+    expect(decideSend({ ...good, inbound: 'hold', target: cold, allowResume: false }).kind).toBe('refuse')
+    expect(decideSend({ ...good, inbound: 'hold', limits: { kind: 'duplicate', agoMs: 1 } }).kind).toBe('refuse')
+    const { limits: _limits, ...early } = good
+    expect(decideSend({ ...early, inbound: 'hold' })).toEqual({ kind: 'need', fact: 'limits' })
+  })
+
+  // Guarantee 3: the target's inbound choice is asked for, and refuse decided,
+  // before the non-waking lookup: a refusing target is never looked up.
+  it('asks for the inbound choice before the target, and refuses on it without asking for the target', () => {
+    const { inbound: _inbound, target: _target, limits: _limits, ...facts } = good
+    expect(decideSend(facts)).toEqual({ kind: 'need', fact: 'inbound' })
+    expect(decideSend({ ...facts, inbound: 'refuse' })).toEqual({ kind: 'refuse', refusal: { code: 'rejected', reason: 'inbound-refused', targetId: 'session-b' } })
+    expect(sendRefusalText({ code: 'rejected', reason: 'inbound-refused', targetId: 'session-b' }).next).toContain('Ask its user')
+  })
+
+  it('asks for the target only after arguments, caller, body, self and inbound checks pass', () => {
     const { target: _target, limits: _limits, ...facts } = good
     expect(decideSend(facts)).toEqual({ kind: 'need', fact: 'target' })
     expect(decideSend({ ...facts, body: '' }).kind).toBe('refuse')
@@ -90,6 +109,7 @@ describe('refusal texts', () => {
     refusals.pairRate('session-b', 6, 6, 12_000),
     refusals.duplicate('session-b', 3000),
     refusals.rejected('session/agent-busy: busy', 'admitting the message'),
+    inboundRefused('session-b'),
   ]
   it.each(all.map(refusal => [refusal.code, refusal] as const))('%s says what happened and what to do next', (code, refusal) => {
     const text = renderRefusal(refusal, 'Nothing was delivered.')
@@ -112,19 +132,23 @@ describe('refusal texts', () => {
   })
 })
 
-describe('the two ordering guarantees, as properties of the order of checks', () => {
+describe('the three ordering guarantees, as properties of the order of checks', () => {
   it('hold for the order decideSend walks', () => {
     expect(resumeDisabledBeforeResolve()).toBe(true)
     expect(notMessageableRightAfterLookup()).toBe(true)
+    expect(inboundRefusedBeforeLookup()).toBe(true)
   })
 
   it('fail for an order that breaks them', () => {
     const steps = (names: string[]) => names.map(step => SEND_CHECKS.find(check => check.step === step)!)
     const all = SEND_CHECKS.map(check => check.step)
     // resolve moved before the wake check; the lookup separated from the top-level check.
-    expect(resumeDisabledBeforeResolve(steps(['arguments', 'caller', 'body', 'self', 'exists', 'top-level', 'resolve', 'wake-allowed', 'limits', 'admit']))).toBe(false)
-    expect(notMessageableRightAfterLookup(steps(['arguments', 'caller', 'body', 'self', 'exists', 'wake-allowed', 'top-level', 'limits', 'resolve', 'admit']))).toBe(false)
-    expect(all).toEqual(['arguments', 'caller', 'body', 'self', 'exists', 'top-level', 'wake-allowed', 'limits', 'resolve', 'admit'])
+    expect(resumeDisabledBeforeResolve(steps(['arguments', 'caller', 'body', 'self', 'inbound', 'exists', 'top-level', 'resolve', 'wake-allowed', 'limits', 'hold', 'admit']))).toBe(false)
+    expect(notMessageableRightAfterLookup(steps(['arguments', 'caller', 'body', 'self', 'inbound', 'exists', 'wake-allowed', 'top-level', 'limits', 'hold', 'resolve', 'admit']))).toBe(false)
+    // inbound moved after the lookup, or dropped.
+    expect(inboundRefusedBeforeLookup(steps(['arguments', 'caller', 'body', 'self', 'exists', 'inbound', 'top-level', 'wake-allowed', 'limits', 'hold', 'resolve', 'admit']))).toBe(false)
+    expect(inboundRefusedBeforeLookup(steps(['arguments', 'caller', 'body', 'self', 'exists', 'top-level', 'wake-allowed', 'limits', 'hold', 'resolve', 'admit']))).toBe(false)
+    expect(all).toEqual(['arguments', 'caller', 'body', 'self', 'inbound', 'exists', 'top-level', 'wake-allowed', 'limits', 'hold', 'resolve', 'admit'])
   })
 })
 

@@ -43,12 +43,12 @@ export interface Outgoing {
  * (one `readTitles` of the caller for the frame's title).
  * @returns the text, or a cancellation as text.
  */
-export async function messageText(out: Outgoing, call: ToolCallContext, deps: ToolDeps): Promise<{ text: string } | string> {
+export async function messageText(out: Outgoing, call: ToolCallContext, deps: ToolDeps): Promise<{ text: string, fromTitle?: string | undefined } | string> {
   if (!deps.settings.frameMessages) return { text: out.body }
   const title = await callBackend(STEPS.readingOwnTitle, call.signal, () => deps.sessions.readTitles([out.callerId], call.signal), deps.log)
   if (!title.ok && title.cancelled) return renderCancelled(TOOL, title.step, NOTHING_DELIVERED)
   const fromTitle = title.ok ? title.value.get(out.callerId) : undefined
-  return { text: buildFrame({ fromSessionId: out.callerId, fromTitle, mode: out.mode, hop: out.hop, body: out.body }).text }
+  return { text: buildFrame({ fromSessionId: out.callerId, fromTitle, mode: out.mode, hop: out.hop, body: out.body }).text, fromTitle }
 }
 
 /** An admitted message and the target it went to. */

@@ -16,9 +16,12 @@ import type { RelayProvenance } from '../../model/provenance.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
 import { decideSend, type SendFacts } from '../../refusals.js'
 import { lookUpTarget } from './target.js'
+import type { InboundMode } from '../../settings/resolve.js'
 
-/** Outcome of {@link gatherAndDecide}. */
-type Gathered = { readonly kind: 'refused', readonly text: string } | { readonly kind: 'go', readonly hop: number }
+/** Outcome of {@link gatherAndDecide}; `inbound`: refused for the target's inbound choice. */
+type Gathered =
+  | { readonly kind: 'refused', readonly text: string, readonly inbound?: true }
+  | { readonly kind: 'go' | 'hold', readonly hop: number }
 
 /**
  * Ask {@link decideSend} what it needs, fetch only that, repeat.
@@ -28,15 +31,35 @@ export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext,
   let facts = initial
   for (;;) {
     const decision = decideSend(facts)
-    if (decision.kind === 'refuse') return { kind: 'refused', text: renderRefusal(sendRefusalText(decision.refusal), NOTHING_DELIVERED) }
-    if (decision.kind === 'go') return { kind: 'go', hop: decision.hop }
-    if (decision.fact === 'target') {
+    if (decision.kind === 'refuse') {
+      const text = renderRefusal(sendRefusalText(decision.refusal), NOTHING_DELIVERED)
+      return decision.refusal.code === 'rejected' && decision.refusal.reason === 'inbound-refused' ? { kind: 'refused', text, inbound: true } : { kind: 'refused', text }
+    }
+    if (decision.kind === 'go' || decision.kind === 'hold') return { kind: decision.kind, hop: decision.hop }
+    if (decision.fact === 'inbound') {
+      facts = { ...facts, inbound: inboundOf(facts.targetId, deps) }
+    } else if (decision.fact === 'target') {
       const target = await lookUpTarget(facts.targetId, call, deps)
       if (typeof target === 'string') return { kind: 'refused', text: target }
       facts = { ...facts, target }
     } else {
       facts = { ...facts, limits: checkLimits(facts, call, deps) }
     }
+  }
+}
+
+/**
+ * The target's inbound choice: its own (home store), else the `inbound`
+ * setting. Read from the store and the settings only, never from the target
+ * (docs/tools.md#refusals-and-their-order, guarantee 3); a store that cannot
+ * be read leaves the setting.
+ */
+function inboundOf(targetId: string, deps: ToolDeps): InboundMode {
+  try {
+    return deps.inbound?.inboundOf(targetId) ?? deps.settings.inbound
+  } catch (error: unknown) {
+    deps.log(`reading the inbound choice of ${targetId} failed: ${String(error)}; the inbound setting applies`)
+    return deps.settings.inbound
   }
 }
 

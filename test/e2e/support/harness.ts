@@ -365,8 +365,8 @@ export interface WebHarness {
 let rpcSerial = 0
 
 /** Boot `dsh web --no-open` on a free port and wait for its URL line. */
-export async function startWeb(h: DshHome, model: Pick<FakeModel, 'url'>, options: { patch?: string, args?: string[], timeoutMs?: number } = {}): Promise<WebHarness> {
-  const port = await freePort()
+export async function startWeb(h: DshHome, model: Pick<FakeModel, 'url'>, options: { patch?: string, args?: string[], timeoutMs?: number, port?: number } = {}): Promise<WebHarness> {
+  const port = options.port ?? await freePort()
   const args = ['web', ...(options.patch ? ['--patch', options.patch] : []), '--no-open', '--port', String(port), ...(options.args ?? [])]
   const child = spawn(nodeBinary(), [DSH_BIN, ...args], { cwd: h.workspace, env: harnessEnv(h, model), stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''

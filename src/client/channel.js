@@ -1,0 +1,55 @@
+/**
+ * The page's calls to the host half's `/cross-session` channel
+ * (src/home/channel.ts), through the client Connection service
+ * (`@deepseek-ai/dsh-client-connection@0.1.0-rc.8` lib/types/rpc.d.ts
+ * `ClientConnectionRpc.call`), and a hook that polls one of them while a
+ * view is shown. docs/architecture.md §7.
+ * @module dsh-cross-session/client/channel
+ */
+import { useCallback, useEffect, useRef, useState } from 'react'
+
+/** The channel's path (src/home/channel.ts `CHANNEL`). */
+export const CHANNEL = '/cross-session'
+
+/**
+ * Call one endpoint.
+ * @returns the value; throws an Error naming the endpoint on a failed result or no connection.
+ */
+export async function callChannel(ctx, endpoint, payload = {}) {
+  const connection = ctx.get('connection')
+  if (connection === undefined) throw new Error(`${endpoint}: no connection to the host`)
+  const result = await connection.rpc.call(CHANNEL, endpoint, payload)
+  if (result?.ok !== true) throw new Error(`${endpoint}: ${result?.error?.message ?? 'failed'}`)
+  return result.value
+}
+
+/**
+ * Poll `load()` every `everyMs` while mounted (and `active`); `refresh()` loads now.
+ * @returns `{ value, error, refresh }`.
+ */
+export function usePolled(load, key, everyMs = 2000, active = true) {
+  const [state, setState] = useState({ value: undefined, error: undefined })
+  const loadRef = useRef(load)
+  loadRef.current = load
+  const refresh = useCallback(async () => {
+    try {
+      const value = await loadRef.current()
+      setState({ value, error: undefined })
+    } catch (error) {
+      setState(previous => ({ value: previous.value, error: String(error?.message ?? error) }))
+    }
+  }, [])
+  useEffect(() => {
+    if (!active) return undefined
+    void refresh()
+    const timer = setInterval(() => { void refresh() }, everyMs)
+    return () => clearInterval(timer)
+  }, [key, everyMs, active, refresh])
+  return { ...state, refresh }
+}
+
+/** `9 min`, `40 s` until `at`. */
+export function timeLeft(at, now = Date.now()) {
+  const ms = Math.max(0, at - now)
+  return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`
+}

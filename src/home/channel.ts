@@ -1,0 +1,114 @@
+/**
+ * The browser half's way to the host (docs/architecture.md §7): one RPC
+ * channel, `/cross-session`, on rc.8's host Connection service
+ * (`@deepseek-ai/dsh-client-connection@0.1.0-rc.8` lib/types/rpc.d.ts
+ * `HostConnectionRpc.handle`, the trust fence `trusted-host` as the `/api`
+ * channel uses it). The page calls it with `ctx.connection.rpc.call`.
+ *
+ * Endpoints (payloads are plain objects; every answer is rc.8's
+ * `RpcResult`, `{ ok: true, value }` or `{ ok: false, error: { code, message, details } }`):
+ * - `approvals.list` `{ sessionId? }` → `{ approvals }`: messages held now;
+ * - `approvals.decide` `{ messageId, decision: 'deliver' | 'refuse' }` → `{ state }`;
+ * - `inbound.get` `{ sessionId }` → `{ own, host }` (the session's own choice or `null`, and the setting);
+ * - `inbound.set` `{ sessionId, mode: 'accept' | 'hold' | 'refuse' | null }`;
+ * - `traffic.list` `{ limit? }` → `{ rows, titles }`, newest first.
+ *
+ * @module dsh-cross-session/home/channel
+ */
+
+import type { SessionQueryPort } from '../ports.js'
+import type { InboundMode } from '../settings/resolve.js'
+import type { Approval, ApprovalDecision } from './approvals.js'
+import type { HomeRuntime } from './runtime.js'
+
+/** The channel's path (the page calls `ctx.connection.rpc.call(CHANNEL, endpoint, payload)`). */
+export const CHANNEL = '/cross-session'
+
+/** rc.8 `RpcResult`. */
+type RpcResult = { readonly ok: true, readonly value: unknown } | { readonly ok: false, readonly error: { readonly code: string, readonly message: string, readonly details: Record<string, never> } }
+
+/** rc.8 `HostConnectionHandle`, the members used. */
+export interface HostConnection {
+  readonly rpc: { handle(channel: string, handler: (endpoint: string, payload: unknown, signal: AbortSignal) => Promise<RpcResult>, options: { authority: 'trusted-host' | 'loopback' }): unknown }
+}
+
+/** What the channel serves from. */
+export interface ChannelHost {
+  readonly runtime: HomeRuntime
+  readonly sessions: SessionQueryPort
+  /** The `inbound` setting now. */
+  readonly inbound: () => InboundMode
+  /** A held message was decided or expired: the sender's notice, if it asked for one. */
+  readonly decided: (approval: Approval) => void
+  readonly log: (message: string) => void
+}
+
+const MODES: ReadonlyArray<InboundMode | null> = ['accept', 'hold', 'refuse', null]
+const TRAFFIC_ROWS = 200
+
+function fail(code: string, message: string): RpcResult {
+  return { ok: false, error: { code, message, details: {} } }
+}
+
+function record(payload: unknown): Record<string, unknown> {
+  return typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? payload as Record<string, unknown> : {}
+}
+
+/** One approval as the page shows it (no frame: the card shows the body). */
+function shown(approval: Approval): Record<string, unknown> {
+  const { messageId, target, sender, senderTitle, hop, mode, body, createdAt, expiresAt } = approval
+  return { messageId, target, sender, senderTitle, hop, mode, body, createdAt, expiresAt }
+}
+
+/** Answer one call. Pure over the host; never throws (a failure is an `internal` result). */
+export async function answer(host: ChannelHost, endpoint: string, payload: unknown, signal: AbortSignal): Promise<RpcResult> {
+  const args = record(payload)
+  const store = host.runtime.store
+  const now = Date.now()
+  try {
+    switch (endpoint) {
+      case 'approvals.list': {
+        const target = typeof args.sessionId === 'string' ? args.sessionId : undefined
+        return { ok: true, value: { approvals: store.approvals(now, target).map(shown) } }
+      }
+      case 'approvals.decide': {
+        const decision = args.decision
+        if (typeof args.messageId !== 'string' || (decision !== 'deliver' && decision !== 'refuse')) return fail('bad-request', 'expected { messageId, decision: "deliver" | "refuse" }')
+        const outcome = store.decide(args.messageId, decision as ApprovalDecision, now)
+        if (outcome.approval !== undefined && (outcome.ok || outcome.approval.state === 'expired')) host.decided(outcome.approval)
+        // The holder here claims it now rather than on its next tick.
+        if (outcome.ok && decision === 'deliver') host.runtime.tick()
+        if (outcome.ok) return { ok: true, value: { state: outcome.approval.state } }
+        return outcome.reason === 'unknown' ? fail('not-found', 'no such held message') : { ok: true, value: { state: outcome.approval?.state ?? 'held', reason: outcome.reason } }
+      }
+      case 'inbound.get': {
+        if (typeof args.sessionId !== 'string') return fail('bad-request', 'expected { sessionId }')
+        return { ok: true, value: { own: store.inboundOf(args.sessionId) ?? null, host: host.inbound() } }
+      }
+      case 'inbound.set': {
+        const mode = args.mode === undefined ? null : args.mode
+        if (typeof args.sessionId !== 'string' || !MODES.includes(mode as InboundMode | null)) return fail('bad-request', 'expected { sessionId, mode: "accept" | "hold" | "refuse" | null }')
+        store.setInbound(args.sessionId, mode === null ? undefined : mode as InboundMode)
+        return { ok: true, value: { own: mode, host: host.inbound() } }
+      }
+      case 'traffic.list': {
+        const limit = typeof args.limit === 'number' && Number.isSafeInteger(args.limit) ? Math.min(Math.max(args.limit, 1), TRAFFIC_ROWS) : TRAFFIC_ROWS
+        const rows = store.traffic(limit)
+        const ids = [...new Set(rows.flatMap(row => [row.sender, row.target]))]
+        const titles = ids.length === 0 ? new Map<string, string | undefined>() : await host.sessions.readTitles(ids, signal)
+        const held = new Map(store.approvals(now).map(approval => [approval.messageId, approval.body]))
+        return { ok: true, value: { rows: rows.map(row => ({ ...row, ...(held.has(row.messageId) ? { body: held.get(row.messageId) } : {}) })), titles: Object.fromEntries([...titles].filter(([, title]) => title !== undefined)) } }
+      }
+      default:
+        return fail('not-found', `no endpoint ${endpoint} on ${CHANNEL}`)
+    }
+  } catch (error: unknown) {
+    host.log(`${CHANNEL} ${endpoint} failed: ${String(error)}`)
+    return fail('internal', `${endpoint} failed (see the cross-session log)`)
+  }
+}
+
+/** Serve the channel on `connection` for as long as the registering context lives. */
+export function serveChannel(connection: HostConnection, host: ChannelHost): void {
+  connection.rpc.handle(CHANNEL, (endpoint, payload, signal) => answer(host, endpoint, payload, signal), { authority: 'trusted-host' })
+}

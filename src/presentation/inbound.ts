@@ -1,0 +1,55 @@
+/**
+ * What the model reads when the target's user governs peer messages
+ * (docs/tools.md#inbound-messages): the `rejected` refusal of a target whose
+ * inbound choice is `refuse`, and the accepted-as-held line of one whose
+ * choice is `hold`.
+ *
+ * @module dsh-cross-session/presentation/inbound
+ */
+
+import { displayId, NOTHING_DELIVERED, shownId, type Refusal } from './common.js'
+
+/** `10 min`, `90 s`: a wait as the model reads it. */
+function duration(ms: number): string {
+  return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`
+}
+
+/** The target takes no messages from peers (`inbound: refuse`, its own choice or the host's). */
+export function inboundRefused(targetId: string): Refusal {
+  return {
+    code: 'rejected',
+    cause: `${shownId(targetId)} does not take messages from peer sessions (its user set inbound messages to refuse)`,
+    next: 'Do not send it again. Ask its user instead (tell your own user what you wanted to say and to whom).',
+  }
+}
+
+/** One held send, as its sender reads it. */
+export interface HeldView {
+  readonly targetId: string
+  readonly mode: 'queue' | 'steer'
+  readonly hop: number
+  readonly chars: number
+  readonly truncatedFrom?: number
+  /** How long it waits for a decision, ms. */
+  readonly expiresInMs: number
+  /** The same message was already held (a retried call). */
+  readonly duplicate: boolean
+}
+
+/** `accepted for … | held for its user's approval`: accepted, but nothing reached the target yet. */
+export function renderHeld(view: HeldView): string {
+  const chars = view.truncatedFrom === undefined ? `chars=${view.chars}` : `chars=${view.chars} (truncated from ${view.truncatedFrom})`
+  const cut = view.truncatedFrom === undefined ? '' : ` Only the first ${view.chars} characters were kept (maxSendChars).`
+  return `accepted for ${displayId(view.targetId)} | mode=${view.mode} | ${chars} | hop ${view.hop} | held for its user's approval${view.duplicate ? ' (already held)' : ''}\n`
+    + `That session's user approves messages from peers: this one waits for them to deliver or refuse it, and expires in ${duration(view.expiresInMs)}. `
+    + `Nothing has reached that session or its model yet.${cut} Do not send it again; if they deliver it, its reply will not return through this call (read it later with sessions_read).`
+}
+
+/** A hold could not be kept (no home store in this process, or the store refused). */
+export function holdUnavailable(targetId: string, why: string): Refusal {
+  return {
+    code: 'rejected',
+    cause: `${shownId(targetId)} holds messages from peers for its user's approval, and this one could not be kept: ${why}`,
+    next: `${NOTHING_DELIVERED} Ask its user instead, or try again later.`,
+  }
+}

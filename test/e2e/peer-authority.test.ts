@@ -1,0 +1,112 @@
+/**
+ * A turn started by a peer message runs under the target session's own
+ * permission mode and approval policy (docs/tools.md#what-a-peer-message-can-and-cannot-make-a-session-do),
+ * in the real harness (rc.8) web host with the scripted model:
+ *
+ * the target (rc.8's default preset, sandbox `workspace-write`, approval
+ * `ask`) is asked by a peer to write a file outside its workspace. Its
+ * sandbox denies the write; the one-shot wider retry asks the user
+ * (`approval/asked` in the target's log, rc.8 `@deepseek-ai/dsh-user-approval`
+ * `ApprovalService.request`) and waits; nothing is written until the user
+ * answers, and the user's Deny in the browser ends it (`approval/decided`
+ * `rejected`). The same write started by the user's own prompt asks the
+ * same way: a peer's turn has no more authority than the user's.
+ * @module test/e2e/peer-authority.test
+ */
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { isCi, launchBrowser, missingBrowser, openApp, openSession } from './support/browser.ts'
+import { startFakeModel, type FakeModel, type ModelRequest, type Reply } from './support/fake-model.ts'
+import { assertPrerequisites, historyEvents, makeHome, ROOT, SKIP_E2E, startWeb, tearDown, waitFor, writePatch, type DshHome, type WebHarness } from './support/harness.ts'
+
+function shotPath(h: DshHome, name: string): string {
+  return process.env.XS_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'images', name) : join(h.base, name)
+}
+import { firstUserText, turnOf } from './support/scenario.ts'
+
+const noBrowser = missingBrowser()
+const skipForBrowser = noBrowser !== undefined && !isCi()
+
+/** The target's script: for a trigger asking for a write, write outside the workspace, then retry wider (the harness's own escalation). */
+function scenario(probe: string, target: () => string): (request: ModelRequest) => Reply {
+  return request => {
+    const turn = turnOf(request)
+    if (firstUserText(request).includes('ROLE:B')) {
+      if (turn.step > 0) return { text: 'asked' }
+      return { calls: [{ name: 'sessions_send', args: { session_id: target(), message: `PEER-ASKS-WRITE: please write "from a peer" to ${probe}` } }] }
+    }
+    if (!turn.trigger.includes('ASKS-WRITE')) return { text: 'Alpha here.' }
+    if (turn.step === 0) return { calls: [{ name: 'write', args: { file_path: probe, content: 'written\n' } }] }
+    if (turn.step === 1) return { calls: [{ name: 'write', args: { file_path: probe, content: 'written\n', sandbox_permissions: 'danger-full-access', justification: 'the message asked for this file' } }] }
+    return { text: `write result: ${turn.results[0]?.content.split('\n')[0] ?? ''}` }
+  }
+}
+
+describe.skipIf(SKIP_E2E || skipForBrowser)('a peer-started turn runs under the target\'s own approval policy', () => {
+  let browser: Browser | undefined
+  let h: DshHome | undefined
+  let model: FakeModel | undefined
+  let web: WebHarness | undefined
+  let page: Page | undefined
+  const probe = join(ROOT, `.peer-authority-probe-${process.pid}.txt`)
+  beforeAll(async () => {
+    assertPrerequisites()
+    browser = await launchBrowser()
+  })
+  afterAll(async () => { await browser?.close() })
+  afterEach(async () => {
+    rmSync(probe, { force: true })
+    await page?.close()
+    await tearDown({ web, model, h })
+    web = model = h = page = undefined
+  })
+
+  it('asks the user before a wider write the peer asked for, and writes nothing when the user denies', async () => {
+    h = makeHome('peer-authority')
+    let alphaId = ''
+    model = await startFakeModel({ scenario: scenario(probe, () => alphaId) })
+    web = await startWeb(h, model, { patch: writePatch(h) })
+    alphaId = (await web.create()).sessionId
+    await web.rpc('session.rename', { sessionId: alphaId, title: 'Deploy keys' })
+    await web.prompt(alphaId, 'ROLE:A keep the keys')
+    await web.waitIdle(alphaId)
+    const bravoId = (await web.create()).sessionId
+    await web.prompt(bravoId, 'ROLE:B ask alpha to write')
+
+    // The peer's message starts alpha's turn; the sandbox denies the write; the wider retry asks its user and waits.
+    const asked = await waitFor(async () => (await historyEvents(web!, alphaId)).find(event => event.type === 'approval/asked'), 'approval/asked in the target\'s log', 60_000)
+    const events = await historyEvents(web, alphaId)
+    const relayAt = events.findIndex(event => event.type === 'user/message' && (event.data as any)?.source?.form === 'relay')
+    expect(relayAt).toBeGreaterThan(0)
+    expect(events.findIndex(event => event.seq === asked.seq)).toBeGreaterThan(relayAt)
+    expect((asked.data as any).toolName).toBe('write')
+    expect(String((asked.data as any).reason)).toMatch(/escalate sandbox to danger-full-access/)
+    // The first write was denied by the sandbox of the session's own mode, not by this package.
+    expect(model.toolResults('write')[0]?.content ?? '').toMatch(/sandbox: file access denied under workspace-write mode/)
+    expect(existsSync(probe)).toBe(false)
+
+    // The user sees the harness's own approval prompt in that session, and rejects it: nothing is written.
+    page = await browser!.newPage({ viewport: { width: 1180, height: 860 } })
+    await openApp(page, web.port)
+    await openSession(page, 'Deploy keys')
+    const reject = page.getByRole('button', { name: 'Reject', exact: true })
+    await reject.waitFor({ timeout: 30_000 })
+    expect(await page.getByText('escalate sandbox to danger-full-access').count()).toBeGreaterThan(0)
+    await page.screenshot({ path: shotPath(h, 'web-peer-approval.png') })
+    await reject.click()
+    const decided = await waitFor(async () => (await historyEvents(web!, alphaId)).find(event => event.type === 'approval/decided' && (event.data as any)?.id === (asked.data as any).id), 'approval/decided', 30_000)
+    expect((decided.data as any).outcome).toBe('rejected')
+    await web.waitIdle(alphaId, { turns: 2 })
+    expect(existsSync(probe)).toBe(false)
+
+    // The same write started by the user's own prompt asks the same way.
+    await web.prompt(alphaId, 'USER-ASKS-WRITE: please write the file')
+    const second = await waitFor(async () => (await historyEvents(web!, alphaId)).filter(event => event.type === 'approval/asked')[1], 'a second approval/asked', 60_000)
+    expect({ tool: (second.data as any).toolName, reason: (second.data as any).reason }).toEqual({ tool: (asked.data as any).toolName, reason: (asked.data as any).reason })
+    await page.getByRole('button', { name: 'Reject', exact: true }).click()
+    await web.waitIdle(alphaId, { turns: 3 })
+    expect(existsSync(probe)).toBe(false)
+  })
+})

@@ -1,0 +1,194 @@
+/**
+ * The target's user decides what peer messages do (docs/tools.md#inbound-messages):
+ * `sessions_send` over in-memory ports with the inbound port's fake
+ * (test/support/fakes.ts `FakeInbound`) — refuse touches nothing of the
+ * target, a session's own choice wins over the setting, hold keeps the framed
+ * message and resolves and admits nothing — and the approval half of the
+ * real SQLite home store (src/home/store-approvals.ts) with the browser
+ * half's channel (src/home/channel.ts) over it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { answerChannel, MAX_HELD_PER_TARGET, openHomeStore, parseFrame, sessionsSend, type HomeRuntime, type NewApproval, type SqliteHomeStore } from '../../src/testing.js'
+import { makeWorld, session, userEvent } from '../support/fakes.js'
+
+function world(settings = {}) {
+  const w = makeWorld(settings)
+  const me = session('session-me', 5000, { live: true, title: 'Release checklist', events: [userEvent(1, 'coordinate')] })
+  const peer = session('session-peer', 1000, { live: true, title: 'Deploy keys' })
+  w.corpus.add(me).add(peer)
+  return { w, me, peer }
+}
+
+describe('sessions_send and the target\'s inbound choice', () => {
+  it('refuses rejected for a session that takes no peer messages, before anything of the target is looked up', async () => {
+    const { w, me, peer } = world()
+    w.inbound.modes.set('session-peer', 'refuse')
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'the key, please' }, w.call(me, { callId: 'c1' }), w.deps)
+    expect(text).toMatch(/^refused: rejected \| session-peer does not take messages from peer sessions/)
+    expect(text).toContain('Ask its user')
+    expect(w.corpus.calls).toEqual({})
+    expect(w.controller.calls).toEqual({})
+    expect(peer.events).toHaveLength(0)
+    // Journaled for the traffic view, as refused for its inbound choice.
+    expect(w.inbound.journaled).toEqual([expect.objectContaining({ target: 'session-peer', sender: 'session-me', state: 'refused', reason: 'inbound' })])
+  })
+
+  it('takes the host-wide setting when the session has no choice of its own, and the session\'s own choice over it', async () => {
+    const { w, me } = world({ inbound: 'refuse' })
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'one' }, w.call(me), w.deps)).toMatch(/^refused: rejected/)
+    // A refusing host still refuses an id that names nothing: nothing is looked up.
+    expect(await sessionsSend({ session_id: 'session-nowhere', message: 'one' }, w.call(me), w.deps)).toMatch(/^refused: rejected/)
+    w.inbound.modes.set('session-peer', 'accept')
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'two' }, w.call(me), w.deps)).toMatch(/^accepted for session-peer .* recorded at seq/)
+  })
+
+  it('holds the framed message for its user: nothing resolved, admitted or written to the target', async () => {
+    const { w, me, peer } = world()
+    w.inbound.modes.set('session-peer', 'hold')
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'rotate the staging key', mode: 'steer' }, w.call(me, { callId: 'h1' }), w.deps)
+    expect(text).toMatch(/^accepted for session-peer \| mode=steer \| chars=22 \| hop 1 \| held for its user's approval\n.*expires in 10 min\. Nothing has reached that session/)
+    expect(w.controller.calls).toEqual({})
+    expect(peer.events).toHaveLength(0)
+    expect(w.inbound.held).toHaveLength(1)
+    const held = w.inbound.held[0]!
+    expect(held).toMatchObject({ target: 'session-peer', sender: 'session-me', senderTitle: 'Release checklist', hop: 1, mode: 'steer', body: 'rotate the staging key', mayWake: true, notify: false })
+    expect(parseFrame(held.text)).toMatchObject({ fromSessionId: 'session-me', mode: 'steer', hop: 1, body: 'rotate the staging key' })
+    expect(held.expiresAt - held.createdAt).toBeGreaterThan(599_000)
+    // A retried call returns its first result; a second send of the same body is a duplicate (held messages count).
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'rotate the staging key', mode: 'steer' }, w.call(me, { callId: 'h1' }), w.deps)).toBe(`${text}\n(This tool call, same id and arguments, was already held once; it was not held again.)`)
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'rotate the staging key', mode: 'steer' }, w.call(me, { callId: 'h2' }), w.deps)).toMatch(/^refused: rate-limited/)
+    expect(w.inbound.held).toHaveLength(1)
+  })
+
+  it('keeps the bare body and reads the sender\'s title for the card with frames off', async () => {
+    const { w, me } = world({ frameMessages: false })
+    w.inbound.modes.set('session-peer', 'hold')
+    await sessionsSend({ session_id: 'session-peer', message: 'plain' }, w.call(me), w.deps)
+    expect(w.inbound.held[0]).toMatchObject({ text: 'plain', body: 'plain', senderTitle: 'Release checklist' })
+  })
+
+  it('refuses a hold it cannot keep (no home store) instead of delivering', async () => {
+    const { w, me, peer } = world({ inbound: 'hold' })
+    const deps = { ...w.deps, inbound: undefined }
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'x' }, w.call(me), deps)
+    expect(text).toMatch(/^refused: rejected \| session-peer holds messages from peers for its user's approval, and this one could not be kept: this dsh process has no cross-session store/)
+    expect(peer.events).toHaveLength(0)
+  })
+
+  it('journals a local delivery with the seq it was recorded at', async () => {
+    const { w, me } = world()
+    await sessionsSend({ session_id: 'session-peer', message: 'hello' }, w.call(me), w.deps)
+    expect(w.inbound.journaled).toEqual([expect.objectContaining({ target: 'session-peer', sender: 'session-me', hop: 1, mode: 'queue', state: 'recorded', seq: 1 })])
+  })
+})
+
+describe('the approval half of the home store', () => {
+  const homes: string[] = []
+  afterEach(() => { for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true }) })
+  function open(pid = 100): { store: SqliteHomeStore, home: string } {
+    const home = homes[0] ?? mkdtempSync(join(tmpdir(), 'xs-inbound-'))
+    if (homes.length === 0) homes.push(home)
+    return { store: openHomeStore(home, { pid, start: 1 }, () => true), home }
+  }
+  const approval = (id: string, overrides: Partial<NewApproval> = {}): NewApproval => ({
+    messageId: id, target: 'session-t', sender: 'session-s', senderTitle: 'S', hop: 2, mode: 'steer', text: `framed ${id}`, body: `body ${id}`,
+    mayWake: true, notify: false, expiresAt: Date.now() + 60_000, ...overrides,
+  })
+
+  it('keeps a session\'s own inbound choice, clears it back to the setting', () => {
+    const { store } = open()
+    expect(store.inboundOf('session-t')).toBeUndefined()
+    store.setInbound('session-t', 'hold')
+    expect(store.inboundOf('session-t')).toBe('hold')
+    store.setInbound('session-t', 'refuse')
+    expect(open(101).store.inboundOf('session-t')).toBe('refuse')
+    store.setInbound('session-t', undefined)
+    expect(store.inboundOf('session-t')).toBeUndefined()
+  })
+
+  it('holds once per id, refuses past the bound, and lists only what is held and unexpired', () => {
+    const { store } = open()
+    expect(store.holdForApproval(approval('m1'))).toMatchObject({ ok: true, duplicate: false })
+    expect(store.holdForApproval(approval('m1'))).toMatchObject({ ok: true, duplicate: true })
+    store.holdForApproval(approval('m2', { expiresAt: Date.now() - 1 }))
+    expect(store.approvals(Date.now(), 'session-t').map(a => a.messageId)).toEqual(['m1'])
+    for (let i = store.approvals(0).length; i < MAX_HELD_PER_TARGET; i++) store.holdForApproval(approval(`f${i}`, { expiresAt: Date.now() + 60_000 }))
+    expect(store.holdForApproval(approval('over'))).toEqual({ ok: false, reason: 'full' })
+    expect(store.holdForApproval(approval('other', { target: 'session-u' }))).toMatchObject({ ok: true })
+  })
+
+  it('delivers into messages with the frame, hop and mode it was held with, once; a decided or expired message is stale', () => {
+    const { store } = open()
+    store.holdForApproval(approval('m1'))
+    store.holdForApproval(approval('m2'))
+    store.holdForApproval(approval('m3', { expiresAt: Date.now() + 5 }))
+    const delivered = store.decide('m1', 'deliver', Date.now())
+    expect(delivered).toMatchObject({ ok: true, approval: { state: 'delivered' } })
+    expect(store.message('m1')).toMatchObject({ state: 'pending', target: 'session-t', sender: 'session-s', hop: 2, mode: 'steer', text: 'framed m1', mayWake: true })
+    // A second decision, from this or another process, changes nothing.
+    expect(open(101).store.decide('m1', 'refuse', Date.now())).toMatchObject({ ok: false, reason: 'stale', approval: { state: 'delivered' } })
+    expect(store.decide('m2', 'refuse', Date.now())).toMatchObject({ ok: true, approval: { state: 'refused' } })
+    expect(store.message('m2')).toBeUndefined()
+    expect(store.decide('m3', 'deliver', Date.now() + 10)).toMatchObject({ ok: false, reason: 'stale', approval: { state: 'expired' } })
+    expect(store.message('m3')).toBeUndefined()
+    expect(store.decide('nope', 'deliver', Date.now())).toEqual({ ok: false, reason: 'unknown' })
+  })
+
+  it('expires what is past its expiry, once', () => {
+    const { store } = open()
+    store.holdForApproval(approval('m1', { expiresAt: 1000 }))
+    store.holdForApproval(approval('m2'))
+    expect(store.expireApprovals(2000).map(a => [a.messageId, a.state])).toEqual([['m1', 'expired']])
+    expect(store.expireApprovals(3000)).toEqual([])
+    expect(store.approval('m1')?.state).toBe('expired')
+  })
+
+  it('shows every message in the traffic view, newest first, with its state', () => {
+    const { store } = open()
+    store.holdForApproval(approval('held'))
+    store.holdForApproval(approval('refused'))
+    store.decide('refused', 'refuse', Date.now())
+    store.journal({ messageId: 'local', target: 'session-t', sender: 'session-s', hop: 1, mode: 'queue', state: 'recorded', seq: 7 })
+    store.journal({ messageId: 'no', target: 'session-t', sender: 'session-s', hop: 0, mode: 'queue', state: 'refused', reason: 'inbound' })
+    store.answered('session-t', 9)
+    store.holdForApproval(approval('delivered'))
+    store.decide('delivered', 'deliver', Date.now())
+    const rows = store.traffic(50)
+    expect(Object.fromEntries(rows.map(row => [row.messageId, row.state]))).toEqual({ held: 'held', refused: 'refused', local: 'answered', no: 'refused', delivered: 'pending' })
+    expect(rows.find(row => row.messageId === 'no')?.reason).toBe('inbound')
+    expect(rows.find(row => row.messageId === 'refused')?.reason).toBe('user')
+    expect(rows.map(row => row.at)).toEqual([...rows.map(row => row.at)].sort((a, b) => b - a))
+    expect(store.traffic(2)).toHaveLength(2)
+  })
+
+  it('the channel lists, decides, and sets the inbound choice; bad input is a readable failure', async () => {
+    const { store } = open()
+    const ticks: number[] = []
+    const decided: string[] = []
+    const host = {
+      runtime: { store, tick: () => { ticks.push(1) } } as unknown as HomeRuntime,
+      sessions: { readTitles: async (ids: readonly string[]) => new Map(ids.map(id => [id, `title of ${id}`])) } as never,
+      inbound: () => 'accept' as const,
+      decided: (a: { messageId: string, state: string }) => { decided.push(`${a.messageId} ${a.state}`) },
+      log: () => undefined,
+    }
+    const call = (endpoint: string, payload: unknown) => answerChannel(host, endpoint, payload, new AbortController().signal)
+    store.holdForApproval(approval('m1'))
+    expect(await call('approvals.list', { sessionId: 'session-t' })).toMatchObject({ ok: true, value: { approvals: [{ messageId: 'm1', body: 'body m1', sender: 'session-s', senderTitle: 'S', mode: 'steer', hop: 2 }] } })
+    expect(JSON.stringify(await call('approvals.list', {}))).not.toContain('framed m1')
+    expect(await call('approvals.decide', { messageId: 'm1', decision: 'deliver' })).toEqual({ ok: true, value: { state: 'delivered' } })
+    expect(ticks).toHaveLength(1)
+    expect(decided).toEqual(['m1 delivered'])
+    expect(await call('approvals.decide', { messageId: 'm1', decision: 'refuse' })).toEqual({ ok: true, value: { state: 'delivered', reason: 'stale' } })
+    expect(await call('approvals.decide', { messageId: 'm1', decision: 'maybe' })).toMatchObject({ ok: false, error: { code: 'bad-request' } })
+    expect(await call('inbound.set', { sessionId: 'session-t', mode: 'hold' })).toEqual({ ok: true, value: { own: 'hold', host: 'accept' } })
+    expect(await call('inbound.get', { sessionId: 'session-t' })).toEqual({ ok: true, value: { own: 'hold', host: 'accept' } })
+    expect(await call('inbound.set', { sessionId: 'session-t', mode: 'sometimes' })).toMatchObject({ ok: false, error: { code: 'bad-request' } })
+    expect(await call('inbound.set', { sessionId: 'session-t', mode: null })).toEqual({ ok: true, value: { own: null, host: 'accept' } })
+    expect(await call('traffic.list', {})).toMatchObject({ ok: true, value: { rows: [{ messageId: 'm1', state: 'pending' }], titles: { 'session-s': 'title of session-s' } } })
+    expect(await call('nothing.here', {})).toMatchObject({ ok: false, error: { code: 'not-found' } })
+  })
+})
