@@ -54,11 +54,7 @@ export interface Settings {
   readonly notifyByDefault: boolean
   /** How long a notice waits for the watched turn to end and then for its sender, ms (60000–604800000). */
   readonly noticeTtlMs: number
-  /**
-   * What a peer message to a session does (docs/tools.md#inbound-messages):
-   * delivered (`accept`), kept for the target's user to approve (`hold`),
-   * or refused (`refuse`). A session's own choice (home store) wins.
-   */
+  /** What a peer message does (docs/tools.md#inbound-messages): `accept`, `hold` for its user, `refuse`; a session's own choice wins. */
   readonly inbound: InboundMode
   /** How long a held message waits for its user's decision before it expires, ms (60000–86400000). */
   readonly holdExpiryMs: number
