@@ -79,7 +79,7 @@ export const receivedDefinition = {
 }
 
 /** Dictionary key of a notice outcome (`completed` reads "finished"). */
-const NOTICE_WORDS = { completed: 'notice.completed', failed: 'notice.failed', interrupted: 'notice.interrupted' }
+const NOTICE_WORDS = { completed: 'notice.completed', failed: 'notice.failed', interrupted: 'notice.interrupted', refused: 'notice.refused', expired: 'notice.expired' }
 
 /** The row: who sent it, how, the body, and Reply (opens the sender); a notice says how the sender's watched turn ended. */
 export function ReceivedRow({ node, openSession, t }) {

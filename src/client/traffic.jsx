@@ -38,7 +38,7 @@ function TrafficRow({ row, titles, openSession, decide, t }) {
         <Who id={row.sender} titles={titles} openSession={openSession} />
         <span className="xs-arrow">→</span>
         <Who id={row.target} titles={titles} openSession={openSession} />
-        <span className="xs-chip">{row.mode}</span>
+        <span className="xs-chip">{row.notice === true ? t('traffic.notice') : row.mode}</span>
         <span className={`xs-chip xs-state-${row.state}`} data-xs-state-chip={row.state}>{t(`state.${row.state}`)}</span>
       </div>
       {row.body === undefined ? null : <div className="xs-traffic-body">{preview(row.body, 160).shown}</div>}

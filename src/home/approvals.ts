@@ -96,6 +96,8 @@ export interface TrafficRow {
   readonly expiresAt?: number
   /** Refused: why (`inbound`, `user`, or the holder's refusal). */
   readonly reason?: string
+  /** A notice this package posted to a sender (docs/tools.md#notices), not a peer's message. */
+  readonly notice?: true
 }
 
 /** The approval half of the home store port; each method one transaction. */

@@ -56,6 +56,7 @@ interface TrafficSqlRow {
   readonly answered_seq: number | null
   readonly expires_at: number | null
   readonly reason: string | null
+  readonly notice: string | null
 }
 
 function trafficState(row: TrafficSqlRow): TrafficState {
@@ -147,9 +148,9 @@ export class StoreApprovals extends StoreNotices implements ApprovalStore {
 
   traffic(limit: number): TrafficRow[] {
     const rows = this.sql(`SELECT * FROM (
-        SELECT message_id, sender, target, mode, hop, created_at AS at, state, seq, answered_seq, NULL AS expires_at, reason FROM traffic
-        UNION ALL SELECT message_id, sender, target, mode, hop, created_at, state, seq, answered_seq, NULL, reason FROM messages
-        UNION ALL SELECT message_id, sender, target, mode, hop, created_at, state, NULL, NULL, expires_at, CASE state WHEN 'refused' THEN 'user' ELSE NULL END
+        SELECT message_id, sender, target, mode, hop, created_at AS at, state, seq, answered_seq, NULL AS expires_at, reason, NULL AS notice FROM traffic
+        UNION ALL SELECT message_id, sender, target, mode, hop, created_at, state, seq, answered_seq, NULL, reason, notice FROM messages
+        UNION ALL SELECT message_id, sender, target, mode, hop, created_at, state, NULL, NULL, expires_at, CASE state WHEN 'refused' THEN 'user' ELSE NULL END, NULL
           FROM approvals WHERE state <> 'delivered')
       ORDER BY at DESC LIMIT ?`).all(limit) as unknown as TrafficSqlRow[]
     return rows.map(row => ({
@@ -157,6 +158,7 @@ export class StoreApprovals extends StoreNotices implements ApprovalStore {
       ...(row.seq === null ? {} : { seq: row.seq }),
       ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
       ...(row.reason === null ? {} : { reason: row.reason }),
+      ...(row.notice === null ? {} : { notice: true }),
     }))
   }
 

@@ -196,5 +196,5 @@ export function messageOf(row: MessageRow): StoredMessage {
 
 /** A stored notice outcome, read defensively. */
 export function noticeOutcomeOf(value: string | null): NoticeOutcome {
-  return value === 'completed' || value === 'interrupted' ? value : 'failed'
+  return value === 'completed' || value === 'interrupted' || value === 'refused' || value === 'expired' ? value : 'failed'
 }

@@ -33,12 +33,17 @@ export type HolderRefusal = 'misaddressed' | 'target-gone' | 'expired' | 'unknow
  * `turn/end` reason kind (`@deepseek-ai/dsh-session@0.1.0-rc.8`
  * lib/types/types.d.ts `TurnEndReasonMap`): `completed` and `max-tokens` →
  * completed; `aborted` and `interrupted` → interrupted; `error`, `blocked`
- * and anything else → failed.
+ * and anything else → failed. A message held for its target's user
+ * (docs/tools.md#inbound-messages) that its user refused, or that expired
+ * undecided, reports `refused` / `expired`: it was never delivered.
  */
-export type NoticeOutcome = 'completed' | 'failed' | 'interrupted'
+export type NoticeOutcome = TurnOutcome | 'refused' | 'expired'
 
-/** {@link NoticeOutcome} of an rc.8 `turn/end` reason kind. */
-export function noticeOutcome(reasonKind: string): NoticeOutcome {
+/** How a watched turn ended (the outcomes of a turn, as against a held message's). */
+export type TurnOutcome = 'completed' | 'failed' | 'interrupted'
+
+/** {@link TurnOutcome} of an rc.8 `turn/end` reason kind. */
+export function noticeOutcome(reasonKind: string): TurnOutcome {
   if (reasonKind === 'completed' || reasonKind === 'max-tokens') return 'completed'
   if (reasonKind === 'aborted' || reasonKind === 'interrupted') return 'interrupted'
   return 'failed'

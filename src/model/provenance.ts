@@ -67,7 +67,7 @@ export function relaySource(provenance: RelayProvenance): RelaySource {
   }
 }
 
-const NOTICE_OUTCOMES: ReadonlySet<unknown> = new Set<NoticeOutcome>(['completed', 'failed', 'interrupted'])
+const NOTICE_OUTCOMES: ReadonlySet<unknown> = new Set<NoticeOutcome>(['completed', 'failed', 'interrupted', 'refused', 'expired'])
 
 /**
  * Read the provenance this plugin recorded, from an untrusted `source`.

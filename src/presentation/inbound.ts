@@ -7,6 +7,7 @@
  * @module dsh-cross-session/presentation/inbound
  */
 
+import { frameTitle, NOTICE_INTRO } from '../framing.js'
 import { displayId, NOTHING_DELIVERED, shownId, type Refusal } from './common.js'
 
 /** `10 min`, `90 s`: a wait as the model reads it. */
@@ -34,6 +35,8 @@ export interface HeldView {
   readonly expiresInMs: number
   /** The same message was already held (a retried call). */
   readonly duplicate: boolean
+  /** `notify` was asked: whether a notice will come (the home store watches it), as for a delivered send. */
+  readonly notice?: 'watched' | 'unavailable'
 }
 
 /** `accepted for … | held for its user's approval`: accepted, but nothing reached the target yet. */
@@ -43,6 +46,27 @@ export function renderHeld(view: HeldView): string {
   return `accepted for ${displayId(view.targetId)} | mode=${view.mode} | ${chars} | hop ${view.hop} | held for its user's approval${view.duplicate ? ' (already held)' : ''}\n`
     + `That session's user approves messages from peers: this one waits for them to deliver or refuse it, and expires in ${duration(view.expiresInMs)}. `
     + `Nothing has reached that session or its model yet.${cut} Do not send it again; if they deliver it, its reply will not return through this call (read it later with sessions_read).`
+    + (view.notice === undefined ? '' : view.notice === 'watched'
+      ? '\nNotice: one notice comes to this session when its user refuses it or it expires, or, once delivered, when the turn that takes it ends; no need to wait or poll.'
+      : '\nNotice: not available in this dsh process (no cross-session store); read its answer later with sessions_read.')
+}
+
+/**
+ * The notice a sender gets when its held message was refused by the
+ * target's user or expired undecided (docs/tools.md#inbound-messages): who
+ * it was for and that it was never delivered. Built like every notice
+ * (`NOTICE_INTRO`, `src/framing.ts`).
+ */
+export function heldNoticeText(input: { readonly targetId: string, readonly targetTitle: string | undefined, readonly outcome: 'refused' | 'expired', readonly hop: number, readonly expiredAfterMs: number }): string {
+  const what = input.outcome === 'refused'
+    ? 'its user refused your held message; it was never delivered'
+    : `your held message expired after ${duration(input.expiredAfterMs)} without a decision from its user; it was never delivered`
+  return [
+    NOTICE_INTRO,
+    `from-session: ${displayId(input.targetId)} ("${frameTitle(input.targetTitle)}")`,
+    `held message: ${input.outcome} | ${what} | hop ${input.hop}`,
+    'Do not send it again unless your own user asks you to; tell them instead.',
+  ].join('\n')
 }
 
 /** A hold could not be kept (no home store in this process, or the store refused). */

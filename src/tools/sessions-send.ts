@@ -78,7 +78,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   const out: Outgoing = { callerId: caller.sessionId, targetId: args.session_id, mode, hop: decided.hop, requestId, body: cut.text }
   // The target's user approves messages from peers: kept for them, nothing touches the target (docs/tools.md#inbound-messages).
   if (decided.kind === 'hold') {
-    const held = await holdMessage({ out, cut, notify: false }, call, deps)
+    const held = await holdMessage({ out, cut, notify: args.notify ?? settings.notifyByDefault }, call, deps)
     if (held.startsWith('accepted')) {
       limits.recordDelivery(caller.sessionId, args.session_id, args.message)
       limits.recordCall(caller.sessionId, identity, held)

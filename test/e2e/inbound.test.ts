@@ -52,7 +52,8 @@ function scenario(target: () => string): (request: ModelRequest) => Reply {
     if (turn.step > 0) return { text: 'sent' }
     const tag = /send:(\w+)/.exec(turn.trigger)?.[1]
     if (tag === undefined || BODIES[tag] === undefined) return { text: 'nothing to send' }
-    return { calls: [{ name: 'sessions_send', args: { session_id: target(), message: BODIES[tag] } }] }
+    // The sender of the one that is refused asks for a notice (docs/tools.md#notices).
+    return { calls: [{ name: 'sessions_send', args: { session_id: target(), message: BODIES[tag], ...(tag === 'refuse' ? { notify: true } : {}) } }] }
   }
 }
 
@@ -136,6 +137,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('inbound messages: hold, refuse, the
     const results = model.toolResults('sessions_send').map(result => result.content)
     expect(results).toHaveLength(3)
     for (const result of results) expect(result).toMatch(/^accepted for session-\S+ \| mode=queue \| chars=\d+ \| hop 1 \| held for its user's approval\n.*expires in 10 min/)
+    expect(results[1]).toContain('Notice: one notice comes to this session when its user refuses it')
     await sleep(600)
     expect(logBytes(h, alphaId).equals(before)).toBe(true)
     for (const body of Object.values(BODIES)) expect(targetSaw(model, body.slice(0, 20))).toBe(false)
@@ -177,6 +179,8 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('inbound messages: hold, refuse, the
     const refuseCard = cards.filter({ hasText: 'REFUSE-ME' })
     await refuseCard.locator('[data-xs-refuse]').click()
     await waitFor(async () => (await cards.count()) === 1, 'one card left')
+    // It asked for a notice: its sender's model gets one, saying its user refused it.
+    await waitFor(() => model!.requests.some(request => request.messages.some(message => textOf(message).includes('held message: refused | its user refused your held message'))), 'the refusal notice in the sender\'s model request', 30_000)
 
     // Expiry: move the last one's expiry into the past (the clock is the store's) — the host expires it, the card goes.
     const db = new DatabaseSync(storeFile(h))
@@ -191,17 +195,21 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('inbound messages: hold, refuse, the
     // The traffic view: who messaged whom, when, the mode and the state, newest first.
     await page.locator('[data-xs-traffic-button]').click()
     const rows = page.locator('[data-xs-traffic-panel] [data-xs-traffic]')
-    await waitFor(async () => (await rows.count()) === 3 && (await rows.first().getAttribute('data-xs-state')) === 'expired', 'three traffic rows')
-    expect(await rows.evaluateAll(els => els.map(el => el.getAttribute('data-xs-state')))).toEqual(['expired', 'refused', 'answered'])
-    expect(await rows.first().innerText()).toMatch(/Release checklist for v2[\s\S]*→[\s\S]*Deploy keys[\s\S]*queue[\s\S]*expired/)
+    // Newest first: the refusal's notice to the sender, then the three held messages by when they were sent.
+    await waitFor(async () => (await rows.count()) === 4 && (await rows.nth(1).getAttribute('data-xs-state')) === 'expired', 'four traffic rows')
+    expect(await rows.evaluateAll(els => els.map(el => el.getAttribute('data-xs-state')))).toEqual([expect.stringMatching(/recorded|answered|pending/), 'expired', 'refused', 'answered'])
+    expect(await rows.first().innerText()).toMatch(/Deploy keys[\s\S]*→[\s\S]*Release checklist for v2[\s\S]*notice/)
+    expect(await rows.nth(1).innerText()).toMatch(/Release checklist for v2[\s\S]*→[\s\S]*Deploy keys[\s\S]*queue[\s\S]*expired/)
     await page.screenshot({ path: shotPath(h, 'web-traffic.png') })
 
     // The sender's own tool rows say the messages were held, not delivered.
     await page.locator('[data-xs-traffic-panel] .xs-close').click()
     await openSession(page, 'Release checklist for v2')
     const sent = page.locator('[data-xs-row="sessions_send"][data-xs-outcome="accepted"]')
-    await waitFor(async () => (await sent.locator('[data-xs-held]').count()) === 3, 'three held send rows')
-    expect(await sent.first().innerText()).toContain('held for its user\'s approval')
+    // The sender's rows follow their messages: the delivered one into the target's log, the other two still read held.
+    await waitFor(async () => (await sent.locator('[data-xs-held]').count()) === 2, 'two held send rows', 30_000)
+    expect(await sent.nth(1).innerText()).toContain('held for its user\'s approval')
+    expect(await sent.first().locator('[data-xs-held]').count()).toBe(0)
   })
 
   it('refuses as rejected before touching a target that takes no peer messages (host-wide), and a session\'s own accept wins', async () => {

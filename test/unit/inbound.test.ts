@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { answerChannel, MAX_HELD_PER_TARGET, openHomeStore, parseFrame, sessionsSend, type HomeRuntime, type NewApproval, type SqliteHomeStore } from '../../src/testing.js'
+import { answerChannel, approvalDecided, MAX_HELD_PER_TARGET, openHomeStore, parseFrame, sessionsSend, type HomeRuntime, type NewApproval, type SqliteHomeStore } from '../../src/testing.js'
 import { makeWorld, session, userEvent } from '../support/fakes.js'
 
 function world(settings = {}) {
@@ -61,6 +61,16 @@ describe('sessions_send and the target\'s inbound choice', () => {
     expect(await sessionsSend({ session_id: 'session-peer', message: 'rotate the staging key', mode: 'steer' }, w.call(me, { callId: 'h1' }), w.deps)).toBe(`${text}\n(This tool call, same id and arguments, was already held once; it was not held again.)`)
     expect(await sessionsSend({ session_id: 'session-peer', message: 'rotate the staging key', mode: 'steer' }, w.call(me, { callId: 'h2' }), w.deps)).toMatch(/^refused: rate-limited/)
     expect(w.inbound.held).toHaveLength(1)
+  })
+
+  it('with notify, watches the held message so a delivery is watched like any send, and says a notice will come', async () => {
+    const { w, me } = world()
+    w.inbound.modes.set('session-peer', 'hold')
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'rotate it', notify: true }, w.call(me, { callId: 'n1' }), w.deps)
+    expect(text).toContain('\nNotice: one notice comes to this session when its user refuses it or it expires, or, once delivered, when the turn that takes it ends')
+    expect([...w.controller.watches.keys()]).toEqual([w.inbound.held[0]!.messageId])
+    expect(w.inbound.held[0]!.notify).toBe(true)
+    expect(w.controller.calls).toEqual({ watchAnswer: 1 })
   })
 
   it('keeps the bare body and reads the sender\'s title for the card with frames off', async () => {
@@ -135,6 +145,30 @@ describe('the approval half of the home store', () => {
     expect(store.decide('m3', 'deliver', Date.now() + 10)).toMatchObject({ ok: false, reason: 'stale', approval: { state: 'expired' } })
     expect(store.message('m3')).toBeUndefined()
     expect(store.decide('nope', 'deliver', Date.now())).toEqual({ ok: false, reason: 'unknown' })
+  })
+
+  it('a refused or expired held message whose sender asked for a notice posts one notice to the sender, once', () => {
+    const { store } = open()
+    const logs: string[] = []
+    for (const id of ['r1', 'e1']) {
+      store.watch({ messageId: id, sender: 'session-s', target: 'session-t', hop: 2, mayWake: true, maxHops: 4, perMinute: 6, expiresAt: Date.now() + 60_000 })
+      store.holdForApproval(approval(id, { notify: true, expiresAt: id === 'e1' ? 1000 : Date.now() + 60_000 }))
+    }
+    const refused = store.decide('r1', 'refuse', Date.now())
+    approvalDecided(store, refused.approval!, line => logs.push(line), 'Deploy keys')
+    approvalDecided(store, refused.approval!, line => logs.push(line), 'Deploy keys')
+    for (const expired of store.expireApprovals(2000)) approvalDecided(store, expired, line => logs.push(line))
+    const notice = store.message('notice:r1')
+    expect(notice).toMatchObject({ target: 'session-s', sender: 'session-t', hop: 3, state: 'pending', notice: 'refused' })
+    expect(notice?.text).toMatch(/^Cross-session notice from the dsh-cross-session package \(not a message from your user\)\.\nfrom-session: session-t \("Deploy keys"\)\nheld message: refused \| its user refused your held message; it was never delivered \| hop 3/)
+    expect(store.message('notice:e1')).toMatchObject({ target: 'session-s', notice: 'expired' })
+    expect(store.message('notice:e1')?.text).toContain('expired after')
+    expect(store.watchOf('r1')?.state).toBe('noticed')
+    // A delivered one is left to its watch: the notice comes when its turn ends.
+    store.watch({ messageId: 'd1', sender: 'session-s', target: 'session-t', hop: 2, mayWake: true, maxHops: 4, perMinute: 6, expiresAt: Date.now() + 60_000 })
+    store.holdForApproval(approval('d1', { notify: true }))
+    approvalDecided(store, store.decide('d1', 'deliver', Date.now()).approval!, line => logs.push(line))
+    expect(store.watchOf('d1')?.state).toBe('watching')
   })
 
   it('expires what is past its expiry, once', () => {

@@ -15,7 +15,7 @@ import { NOTHING_DELIVERED, renderRefusal, STEPS } from '../../presentation/comm
 import { holdUnavailable, renderHeld } from '../../presentation/inbound.js'
 import { deliveryReasons } from '../../presentation/send.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
-import { messageText, type Outgoing } from './deliver.js'
+import { messageText, watchAnswer, type Outgoing } from './deliver.js'
 
 /** One send to hold: the outgoing message and its body as cut. */
 export interface ToHold {
@@ -40,20 +40,29 @@ export async function holdMessage({ out, cut, notify }: ToHold, call: ToolCallCo
     const title = await callBackend(STEPS.readingOwnTitle, call.signal, () => deps.sessions.readTitles([out.callerId], call.signal), deps.log)
     senderTitle = title.ok ? title.value.get(out.callerId) : undefined
   }
+  // `notify`: watched now, so a delivery later is watched like any send; a refusal or expiry fires it (home/approval-notices.ts).
+  const watched = notify ? watchAnswer(out, deps) : undefined
   let held
   try {
     held = store.holdForApproval({
       messageId: out.requestId, target: out.targetId, sender: out.callerId, senderTitle: senderTitle ?? '', hop: out.hop, mode: out.mode,
-      text: framed.text, body: out.body, mayWake: deps.settings.allowResume, notify, expiresAt: Date.now() + deps.settings.holdExpiryMs,
+      text: framed.text, body: out.body, mayWake: deps.settings.allowResume, notify: watched !== undefined && watched !== 'unavailable', expiresAt: Date.now() + deps.settings.holdExpiryMs,
     })
   } catch (error: unknown) {
+    unwatch(watched, out, deps)
     deps.log(`holding a message for ${out.targetId} failed: ${String(error)}`)
     return renderRefusal(holdUnavailable(out.targetId, deliveryReasons.storeWriteFailed(error instanceof Error && 'code' in error ? String(error.code) : 'SQLite error')), NOTHING_DELIVERED)
   }
+  if (!held.ok) unwatch(watched, out, deps)
   if (!held.ok) return renderRefusal(holdUnavailable(out.targetId, 'it already has 64 messages waiting for its user\'s approval'), NOTHING_DELIVERED)
   return renderHeld({
     targetId: out.targetId, mode: out.mode, hop: out.hop, chars: cut.totalChars - cut.omittedChars,
     ...(cut.omittedChars > 0 ? { truncatedFrom: cut.totalChars } : {}),
     expiresInMs: Math.max(0, held.approval.expiresAt - Date.now()), duplicate: held.duplicate,
+    ...(watched === undefined ? {} : { notice: watched === 'unavailable' ? 'unavailable' : 'watched' }),
   })
+}
+
+function unwatch(watched: ReturnType<typeof watchAnswer> | undefined, out: Outgoing, deps: ToolDeps): void {
+  if (watched !== undefined && watched !== 'unavailable') deps.controller.unwatchAnswer?.(out.requestId)
 }
