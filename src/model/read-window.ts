@@ -13,6 +13,11 @@
  *   are the window's newest seq (`after_seq`) and oldest seq (`before_seq`).
  * - An empty range (past either end, inverted) is not an error: the window
  *   is empty and the cursors stay where they were asked.
+ * - Ranges, windows and counts go by seq, not by surface position: a
+ *   compaction's checkpoint sits first on the surface but carries the later
+ *   seq it was recorded at (rc.8 `@deepseek-ai/dsh-compaction-basic`
+ *   lib/index.js `commitCompactionBody`), so position order is not seq
+ *   order. The shown window keeps the surface order.
  *
  * @module dsh-cross-session/model/read-window
  */
@@ -40,12 +45,13 @@ export interface ReadWindow<T> {
 
 /**
  * Pick the window.
- * @param messages - readable messages in surface order (ascending seq).
+ * @param surface - readable messages in surface order (ascending seq except after a compaction).
  * @param maxMessages - at most this many shown (≥ 1).
  * @param cursor - `after_seq` / `before_seq`, either or both or neither.
  */
-export function pickWindow<T extends { readonly seq: number }>(messages: readonly T[], maxMessages: number, cursor: ReadCursor): ReadWindow<T> {
+export function pickWindow<T extends { readonly seq: number }>(surface: readonly T[], maxMessages: number, cursor: ReadCursor): ReadWindow<T> {
   const { afterSeq, beforeSeq } = cursor
+  const messages = [...surface].sort((a, b) => a.seq - b.seq)
   const inRange = messages.filter(message => (afterSeq === undefined || message.seq > afterSeq) && (beforeSeq === undefined || message.seq < beforeSeq))
   const picked = afterSeq === undefined
     ? inRange.slice(Math.max(0, inRange.length - maxMessages))
@@ -53,8 +59,9 @@ export function pickWindow<T extends { readonly seq: number }>(messages: readonl
   if (picked.length > 0) {
     const oldest = picked[0]!.seq
     const newest = picked[picked.length - 1]!.seq
+    const kept = new Set(picked)
     return {
-      shown: picked.reverse(),
+      shown: surface.filter(message => kept.has(message)).reverse(),
       newer: { count: messages.filter(message => message.seq > newest).length, cursor: newest },
       older: { count: messages.filter(message => message.seq < oldest).length, cursor: oldest },
     }

@@ -256,5 +256,50 @@ describe('sessions_read', () => {
       expect(await read({ before_seq: 1.5 })).toMatch(/^refused: invalid-arguments/)
       expect(await read({ after_seq: '3' })).toMatch(/^refused: invalid-arguments/)
     })
+
+    describe('on a compacted surface (the checkpoint sits first but carries a later seq)', () => {
+      // rc.8 @deepseek-ai/dsh-compaction-basic@0.1.0-rc.8 lib/index.js `commitCompactionBody`: the checkpoint
+      // user/message is appended at a new seq with surfaceOp replace, and takes the place of the span it replaced.
+      function compacted() {
+        const w = makeWorld()
+        const me = session('session-me', 5000, { live: true })
+        const events = [
+          userEvent(110, 'checkpoint', { kind: 'user' }, { surfaceOp: { op: 'replace', start: 10, end: 60 } }),
+          userEvent(70, 'q70'), assistantEvent(80, 'a80'), userEvent(90, 'q90'), assistantEvent(100, 'a100'),
+          userEvent(120, 'q120'), assistantEvent(130, 'a130'),
+        ]
+        w.corpus.add(me).add(session('session-peer', 1000, { title: 'Compacted', events }))
+        return (args: Record<string, unknown>) => sessionsRead({ session_id: 'session-peer', ...args }, w.call(me), w.deps)
+      }
+
+      it('a read that shows every message omits none, and keeps the surface order (checkpoint last)', async () => {
+        const text = await compacted()({})
+        expect(seqs(text)).toEqual([130, 120, 100, 90, 80, 70, 110])
+        expect(text).not.toContain('omitted')
+      })
+
+      it('a cut read counts what it left out, and its before_seq reads exactly that', async () => {
+        const read = compacted()
+        const text = await read({ max_messages: 3 })
+        expect(seqs(text)).toEqual([130, 120, 110])
+        expect(text).toContain('(4 earlier messages omitted; before_seq 110 reads them)')
+        expect(seqs(await read({ before_seq: 110 }))).toEqual([100, 90, 80, 70])
+      })
+
+      it('reading forward with the next cursor shows every message once: no gap, no overlap', async () => {
+        const read = compacted()
+        const seen: number[] = []
+        let after = 0
+        for (let page = 0; page < 10; page++) {
+          const text = await read({ after_seq: after, max_messages: 2 })
+          seen.push(...seqs(text))
+          const next = /newer: \d+ \(after_seq (\d+)\)/.exec(cursorOf(text)!)
+          if (next === null) break
+          after = Number(next[1])
+        }
+        expect([...seen].sort((a, b) => a - b)).toEqual([70, 80, 90, 100, 110, 120, 130])
+        expect(cursorOf(await read({ after_seq: 0, max_messages: 2 }))).toBe('after_seq 0 | newer: 5 (after_seq 80) | older: 0')
+      })
+    })
   })
 })
