@@ -26,7 +26,7 @@ import { renderAccepted, renderRetried } from '../presentation/accepted.js'
 import { commonRefusals, NOTHING_DELIVERED, renderRefusal } from '../presentation/common.js'
 import { truncateChars } from '../core/text.js'
 import { readSendInput, requestIdFor } from './send/arguments.js'
-import { messageText, resolveAndAdmit, waitForAnswer, waitForRecord, watchAnswer, type Outgoing } from './send/deliver.js'
+import { messageText, resolveAndAdmit, unwatchAnswer, waitForAnswer, waitForRecord, watchAnswer, type Outgoing } from './send/deliver.js'
 import { gatherAndDecide } from './send/gather.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 import { holdMessage } from './send/hold.js'
@@ -91,7 +91,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   const notice = (args.notify ?? settings.notifyByDefault) ? watchAnswer(out, deps) : undefined
   const admitted = await resolveAndAdmit(out, text.text, call, deps)
   if (typeof admitted === 'string') {
-    if (notice !== undefined && notice !== 'unavailable') deps.controller.unwatchAnswer?.(out.requestId)
+    if (notice !== undefined && notice !== 'unavailable') unwatchAnswer(out, deps)
     return admitted
   }
   limits.recordDelivery(caller.sessionId, args.session_id, args.message)

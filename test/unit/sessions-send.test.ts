@@ -318,6 +318,48 @@ describe('sessions_send: notify (docs/tools.md#notices)', () => {
     expect(w.controller.watches.size).toBe(0)
   })
 
+  it.each([
+    ['self-target', { session_id: 'session-me' }, {}],
+    ['not-found', { session_id: 'session-nobody' }, {}],
+    ['not-messageable', { session_id: 'child-1' }, {}],
+    ['resume-disabled', { session_id: 'session-cold' }, { allowResume: false }],
+    ['empty-body', { message: '   ' }, {}],
+  ] as const)('refused %s (decided before the watch) asks for nothing', async (code, args, settings) => {
+    const { w, me } = world(settings)
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'x', notify: true, ...args }, w.call(me), w.deps)).toMatch(new RegExp(`^refused: ${code} \\|`))
+    expect(w.controller.calls.watchAnswer).toBeUndefined()
+  })
+
+  it('refused rate-limited (a duplicate body) asks for nothing more: the first send\'s watch stays, alone', async () => {
+    const { w, me } = world()
+    await sessionsSend({ session_id: 'session-peer', message: 'same', notify: true }, w.call(me, { callId: 'r1' }), w.deps)
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'same', notify: true }, w.call(me, { callId: 'r2' }), w.deps)).toMatch(/^refused: rate-limited \|/)
+    expect(w.controller.calls.watchAnswer).toBe(1)
+    expect([...w.controller.watches.keys()]).toEqual([expect.stringMatching(/^cross-session:session-me:r1:/)])
+  })
+
+  it('withdraws the watch when resolving fails, and when the call is cancelled while resolving', async () => {
+    const { w, me } = world()
+    w.controller.resolveFailure = { reason: { kind: 'failure', failure: 'gateway/internal' }, code: 'gateway/internal' }
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'x', notify: true }, w.call(me), w.deps)).toMatch(/^refused: rejected \|/)
+    w.controller.resolveFailure = undefined
+    const abort = new AbortController()
+    w.controller.afterResolve = () => abort.abort()
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'y', notify: true }, w.call(me, { signal: abort.signal }), w.deps)).toMatch(/^cancelled \|/)
+    expect(w.controller.calls).toMatchObject({ watchAnswer: 2, unwatchAnswer: 2 })
+    expect(w.controller.watches.size).toBe(0)
+  })
+
+  it('a store that fails to withdraw the watch still returns the refusal itself, not an unexpected failure', async () => {
+    const { w, me } = world()
+    w.controller.admitFailure = { reason: { kind: 'failure', failure: 'session/agent-busy' }, code: 'session/agent-busy' }
+    w.controller.unwatchAnswer = () => { throw new Error('database is locked') }
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'x', notify: true }, w.call(me), w.deps)
+    expect(text).toMatch(/^refused: rejected \| .*agent-busy/)
+    expect(text).not.toContain('unexpected')
+    expect(w.logs.join('\n')).toContain('database is locked')
+  })
+
   it('refused before any backend call (bad notify) asks for nothing', async () => {
     const { w, me } = world()
     expect(await sessionsSend({ session_id: 'session-peer', message: 'x', notify: 'yes' }, w.call(me), w.deps)).toMatch(/^refused: invalid-arguments \| argument "notify" got the string "yes"; it accepts true or false/)

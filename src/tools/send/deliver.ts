@@ -151,6 +151,15 @@ export function watchAnswer(out: Outgoing, deps: ToolDeps): { ttlMs: number } | 
   }
 }
 
+/** Withdraw the watch of a send that was not accepted; a store that fails to is logged (the watch then only expires). */
+export function unwatchAnswer(out: Outgoing, deps: ToolDeps): void {
+  try {
+    deps.controller.unwatchAnswer?.(out.requestId)
+  } catch (error: unknown) {
+    deps.log(`withdrawing the notice request failed: ${String(error)}`)
+  }
+}
+
 function logDetail(deps: ToolDeps, step: string, detail: string | undefined): void {
   if (detail !== undefined) deps.log(`${step} refused: ${detail}`)
 }
