@@ -6,8 +6,8 @@
  *
  * The message is found by the id this package gave it
  * (`cross-session:<sender>:<call id>:<digest>`, src/tools/send/arguments.ts
- * `requestIdFor`) whose text holds the body, and judged by the same fold the
- * holder uses (src/harness/log-state.ts): recorded at seq N; answered when a
+ * `requestIdFor`) whose frame carries the body, and judged by the same fold
+ * the holder uses (src/harness/log-state.ts): recorded at seq N; answered when a
  * turn after it ended completed; lost when its insertion was cancelled or a
  * turn took it and ended without running it; pending otherwise. A result
  * that already said `refused by that process: …` stays lost for that reason.
@@ -17,6 +17,7 @@
 
 import { completedTurnAfter, deliveryState } from '../harness/log-state.js'
 import { textOf } from '../model/message-text.js'
+import { parseFrame } from '../framing.js'
 
 /** The row's view of one sent message. */
 export type SendState =
@@ -35,14 +36,27 @@ interface RawEvent {
   readonly data?: { readonly id?: unknown, readonly content?: unknown, readonly inserted?: unknown } | null
 }
 
-/** Ids of messages this package delivered for `callId` whose text holds `body` (first 200 characters). */
+/** Fewest characters a delivered body is cut to (the `maxSendChars` minimum, src/settings/table.ts). */
+const MIN_CUT_CHARS = 100
+
+/**
+ * Whether a delivered text carries `body`: its frame's body (or the bare
+ * text, `frameMessages: false`) is the body, or the start it was cut to.
+ * Never a body that merely contains it: under a call id repeated by the
+ * provider (`call_0`), "yes" is not "yes, and the docs".
+ */
+function carries(text: string, body: string): boolean {
+  const delivered = parseFrame(text)?.body ?? text
+  return delivered === body || (Array.from(delivered).length >= MIN_CUT_CHARS && body.startsWith(delivered))
+}
+
+/** Ids of messages this package delivered for `callId` that carry `body`. */
 function candidateIds(events: readonly unknown[], callId: string, body: string): string[] {
-  const probe = Array.from(body).slice(0, 200).join('')
   const ids = new Set<string>()
   const consider = (message: { id?: unknown, content?: unknown } | null | undefined): void => {
     const id = message?.id
     if (typeof id !== 'string' || !id.startsWith('cross-session:') || !id.includes(`:${callId}:`)) return
-    if ((textOf(message?.content) ?? '').includes(probe)) ids.add(id)
+    if (carries(textOf(message?.content) ?? '', body)) ids.add(id)
   }
   for (const value of events) {
     const event = value as RawEvent | null

@@ -33,6 +33,17 @@ describe('sendStateOf', () => {
     expect(sendStateOf([recorded(6)], 'call_7', 'something else')).toEqual({ stage: 'pending' })
   })
 
+  it('under a repeated call id (providers that answer call_0 every time), a body that is part of another is not that other message', () => {
+    const other = { id: 'cross-session:session-me:call_7:ZzZzZzZzZzZzZzZz', role: 'user', content: [{ type: 'text', text: framed('did it land? and the docs?') }] }
+    const events = [{ seq: 2, type: 'user/message', data: other }, end(3), recorded(6)]
+    expect(sendStateOf(events, 'call_7', 'did it land?')).toEqual({ stage: 'recorded', seq: 6 })
+    expect(sendStateOf([{ seq: 2, type: 'user/message', data: { ...message, content: [{ type: 'text', text: 'did it land?' }] } }], 'call_7', 'did it land?')).toEqual({ stage: 'recorded', seq: 2 })
+    // A body cut at maxSendChars (at least 100 characters) is still found by its start.
+    const long = 'x'.repeat(150)
+    const cut = { ...message, content: [{ type: 'text', text: framed('x'.repeat(100)) }] }
+    expect(sendStateOf([{ seq: 4, type: 'user/message', data: cut }], 'call_7', long)).toEqual({ stage: 'recorded', seq: 4 })
+  })
+
   it('only answered and lost are settled', () => {
     expect([{ stage: 'pending' }, { stage: 'recorded', seq: 1 }, { stage: 'answered', seq: 1, answerSeq: 2 }, { stage: 'lost', why: 'x' }].map(s => isSettled(s as never))).toEqual([false, false, true, true])
   })
