@@ -22,6 +22,7 @@ export { CONTROLLER_CODES, FILE_SYSTEM_CODES, SESSION_QUERY_CODES, classifyFailu
 export { FRAME_INTRO, NOTICE_INTRO, buildFrame, buildNotice, frameTitle, parseFrame } from './framing.js'
 export { NOTICE_EXCERPT_CHARS, fireEndedWatches, noticeText, watchedTurn } from './home/notices.js'
 export { noticeIdOf } from './home/store-notices.js'
+export { ORPHAN_LOOK_MS, OrphanWatches } from './home/orphan-watches.js'
 export { noticeOutcome } from './model/outcomes.js'
 export { pickWindow } from './model/read-window.js'
 export { guardController } from './home/guard.js'

@@ -82,6 +82,12 @@ function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' |
     agents: ctx.agents,
     log: message => log('warn', message),
     longLived: () => isLongLivedHost(ctx),
+    listEvents: async sessionId => {
+      // Read per call, as the guard's open-turn check does (rc.8 `sessionPersistence.readFrom(id, fromSeq)`).
+      const persistence = ctx.get('sessionPersistence') as { readFrom?: (id: string, fromSeq: number) => Promise<{ events?: unknown }> } | undefined
+      const read = typeof persistence?.readFrom === 'function' ? await persistence.readFrom(sessionId, 0) : undefined
+      return Array.isArray(read?.events) ? read.events as unknown[] : []
+    },
     flush: async agent => {
       // rc.8 `@deepseek-ai/dsh-session` `SessionStore.flush(session)`: resolves once the persistence backend wrote it.
       const sessions = ctx.get('sessions') as { flush?: (session: unknown) => Promise<unknown> } | undefined

@@ -20,7 +20,7 @@ import { deliveryState, turnEnd } from '../harness/log-state.js'
 import { noticeOutcome } from '../model/outcomes.js'
 import { TOOL_NAMES } from '../model/tool-names.js'
 import { textOf } from '../model/message-text.js'
-import { truncateVisibly } from '../core/text.js'
+import { sanitizeForDisplay, truncateVisibly } from '../core/text.js'
 import type { HomeStore, StoredWatch } from './store.js'
 
 /** Characters (code points) of the last answer a notice carries before its visible cut. */
@@ -112,7 +112,8 @@ export function noticeText(watch: StoredWatch, turn: WatchedTurn): string {
     messageSeq: turn.messageSeq,
     turnEndSeq: turn.turnEndSeq,
     hop: watch.hop + 1,
-    excerpt: turn.lastAnswer === undefined ? undefined : truncateVisibly(turn.lastAnswer, NOTICE_EXCERPT_CHARS),
+    // Peer text, shown as a read shows it (docs/tools.md#sessions_read: control characters as U+FFFD).
+    excerpt: turn.lastAnswer === undefined ? undefined : truncateVisibly(sanitizeForDisplay(turn.lastAnswer), NOTICE_EXCERPT_CHARS),
   })
 }
 

@@ -15,6 +15,7 @@
 import type { HostAgent } from '../harness/host.js'
 import { Holdings, type HoldingHost } from './holding.js'
 import { Adoption } from './adoption.js'
+import { OrphanWatches, type ListEvents } from './orphan-watches.js'
 import type { HomeStore, LetGo } from './store.js'
 import type { Approval } from './approvals.js'
 import type { StoreWatch } from './store-watch.js'
@@ -30,6 +31,8 @@ const RECONCILE_MS = 2000
 export interface RuntimeHost extends HoldingHost {
   /** Whether this process is a long-lived host (`dsh web`), asked on each tick. */
   readonly longLived: () => boolean
+  /** A session's log as persisted (rc.8 `sessionPersistence.readFrom`); absent: watches nobody holds wait for a holder. */
+  readonly listEvents?: ListEvents
 }
 
 /** The home runtime of one process. */
@@ -39,6 +42,7 @@ export class HomeRuntime {
   private readonly host: RuntimeHost
   private readonly holdings: Holdings
   private readonly adoption: Adoption
+  private readonly orphans: OrphanWatches | undefined
   private longLived = false
   private stopped = false
   private removeListener: (() => void) | undefined
@@ -55,6 +59,7 @@ export class HomeRuntime {
     this.host = host
     this.adoption = new Adoption(store, sessionId => host.agents.get(sessionId) !== undefined, host.log)
     this.holdings = new Holdings(store, watch, host)
+    this.orphans = host.listEvents === undefined ? undefined : new OrphanWatches(store, host.listEvents, host.log)
   }
 
   /** Whether this process is a long-lived host (asked now; the store learns it on the next tick). */
@@ -115,6 +120,8 @@ export class HomeRuntime {
       if (this.longLived && this.adopt !== undefined) this.adoption.run(this.adopt)
       // Held messages past their expiry are dropped by whichever process looks first (docs/tools.md#inbound-messages).
       for (const approval of this.store.expireApprovals(Date.now())) this.expired?.(approval)
+      // A watched turn that ended under a holder that let it go before looking (docs/architecture.md §8, "Notices").
+      if (this.longLived) void this.orphans?.run(() => this.watch.poke())
       // A long-lived host sweeps too, not only processes that start.
       if (Date.now() >= this.sweepAfter) {
         this.sweepAfter = Date.now() + SWEEP_EVERY_MS

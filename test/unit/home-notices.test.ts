@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
-  NOTICE_EXCERPT_CHARS, NOTICE_INTRO, RETAIN_MS, fireEndedWatches, latestRelay, noticeIdOf, noticeOutcome, noticeText, openHomeStore, outgoingHop, relaySource, watchedTurn,
+  NOTICE_EXCERPT_CHARS, NOTICE_INTRO, ORPHAN_LOOK_MS, OrphanWatches, RETAIN_MS, fireEndedWatches, latestRelay, noticeIdOf, noticeOutcome, noticeText, openHomeStore, outgoingHop, relaySource, watchedTurn,
   type HomeStore, type HostAgent, type NewWatch, type ProcessTag,
 } from '../../src/testing.js'
 
@@ -167,6 +167,12 @@ describe('the watched turn, read from the log', () => {
     expect(noticeText(w, { messageSeq: 1, turnEndSeq: 2, reason: 'error', sentTo: new Set() })).toContain('turn: failed |')
   })
 
+  it('the excerpt is peer text: control characters become U+FFFD, as in a read (docs/tools.md#sessions_read)', () => {
+    const w = { ...watch(), state: 'watching' as const, createdAt: 0 }
+    const text = noticeText(w, { messageSeq: 1, turnEndSeq: 2, reason: 'completed', lastAnswer: 'red \u001b[31mALERT\u001b[0m\u0000 done\r\nnext', sentTo: new Set() })
+    expect(text.split('\n').slice(4, 6)).toEqual(['red \uFFFD[31mALERT\uFFFD[0m\uFFFD done', 'next'])
+  })
+
   it('fireEndedWatches posts what the holder reads, once', () => {
     const { stores: [a] } = processes()
     const w = watch({ messageId: 'm' })
@@ -175,6 +181,54 @@ describe('the watched turn, read from the log', () => {
     expect(fireEndedWatches(a, agent)).toEqual(['session-A'])
     expect(fireEndedWatches(a, agent)).toEqual([])
     expect(a.message(noticeIdOf('m'))?.text).toContain('done')
+  })
+})
+
+describe('a watched turn that ended under a holder that let the session go before looking', () => {
+  // The holder (pid 201) ran the watched turn to its end on disk, then was SIGKILLed (or exited) before
+  // fireEndedWatches; nothing wakes the target again, so no holder would ever look.
+  function orphaned() {
+    const { dead, stores: [holder, host] } = processes()
+    const w = watch({ messageId: 'm' })
+    holder.watch(w)
+    expect(holder.markLive('session-B').ok).toBe(true)
+    dead.add(201)
+    const onDisk = [user(1, 'm'), assistant(2, 'done'), turnEnd(3, 'completed')]
+    const reads: string[] = []
+    const orphans = new OrphanWatches(host, async id => {
+      reads.push(id)
+      return onDisk
+    }, () => undefined)
+    return { holder, host, dead, reads, orphans, onDisk }
+  }
+
+  it('a long-lived host reads its log on disk and posts the one notice; nothing is woken', async () => {
+    const { host, reads, orphans } = orphaned()
+    let posted = 0
+    await orphans.run(() => posted++, 1000)
+    expect(reads).toEqual(['session-B'])
+    expect(posted).toBe(1)
+    expect(host.watchOf('m')).toMatchObject({ state: 'noticed', turnEndSeq: 3 })
+    expect(host.message(noticeIdOf('m'))).toMatchObject({ sender: 'session-B', target: 'session-A', state: 'pending' })
+    // Looked at once per ORPHAN_LOOK_MS, and not at all once nothing watches it.
+    await orphans.run(() => posted++, 1000 + ORPHAN_LOOK_MS + 1)
+    expect(reads).toEqual(['session-B'])
+  })
+
+  it('a session with a living holder is left to it; a turn not yet ended is looked at again later', async () => {
+    const { host, dead, reads, orphans, onDisk } = orphaned()
+    dead.delete(201)
+    await orphans.run(() => undefined, 1000)
+    expect(reads).toEqual([])
+    dead.add(201)
+    onDisk.pop()
+    await orphans.run(() => undefined, 1000)
+    expect(host.watchOf('m')?.state).toBe('watching')
+    await orphans.run(() => undefined, 1000 + ORPHAN_LOOK_MS - 1)
+    expect(reads).toEqual(['session-B'])
+    onDisk.push(turnEnd(3, 'error'))
+    await orphans.run(() => undefined, 1000 + ORPHAN_LOOK_MS + 1)
+    expect(host.watchOf('m')).toMatchObject({ state: 'noticed', outcome: 'failed' })
   })
 })
 
