@@ -5,7 +5,7 @@
  * `watching`, and the holder that would look next may never come (nothing
  * wakes a session for a watch). A long-lived host therefore reads the log
  * on disk of each watched session without a living holder, at most once per
- * {@link ORPHAN_LOOK_MS}, and fires the watches whose turn ended there
+ * {@link ORPHAN_LOOK_MS} (backing off to {@link ORPHAN_LOOK_MAX_MS}), and fires the watches whose turn ended there
  * (`home/notices.ts` `fireEndedWatches`: one transaction per watch, so a
  * second look, or a holder looking at the same time, posts nothing more).
  * Nothing is woken; the log is read as rc.8 persisted it
@@ -18,15 +18,19 @@ import type { HostAgent } from '../harness/host.js'
 import { fireEndedWatches } from './notices.js'
 import type { HomeStore } from './store.js'
 
-/** How often one watched session without a living holder has its log read, ms. */
+/** How soon one watched session without a living holder has its log read again, ms; doubled after each look that posts nothing, up to {@link ORPHAN_LOOK_MAX_MS}. */
 export const ORPHAN_LOOK_MS = 30_000
+/** The longest wait between two looks at one session (a watch whose message never arrived waits out its expiry), ms. */
+export const ORPHAN_LOOK_MAX_MS = 10 * 60_000
 
 /** The log of one session as persisted (`sessionPersistence.readFrom(id, 0)`). */
 export type ListEvents = (sessionId: string) => Promise<readonly unknown[]>
 
 /** The looks of one long-lived process. */
 export class OrphanWatches {
-  private readonly after = new Map<string, number>()
+  private readonly after = new Map<string, { at: number, every: number }>()
+  /** Sessions whose log could not be read, logged once each. */
+  private readonly unreadable = new Set<string>()
   private readonly store: HomeStore
   private readonly listEvents: ListEvents
   private readonly log: (message: string) => void
@@ -48,14 +52,21 @@ export class OrphanWatches {
     const targets = this.store.watchedTargets()
     for (const target of this.after.keys()) if (!targets.has(target)) this.after.delete(target)
     for (const target of targets) {
-      if ((this.after.get(target) ?? 0) > now || this.store.view(target).holder !== undefined) continue
-      this.after.set(target, now + ORPHAN_LOOK_MS)
+      const last = this.after.get(target)
+      if ((last?.at ?? 0) > now || this.store.view(target).holder !== undefined) continue
+      const every = last === undefined ? ORPHAN_LOOK_MS : Math.min(last.every * 2, ORPHAN_LOOK_MAX_MS)
+      this.after.set(target, { at: now + every, every })
       looks.push(this.listEvents(target).then(events => {
         // Nobody holds it: its log on disk is all there is.
         if (this.store.view(target).holder !== undefined) return
         const agent = { id: target, session: { events } } as unknown as HostAgent
         if (fireEndedWatches(this.store, agent).length > 0) posted()
-      }).catch((error: unknown) => this.log(`reading the log of ${target} for its notices failed: ${String(error)}`)))
+      }).catch((error: unknown) => {
+        // A deleted session stays unreadable until its watches expire: say so once, not every look.
+        if (this.unreadable.has(target)) return
+        this.unreadable.add(target)
+        this.log(`reading the log of ${target} for its notices failed: ${String(error)}`)
+      }))
     }
     return Promise.all(looks).then(() => undefined)
   }

@@ -226,9 +226,25 @@ describe('a watched turn that ended under a holder that let the session go befor
     expect(host.watchOf('m')?.state).toBe('watching')
     await orphans.run(() => undefined, 1000 + ORPHAN_LOOK_MS - 1)
     expect(reads).toEqual(['session-B'])
+    // Each look that posts nothing doubles the wait (a watch whose message never arrived costs little).
+    await orphans.run(() => undefined, 1000 + ORPHAN_LOOK_MS)
+    await orphans.run(() => undefined, 1000 + ORPHAN_LOOK_MS + 2 * ORPHAN_LOOK_MS - 1)
+    expect(reads).toEqual(['session-B', 'session-B'])
     onDisk.push(turnEnd(3, 'error'))
-    await orphans.run(() => undefined, 1000 + ORPHAN_LOOK_MS + 1)
+    await orphans.run(() => undefined, 1000 + 3 * ORPHAN_LOOK_MS)
+    expect(reads).toEqual(['session-B', 'session-B', 'session-B'])
     expect(host.watchOf('m')).toMatchObject({ state: 'noticed', outcome: 'failed' })
+  })
+
+  it('a session whose log cannot be read (deleted) is logged once, not at every look', async () => {
+    const { stores: [, host], dead } = processes()
+    host.watch(watch({ messageId: 'gone', target: 'session-gone' }))
+    dead.add(201)
+    const logs: string[] = []
+    const orphans = new OrphanWatches(host, async () => { throw new Error('not found') }, message => logs.push(message))
+    for (let look = 0; look < 4; look++) await orphans.run(() => undefined, look * 3_600_000)
+    expect(logs).toEqual(['reading the log of session-gone for its notices failed: Error: not found'])
+    expect(host.watchOf('gone')?.state).toBe('watching')
   })
 })
 
