@@ -10,7 +10,9 @@
  *   has gone cold when the target answers, and the web host wakes it for the
  *   notice; under the sender's `allowResume: false` the notice waits in the
  *   store until the sender's next turn;
- * - the cursors at both ends and in the middle of a long surface.
+ * - the cursors at both ends and in the middle of a long surface;
+ * - a SIGKILLed holder: the next holder looks; with none, a web host reads
+ *   the log on disk.
  *
  * Every assertion reads what the harness really did: the tool results and
  * requests the scripted model received, the persisted logs, the store rows.
@@ -19,9 +21,9 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { resultOf, startFakeModel, type FakeModel, type ModelRequest } from './support/fake-model.ts'
 import { assertPrerequisites, makeHome, readSession, runHeadless, SKIP_E2E, sleep, startWeb, tearDown, transcript, waitFor, writePatch, type DshHome, type PersistedSession, type WebHarness } from './support/harness.ts'
-import { expectContiguous, peerMessages } from './support/logs.ts'
+import { expectContiguous, idAt, peerMessages } from './support/logs.ts'
 import { firstUserText, router, steps, type ActorScript } from './support/scenario.ts'
-import { readStore } from './support/store.ts'
+import { readStore, writeStore } from './support/store.ts'
 
 const NOTICE = 'Cross-session notice from the dsh-cross-session package'
 const ANSWER = `T-ANSWER ${'the long answer '.repeat(40)}T-END`
@@ -268,5 +270,42 @@ describe.skipIf(SKIP_E2E)('a notice across a SIGKILL', () => {
     expect(notices).toHaveLength(1)
     expect(notices[0]!.text).toMatch(/^turn: interrupted \| it took your message at seq \d+ and ended at seq \d+ \| hop 2$/m)
     expect(notices[0]!.text).toContain('(it wrote no answer text)')
+  })
+
+  it('a watched turn that ended on disk with no holder left to look (it was SIGKILLed first): a web host reads the log on disk and posts the notice, waking nothing but the sender', async () => {
+    h = makeHome('nt-orphan')
+    let targetId = ''
+    const plain = steps([() => ({ name: 'sessions_send', args: { session_id: targetId, message: 'PLAIN-BODY please check the release' } })], 'S sent')
+    model = await startFakeModel({
+      scenario: router({
+        'ROLE:T': targetScript,
+        'ROLE:S': turn => turn.trigger.startsWith(NOTICE) ? { text: 'S-GOT-NOTICE' } : turn.trigger.includes('ask your peer') ? plain(turn) : { text: 'S-BACK' },
+      }),
+    })
+    const patch = writePatch(h)
+    targetId = (await runHeadless(h, model, 'ROLE:T be cold', { patch })).sessionId
+    // No long-lived host: the headless sender wakes the target itself and waits until that turn has ended.
+    const run = await runHeadless(h, model, 'ROLE:S ask your peer', { patch })
+    expect(resultOf(model, 'sessions_send')).toMatch(/\| its turn ended \(completed\) at seq \d+/)
+    const target = readSession(h, targetId)
+    const [delivered] = peerMessages(target, 'PLAIN-BODY')
+    // What a holder SIGKILLed between that turn end and its look at the watches leaves behind: the watch, watching.
+    const now = Date.now()
+    writeStore(h, `INSERT INTO watches (message_id, sender, target, hop, may_wake, max_hops, per_minute, state, created_at, expires_at, updated_at)
+      VALUES (?, ?, ?, 1, 1, 4, 6, 'watching', ?, ?, ?)`, String(idAt(target, delivered!.seq)), run.sessionId, targetId, now, now + 3_600_000, now)
+    const askedBefore = requestsOf(model, 'ROLE:T').length
+    web = await startWeb(h, model, { patch })
+    await waitFor(() => readStore(h!).watches.find(w => w.state !== 'watching'), 'the watch to be settled from the log on disk')
+    expect(readStore(h).watches.map(w => [w.state, w.outcome])).toEqual([['noticed', 'completed']])
+    await waitFor(() => requestsOf(model!, 'ROLE:S').some(r => r.lastUserText.startsWith(NOTICE)) || undefined, 'the notice to reach the sender')
+    await web.waitIdle(run.sessionId, { turns: 2 })
+    await sleep(1500)
+    await web.stop()
+    // The target was only read: its model was asked nothing and its log is as it was.
+    expect(requestsOf(model, 'ROLE:T')).toHaveLength(askedBefore)
+    expect(readSession(h, targetId).events).toHaveLength(target.events.length)
+    const notices = noticesIn(readSession(h, run.sessionId))
+    expect(notices).toHaveLength(1)
+    expect(notices[0]!.text).toMatch(new RegExp(`^turn: completed \\| it took your message at seq ${delivered!.seq} and ended at seq \\d+ \\| hop 2$`, 'm'))
   })
 })
