@@ -104,6 +104,9 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     const seq = wait.recorded?.stage === 'conversation' ? wait.recorded.seq : undefined
     journal(deps, { messageId: requestId, target: out.targetId, sender: out.callerId, hop: out.hop, mode, state: seq === undefined ? 'pending' : 'recorded', ...(seq === undefined ? {} : { seq }) })
   }
+  // Refused by the holding process: no turn will take it, so no notice will come.
+  const refused = wait.recorded?.stage === 'refused'
+  if (refused && notice !== undefined && notice !== 'unavailable') unwatchAnswer(out, deps)
 
   // Present.
   const result = renderAccepted({
@@ -119,7 +122,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     recordWaitMs: settings.recordWaitMs,
     waitCancelled: wait.cancelled,
     ...(answer === undefined ? {} : { answer }),
-    ...(notice === undefined ? {} : { notice }),
+    ...(notice === undefined || refused ? {} : { notice }),
   })
   limits.recordCall(caller.sessionId, identity, result)
   return result

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildFrame, failureText, parseFrame, relaySource, sessionsSend } from '../../src/testing.js'
+import { buildFrame, failureText, parseFrame, relaySource, sessionsSend, type MailboxStage } from '../../src/testing.js'
 import { makeWorld, session, userEvent } from '../support/fakes.js'
 
 function world(settings = {}) {
@@ -358,6 +358,23 @@ describe('sessions_send: notify (docs/tools.md#notices)', () => {
     expect(text).toMatch(/^refused: rejected \| .*agent-busy/)
     expect(text).not.toContain('unexpected')
     expect(w.logs.join('\n')).toContain('database is locked')
+  })
+
+  it('a message the holding process refused (the target was deleted) withdraws its watch and promises no notice', async () => {
+    const { w, me } = world()
+    const resolve = w.controller.resolve.bind(w.controller)
+    w.controller.resolve = async (sessionId, options) => {
+      const resolved = await resolve(sessionId, options)
+      return resolved.ok ? { ok: true, value: { ...resolved.value, remote: { pid: 48213, mayWake: true } } } : resolved
+    }
+    // As the home store's mailbox wait reports a holder's refusal (src/model/outcomes.ts `MailboxStage`).
+    const refusedStage: MailboxStage = { stage: 'refused', reason: 'target-gone' }
+    Object.assign(w.controller, { waitRecorded: async () => refusedStage })
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'x', notify: true }, w.call(me), w.deps)
+    expect(text).toContain('| refused by that process: that session no longer exists')
+    expect(text).not.toContain('Notice:')
+    expect(w.controller.calls).toMatchObject({ watchAnswer: 1, unwatchAnswer: 1 })
+    expect(w.controller.watches.size).toBe(0)
   })
 
   it('refused before any backend call (bad notify) asks for nothing', async () => {
