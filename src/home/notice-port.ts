@@ -56,12 +56,12 @@ export interface NewWatch {
 export type WatchState = 'watching' | 'noticed' | 'dropped'
 
 /**
- * Why a watch was dropped without a notice: it expired; its sender no
- * longer exists; the target answered the sender with `sessions_send` in that
+ * Why a watch was dropped without a notice: it expired; its sender, or its
+ * target, no longer exists; the target answered the sender with `sessions_send` in that
  * turn; the notice would pass the hop limit or the pair rate; the sender has
  * too many messages waiting.
  */
-export type WatchDrop = 'expired' | 'sender-gone' | 'answered-by-send' | 'hop-limit' | 'pair-rate' | 'full'
+export type WatchDrop = 'expired' | 'sender-gone' | 'target-gone' | 'answered-by-send' | 'hop-limit' | 'pair-rate' | 'full'
 
 /** One stored watch. */
 export interface StoredWatch extends NewWatch {

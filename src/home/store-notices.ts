@@ -30,7 +30,7 @@ export interface WatchRow {
   readonly expires_at: number
 }
 
-const WATCH_DROPS: ReadonlySet<string> = new Set<WatchDrop>(['expired', 'sender-gone', 'answered-by-send', 'hop-limit', 'pair-rate', 'full'])
+const WATCH_DROPS: ReadonlySet<string> = new Set<WatchDrop>(['expired', 'sender-gone', 'target-gone', 'answered-by-send', 'hop-limit', 'pair-rate', 'full'])
 
 /** A `watches` row as the port's {@link StoredWatch}. */
 export function watchOf(row: WatchRow): StoredWatch {
@@ -140,8 +140,11 @@ export class StoreNotices extends StoreMessages {
 
   override refuseWaiting(sessionId: string, reason: Parameters<StoreMessages['refuseWaiting']>[1]): number {
     const refused = super.refuseWaiting(sessionId, reason)
-    // A deleted session asks for nothing more: its watches go with it.
-    if (reason === 'target-gone') this.dropWatchesOf(sessionId, 'sender-gone')
+    // A deleted session asks for nothing more, and no turn of it will end: its watches, and those on it, go with it.
+    if (reason === 'target-gone') {
+      this.dropWatchesOf(sessionId, 'sender-gone')
+      this.tx(() => this.sql('UPDATE watches SET state = \'dropped\', reason = \'target-gone\', updated_at = ? WHERE target = ? AND state = \'watching\'').run(this.now(), sessionId))
+    }
     return refused
   }
 

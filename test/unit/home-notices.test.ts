@@ -118,6 +118,15 @@ describe('the watch transitions', () => {
     expect(a.watchOf(w.messageId)).toMatchObject({ state: 'dropped', reason: 'sender-gone' })
   })
 
+  it('a deleted target: the watches on it are dropped with the messages refused for it (no turn of it will end)', () => {
+    const { stores: [a, b] } = processes()
+    const w = watch()
+    a.watch(w)
+    b.refuseWaiting('session-B', 'target-gone')
+    expect(a.watchOf(w.messageId)).toMatchObject({ state: 'dropped', reason: 'target-gone' })
+    expect(a.watchedTargets()).toEqual(new Set())
+  })
+
   it('unwatch withdraws a watch whose send was not accepted', () => {
     const { stores: [a] } = processes()
     const w = watch()
