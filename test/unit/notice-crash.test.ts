@@ -13,7 +13,10 @@
  * After every step: ONE NOTICE (a watch is `noticed` exactly when its one
  * notice row exists), FROM THE DISK (a posted notice names a turn end that
  * the target's log on disk holds after the message, with its outcome).
- * After recovery (a fresh process holds both sessions and runs every turn):
+ * Before recovery, with nobody holding the target, a long-lived host's look
+ * at the log on disk alone (`home/orphan-watches.ts`) settles every watch
+ * whose turn ended there; that look may also come at any step. After
+ * recovery (a fresh process holds both sessions and runs every turn):
  * every watch left `watching` is gone, and the sender's log holds each
  * notice exactly once. A variant that looks at the log before it is on disk
  * must be caught. `NOTICE_CRASH_SEED=<n>` replays one seed with its steps.
@@ -127,7 +130,7 @@ function runSchedule(seed: number, variant: Variant, trace: string[]): { noticed
     for (let step = 0; step < STEPS; step++) {
       const procsNow = living()
       const proc = procsNow.length === 0 ? start() : pick(procsNow)
-      const action = pick(['ask', 'ask', 'hold', 'turn', 'turn', 'flush', 'look', 'deliver', 'kill', 'start'] as const)
+      const action = pick(['ask', 'ask', 'hold', 'turn', 'turn', 'flush', 'look', 'orphan-look', 'deliver', 'kill', 'start'] as const)
       trace.push(`${step}: ${action} by ${proc.tag.pid}`)
       if (action === 'ask') {
         const id = `cross-session:${S}:c${step}`
@@ -148,6 +151,9 @@ function runSchedule(seed: number, variant: Variant, trace: string[]): { noticed
         look(holderT, disk)
       } else if (action === 'look' && holderT !== undefined) {
         look(holderT, disk)
+      } else if (action === 'orphan-look' && proc.store.view(T).holder === undefined) {
+        // A long-lived host looks at a watched session nobody living holds, from its log on disk (home/orphan-watches.ts).
+        look(proc, disk)
       } else if (action === 'deliver') {
         deliverS(holderS !== undefined && alive(holderS.tag) ? holderS : proc)
       } else if (action === 'kill') {
@@ -161,6 +167,15 @@ function runSchedule(seed: number, variant: Variant, trace: string[]): { noticed
     for (const other of living()) kill(other)
     const last = start()
     trace.push(`recovery by ${last.tag.pid}`)
+    // Nobody holds the target: a long-lived host's look from the disk alone notices every turn that ended there.
+    look(last, disk)
+    check('orphan look')
+    const endedOnDisk = asked.filter(id => {
+      const at = disk.findIndex(e => e.type === 'user/message' && e.data.id === id)
+      return at >= 0 && disk.slice(at).some(e => e.type === 'turn/end')
+    })
+    const unseen = endedOnDisk.filter(id => last.store.watchOf(id)?.state === 'watching')
+    if (unseen.length > 0) throw new Error(`ORPHAN LOOK: ${unseen.join(', ')} ended on disk and are still watching`)
     holdT(last)
     admitAll()
     runTurn('completed')
