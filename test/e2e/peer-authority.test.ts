@@ -13,8 +13,9 @@
  * same way: a peer's turn has no more authority than the user's.
  * @module test/e2e/peer-authority.test
  */
-import { existsSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, realpathSync, rmSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
+import { join, sep } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { isCi, launchBrowser, missingBrowser, openApp, openSession } from './support/browser.ts'
@@ -44,13 +45,29 @@ function scenario(probe: string, target: () => string): (request: ModelRequest) 
   }
 }
 
+/**
+ * A directory the session's `workspace-write` sandbox does not grant, for the
+ * probe file: rc.8 `@deepseek-ai/dsh-sandbox` lib/index.js `writableRoots`
+ * grants the workspace, `/tmp` and `tmpdir()`, and a checkout may itself sit
+ * under `/tmp` (a fresh clone there), so take the first candidate outside them.
+ */
+function outsideWritableRoots(): string {
+  const granted = ['/tmp', tmpdir()].map(dir => realpathSync(dir))
+  const under = (path: string, root: string): boolean => path === root || path.startsWith(root + sep)
+  for (const dir of [ROOT, homedir(), '/var/tmp']) {
+    const real = existsSync(dir) ? realpathSync(dir) : undefined
+    if (real !== undefined && !granted.some(root => under(real, root))) return real
+  }
+  throw new Error('no directory outside /tmp and the temp directory to probe the sandbox with')
+}
+
 describe.skipIf(SKIP_E2E || skipForBrowser)('a peer-started turn runs under the target\'s own approval policy', () => {
   let browser: Browser | undefined
   let h: DshHome | undefined
   let model: FakeModel | undefined
   let web: WebHarness | undefined
   let page: Page | undefined
-  const probe = join(ROOT, `.peer-authority-probe-${process.pid}.txt`)
+  const probe = join(outsideWritableRoots(), `.peer-authority-probe-${process.pid}.txt`)
   beforeAll(async () => {
     assertPrerequisites()
     browser = await launchBrowser()
