@@ -17,8 +17,9 @@
  *   `listSessions` just checked (same abort signal = same tool call), else
  *   after a revision check of that log alone.
  * - `readSurface(id)`: live → rc.8 `sessionQuery.readSurface` (memory only);
- *   cold → a revision check of that log, then `sessionPersistence.inspect(id)`
- *   and the surface fold (./../index/surface-fold.ts), no listing.
+ *   cold → a revision check of that log, then the surface kept in the home
+ *   store at exactly that revision, else `sessionPersistence.inspect(id)` and
+ *   the surface fold (../index/surface-cache.ts), no listing.
  * - `lookup(id)`: live → its header; cold → a revision check of that log.
  *
  * @module dsh-cross-session/adapters/persistence-index
@@ -29,8 +30,8 @@ import { CorpusIndex } from '../index/corpus-index.js'
 import { jsonlFiles, jsonlLayout } from '../index/jsonl-files.js'
 import { SharedIndex } from '../index/shared-index.js'
 import type { CorpusRows } from '../index/shared-rows.js'
-import { currentSurfaceEvents } from '../harness/surface-fold.js'
-import type { SessionHeaderView, SessionQueryPort, SurfaceView } from '../ports.js'
+import { SurfaceCache, type Inspected } from '../index/surface-cache.js'
+import type { SessionHeaderView, SessionQueryPort } from '../ports.js'
 import { readHeader } from '../model/sessions.js'
 import { liveTitle, overlayLive, store } from './live-sessions.js'
 
@@ -65,9 +66,9 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
   const { fallback, agents } = options
   // Keyed by the backend's root, not by object identity: Cordis hands out a
   // fresh proxy of a service on every `ctx.get`.
-  let current: { key: string, index: CorpusIndex } | undefined
+  let current: { key: string, index: CorpusIndex, surfaces: SurfaceCache } | undefined
 
-  const indexFor = (): { persistence: { inspect?: unknown }, index: CorpusIndex } | undefined => {
+  const indexFor = (): { persistence: { inspect?: unknown }, index: CorpusIndex, surfaces: SurfaceCache } | undefined => {
     const persistence = options.persistence()
     const layout = persistence === undefined ? undefined : jsonlLayout(persistence)
     if (layout === undefined) return undefined
@@ -77,10 +78,12 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       const shared = rows === undefined
         ? undefined
         : new SharedIndex(rows, key, error => options.log?.(`the shared corpus index is off for this process (${String(error)}); each call reads the logs itself`))
-      current = { key, index: new CorpusIndex(jsonlFiles(layout), undefined, shared) }
+      const files = jsonlFiles(layout)
+      const index = new CorpusIndex(files, undefined, shared)
+      current = { key, index, surfaces: new SurfaceCache(shared, files, index.counters) }
       options.onIndex?.(current.index)
     }
-    return { persistence: persistence as { inspect?: unknown }, index: current.index }
+    return { persistence: persistence as { inspect?: unknown }, index: current.index, surfaces: current.surfaces }
   }
   // One liveness predicate for every tool: the fallback port's (`ctx.agents.get`,
   // plus whatever presence check that port gains), read per call, never cached.
@@ -149,22 +152,17 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       if (indexed === undefined || liveHere(sessionId)) return fallback.readSurface(sessionId, signal)
       const inspect = indexed.persistence.inspect
       if (typeof inspect !== 'function') return fallback.readSurface(sessionId, signal)
-      if (indexed.index.check(sessionId) === undefined) return undefined
-      let inspected: { meta?: unknown, events?: unknown }
-      try {
-        inspected = await inspect.call(indexed.persistence, sessionId, signal) as typeof inspected
-      } catch (error: unknown) {
-        if (isMissingSession(error, sessionId)) return undefined
-        throw error
-      }
-      const events = Array.isArray(inspected?.events) ? inspected.events as unknown[] : []
-      const last = events.at(-1) as { seq?: unknown } | undefined
-      const surface: SurfaceView = {
-        session: inspected?.meta as SessionHeaderView,
-        capturedThroughSeq: typeof last?.seq === 'number' ? last.seq : null,
-        events: currentSurfaceEvents(events),
-      }
-      return surface
+      const entry = indexed.index.check(sessionId)
+      if (entry === undefined) return undefined
+      // The surface kept at exactly this log revision, else the log's own inspect (index/surface-cache.ts).
+      return indexed.surfaces.read(entry, async () => {
+        try {
+          return (await inspect.call(indexed.persistence, sessionId, signal) ?? {}) as Inspected
+        } catch (error: unknown) {
+          if (isMissingSession(error, sessionId)) return undefined
+          throw error
+        }
+      }, () => liveHere(sessionId))
     },
 
     async lookup(sessionId, signal) {

@@ -5,6 +5,10 @@
  * read at and the log revision its title was folded at
  * (`index/shared-rows.ts` says why a row is a cache entry, never a fact).
  *
+ * Table `corpus_surfaces` keeps the folded surface of a few large logs, each
+ * at one log revision (`index/surface-cache.ts` says when it is used); a
+ * log gone from the root takes its surface with it.
+ *
  * Writes are one `BEGIN IMMEDIATE` transaction per call (a process killed
  * mid-write leaves the rows as they were); reads take no lock (WAL).
  *
@@ -27,6 +31,15 @@ interface Row {
   readonly title_identity: string | null
   readonly title: string | null
   readonly title_bytes: number | null
+}
+
+/** A `corpus_surfaces` row as read. */
+interface SurfaceRow {
+  readonly path: string
+  readonly session_id: string
+  readonly identity: string
+  readonly revision: string
+  readonly surface: unknown
 }
 
 const COLUMNS = 'path, session_id, dir_name, identity, header, title_revision, title_identity, title, title_bytes'
@@ -78,7 +91,11 @@ export function storeCorpusRows(connection: Connection): CorpusRows {
       if (changes.headers.length === 0 && changes.removed.length === 0 && changes.titles.length === 0) return
       tx(() => {
         const remove = sql('DELETE FROM corpus_logs WHERE path = ?')
-        for (const path of changes.removed) remove.run(path)
+        const removeSurface = sql('DELETE FROM corpus_surfaces WHERE path = ?')
+        for (const path of changes.removed) {
+          remove.run(path)
+          removeSurface.run(path)
+        }
         const insert = sql(`INSERT INTO corpus_logs (root, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (path) DO UPDATE SET root = excluded.root, session_id = excluded.session_id, dir_name = excluded.dir_name,
             identity = excluded.identity, header = excluded.header, title_revision = excluded.title_revision,
@@ -91,6 +108,24 @@ export function storeCorpusRows(connection: Connection): CorpusRows {
         // A title is kept only on the row of the file it was folded from.
         const retitle = sql('UPDATE corpus_logs SET title_revision = ?, title_identity = ?, title = ?, title_bytes = ? WHERE path = ? AND identity = ?')
         for (const { path, title } of changes.titles) retitle.run(title.revision, title.identity, title.value ?? null, title.completeBytes, path, title.identity)
+      })
+    },
+    surface(path) {
+      const raw = sql('SELECT path, session_id, identity, revision, surface FROM corpus_surfaces WHERE path = ?').get(path) as SurfaceRow | undefined
+      return raw === undefined || !(raw.surface instanceof Uint8Array)
+        ? undefined
+        : { path: raw.path, sessionId: raw.session_id, identity: raw.identity, revision: raw.revision, surface: raw.surface }
+    },
+    keepSurface(root, surface, keep) {
+      tx(() => {
+        // `written` orders the rows of a root; it only has to grow within one store.
+        const { next } = sql('SELECT COALESCE(MAX(written), 0) + 1 AS next FROM corpus_surfaces').get() as { next: number }
+        sql(`INSERT INTO corpus_surfaces (path, root, session_id, identity, revision, surface, written) VALUES (?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT (path) DO UPDATE SET root = excluded.root, session_id = excluded.session_id, identity = excluded.identity,
+            revision = excluded.revision, surface = excluded.surface, written = excluded.written`)
+          .run(surface.path, root, surface.sessionId, surface.identity, surface.revision, surface.surface, next)
+        sql('DELETE FROM corpus_surfaces WHERE root = ? AND written <= (SELECT written FROM corpus_surfaces WHERE root = ? ORDER BY written DESC LIMIT 1 OFFSET ?)')
+          .run(root, root, keep)
       })
     },
   }

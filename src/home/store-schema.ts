@@ -25,6 +25,9 @@
  *   then `delivered` into `messages` in one transaction, `refused`, `expired`).
  * - `traffic`: one row per message a process delivered to a session live
  *   in itself, or refused for its inbound choice (docs/architecture.md §8).
+ * - `corpus_surfaces`: the folded surface of a few large logs, each at one
+ *   log revision (`index/surface-cache.ts`), so a new process's cold read of
+ *   an unchanged log does not parse it again.
  *
  * @module dsh-cross-session/home/store-schema
  */
@@ -35,7 +38,7 @@ import type { NoticeOutcome } from '../model/outcomes.js'
 import type { Holder, HolderView, LetGo, MessageState, StoredMessage } from './store.js'
 
 /** Schema version kept in `meta`; a store of another version is rebuilt. */
-export const STORE_VERSION = '4'
+export const STORE_VERSION = '5'
 
 /** The schema, idempotent. */
 export const SCHEMA = `
@@ -106,6 +109,10 @@ CREATE TABLE IF NOT EXISTS traffic (
   seq INTEGER, answered_seq INTEGER, reason TEXT,
   created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL) STRICT;
 CREATE INDEX IF NOT EXISTS traffic_by_target ON traffic (target, state);
+CREATE TABLE IF NOT EXISTS corpus_surfaces (
+  path TEXT PRIMARY KEY, root TEXT NOT NULL, session_id TEXT NOT NULL,
+  identity TEXT NOT NULL, revision TEXT NOT NULL, surface BLOB NOT NULL, written INTEGER NOT NULL) STRICT;
+CREATE INDEX IF NOT EXISTS corpus_surfaces_by_root ON corpus_surfaces (root, written);
 `
 
 /** A `holders` row as read. */

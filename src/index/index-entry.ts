@@ -59,9 +59,15 @@ export interface IndexCounters {
   sharedRows: number
   /** Transactions written to the shared index. */
   sharedWrites: number
+  /** Cold reads that called `sessionPersistence.inspect(id)` (a whole-log parse in rc.8). */
+  inspects: number
+  /** Cold reads answered by a surface kept at exactly that log revision (`index/surface-cache.ts`). */
+  surfaceHits: number
+  /** Surfaces written to the home store. */
+  surfacesKept: number
 }
 
 /** Counters at zero. */
 export function zeroCounters(): IndexCounters {
-  return { scans: 0, singleChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0 }
+  return { scans: 0, singleChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0 }
 }

@@ -13,7 +13,7 @@
  */
 
 import type { CachedTitle } from './plan.js'
-import type { CorpusRow, CorpusRows } from './shared-rows.js'
+import type { CorpusRow, CorpusRows, StoredSurface } from './shared-rows.js'
 
 /** Above this many evicted logs in one refresh, their rows are read in one query over the root. */
 const BULK_ROWS = 64
@@ -55,6 +55,19 @@ export class SharedIndex {
     const rows = this.guard(() => wanted === undefined ? paths.map(path => this.rows.byPath(path)) : this.rows.all(this.root)) ?? []
     for (const row of rows) if (row !== undefined && (wanted === undefined || wanted.has(row.path))) found.set(row.path, row)
     return found
+  }
+
+  /** The surface kept for one log path (`index/surface-cache.ts`). */
+  surface(path: string): StoredSurface | undefined {
+    return this.guard(() => this.rows.surface(path))
+  }
+
+  /** Keep a surface (one transaction, not queued: it is large and written once per read). @returns whether it was written. */
+  keepSurface(surface: StoredSurface, keep: number): boolean {
+    return this.guard(() => {
+      this.rows.keepSurface(this.root, surface, keep)
+      return true
+    }) ?? false
   }
 
   /** Queue a header read from its log. */

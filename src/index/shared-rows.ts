@@ -41,6 +41,23 @@ export interface CorpusChanges {
   readonly titles: ReadonlyArray<{ readonly path: string, readonly title: CachedTitle }>
 }
 
+/**
+ * The folded surface of one log at one revision (`index/surface-cache.ts`):
+ * what a cold `sessions_read` got from `sessionPersistence.inspect(id)` and
+ * the surface fold, kept so a later process at the same revision does not
+ * parse the log again. Used only at exactly `revision` of a file of `identity`.
+ */
+export interface StoredSurface {
+  /** Absolute path of the log file (the row's key). */
+  readonly path: string
+  readonly sessionId: string
+  readonly identity: string
+  /** The harness's `fileRevision` of the log the surface was folded from. */
+  readonly revision: string
+  /** `{ session, capturedThroughSeq, events }` as JSON, zstd-compressed. */
+  readonly surface: Uint8Array
+}
+
 /** The shared rows of the home store (`home/store-corpus.ts`). Every method is synchronous; none throws on a missing row. */
 export interface CorpusRows {
   /** Every row of the root `root` (one query). */
@@ -51,4 +68,8 @@ export interface CorpusRows {
   byPath(path: string): CorpusRow | undefined
   /** Apply `changes` to `root` in one transaction. */
   write(root: string, changes: CorpusChanges): void
+  /** The surface kept for one log path, if any (one indexed query). */
+  surface(path: string): StoredSurface | undefined
+  /** Keep `surface` for its path (replacing the one kept before), and keep at most `keep` surfaces of `root` (the latest written); one transaction. */
+  keepSurface(root: string, surface: StoredSurface, keep: number): void
 }

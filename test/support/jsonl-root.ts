@@ -36,6 +36,19 @@ export class Root {
     writeFileSync(this.path(id, cwd), encodeLog(header, events))
   }
 
+  /** A log of these events (objects, `seq` from 0), as one batch frame after the header frame. */
+  writeEvents(id: string, createdAt: number, events: ReadonlyArray<Record<string, unknown>>): void {
+    const header = JSON.stringify({ type: 'session', version: 0, id, createdAt, cwd: '/work/project' })
+    mkdirSync(dirname(this.path(id)), { recursive: true })
+    writeFileSync(this.path(id), encodeLog(header, events.map(event => JSON.stringify(event))))
+  }
+
+  /** Append these events as one batch frame, as `append` does. */
+  appendEvents(id: string, events: ReadonlyArray<Record<string, unknown>>): void {
+    const lines = events.map(event => `${JSON.stringify(event)}\n`).join('')
+    appendFileSync(this.path(id), zstdCompressSync(Buffer.from(lines), { params: { [constants.ZSTD_c_checksumFlag]: 1 } }))
+  }
+
   /** Publish a new log file in place of the old one (a new inode, as rc.8's `link()` publishes a log). */
   replace(id: string, createdAt: number, title: string | undefined): void {
     const path = this.path(id)
