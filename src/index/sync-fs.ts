@@ -34,11 +34,13 @@ export function directories(path: string): string[] {
 }
 
 function scanned(path: string, dirName: string, stats: BigIntStats): ScannedLog {
+  // `dev:ino` once: each BigInt's decimal string costs, and a query list checks every candidate.
+  const file = `${stats.dev}:${stats.ino}`
   return {
     path,
     dirName,
-    identity: `${stats.dev}:${stats.ino}:${stats.birthtimeNs}`,
-    revision: `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`,
+    identity: `${file}:${stats.birthtimeNs}`,
+    revision: `${file}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`,
     size: Number(stats.size),
   }
 }
