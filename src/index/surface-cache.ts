@@ -19,7 +19,8 @@
  * - a row that does not decode (zstd checksum, JSON, shape) is a miss.
  *
  * Only logs of at least {@link SURFACE_MIN_EVENTS} events are kept (a
- * smaller one parses in a few ms), the latest {@link SURFACE_ROWS} per root.
+ * smaller one parses in a few ms), the latest {@link SURFACE_ROWS} per root;
+ * each process also holds the last one it read, under the same rule.
  *
  * @module dsh-cross-session/index/surface-cache
  */
@@ -87,6 +88,8 @@ export class SurfaceCache {
   private readonly shared: SharedIndex | undefined
   private readonly files: LogFiles
   private readonly counters: IndexCounters
+  /** The last large surface this process read, at its revision (a repeated read decodes nothing). */
+  private last: { readonly path: string, readonly identity: string, readonly revision: string, readonly view: SurfaceView } | undefined
 
   constructor(shared: SharedIndex | undefined, files: LogFiles, counters: IndexCounters) {
     this.shared = shared
@@ -103,11 +106,17 @@ export class SurfaceCache {
    */
   async read(entry: IndexEntry, inspect: () => Promise<Inspected | undefined>, liveHere: () => boolean): Promise<SurfaceView | undefined> {
     const { log, header } = entry
+    const last = this.last
+    if (last !== undefined && last.path === log.path && last.identity === log.identity && last.revision === log.revision && last.view.session.id === header.id) {
+      this.counters.surfaceHits++
+      return last.view
+    }
     const kept = this.shared?.surface(log.path)
     if (kept !== undefined && kept.identity === log.identity && kept.revision === log.revision && kept.sessionId === header.id) {
       const view = decodeSurface(kept.surface, header.id)
       if (view !== undefined) {
         this.counters.surfaceHits++
+        this.last = { path: log.path, identity: log.identity, revision: log.revision, view }
         return view
       }
     }
@@ -118,6 +127,7 @@ export class SurfaceCache {
     const events = Array.isArray(inspected.events) ? inspected.events.length : 0
     if (this.shared === undefined || events < SURFACE_MIN_EVENTS || liveHere()) return view
     if (this.files.restat(log)?.revision !== log.revision) return view
+    this.last = { path: log.path, identity: log.identity, revision: log.revision, view }
     const bytes = encodeSurface(view)
     if (bytes !== undefined && this.shared.keepSurface({ path: log.path, sessionId: header.id, identity: log.identity, revision: log.revision, surface: bytes }, SURFACE_ROWS)) {
       this.counters.surfacesKept++

@@ -79,6 +79,9 @@ describe('surfaces kept in the home store', () => {
     expect(second.persistence.inspected).toEqual([])
     expect(second.index().counters).toMatchObject({ inspects: 0, surfaceHits: 1 })
     expect(again).toEqual(read)
+    // A repeated read in that process: its last surface, nothing decoded or inspected.
+    expect(await second.port.readSurface('session-big', signal)).toBe(again)
+    expect(second.index().counters).toMatchObject({ inspects: 0, surfaceHits: 2 })
 
     // It grew by a replacement reaching back to the first seq: the kept surface is not used, the log is folded whole.
     const next = SURFACE_MIN_EVENTS + 10
@@ -89,6 +92,9 @@ describe('surfaces kept in the home store', () => {
     expect(grown?.events).toEqual(await folded('session-big'))
     expect(grown?.events).toHaveLength(1)
     expect(grown?.capturedThroughSeq).toBe(next)
+    // The process that held the old surface does not answer from it: it takes the one kept at the new revision.
+    expect(await second.port.readSurface('session-big', signal)).toEqual(grown)
+    expect(second.index().counters).toMatchObject({ inspects: 0, surfaceHits: 3 })
     // ... and kept at its new revision for the next process.
     const fourth = processOn()
     expect(await fourth.port.readSurface('session-big', signal)).toEqual(grown)
