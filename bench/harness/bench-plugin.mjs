@@ -236,7 +236,7 @@ async function runAll(ctx, config, exec) {
       // and reads each long log once (what an earlier process read, the measured one finds kept: index/surface-cache.ts).
       rows.push(await timeCase({ ...common, tool: 'sessions_list', case: 'query, first process on an unindexed home' }, list, () => ({ query: manifest.smallWord }), 1, execFor(), counters))
       for (const [events, id] of Object.entries(manifest.longIds)) {
-        rows.push(await timeCase({ ...common, tool: 'sessions_read', case: 'cold, first read of the log on this home', events: Number(events) }, read, () => ({ session_id: id }), 1, execFor(), counters))
+        rows.push(await timeCase({ ...common, tool: 'sessions_read', case: 'cold, in the priming process', events: Number(events) }, read, () => ({ session_id: id }), 1, execFor(), counters))
       }
       return rows
     }
