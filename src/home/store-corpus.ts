@@ -33,6 +33,13 @@ interface Row {
   readonly title_bytes: number | null
 }
 
+/** Table `corpus_surfaces` (part of the store's schema, `home/store-schema.ts`). */
+export const CORPUS_SURFACES_SCHEMA = `CREATE TABLE IF NOT EXISTS corpus_surfaces (
+  path TEXT PRIMARY KEY, root TEXT NOT NULL, session_id TEXT NOT NULL,
+  identity TEXT NOT NULL, revision TEXT NOT NULL, surface BLOB NOT NULL, written INTEGER NOT NULL) STRICT;
+CREATE INDEX IF NOT EXISTS corpus_surfaces_by_root ON corpus_surfaces (root, written);
+`
+
 /** A `corpus_surfaces` row as read. */
 interface SurfaceRow {
   readonly path: string

@@ -16,18 +16,14 @@
  *   (`sessions_send` `notify`): `watching` until the target's turn that took
  *   it ends, then `noticed` (the notice posted in the same transaction) or
  *   `dropped` with why (docs/architecture.md §8, "Notices").
- * - `corpus_logs`: the corpus index shared by every process (one row per
- *   session log: its header at a file identity, its title at a log
- *   revision; `home/store-corpus.ts`).
+ * - `corpus_logs`, `corpus_surfaces`: the corpus index shared by every process (`home/store-corpus.ts`): a log's
+ *   header at a file identity, its title and (large logs only) its folded surface at a log revision.
  * - `inbound`: a session's own choice of what peer messages do (`accept`,
  *   `hold`, `refuse`), set by its user; no row follows the `inbound` setting.
  * - `approvals`: one row per message held for its target's user (`held`,
  *   then `delivered` into `messages` in one transaction, `refused`, `expired`).
  * - `traffic`: one row per message a process delivered to a session live
  *   in itself, or refused for its inbound choice (docs/architecture.md §8).
- * - `corpus_surfaces`: the folded surface of a few large logs, each at one
- *   log revision (`index/surface-cache.ts`), so a new process's cold read of
- *   an unchanged log does not parse it again.
  *
  * @module dsh-cross-session/home/store-schema
  */
@@ -36,6 +32,7 @@ import type { ProcessTag } from '../harness/dsh-home.js'
 import type { HolderRefusal } from '../ports.js'
 import type { NoticeOutcome } from '../model/outcomes.js'
 import type { Holder, HolderView, LetGo, MessageState, StoredMessage } from './store.js'
+import { CORPUS_SURFACES_SCHEMA } from './store-corpus.js'
 
 /** Schema version kept in `meta`; a store of another version is rebuilt. */
 export const STORE_VERSION = '5'
@@ -109,11 +106,7 @@ CREATE TABLE IF NOT EXISTS traffic (
   seq INTEGER, answered_seq INTEGER, reason TEXT,
   created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL) STRICT;
 CREATE INDEX IF NOT EXISTS traffic_by_target ON traffic (target, state);
-CREATE TABLE IF NOT EXISTS corpus_surfaces (
-  path TEXT PRIMARY KEY, root TEXT NOT NULL, session_id TEXT NOT NULL,
-  identity TEXT NOT NULL, revision TEXT NOT NULL, surface BLOB NOT NULL, written INTEGER NOT NULL) STRICT;
-CREATE INDEX IF NOT EXISTS corpus_surfaces_by_root ON corpus_surfaces (root, written);
-`
+${CORPUS_SURFACES_SCHEMA}`
 
 /** A `holders` row as read. */
 export interface HolderRow {
