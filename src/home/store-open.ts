@@ -29,6 +29,9 @@ import { loadSqlite } from '../harness/sqlite-module.js'
 import { SCHEMA, STORE_VERSION } from './store-schema.js'
 import { SqliteHomeStore } from './store-sqlite.js'
 
+/** The `meta` table alone (as in the schema, idempotent): read for the version before the schema runs. */
+const META_SCHEMA = 'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;'
+
 /** How long a transition waits for another process's write lock, ms. */
 export const BUSY_TIMEOUT_MS = 5000
 
@@ -60,11 +63,18 @@ function connect(file: string): DatabaseSync {
     // A checkpoint truncates the WAL back to this size (bytes), so a large sweep does not leave it grown.
     db.exec('PRAGMA journal_size_limit = 1048576')
     db.exec('BEGIN IMMEDIATE')
-    db.exec(SCHEMA)
+    // The version is read before the schema runs: this version's indexes name
+    // columns an older store lacks, and running them first would fail with
+    // "no such column" instead of rebuilding the store.
+    db.exec(META_SCHEMA)
     const version = db.prepare('SELECT value FROM meta WHERE key = \'version\'').get() as { value: string } | undefined
+    if (version !== undefined && version.value !== STORE_VERSION) {
+      db.exec('ROLLBACK')
+      throw Object.assign(new Error(`store schema ${version.value}, expected ${STORE_VERSION}`), { storeMismatch: true })
+    }
+    db.exec(SCHEMA)
     if (version === undefined) db.prepare('INSERT INTO meta (key, value) VALUES (\'version\', ?)').run(STORE_VERSION)
     db.exec('COMMIT')
-    if (version !== undefined && version.value !== STORE_VERSION) throw Object.assign(new Error(`store schema ${version.value}, expected ${STORE_VERSION}`), { storeMismatch: true })
     return db
   } catch (error: unknown) {
     try {

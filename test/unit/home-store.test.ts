@@ -460,6 +460,25 @@ describe('opening the store', () => {
     expect(post(rebuilt, 's')).toMatch(/^m\d+$/)
   })
 
+  it('rebuilds a store an earlier release of this package made (schema 1), whose tables lack columns this schema indexes', () => {
+    const home = tempHome()
+    const { dir, file } = storePaths(home)
+    mkdirSync(dir, { mode: 0o700 })
+    // The schema of the first release of the store, verbatim (git history of src/home/store-schema.ts).
+    const db = new DatabaseSync(file)
+    db.exec(V1_SCHEMA)
+    db.exec('INSERT INTO meta (key, value) VALUES (\'version\', \'1\')')
+    db.close()
+    const logs: string[] = []
+    const rebuilt = openHomeStore(home, { pid: 1, start: 1 }, () => true, line => logs.push(line))
+    opened.push(rebuilt)
+    expect(logs).toEqual([expect.stringContaining('store schema 1, expected')])
+    expect(readdirSync(dir).filter(name => /^store\.sqlite\.broken-\d+$/.test(name))).toHaveLength(1)
+    rebuilt.markLive('s')
+    const id = post(rebuilt, 's')
+    expect(rebuilt.claim('s').map(each => each.messageId)).toEqual([id])
+  })
+
   it('a transition waits for another process\'s write lock (busy_timeout) instead of failing', async () => {
     const { home, stores: [a] } = processes(1)
     const { file } = storePaths(home)
@@ -478,3 +497,35 @@ describe('opening the store', () => {
     await new Promise(resolve => holder.once('exit', resolve))
   })
 })
+
+/** The store's schema as the first release wrote it (version 1). */
+const V1_SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+CREATE TABLE IF NOT EXISTS processes (
+  pid INTEGER NOT NULL, start INTEGER NOT NULL,
+  long_lived INTEGER NOT NULL, joined_at INTEGER NOT NULL,
+  PRIMARY KEY (pid, start)) STRICT;
+CREATE TABLE IF NOT EXISTS holders (
+  session_id TEXT PRIMARY KEY,
+  pid INTEGER, start INTEGER,
+  state TEXT NOT NULL CHECK (state IN ('waking', 'live', 'free')),
+  woke INTEGER NOT NULL DEFAULT 0,
+  since INTEGER NOT NULL,
+  let_go TEXT, let_go_pid INTEGER, let_go_at INTEGER) STRICT;
+CREATE TABLE IF NOT EXISTS messages (
+  n INTEGER PRIMARY KEY AUTOINCREMENT,
+  message_id TEXT NOT NULL UNIQUE,
+  target TEXT NOT NULL, sender TEXT NOT NULL, hop INTEGER NOT NULL,
+  mode TEXT NOT NULL CHECK (mode IN ('queue', 'steer')),
+  text TEXT NOT NULL, may_wake INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('pending', 'claimed', 'recorded', 'refused')),
+  claimer_pid INTEGER, claimer_start INTEGER,
+  seq INTEGER, running INTEGER, reason TEXT,
+  answered_seq INTEGER, reoffered INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL) STRICT;
+CREATE INDEX IF NOT EXISTS messages_by_target ON messages (target, state, n);
+CREATE INDEX IF NOT EXISTS messages_waiting ON messages (target) WHERE state IN ('pending', 'claimed');
+CREATE INDEX IF NOT EXISTS messages_by_claimer ON messages (claimer_pid, claimer_start) WHERE state = 'claimed';
+CREATE INDEX IF NOT EXISTS messages_done ON messages (updated_at) WHERE state IN ('recorded', 'refused');
+CREATE INDEX IF NOT EXISTS holders_by_pid ON holders (pid, start);
+`
