@@ -79,14 +79,23 @@ async function main(): Promise<void> {
   console.log(`DSH_HOME: ${h.home}${keep ? ' (kept on exit)' : ' (deleted on exit; --keep keeps it)'}`)
   console.log(`Seeded: alpha ${ids.alpha}, bravo ${bravo}, charlie ${charlie} (holds peer messages: one waits for approval).`)
   console.log(`In any session the scripted model understands: list · read <session id> · send <session id> <text>. Ctrl-C stops.\n`)
+  // Ctrl-C reaches this process twice (from the terminal's process group and
+  // forwarded by scripts/node22.mjs): every signal is caught, the first stops.
+  let stopping = false
   const stop = async (): Promise<void> => {
-    await web.stop()
-    await model.close()
-    if (!keep) h.cleanup()
-    process.exit(0)
+    if (stopping) return
+    stopping = true
+    try {
+      await web.stop()
+      await model.close()
+    } finally {
+      if (!keep) h.cleanup()
+      console.log(keep ? `stopped; DSH_HOME kept: ${h.home}` : 'stopped; DSH_HOME deleted')
+      process.exit(0)
+    }
   }
-  process.once('SIGINT', () => { void stop() })
-  process.once('SIGTERM', () => { void stop() })
+  process.on('SIGINT', () => { void stop() })
+  process.on('SIGTERM', () => { void stop() })
 }
 
 void main().catch((error: unknown) => {

@@ -30,7 +30,9 @@ function Who({ id, titles, openSession }) {
 
 /** One row of the view. */
 function TrafficRow({ row, titles, openSession, decide, t }) {
-  const detail = row.state === 'held' ? t('approval.expires', { left: timeLeft(row.expiresAt ?? 0) }) : row.seq === undefined ? '' : `seq ${row.seq}`
+  const recorded = row.seq === undefined ? [] : [t('traffic.recorded', { seq: row.seq })]
+  const answered = row.answeredSeq === undefined ? [] : [t('traffic.answered', { seq: row.answeredSeq })]
+  const detail = row.state === 'held' ? t('approval.expires', { left: timeLeft(row.expiresAt ?? 0) }) : [...recorded, ...answered].join(' · ')
   return (
     <li className="xs-traffic-row" data-xs-traffic={row.messageId} data-xs-state={row.state}>
       <div className="xs-traffic-head">

@@ -91,7 +91,10 @@ export interface TrafficRow {
   /** When it was sent, ms since the epoch. */
   readonly at: number
   readonly state: TrafficState
+  /** Recorded: its seq in the target's log. */
   readonly seq?: number
+  /** Answered: the seq of the `turn/end` of the turn that answered it. */
+  readonly answeredSeq?: number
   /** Held: when it expires. */
   readonly expiresAt?: number
   /** Refused: why (`inbound`, `user`, or the holder's refusal). */

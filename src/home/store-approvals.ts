@@ -156,6 +156,7 @@ export class StoreApprovals extends StoreNotices implements ApprovalStore {
     return rows.map(row => ({
       messageId: row.message_id, sender: row.sender, target: row.target, mode: row.mode, hop: row.hop, at: row.at, state: trafficState(row),
       ...(row.seq === null ? {} : { seq: row.seq }),
+      ...(row.answered_seq === null ? {} : { answeredSeq: row.answered_seq }),
       ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
       ...(row.reason === null ? {} : { reason: row.reason }),
       ...(row.notice === null ? {} : { notice: true }),

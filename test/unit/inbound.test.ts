@@ -192,6 +192,7 @@ describe('the approval half of the home store', () => {
     store.decide('delivered', 'deliver', Date.now())
     const rows = store.traffic(50)
     expect(Object.fromEntries(rows.map(row => [row.messageId, row.state]))).toEqual({ held: 'held', refused: 'refused', local: 'answered', no: 'refused', delivered: 'pending' })
+    expect(rows.find(row => row.messageId === 'local')).toMatchObject({ seq: 7, answeredSeq: 9 })
     expect(rows.find(row => row.messageId === 'no')?.reason).toBe('inbound')
     expect(rows.find(row => row.messageId === 'refused')?.reason).toBe('user')
     expect(rows.map(row => row.at)).toEqual([...rows.map(row => row.at)].sort((a, b) => b - a))
