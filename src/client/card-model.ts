@@ -41,8 +41,23 @@ export function isOverridden(row: SettingRow, view: ScopeView): boolean {
   return Object.hasOwn(recordOf(view.user), row.key)
 }
 
-/** `1–200`, `queue | steer`, `true | false`, with the unit when there is one. */
+/** A duration in ms as people say it: `12 h`, `10 min`, `5 s` (the largest unit that divides it), else `250 ms`. */
+export function durationText(ms: number): string {
+  for (const [name, size] of [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) {
+    if (ms >= size && ms % size === 0) return `${ms / size} ${name}`
+  }
+  return `${ms} ms`
+}
+
+/** A setting's value as shown beside its default: a duration in ms also as people say it, `43200000 (12 h)`. */
+export function defaultText(row: SettingRow): string {
+  const value = String(row.default)
+  return row.unit === 'ms' && typeof row.default === 'number' && row.default >= 1000 ? `${value} (${durationText(row.default)})` : value
+}
+
+/** `1–200`, `queue | steer`, `true | false`, with the unit when there is one (a duration in ms also as `1 min–7 d`). */
 export function rangeText(row: SettingRow): string {
+  if (row.kind === 'integer' && row.unit === 'ms') return `${row.min}–${row.max} ms (${durationText(row.min ?? 0)}–${durationText(row.max ?? 0)})`
   if (row.kind === 'integer') return `${row.min}–${row.max}${row.unit === undefined ? '' : ` ${row.unit}`}`
   if (row.kind === 'enum') return (row.values ?? []).join(' | ')
   return 'true | false'

@@ -14,7 +14,7 @@
  */
 import { useState, useSyncExternalStore } from 'react'
 import { SETTINGS_TABLE } from '../settings/table.ts'
-import { currentValue, isOverridden, planSave, rangeText, unlanded } from './card-model.ts'
+import { currentValue, defaultText, isOverridden, planSave, rangeText, unlanded } from './card-model.ts'
 
 /**
  * Card state over one bound scope: drafts, the revision they were typed
@@ -139,7 +139,7 @@ function Field({ row, view, draft, error, lang, t, onEdit, disabled }) {
       </div>
       {row.kind === 'boolean' ? null : <Control row={row} id={id} text={text} error={error} lang={lang} disabled={disabled} onEdit={onEdit} />}
       {error !== undefined ? <p className="xs-error" role="alert" data-xs-error={row.key}>{error[lang]}</p> : <p className="xs-hint">{row.description[lang]}</p>}
-      <p className="xs-hint xs-meta">{row.kind === 'boolean' ? `${t('card.default')}: ${t(row.default ? 'card.on' : 'card.off')}` : `${t('card.default')}: ${valueText(row.default)} · ${t('card.range')}: ${rangeText(row)}`}</p>
+      <p className="xs-hint xs-meta">{row.kind === 'boolean' ? `${t('card.default')}: ${t(row.default ? 'card.on' : 'card.off')}` : `${t('card.default')}: ${defaultText(row)} · ${t('card.range')}: ${rangeText(row)}`}</p>
     </div>
   )
 }

@@ -114,7 +114,7 @@ const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: B
   },
   inbound: {
     label: { en: 'Messages from peers', zh: '来自其他会话的消息' },
-    description: { en: 'accept: delivered at once; hold: kept until the target session\'s user delivers or refuses it in the web UI; refuse: refused (rejected). A session\'s own choice wins.', zh: 'accept：立即送达；hold：保留，直到目标会话的用户在网页界面中送达或拒绝；refuse：拒绝（rejected）。会话自己的选择优先。' },
+    description: { en: 'accept: delivered at once; hold: kept until the target session\'s user delivers or refuses it in the web UI; refuse: the sender is told this session takes no peer messages. A session\'s own choice wins.', zh: 'accept：立即送达；hold：保留，直到目标会话的用户在网页界面中送达或拒绝；refuse：告知发送方此会话不接收其他会话的消息。会话自己的选择优先。' },
     options: {
       accept: { en: 'Accept', zh: '接受' },
       hold: { en: 'Hold for approval', zh: '保留待批准' },

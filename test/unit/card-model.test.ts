@@ -1,6 +1,6 @@
 /** Decisions of the web settings card (src/client/card-model.ts). */
 import { describe, expect, it } from 'vitest'
-import { currentValue, isOverridden, planSave, rangeText, SETTINGS_TABLE, unlanded, type ScopeView } from '../../src/testing.js'
+import { currentValue, defaultText, durationText, isOverridden, planSave, rangeText, SETTINGS_TABLE, unlanded, type ScopeView } from '../../src/testing.js'
 
 const row = (key: string) => SETTINGS_TABLE.find(r => r.key === key)!
 const view = (value: Record<string, unknown>, user: Record<string, unknown> | undefined, revision: number): ScopeView => ({ status: 'ready', value, user, revision, writable: true })
@@ -12,7 +12,11 @@ describe('card model', () => {
     expect(currentValue(row('maxListResults'), v)).toBe(25)
     expect(isOverridden(row('maxHops'), v)).toBe(true)
     expect(isOverridden(row('maxListResults'), v)).toBe(false)
-    expect(rangeText(row('recordWaitMs'))).toBe('0–30000 ms')
+    expect(rangeText(row('recordWaitMs'))).toBe('0–30000 ms (0 ms–30 s)')
+    expect(rangeText(row('noticeTtlMs'))).toBe('60000–604800000 ms (1 min–7 d)')
+    expect(defaultText(row('noticeTtlMs'))).toBe('43200000 (12 h)')
+    expect(defaultText(row('maxHops'))).toBe('4')
+    expect([durationText(250), durationText(1500), durationText(90_000), durationText(600_000)]).toEqual(['250 ms', '1500 ms', '90 s', '10 min'])
     expect(rangeText(row('defaultSendMode'))).toBe('queue | steer')
   })
 
