@@ -16,15 +16,10 @@
 import { existsSync, realpathSync, rmSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join, sep } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { isCi, launchBrowser, missingBrowser, openApp, openSession } from './support/browser.ts'
-import { startFakeModel, type FakeModel, type ModelRequest, type Reply } from './support/fake-model.ts'
-import { assertPrerequisites, historyEvents, makeHome, ROOT, SKIP_E2E, startWeb, tearDown, waitFor, writePatch, type DshHome, type WebHarness } from './support/harness.ts'
-
-function shotPath(h: DshHome, name: string): string {
-  return process.env.XS_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'images', name) : join(h.base, name)
-}
+import { afterEach, describe, expect, it } from 'vitest'
+import { isCi, missingBrowser, openApp, openSession, shotPath, webFixture } from './support/browser.ts'
+import { startFakeModel, type ModelRequest, type Reply } from './support/fake-model.ts'
+import { historyEvents, makeHome, ROOT, SKIP_E2E, startWeb, waitFor, writePatch } from './support/harness.ts'
 import { firstUserText, turnOf } from './support/scenario.ts'
 
 const noBrowser = missingBrowser()
@@ -62,29 +57,18 @@ function outsideWritableRoots(): string {
 }
 
 describe.skipIf(SKIP_E2E || skipForBrowser)('a peer-started turn runs under the target\'s own approval policy', () => {
-  let browser: Browser | undefined
-  let h: DshHome | undefined
-  let model: FakeModel | undefined
-  let web: WebHarness | undefined
-  let page: Page | undefined
+  const fx = webFixture()
   const probe = join(outsideWritableRoots(), `.peer-authority-probe-${process.pid}.txt`)
-  beforeAll(async () => {
-    assertPrerequisites()
-    browser = await launchBrowser()
-  })
-  afterAll(async () => { await browser?.close() })
-  afterEach(async () => {
+  // Registered after webFixture's, so it runs before that teardown, as it did when it led the one afterEach.
+  afterEach(() => {
     rmSync(probe, { force: true })
-    await page?.close()
-    await tearDown({ web, model, h })
-    web = model = h = page = undefined
   })
 
   it('asks the user before a wider write the peer asked for, and writes nothing when the user denies', async () => {
-    h = makeHome('peer-authority')
+    const h = fx.h = makeHome('peer-authority')
     let alphaId = ''
-    model = await startFakeModel({ scenario: scenario(probe, () => alphaId) })
-    web = await startWeb(h, model, { patch: writePatch(h) })
+    const model = fx.model = await startFakeModel({ scenario: scenario(probe, () => alphaId) })
+    const web = fx.web = await startWeb(h, model, { patch: writePatch(h) })
     alphaId = (await web.create()).sessionId
     await web.rpc('session.rename', { sessionId: alphaId, title: 'Deploy keys' })
     await web.prompt(alphaId, 'ROLE:A keep the keys')
@@ -105,7 +89,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('a peer-started turn runs under the 
     expect(existsSync(probe)).toBe(false)
 
     // The user sees the harness's own approval prompt in that session, and rejects it: nothing is written.
-    page = await browser!.newPage({ viewport: { width: 1180, height: 860 } })
+    const page = fx.page = await fx.browser!.newPage({ viewport: { width: 1180, height: 860 } })
     await openApp(page, web.port)
     await openSession(page, 'Deploy keys')
     const reject = page.getByRole('button', { name: 'Reject', exact: true })

@@ -11,12 +11,10 @@
  * received row: "Notice from session 4b91… · finished · Open session".
  * @module test/e2e/web-notices
  */
-import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { installByName, isCi, launchBrowser, missingBrowser, openApp, openSession } from './support/browser.ts'
-import { resultOf, startFakeModel, type FakeModel } from './support/fake-model.ts'
-import { assertPrerequisites, makeHome, ROOT, runHeadless, SKIP_E2E, startWeb, tearDown, waitFor, writePatch, type DshHome, type WebHarness } from './support/harness.ts'
+import { describe, expect, it } from 'vitest'
+import { installByName, isCi, missingBrowser, openApp, openSession, shotPath, webFixture } from './support/browser.ts'
+import { resultOf, startFakeModel } from './support/fake-model.ts'
+import { makeHome, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch } from './support/harness.ts'
 import { firstUserText, router, steps } from './support/scenario.ts'
 import { readStore } from './support/store.ts'
 
@@ -26,34 +24,16 @@ if (skipForBrowser && !SKIP_E2E) console.warn(`web-notices e2e skipped: ${noBrow
 
 const NOTICE = 'Cross-session notice from the dsh-cross-session package'
 
-function shotPath(h: DshHome, name: string): string {
-  return process.env.XS_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'images', name) : join(h.base, name)
-}
-
 describe.skipIf(SKIP_E2E || skipForBrowser)('notices and live send rows (dsh web + headless Chromium)', () => {
-  let browser: Browser | undefined
-  let h: DshHome | undefined
-  let model: FakeModel | undefined
-  let web: WebHarness | undefined
-  let page: Page | undefined
-  beforeAll(async () => {
-    assertPrerequisites()
-    browser = await launchBrowser()
-  })
-  afterAll(async () => { await browser?.close() })
-  afterEach(async () => {
-    await page?.close()
-    await tearDown({ web, model, h })
-    web = model = h = page = undefined
-  })
+  const fx = webFixture()
 
   it('a headless send into a web session: the row follows it to answered with the target\'s title; the notice is a received row', async () => {
-    h = makeHome('web-notice')
+    const h = fx.h = makeHome('web-notice')
     installByName(h)
     let targetId = ''
     let release!: () => void
     const gate = new Promise<void>(resolve => { release = resolve })
-    model = await startFakeModel({
+    const model = fx.model = await startFakeModel({
       scenario: router({
         'ROLE:T': async turn => {
           if (!turn.trigger.startsWith('Cross-session message')) return { text: 'Target ready.' }
@@ -65,7 +45,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('notices and live send rows (dsh web
           : steps([() => ({ name: 'sessions_send', args: { session_id: targetId, message: 'Did the fix land on main?', notify: true } })], 'Asked.')(turn),
       }),
     })
-    web = await startWeb(h, model, { patch: writePatch(h, { plugin: false, rows: [{ id: 'cross-session', name: 'dsh-cross-session', config: {} }] }) })
+    const web = fx.web = await startWeb(h, model, { patch: writePatch(h, { plugin: false, rows: [{ id: 'cross-session', name: 'dsh-cross-session', config: {} }] }) })
     targetId = (await web.create()).sessionId
     await web.rpc('session.rename', { sessionId: targetId, title: 'Release target' })
     await web.prompt(targetId, 'ROLE:T stay around')
@@ -84,7 +64,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('notices and live send rows (dsh web
     const delivered = readStore(h).messages.find(m => m.notice === null)!
     expect(delivered.state).toBe('recorded')
 
-    page = await browser!.newPage({ viewport: { width: 1180, height: 860 } })
+    const page = fx.page = await fx.browser!.newPage({ viewport: { width: 1180, height: 860 } })
     await openApp(page, web.port)
     await openSession(page, 'Headless sender')
     const row = page.locator('[data-xs-row="sessions_send"][data-xs-outcome="accepted"]')

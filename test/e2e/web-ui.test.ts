@@ -10,11 +10,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { installByName, isCi, launchBrowser, missingBrowser, openApp, openPluginSettings, openSession } from './support/browser.ts'
-import { startFakeModel, type FakeModel } from './support/fake-model.ts'
-import { assertPrerequisites, makeHome, ROOT, SKIP_E2E, startWeb, tearDown, waitFor, writePatch, type DshHome, type WebHarness } from './support/harness.ts'
+import { describe, expect, it } from 'vitest'
+import { installByName, isCi, missingBrowser, openApp, openPluginSettings, openSession, shotPath, webFixture } from './support/browser.ts'
+import { startFakeModel } from './support/fake-model.ts'
+import { makeHome, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome } from './support/harness.ts'
 import { router, steps } from './support/scenario.ts'
 
 // Without a browser: skipped with one line on a developer's machine; under CI the tests run and fail in
@@ -30,32 +29,14 @@ function webPatch(h: DshHome): string {
   return writePatch(h, { plugin: false, rows: [{ id: 'cross-session', name: 'dsh-cross-session', config: {} }] })
 }
 
-function shotPath(h: DshHome, name: string): string {
-  return process.env.XS_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'images', name) : join(h.base, name)
-}
-
 describe.skipIf(SKIP_E2E || skipForBrowser)('web face (dsh web + headless Chromium)', () => {
-  let browser: Browser | undefined
-  let h: DshHome | undefined
-  let model: FakeModel | undefined
-  let web: WebHarness | undefined
-  let page: Page | undefined
-  beforeAll(async () => {
-    assertPrerequisites()
-    browser = await launchBrowser()
-  })
-  afterAll(async () => { await browser?.close() })
-  afterEach(async () => {
-    await page?.close()
-    await tearDown({ web, model, h })
-    web = model = h = page = undefined
-  })
+  const fx = webFixture()
 
   it('shows list, read and send rows with their targets and outcomes, a refused send with its code, and the received message as a peer\'s', async () => {
-    h = makeHome('web-rows')
+    const h = fx.h = makeHome('web-rows')
     installByName(h)
     let alphaId = ''
-    model = await startFakeModel({
+    const model = fx.model = await startFakeModel({
       scenario: router({
         'ROLE:A': steps([], 'Alpha here.'),
         'ROLE:B': steps([
@@ -66,7 +47,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('web face (dsh web + headless Chromi
         ], 'Bravo done.'),
       }),
     })
-    web = await startWeb(h, model, { patch: webPatch(h) })
+    const web = fx.web = await startWeb(h, model, { patch: webPatch(h) })
     alphaId = (await web.create()).sessionId
     await web.rpc('session.rename', { sessionId: alphaId, title: 'Fix the reasoning-effort config' })
     await web.prompt(alphaId, 'ROLE:A fix the config')
@@ -94,7 +75,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('web face (dsh web + headless Chromi
       'result: Send to 0000… — refused: not-found',
     ])
 
-    page = await browser!.newPage({ viewport: { width: 1180, height: 860 } })
+    const page = fx.page = await fx.browser!.newPage({ viewport: { width: 1180, height: 860 } })
     await openApp(page, web.port)
     await openSession(page, 'Release checklist for v2')
 
@@ -143,17 +124,17 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('web face (dsh web + headless Chromi
   })
 
   it('the settings card shows current values, refuses bad input inline, writes settings.yaml that the next tool call follows, and says so on a conflicting write', async () => {
-    h = makeHome('web-card')
+    const h = fx.h = makeHome('web-card')
     installByName(h)
-    model = await startFakeModel({ scenario: router({ 'ROLE:L': steps([{ name: 'sessions_list', args: {} }], 'Listed.') }) })
-    web = await startWeb(h, model, { patch: webPatch(h) })
+    const model = fx.model = await startFakeModel({ scenario: router({ 'ROLE:L': steps([{ name: 'sessions_list', args: {} }], 'Listed.') }) })
+    const web = fx.web = await startWeb(h, model, { patch: webPatch(h) })
     // A value already stored in the settings document: the card must show it, not the default.
     const described = await web.rpc<{ namespaces: Array<{ ns: string, revision: number, value: unknown }> }>('settings.describe', {})
     const section = described.namespaces.find(n => n.ns === 'cross-session')
     const revision = section?.revision
     await web.rpc('settings.mutate', { ns: 'cross-session', ops: [{ op: 'set', path: ['maxHops'], value: 7 }], ...(revision === undefined ? {} : { expectedRevision: revision }) })
 
-    page = await browser!.newPage({ viewport: { width: 1180, height: 3600 } })
+    const page = fx.page = await fx.browser!.newPage({ viewport: { width: 1180, height: 3600 } })
     await openApp(page, web.port)
     await openPluginSettings(page)
     const card = page.locator('[data-xs-card="cross-session"][data-xs-status="ready"]')
