@@ -12,10 +12,10 @@ import { randomUUID } from 'node:crypto'
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { constants, zstdCompressSync } from 'node:zlib'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { decodeLog, encodeLog, logPathOf } from '../../bench/harness/zstd-log.ts'
-import { startFakeModel, type FakeModel } from './support/fake-model.ts'
-import { assertPrerequisites, makeHome, readSession, readSessions, runDsh, runHeadless, SKIP_E2E, tearDown, writePatch, type DshHome } from './support/harness.ts'
+import { startFakeModel } from './support/fake-model.ts'
+import { homeFixture, makeHome, readSession, readSessions, runDsh, runHeadless, SKIP_E2E, writePatch } from './support/harness.ts'
 import { router, steps } from './support/scenario.ts'
 
 function titleFrame(seq: number, title: string): Buffer {
@@ -24,16 +24,10 @@ function titleFrame(seq: number, title: string): Buffer {
 }
 
 describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
-  beforeAll(assertPrerequisites)
-  let h: DshHome
-  let model: FakeModel | undefined
-  afterEach(async () => {
-    await tearDown({ model, h })
-    model = undefined
-  })
+  const fx = homeFixture()
 
   it('sees a session created, a log written and a session deleted by another process on the next call', async () => {
-    h = makeHome('corpus-index')
+    fx.h = makeHome('corpus-index')
     let alphaId = ''
     const charlieId = `session-${randomUUID()}`
     const results: string[] = []
@@ -42,9 +36,9 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
     // only turn into a model reply (fake-model.ts answers a throwing scenario with text).
     let delta: { code: number | null, stderr: string } | undefined
     let patch = ''
-    const alphaPath = () => logPathOf(h.home, h.workspace, alphaId)
-    const charliePath = () => logPathOf(h.home, h.workspace, charlieId)
-    model = await startFakeModel({
+    const alphaPath = () => logPathOf(fx.h!.home, fx.h!.workspace, alphaId)
+    const charliePath = () => logPathOf(fx.h!.home, fx.h!.workspace, charlieId)
+    fx.model = await startFakeModel({
       title: r => (r.allUserText.includes('ROLE:A') ? 'Alpha first title' : r.allUserText.includes('ROLE:D') ? 'Delta from another dsh' : 'Bravo watcher'),
       scenario: router({
         'ROLE:A': steps([], 'ALPHA done'),
@@ -54,8 +48,8 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
           async turn => {
             results.push(turn.results[0]?.content ?? '')
             // Another real dsh process on the same DSH_HOME creates a session while B waits for its model.
-            delta = await runDsh(['--profile', 'headless', '--patch', patch, 'ROLE:D say hello too'], { h, model: model! })
-            deltaId = readSessions(h).find(s => JSON.stringify(s.events).includes('ROLE:D say hello too'))?.header.id ?? 'missing'
+            delta = await runDsh(['--profile', 'headless', '--patch', patch, 'ROLE:D say hello too'], { h: fx.h!, model: fx.model! })
+            deltaId = readSessions(fx.h!).find(s => JSON.stringify(s.events).includes('ROLE:D say hello too'))?.header.id ?? 'missing'
             // Another process: a new session (a copy of A under a new id and title) and a new title for A.
             const [header, ...events] = decodeLog(readFileSync(alphaPath())).split('\n').filter(line => line.length > 0)
             const copied = events.map(line => line.split(alphaId).join(charlieId))
@@ -81,10 +75,10 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
         }),
       }),
     })
-    patch = writePatch(h)
-    alphaId = (await runHeadless(h, model, 'ROLE:A say hello', { patch })).sessionId
+    patch = writePatch(fx.h)
+    alphaId = (await runHeadless(fx.h, fx.model, 'ROLE:A say hello', { patch })).sessionId
     // B's run creates more than its own session, so it is started without runHeadless's one-new-session check.
-    const bravo = await runDsh(['--profile', 'headless', '--patch', patch, 'ROLE:B watch the corpus'], { h, model })
+    const bravo = await runDsh(['--profile', 'headless', '--patch', patch, 'ROLE:B watch the corpus'], { h: fx.h, model: fx.model })
     expect(bravo.code, bravo.stderr.slice(-2000)).toBe(0)
     expect(delta, 'B\'s model never reached the step that starts the second dsh process').toBeDefined()
     expect(delta!.code, delta!.stderr.slice(-2000)).toBe(0)
@@ -105,6 +99,6 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
     expect(afterDelete).not.toContain(charlieId)
     expect(afterDelete).toContain('Alpha renamed')
     // The harness itself accepts the appended title (the log stays valid).
-    expect(readSession(h, alphaId).events.at(-1)).toMatchObject({ type: 'session/title' })
+    expect(readSession(fx.h, alphaId).events.at(-1)).toMatchObject({ type: 'session/title' })
   })
 })

@@ -10,9 +10,9 @@
  * processes left behind, the store's rows (read-only, `support/store.ts`).
  * @module test/e2e/cross-process
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { resultOf, startFakeModel, textOf, type FakeModel } from './support/fake-model.ts'
-import { assertPrerequisites, makeHome, readSession, runDsh, runHeadless, SKIP_E2E, startWeb, tearDown, transcript, waitFor, writePatch, type DshHome, type PersistedSession, type WebHarness } from './support/harness.ts'
+import { describe, expect, it } from 'vitest'
+import { resultOf, startFakeModel, textOf } from './support/fake-model.ts'
+import { homeFixture, makeHome, readSession, runDsh, runHeadless, SKIP_E2E, startWeb, transcript, waitFor, writePatch, type PersistedSession } from './support/harness.ts'
 import { expectContiguous, idAt, peerMessages } from './support/logs.ts'
 import { heldTurnScenario, router, steps } from './support/scenario.ts'
 import { holderOf, messagesFor, readStore, writeStore } from './support/store.ts'
@@ -32,19 +32,12 @@ function mintedFor(senderId: string, callId: string): RegExp {
 }
 
 describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
-  beforeAll(assertPrerequisites)
-  let h: DshHome | undefined
-  let model: FakeModel | undefined
-  let web: WebHarness | undefined
-  afterEach(async () => {
-    await tearDown({ web, model, h })
-    web = model = h = undefined
-  })
+  const fx = homeFixture()
 
   it('a headless sender sees a web session as live and delivers into it without waking it', async () => {
-    h = makeHome('xp-web')
+    fx.h = makeHome('xp-web')
     let alphaId = ''
-    model = await startFakeModel({
+    fx.model = await startFakeModel({
       scenario: router({
         'ROLE:A': turn => ({ text: turn.trigger.startsWith('Cross-session message') ? 'ALPHA-SAW-PEER' : 'ALPHA-READY' }),
         'ROLE:B': steps([
@@ -54,38 +47,38 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
         'ROLE:C': steps([() => ({ name: 'sessions_read', args: { session_id: alphaId } })], 'C done'),
       }),
     })
-    const patch = writePatch(h)
-    web = await startWeb(h, model, { patch })
-    alphaId = (await web.create()).sessionId
-    await web.prompt(alphaId, 'ROLE:A stay around')
-    await web.waitIdle(alphaId)
+    const patch = writePatch(fx.h)
+    fx.web = await startWeb(fx.h, fx.model, { patch })
+    alphaId = (await fx.web.create()).sessionId
+    await fx.web.prompt(alphaId, 'ROLE:A stay around')
+    await fx.web.waitIdle(alphaId)
 
-    const bravo = await runHeadless(h, model, 'ROLE:B message your peer', { patch })
+    const bravo = await runHeadless(fx.h, fx.model, 'ROLE:B message your peer', { patch })
     // What the headless process left in the store when it exited: it let its own session go and
     // left the process table; the web host still holds A live and is the only process on the home.
-    const store = readStore(h)
-    expect(store.holders.filter(row => row.pid !== null).map(row => [row.session_id, row.pid, row.state])).toEqual([[alphaId, web.child.pid, 'live']])
+    const store = readStore(fx.h)
+    expect(store.holders.filter(row => row.pid !== null).map(row => [row.session_id, row.pid, row.state])).toEqual([[alphaId, fx.web.child.pid, 'live']])
     expect(store.holders.find(row => row.session_id === bravo.sessionId)).toMatchObject({ pid: null, state: 'free', let_go: 'exited' })
-    expect(store.processes.map(row => [row.pid, row.long_lived])).toEqual([[web.child.pid, 1]])
-    const list = resultOf(model, 'sessions_list')
+    expect(store.processes.map(row => [row.pid, row.long_lived])).toEqual([[fx.web.child.pid, 1]])
+    const list = resultOf(fx.model, 'sessions_list')
     const row = list.split('\n').find(line => line.includes(alphaId))
     expect(row).toMatch(/\[live, top-level\]/)
-    expect(row).toContain(`live in another dsh process (pid ${web.child.pid})`)
+    expect(row).toContain(`live in another dsh process (pid ${fx.web.child.pid})`)
 
-    const send = resultOf(model, 'sessions_send')
-    expect(send).toMatch(new RegExp(`^accepted for ${alphaId} \\| mode=queue .*\\| live in another dsh process \\(pid ${web.child.pid}\\); delivered through the mailbox \\| recorded at seq \\d+`))
+    const send = resultOf(fx.model, 'sessions_send')
+    expect(send).toMatch(new RegExp(`^accepted for ${alphaId} \\| mode=queue .*\\| live in another dsh process \\(pid ${fx.web.child.pid}\\); delivered through the mailbox \\| recorded at seq \\d+`))
     expect(send).not.toMatch(/woke/)
 
     // The web host's live session took it: its next model request holds the framed message.
-    await web.waitIdle(alphaId, { turns: 2 })
-    const alphaRequests = model.requests.filter(r => !r.isTitle && r.allUserText.includes('ROLE:A'))
+    await fx.web.waitIdle(alphaId, { turns: 2 })
+    const alphaRequests = fx.model.requests.filter(r => !r.isTitle && r.allUserText.includes('ROLE:A'))
     const framed = alphaRequests.at(-1)!.messages.map(textOf).find(text => text.startsWith('Cross-session message'))
     expect(framed).toContain(`from-session: ${bravo.sessionId}`)
     expect(framed).toContain('XP-BODY hello from another process')
 
     // One contiguous history, holding the message once, its seq as the send said.
-    await web.stop()
-    const persisted = readSession(h, alphaId)
+    await fx.web.stop()
+    const persisted = readSession(fx.h, alphaId)
     expectContiguous(persisted)
     const delivered = peerMessages(persisted, 'XP-BODY')
     expect(delivered).toHaveLength(1)
@@ -94,13 +87,13 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     expect(delivered[0]!.source).toEqual({ kind: 'plugin', plugin: 'dsh-cross-session', form: 'relay', senderSessionId: bravo.sessionId, hop: 1 })
 
     // A fresh process reads it (cold now that the web host stopped).
-    await runHeadless(h, model, 'ROLE:C read the peer', { patch })
-    const read = resultOf(model, 'sessions_read')
+    await runHeadless(fx.h, fx.model, 'ROLE:C read the peer', { patch })
+    const read = resultOf(fx.model, 'sessions_read')
     expect(read).toContain(`session ${alphaId} [cold, top-level]`)
     expect(read).toContain('XP-BODY hello from another process')
     expect(read).toContain('ALPHA-SAW-PEER')
     // The store agrees with the log: the one message it carried is recorded where the log holds it.
-    expect(messagesFor(h, alphaId).map(m => [m.sender, m.state, m.seq])).toEqual([[bravo.sessionId, 'recorded', delivered[0]!.seq]])
+    expect(messagesFor(fx.h, alphaId).map(m => [m.sender, m.state, m.seq])).toEqual([[bravo.sessionId, 'recorded', delivered[0]!.seq]])
   })
 
   /**
@@ -110,28 +103,28 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
    * is still open.
    */
   async function sendWhileRunning(mode: 'steer' | 'queue') {
-    h = makeHome(`xp-${mode}`)
+    fx.h = makeHome(`xp-${mode}`)
     let alphaId = ''
     const { scenario, held, release } = heldTurnScenario(mode, () => alphaId)
-    model = await startFakeModel({ scenario })
-    const patch = writePatch(h, { plugin: { recordWaitMs: RECORD_WAIT_MS } })
-    web = await startWeb(h, model, { patch })
-    const webPid = web.child.pid!
-    alphaId = (await web.create()).sessionId
-    await web.prompt(alphaId, 'ROLE:A a long job')
+    fx.model = await startFakeModel({ scenario })
+    const patch = writePatch(fx.h, { plugin: { recordWaitMs: RECORD_WAIT_MS } })
+    fx.web = await startWeb(fx.h, fx.model, { patch })
+    const webPid = fx.web.child.pid!
+    alphaId = (await fx.web.create()).sessionId
+    await fx.web.prompt(alphaId, 'ROLE:A a long job')
     await waitFor(held, 'A to be mid-turn')
-    const bravo = await runHeadless(h, model, 'ROLE:B interrupt your peer', { patch })
-    const send = resultOf(model, 'sessions_send')
-    const minted = mintedFor(bravo.sessionId, model.toolResults('sessions_send')[0]!.callId)
+    const bravo = await runHeadless(fx.h, fx.model, 'ROLE:B interrupt your peer', { patch })
+    const send = resultOf(fx.model, 'sessions_send')
+    const minted = mintedFor(bravo.sessionId, fx.model.toolResults('sessions_send')[0]!.callId)
     // Still mid-turn: the web host claimed the message and it is not in A's conversation yet.
-    expect(messagesFor(h, alphaId).map(m => [m.state, m.claimer_pid])).toEqual([['claimed', webPid]])
+    expect(messagesFor(fx.h, alphaId).map(m => [m.state, m.claimer_pid])).toEqual([['claimed', webPid]])
     release()
-    await waitFor(() => model!.requests.some(r => r.reply !== undefined && 'text' in r.reply && r.reply.text === 'ALPHA-SAW-PEER') || undefined, 'A to answer the peer message')
-    await web.waitIdle(alphaId)
-    await web.stop()
-    const persisted = readSession(h, alphaId)
+    await waitFor(() => fx.model!.requests.some(r => r.reply !== undefined && 'text' in r.reply && r.reply.text === 'ALPHA-SAW-PEER') || undefined, 'A to answer the peer message')
+    await fx.web.waitIdle(alphaId)
+    await fx.web.stop()
+    const persisted = readSession(fx.h, alphaId)
     expectContiguous(persisted)
-    return { send, persisted, alphaId, webPid, minted, stored: messagesFor(h, alphaId) }
+    return { send, persisted, alphaId, webPid, minted, stored: messagesFor(fx.h, alphaId) }
   }
 
   /** Turn number each framed message landed in. */
@@ -174,7 +167,7 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
   })
 
   it('two headless senders racing to wake one cold session: one wake, each message recorded once', async () => {
-    h = makeHome('xp-race')
+    fx.h = makeHome('xp-race')
     let alphaId = ''
     // Hold both senders' first answers until both asked, so their sends race.
     let arrived = 0
@@ -185,26 +178,26 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
       await barrier
       return { name: 'sessions_send', args: { session_id: alphaId, message: `${label}-BODY racing` } }
     }], `${label} done`)
-    model = await startFakeModel({
+    fx.model = await startFakeModel({
       scenario: router({
         'ROLE:A': turn => ({ text: turn.trigger.startsWith('Cross-session message') ? 'ALPHA-SAW-PEER' : 'ALPHA-READY' }),
         'ROLE:R1': racer('R1'),
         'ROLE:R2': racer('R2'),
       }),
     })
-    const patch = writePatch(h)
-    alphaId = (await runHeadless(h, model, 'ROLE:A be cold', { patch })).sessionId
+    const patch = writePatch(fx.h)
+    alphaId = (await runHeadless(fx.h, fx.model, 'ROLE:A be cold', { patch })).sessionId
     // Both at once (runHeadless finds "its" session by diffing the corpus, so the raw runner is used).
     // The second process starts once the first is past boot: rc.8's prepareProfile rewrites
     // profiles/<name>/cordis.yml with a plain writeFileSync on every boot (dsh lib/profile-boot-*.js),
     // so two boots in the same instant can read it half-written. The sends still race: the barrier
     // above holds the first sender's send until the second asks too.
-    const run = (task: string) => runDsh(['--profile', 'headless', '--patch', patch, task], { h: h!, model: model!, timeoutMs: 90_000 })
+    const run = (task: string) => runDsh(['--profile', 'headless', '--patch', patch, task], { h: fx.h!, model: fx.model!, timeoutMs: 90_000 })
     const first = run('ROLE:R1 message alpha')
     await waitFor(() => arrived >= 1 || undefined, 'the first sender to reach its model')
     const runs = await Promise.all([first, run('ROLE:R2 message alpha')])
     for (const run of runs) expect(run.code, run.stderr).toBe(0)
-    const sends = model.toolResults('sessions_send').map(r => r.content)
+    const sends = fx.model.toolResults('sessions_send').map(r => r.content)
     expect(sends).toHaveLength(2)
     const woke = sends.filter(text => text.includes('(woke a cold session)'))
     expect(woke).toHaveLength(1)
@@ -212,16 +205,16 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     expect(woke[0]).toMatch(/\(woke a cold session\) \| recorded at seq \d+ \| its turn ended \(completed\) at seq \d+\n/)
     const other = sends.find(text => !text.includes('(woke a cold session)'))!
     expect(other).toMatch(/live in another dsh process \(pid \d+\); delivered through the mailbox \| (recorded at seq \d+|claimed by that process, not yet recorded after \d+ ms)/)
-    const persisted = readSession(h, alphaId)
+    const persisted = readSession(fx.h, alphaId)
     expectContiguous(persisted)
     expect(peerMessages(persisted, 'R1-BODY')).toHaveLength(1)
     expect(peerMessages(persisted, 'R2-BODY')).toHaveLength(1)
   })
 
   it('a message pending for a SIGKILLed holder is delivered once on the next wake, before newer ones; a holder row naming a dead or reused pid is ignored', async () => {
-    h = makeHome('xp-kill')
+    fx.h = makeHome('xp-kill')
     let alphaId = ''
-    model = await startFakeModel({
+    fx.model = await startFakeModel({
       scenario: router({
         'ROLE:A': turn => ({ text: turn.trigger.startsWith('Cross-session message') ? 'ALPHA-SAW-PEER' : 'ALPHA-READY' }),
         'ROLE:B': steps([() => ({ name: 'sessions_send', args: { session_id: alphaId, message: 'PENDING-BODY sent while the owner froze' } })], 'B done'),
@@ -231,38 +224,38 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
         ], 'C done'),
       }),
     })
-    const patch = writePatch(h, { plugin: { recordWaitMs: RECORD_WAIT_MS } })
-    web = await startWeb(h, model, { patch })
-    alphaId = (await web.create()).sessionId
-    await web.prompt(alphaId, 'ROLE:A stay around')
-    await web.waitIdle(alphaId)
-    const ownerPid = web.child.pid!
+    const patch = writePatch(fx.h, { plugin: { recordWaitMs: RECORD_WAIT_MS } })
+    fx.web = await startWeb(fx.h, fx.model, { patch })
+    alphaId = (await fx.web.create()).sessionId
+    await fx.web.prompt(alphaId, 'ROLE:A stay around')
+    await fx.web.waitIdle(alphaId)
+    const ownerPid = fx.web.child.pid!
     // Freeze the owner: it is alive (its holder row counts) but cannot claim.
     process.kill(ownerPid, 'SIGSTOP')
     let bravoId = ''
     try {
-      bravoId = (await runHeadless(h, model, 'ROLE:B message the frozen peer', { patch })).sessionId
+      bravoId = (await runHeadless(fx.h, fx.model, 'ROLE:B message the frozen peer', { patch })).sessionId
     } finally {
       process.kill(ownerPid, 'SIGKILL')
       process.kill(ownerPid, 'SIGCONT')
     }
-    await waitFor(() => web!.child.exitCode !== null || web!.child.signalCode !== null, 'the owner to die')
-    const pending = resultOf(model, 'sessions_send')
+    await waitFor(() => fx.web!.child.exitCode !== null || fx.web!.child.signalCode !== null, 'the owner to die')
+    const pending = resultOf(fx.model, 'sessions_send')
     expect(pending).toMatch(new RegExp(`live in another dsh process \\(pid ${ownerPid}\\); delivered through the mailbox \\| still pending in the mailbox after ${RECORD_WAIT_MS} ms`))
     // The dead owner's row still names it (it died holding A); the message was never claimed.
-    expect(holderOf(h, alphaId)).toMatchObject({ pid: ownerPid, state: 'live' })
-    expect(messagesFor(h, alphaId).map(m => [m.state, m.claimer_pid])).toEqual([['pending', null]])
+    expect(holderOf(fx.h, alphaId)).toMatchObject({ pid: ownerPid, state: 'live' })
+    expect(messagesFor(fx.h, alphaId).map(m => [m.state, m.claimer_pid])).toEqual([['pending', null]])
     // Make the row name a living pid (this test runner) with another start time: a reused pid.
-    expect(writeStore(h, 'UPDATE holders SET pid = ?, start = 1 WHERE session_id = ?', process.pid, alphaId)).toBe(1)
+    expect(writeStore(fx.h, 'UPDATE holders SET pid = ?, start = 1 WHERE session_id = ?', process.pid, alphaId)).toBe(1)
 
     // C (default bounds) wakes A; its own message goes in behind the pending one, and C waits for A's answer.
-    await runHeadless(h, model, 'ROLE:C message the peer again', { patch: writePatch(h, {}, 'c.patch.yml') })
-    const list = resultOf(model, 'sessions_list')
+    await runHeadless(fx.h, fx.model, 'ROLE:C message the peer again', { patch: writePatch(fx.h, {}, 'c.patch.yml') })
+    const list = resultOf(fx.model, 'sessions_list')
     expect(list.split('\n').find(line => line.includes(alphaId))).toMatch(/\[cold, top-level\]/)
-    const woke = resultOf(model, 'sessions_send', 1)
+    const woke = resultOf(fx.model, 'sessions_send', 1)
     const said = new RegExp(`^accepted for ${alphaId} .*\\(woke a cold session\\) \\| recorded at seq (\\d+) \\| its turn ended \\(completed\\) at seq (\\d+)\n`).exec(woke)
     expect(said, woke).not.toBeNull()
-    const persisted = readSession(h, alphaId)
+    const persisted = readSession(fx.h, alphaId)
     expectContiguous(persisted)
     const older = peerMessages(persisted, 'PENDING-BODY')
     const newer = peerMessages(persisted, 'NEWER-BODY')
@@ -276,19 +269,19 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     expect(transcript(persisted).some(m => m.role === 'assistant' && m.text === 'ALPHA-SAW-PEER' && m.seq > newer[0]!.seq && m.seq < ended)).toBe(true)
     // Only the pending message went through the store (C delivered its own locally): recorded where the log
     // holds it, under the id B minted for its call.
-    const mintedByB = mintedFor(bravoId, model.toolResults('sessions_send')[0]!.callId)
-    expect(messagesFor(h, alphaId).map(m => [m.state, m.seq, m.message_id])).toEqual([['recorded', older[0]!.seq, expect.stringMatching(mintedByB)]])
+    const mintedByB = mintedFor(bravoId, fx.model.toolResults('sessions_send')[0]!.callId)
+    expect(messagesFor(fx.h, alphaId).map(m => [m.state, m.seq, m.message_id])).toEqual([['recorded', older[0]!.seq, expect.stringMatching(mintedByB)]])
     expect(idAt(persisted, older[0]!.seq)).toMatch(mintedByB)
-    web = undefined
+    fx.web = undefined
   })
 
   it('a session mid-turn in a process without this package is not woken (recent open turn)', async () => {
-    h = makeHome('xp-open-turn')
+    fx.h = makeHome('xp-open-turn')
     let release!: () => void
     const gate = new Promise<void>(r => { release = r })
     let alphaHeld = false
     let alphaId = ''
-    model = await startFakeModel({
+    fx.model = await startFakeModel({
       scenario: router({
         'ROLE:A': async () => {
           alphaHeld = true
@@ -299,20 +292,20 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
       }),
     })
     // The web host runs without the plugin: it publishes nothing.
-    web = await startWeb(h, model, { patch: writePatch(h, { plugin: false }, 'bare.patch.yml') })
-    alphaId = (await web.create()).sessionId
-    await web.prompt(alphaId, 'ROLE:A a long job')
+    fx.web = await startWeb(fx.h, fx.model, { patch: writePatch(fx.h, { plugin: false }, 'bare.patch.yml') })
+    alphaId = (await fx.web.create()).sessionId
+    await fx.web.prompt(alphaId, 'ROLE:A a long job')
     await waitFor(() => alphaHeld, 'A to be mid-turn')
-    await waitFor(() => readSession(h!, alphaId).events.some(e => e.type === 'turn/start') || undefined, 'A\'s open turn to be persisted')
-    await runHeadless(h, model, 'ROLE:B message the busy peer', { patch: writePatch(h) })
-    const send = resultOf(model, 'sessions_send')
+    await waitFor(() => readSession(fx.h!, alphaId).events.some(e => e.type === 'turn/start') || undefined, 'A\'s open turn to be persisted')
+    await runHeadless(fx.h, fx.model, 'ROLE:B message the busy peer', { patch: writePatch(fx.h) })
+    const send = resultOf(fx.model, 'sessions_send')
     expect(send).toMatch(/^refused: rejected/)
     expect(send).toContain('its log ends in a turn that is still open')
     expect(send).toContain('install dsh-cross-session in every dsh profile')
     release()
-    await web.waitIdle(alphaId)
-    await web.stop()
-    const persisted = readSession(h, alphaId)
+    await fx.web.waitIdle(alphaId)
+    await fx.web.stop()
+    const persisted = readSession(fx.h, alphaId)
     expectContiguous(persisted)
     expect(JSON.stringify(persisted.events)).not.toContain('OPEN-TURN-BODY')
   })

@@ -13,9 +13,9 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { startFakeModel, type FakeModel, type WireTool } from './support/fake-model.ts'
-import { E2E_DIR, makeHome, assertPrerequisites, nodeBinary, pluginRow, readLog, ROOT, runDsh, runHeadless, startWeb, writePatch, type DshHome, type WebHarness, SKIP_E2E, tearDown } from './support/harness.ts'
+import { homeFixture, E2E_DIR, makeHome, nodeBinary, pluginRow, readLog, ROOT, runDsh, runHeadless, startWeb, writePatch, SKIP_E2E } from './support/harness.ts'
 import { router, says, steps } from './support/scenario.ts'
 
 const TOOLS = ['sessions_list', 'sessions_read', 'sessions_send']
@@ -28,22 +28,15 @@ function catalogOf(model: FakeModel, marker: string): WireTool[] {
 }
 
 describe.skipIf(SKIP_E2E)('mounting', () => {
-  beforeAll(assertPrerequisites)
-  let h: DshHome | undefined
-  let model: FakeModel | undefined
-  let web: WebHarness | undefined
-  afterEach(async () => {
-    await tearDown({ web, model, h })
-    web = model = h = undefined
-  })
+  const fx = homeFixture()
 
   it('host row registers three fixed schemas; enabled: false registers none', async () => {
-    h = makeHome('catalog')
-    model = await startFakeModel({ scenario: () => ({ text: 'ok' }) })
-    await runHeadless(h, model, 'ROLE:ON hello', { patch: writePatch(h) })
-    await runHeadless(h, model, 'ROLE:OFF hello', { patch: writePatch(h, { plugin: { enabled: false } }, 'off.patch.yml') })
+    fx.h = makeHome('catalog')
+    fx.model = await startFakeModel({ scenario: () => ({ text: 'ok' }) })
+    await runHeadless(fx.h, fx.model, 'ROLE:ON hello', { patch: writePatch(fx.h) })
+    await runHeadless(fx.h, fx.model, 'ROLE:OFF hello', { patch: writePatch(fx.h, { plugin: { enabled: false } }, 'off.patch.yml') })
 
-    const on = catalogOf(model, 'ROLE:ON').filter(t => TOOLS.includes(t.function.name))
+    const on = catalogOf(fx.model, 'ROLE:ON').filter(t => TOOLS.includes(t.function.name))
     expect(on.map(t => t.function.name).sort()).toEqual(TOOLS)
     // Size as the harness serialises each entry into the request body.
     const sizes = Object.fromEntries(on.map(t => [t.function.name, Buffer.byteLength(JSON.stringify(t))]))
@@ -60,42 +53,42 @@ describe.skipIf(SKIP_E2E)('mounting', () => {
     expect(required('sessions_read')).toEqual(['session_id'])
     expect(required('sessions_send').sort()).toEqual(['message', 'session_id'])
 
-    const off = catalogOf(model, 'ROLE:OFF').map(t => t.function.name)
+    const off = catalogOf(fx.model, 'ROLE:OFF').map(t => t.function.name)
     expect(off.length).toBeGreaterThan(5) // the harness's own tools are still there
     for (const name of TOOLS) expect(off).not.toContain(name)
-    expect(readLog(h).some(l => l.name === 'cross-session' && /enabled: false/.test(l.text))).toBe(true)
+    expect(readLog(fx.h).some(l => l.name === 'cross-session' && /enabled: false/.test(l.text))).toBe(true)
   })
 
   it('a preset row gives the tools to sessions of that preset only', async () => {
-    h = makeHome('preset')
-    const presetDir = join(h.home, '.agent-presets', 'xs-peers')
+    fx.h = makeHome('preset')
+    const presetDir = join(fx.h.home, '.agent-presets', 'xs-peers')
     mkdirSync(presetDir, { recursive: true })
     writeFileSync(join(presetDir, 'preset.yml'), 'name: Cross-session peers\ndescription: e2e preset that mounts dsh-cross-session\norder: 9\n')
     // The preset composition is just the plugin row: its sessions see only these three tools.
     writeFileSync(join(presetDir, 'agent.cordis.yml'), `- ${JSON.stringify(pluginRow({}))}\n`)
-    model = await startFakeModel({
+    fx.model = await startFakeModel({
       scenario: router({
         'ROLE:P': steps([{ name: 'sessions_list', args: {} }], 'listed'),
         'ROLE:S': says('standard ok'),
       }),
     })
-    web = await startWeb(h, model, { patch: writePatch(h, { plugin: false }) })
-    const standard = await web.create()
+    fx.web = await startWeb(fx.h, fx.model, { patch: writePatch(fx.h, { plugin: false }) })
+    const standard = await fx.web.create()
     expect(standard.agentPreset).toBe('standard')
-    await web.prompt(standard.sessionId, 'ROLE:S hello')
-    await web.waitIdle(standard.sessionId)
-    const peer = await web.create({ agentPreset: 'xs-peers' })
+    await fx.web.prompt(standard.sessionId, 'ROLE:S hello')
+    await fx.web.waitIdle(standard.sessionId)
+    const peer = await fx.web.create({ agentPreset: 'xs-peers' })
     expect(peer.agentPreset).toBe('xs-peers')
-    await web.prompt(peer.sessionId, 'ROLE:P who else is here?')
-    await web.waitIdle(peer.sessionId)
+    await fx.web.prompt(peer.sessionId, 'ROLE:P who else is here?')
+    await fx.web.waitIdle(peer.sessionId)
 
-    const peerTools = catalogOf(model, 'ROLE:P').map(t => t.function.name)
+    const peerTools = catalogOf(fx.model, 'ROLE:P').map(t => t.function.name)
     expect(peerTools.sort()).toEqual(TOOLS)
-    const standardTools = catalogOf(model, 'ROLE:S').map(t => t.function.name)
+    const standardTools = catalogOf(fx.model, 'ROLE:S').map(t => t.function.name)
     expect(standardTools).toContain('read') // a full preset catalog…
     for (const name of TOOLS) expect(standardTools).not.toContain(name) // …without ours
     // And the preset's tools work: the list shows the standard session, the caller last.
-    const list = model.toolResults('sessions_list')[0]?.content ?? ''
+    const list = fx.model.toolResults('sessions_list')[0]?.content ?? ''
     const rows = list.split('\n').filter(l => l.startsWith('- '))
     expect(rows[0]).toContain(standard.sessionId)
     expect(rows.at(-1)).toContain(peer.sessionId)
@@ -108,24 +101,24 @@ describe.skipIf(SKIP_E2E)('mounting', () => {
     expect(manifest.dsh?.bundle?.patch, 'package.json must declare "dsh": {"bundle": {"patch": "./cordis.patch.yml"}}').toBe('./cordis.patch.yml')
     expect(existsSync(join(packageDir, 'cordis.patch.yml'))).toBe(true)
 
-    h = makeHome('plugin-add')
-    model = await startFakeModel({ scenario: router({ 'ROLE:W': steps([{ name: 'sessions_list', args: {} }], 'listed') }) })
+    fx.h = makeHome('plugin-add')
+    fx.model = await startFakeModel({ scenario: router({ 'ROLE:W': steps([{ name: 'sessions_list', args: {} }], 'listed') }) })
     // `dsh plugin` runs `pnpm` from PATH; pnpm's own shebang needs a node on PATH too.
     const path = [dirname(nodeBinary()), join(E2E_DIR, 'node_modules', '.bin'), process.env.PATH].join(':')
     const add = await runDsh(['plugin', '--profile', 'web', 'add', `link:${packageDir}`], {
-      h, model, timeoutMs: 60_000, env: { PATH: path, npm_config_store_dir: join(h.home, '.pnpm-store'), npm_config_update_notifier: 'false' },
+      h: fx.h, model: fx.model, timeoutMs: 60_000, env: { PATH: path, npm_config_store_dir: join(fx.h.home, '.pnpm-store'), npm_config_update_notifier: 'false' },
     })
     expect(add.code, `${add.stdout}\n${add.stderr}`).toBe(0)
-    const profile = JSON.parse(readFileSync(join(h.home, 'profiles', 'web', 'package.json'), 'utf8'))
+    const profile = JSON.parse(readFileSync(join(fx.h.home, 'profiles', 'web', 'package.json'), 'utf8'))
     expect(profile.dsh.profile.bundles).toEqual(['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app', manifest.name])
 
     // No --patch row for the plugin: only the logger. The tools come from the bundle layer.
-    web = await startWeb(h, model, { patch: writePatch(h, { plugin: false }) })
-    const session = await web.create()
-    await web.prompt(session.sessionId, 'ROLE:W anyone there?')
-    await web.waitIdle(session.sessionId)
-    const tools = catalogOf(model, 'ROLE:W').map(t => t.function.name)
+    fx.web = await startWeb(fx.h, fx.model, { patch: writePatch(fx.h, { plugin: false }) })
+    const session = await fx.web.create()
+    await fx.web.prompt(session.sessionId, 'ROLE:W anyone there?')
+    await fx.web.waitIdle(session.sessionId)
+    const tools = catalogOf(fx.model, 'ROLE:W').map(t => t.function.name)
     for (const name of TOOLS) expect(tools).toContain(name)
-    expect(model.toolResults('sessions_list')[0]?.content).toContain(`${session.sessionId} [live, top-level]`)
+    expect(fx.model.toolResults('sessions_list')[0]?.content).toContain(`${session.sessionId} [live, top-level]`)
   })
 })

@@ -18,9 +18,9 @@
  * requests the scripted model received, the persisted logs, the store rows.
  * @module test/e2e/notices
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { resultOf, startFakeModel, type FakeModel, type ModelRequest } from './support/fake-model.ts'
-import { assertPrerequisites, makeHome, readSession, runHeadless, SKIP_E2E, sleep, startWeb, tearDown, transcript, waitFor, writePatch, type DshHome, type PersistedSession, type WebHarness } from './support/harness.ts'
+import { homeFixture, makeHome, readSession, runHeadless, SKIP_E2E, sleep, startWeb, transcript, waitFor, writePatch, type PersistedSession } from './support/harness.ts'
 import { expectContiguous, idAt, peerMessages } from './support/logs.ts'
 import { firstUserText, router, steps, type ActorScript } from './support/scenario.ts'
 import { readStore, writeStore } from './support/store.ts'
@@ -47,18 +47,11 @@ function sender(target: () => string): ActorScript {
 const targetScript: ActorScript = turn => ({ text: turn.trigger.startsWith('Cross-session message') ? ANSWER : 'T-READY' })
 
 describe.skipIf(SKIP_E2E)('notices and cursors', () => {
-  beforeAll(assertPrerequisites)
-  let h: DshHome | undefined
-  let model: FakeModel | undefined
-  let web: WebHarness | undefined
-  afterEach(async () => {
-    await tearDown({ web, model, h })
-    web = model = h = undefined
-  })
+  const fx = homeFixture()
 
   /** The notice in `sender`'s log says what the target's log holds. */
   function expectNotice(senderLog: PersistedSession, targetId: string): void {
-    const target = readSession(h!, targetId)
+    const target = readSession(fx.h!, targetId)
     expectContiguous(senderLog)
     expectContiguous(target)
     const delivered = peerMessages(target, 'NOTIFY-BODY')
@@ -79,40 +72,40 @@ describe.skipIf(SKIP_E2E)('notices and cursors', () => {
   }
 
   it('a web-host sender with notify to a cold target: exactly one notice; the target\'s model is asked only its own answer', async () => {
-    h = makeHome('nt-web')
+    fx.h = makeHome('nt-web')
     let targetId = ''
-    model = await startFakeModel({ scenario: router({ 'ROLE:T': targetScript, 'ROLE:S': sender(() => targetId) }) })
-    const patch = writePatch(h)
-    targetId = (await runHeadless(h, model, 'ROLE:T be cold', { patch })).sessionId
-    const before = requestsOf(model, 'ROLE:T').length
-    web = await startWeb(h, model, { patch })
-    const senderId = (await web.create()).sessionId
-    await web.prompt(senderId, 'ROLE:S ask your peer')
-    await web.waitIdle(senderId, { turns: 2 })
-    const send = resultOf(model, 'sessions_send')
+    fx.model = await startFakeModel({ scenario: router({ 'ROLE:T': targetScript, 'ROLE:S': sender(() => targetId) }) })
+    const patch = writePatch(fx.h)
+    targetId = (await runHeadless(fx.h, fx.model, 'ROLE:T be cold', { patch })).sessionId
+    const before = requestsOf(fx.model, 'ROLE:T').length
+    fx.web = await startWeb(fx.h, fx.model, { patch })
+    const senderId = (await fx.web.create()).sessionId
+    await fx.web.prompt(senderId, 'ROLE:S ask your peer')
+    await fx.web.waitIdle(senderId, { turns: 2 })
+    const send = resultOf(fx.model, 'sessions_send')
     expect(send).toMatch(new RegExp(`^accepted for ${targetId} .*\\(woke a cold session\\) \\| recorded at seq \\d+`))
     expect(send).toContain('Notice: when the turn that takes this message ends, one notice comes to this session (expires in 12 h)')
     // Quiet for a while: nothing more arrives.
     await sleep(2500)
-    await web.stop()
-    expectNotice(readSession(h, senderId), targetId)
+    await fx.web.stop()
+    expectNotice(readSession(fx.h, senderId), targetId)
     // The target's model: one request after the wake (its answer), and it never saw a notice.
-    const asked = requestsOf(model, 'ROLE:T').slice(before)
+    const asked = requestsOf(fx.model, 'ROLE:T').slice(before)
     expect(asked).toHaveLength(1)
     expect(asked[0]!.lastUserText).toContain('NOTIFY-BODY')
     expect(asked.some(r => r.allUserText.includes(NOTICE))).toBe(false)
-    const store = readStore(h)
+    const store = readStore(fx.h)
     expect(store.watches.map(w => [w.sender, w.target, w.state, w.outcome])).toEqual([[senderId, targetId, 'noticed', 'completed']])
     expect(store.messages.filter(m => m.notice !== null).map(m => [m.sender, m.target, m.state, m.hop])).toEqual([[targetId, senderId, 'recorded', 2]])
   })
 
   /** T live in a web host; a headless S sends with notify under `senderConfig`, and its run ends before T answers. */
   async function headlessSender(label: string, senderConfig: Record<string, unknown>) {
-    h = makeHome(label)
+    fx.h = makeHome(label)
     let targetId = ''
     let release!: () => void
     const gate = new Promise<void>(resolve => { release = resolve })
-    model = await startFakeModel({
+    fx.model = await startFakeModel({
       scenario: router({
         'ROLE:T': async turn => {
           // Hold the answer until the sender's run has ended: the sender is cold when the turn ends.
@@ -122,57 +115,57 @@ describe.skipIf(SKIP_E2E)('notices and cursors', () => {
         'ROLE:S': sender(() => targetId),
       }),
     })
-    web = await startWeb(h, model, { patch: writePatch(h) })
-    targetId = (await web.create()).sessionId
-    await web.prompt(targetId, 'ROLE:T stay around')
-    await web.waitIdle(targetId)
-    const run = await runHeadless(h, model, 'ROLE:S ask your peer', { patch: writePatch(h, { plugin: senderConfig }, 's.patch.yml') })
-    const send = resultOf(model, 'sessions_send')
-    expect(send).toMatch(new RegExp(`^accepted for ${targetId} .*live in another dsh process \\(pid ${web.child.pid}\\); delivered through the mailbox`))
+    fx.web = await startWeb(fx.h, fx.model, { patch: writePatch(fx.h) })
+    targetId = (await fx.web.create()).sessionId
+    await fx.web.prompt(targetId, 'ROLE:T stay around')
+    await fx.web.waitIdle(targetId)
+    const run = await runHeadless(fx.h, fx.model, 'ROLE:S ask your peer', { patch: writePatch(fx.h, { plugin: senderConfig }, 's.patch.yml') })
+    const send = resultOf(fx.model, 'sessions_send')
+    expect(send).toMatch(new RegExp(`^accepted for ${targetId} .*live in another dsh process \\(pid ${fx.web.child.pid}\\); delivered through the mailbox`))
     expect(send).toContain('Notice: when the turn that takes this message ends')
-    expect(readStore(h).holders.find(row => row.session_id === run.sessionId)).toMatchObject({ pid: null, let_go: 'exited' })
+    expect(readStore(fx.h).holders.find(row => row.session_id === run.sessionId)).toMatchObject({ pid: null, let_go: 'exited' })
     release()
-    await web.waitIdle(targetId, { turns: 2 })
-    return { senderId: run.sessionId, targetId, web }
+    await fx.web.waitIdle(targetId, { turns: 2 })
+    return { senderId: run.sessionId, targetId, web: fx.web }
   }
 
   it('a headless sender, the target in another process: the sender went cold, and the web host wakes it for the notice', async () => {
     const { senderId, targetId } = await headlessSender('nt-headless', {})
-    await waitFor(() => requestsOf(model!, 'ROLE:S').some(r => r.lastUserText.startsWith(NOTICE)) || undefined, 'the notice to reach the sender\'s model')
-    await web!.waitIdle(senderId, { turns: 2 })
+    await waitFor(() => requestsOf(fx.model!, 'ROLE:S').some(r => r.lastUserText.startsWith(NOTICE)) || undefined, 'the notice to reach the sender\'s model')
+    await fx.web!.waitIdle(senderId, { turns: 2 })
     await sleep(1500)
-    await web!.stop()
-    expectNotice(readSession(h!, senderId), targetId)
-    const notice = readStore(h!).messages.find(m => m.notice !== null)
+    await fx.web!.stop()
+    expectNotice(readSession(fx.h!, senderId), targetId)
+    const notice = readStore(fx.h!).messages.find(m => m.notice !== null)
     expect(notice).toMatchObject({ sender: targetId, target: senderId, state: 'recorded', may_wake: 1 })
   })
 
   it('under the sender\'s allowResume: false the notice does not wake it; it waits for the sender\'s next turn', async () => {
     const { senderId, targetId } = await headlessSender('nt-no-wake', { allowResume: false })
-    await waitFor(() => readStore(h!).messages.find(m => m.notice !== null), 'the notice to be posted')
+    await waitFor(() => readStore(fx.h!).messages.find(m => m.notice !== null), 'the notice to be posted')
     // Two adoption ticks of the web host (2 s each): still waiting, not woken.
     await sleep(5000)
-    expect(readStore(h!).messages.filter(m => m.notice !== null).map(m => [m.target, m.state, m.may_wake])).toEqual([[senderId, 'pending', 0]])
-    expect(readStore(h!).holders.find(row => row.session_id === senderId)?.pid ?? null).toBeNull()
-    expect(requestsOf(model!, 'ROLE:S').some(r => r.allUserText.includes(NOTICE))).toBe(false)
+    expect(readStore(fx.h!).messages.filter(m => m.notice !== null).map(m => [m.target, m.state, m.may_wake])).toEqual([[senderId, 'pending', 0]])
+    expect(readStore(fx.h!).holders.find(row => row.session_id === senderId)?.pid ?? null).toBeNull()
+    expect(requestsOf(fx.model!, 'ROLE:S').some(r => r.allUserText.includes(NOTICE))).toBe(false)
     // The sender's next turn (its user opens it in the web UI): the notice is delivered with it.
-    await web!.prompt(senderId, 'ROLE:S back again')
-    await waitFor(() => requestsOf(model!, 'ROLE:S').some(r => r.allUserText.includes(NOTICE)) || undefined, 'the notice to reach the sender\'s model')
-    await web!.waitIdle(senderId, { turns: 2 })
+    await fx.web!.prompt(senderId, 'ROLE:S back again')
+    await waitFor(() => requestsOf(fx.model!, 'ROLE:S').some(r => r.allUserText.includes(NOTICE)) || undefined, 'the notice to reach the sender\'s model')
+    await fx.web!.waitIdle(senderId, { turns: 2 })
     await sleep(1000)
-    await web!.stop()
-    const senderLog = readSession(h!, senderId)
+    await fx.web!.stop()
+    const senderLog = readSession(fx.h!, senderId)
     expectContiguous(senderLog)
     expect(noticesIn(senderLog)).toHaveLength(1)
     expect(noticesIn(senderLog)[0]!.text).toContain(`from-session: ${targetId}`)
-    expect(readStore(h!).messages.find(m => m.notice !== null)?.state).toBe('recorded')
+    expect(readStore(fx.h!).messages.find(m => m.notice !== null)?.state).toBe('recorded')
   })
 
   it('sessions_read cursors at both ends and in the middle of a long surface', async () => {
-    h = makeHome('nt-cursor')
+    fx.h = makeHome('nt-cursor')
     let targetId = ''
     const next = (text: string, side: 'after_seq' | 'before_seq'): number => Number(new RegExp(`${side === 'after_seq' ? 'newer' : 'older'}: \\d+ \\(${side} (\\d+)\\)`).exec(text)![1])
-    model = await startFakeModel({
+    fx.model = await startFakeModel({
       scenario: router({
         'ROLE:T': turn => ({ text: `answer to ${turn.trigger.slice(0, 20)}` }),
         'ROLE:R': steps([
@@ -186,22 +179,22 @@ describe.skipIf(SKIP_E2E)('notices and cursors', () => {
         ], 'R done'),
       }),
     })
-    const patch = writePatch(h)
-    web = await startWeb(h, model, { patch })
-    targetId = (await web.create()).sessionId
+    const patch = writePatch(fx.h)
+    fx.web = await startWeb(fx.h, fx.model, { patch })
+    targetId = (await fx.web.create()).sessionId
     for (let turn = 1; turn <= 6; turn++) {
-      await web.prompt(targetId, `ROLE:T message ${turn}`)
-      await web.waitIdle(targetId, { turns: turn })
+      await fx.web.prompt(targetId, `ROLE:T message ${turn}`)
+      await fx.web.waitIdle(targetId, { turns: turn })
     }
-    await web.stop()
-    await runHeadless(h, model, 'ROLE:R page through the peer', { patch })
-    const reads = model.toolResults('sessions_read').map(r => r.content)
+    await fx.web.stop()
+    await runHeadless(fx.h, fx.model, 'ROLE:R page through the peer', { patch })
+    const reads = fx.model.toolResults('sessions_read').map(r => r.content)
     expect(reads).toHaveLength(7)
     const seqs = (text: string): number[] => [...text.matchAll(/^--- \w+ \(seq (\d+),/gm)].map(m => Number(m[1]))
     const all = seqs(reads[0]!).reverse()
     // Twelve messages: six prompts and six answers, in log order.
     expect(all).toHaveLength(12)
-    const log = transcript(readSession(h, targetId)).filter(m => m.text.includes('message ') || m.text.startsWith('answer to'))
+    const log = transcript(readSession(fx.h, targetId)).filter(m => m.text.includes('message ') || m.text.startsWith('answer to'))
     expect(all).toEqual(log.map(m => m.seq))
     // Forward from the start, four at a time, then the rest: every message once, in order.
     const forward = [reads[1]!, reads[2]!, reads[3]!].flatMap(text => seqs(text).reverse())
@@ -219,20 +212,13 @@ describe.skipIf(SKIP_E2E)('notices and cursors', () => {
 })
 
 describe.skipIf(SKIP_E2E)('a notice across a SIGKILL', () => {
-  beforeAll(assertPrerequisites)
-  let h: DshHome | undefined
-  let model: FakeModel | undefined
-  let web: WebHarness | undefined
-  afterEach(async () => {
-    await tearDown({ web, model, h })
-    web = model = h = undefined
-  })
+  const fx = homeFixture()
 
   it('the target\'s holder is SIGKILLed mid-turn: the next holder reads the interrupted turn from the log and the notice says so, once', async () => {
-    h = makeHome('nt-kill')
+    fx.h = makeHome('nt-kill')
     let targetId = ''
     let stuck = false
-    model = await startFakeModel({
+    fx.model = await startFakeModel({
       scenario: router({
         'ROLE:T': async turn => {
           if (!turn.trigger.startsWith('Cross-session message')) return { text: 'T-READY' }
@@ -242,29 +228,29 @@ describe.skipIf(SKIP_E2E)('a notice across a SIGKILL', () => {
         'ROLE:S': sender(() => targetId),
       }),
     })
-    const patch = writePatch(h)
-    web = await startWeb(h, model, { patch })
-    const first = web
-    targetId = (await web.create()).sessionId
-    await web.prompt(targetId, 'ROLE:T stay around')
-    await web.waitIdle(targetId)
-    const run = await runHeadless(h, model, 'ROLE:S ask your peer', { patch: writePatch(h, {}, 's.patch.yml') })
+    const patch = writePatch(fx.h)
+    fx.web = await startWeb(fx.h, fx.model, { patch })
+    const first = fx.web
+    targetId = (await fx.web.create()).sessionId
+    await fx.web.prompt(targetId, 'ROLE:T stay around')
+    await fx.web.waitIdle(targetId)
+    const run = await runHeadless(fx.h, fx.model, 'ROLE:S ask your peer', { patch: writePatch(fx.h, {}, 's.patch.yml') })
     await waitFor(() => stuck || undefined, 'the target to be mid-turn on the message')
-    await waitFor(() => readStore(h!).messages.find(m => m.target === targetId && m.state === 'recorded'), 'the message to be recorded')
-    expect(readStore(h).watches.map(w => w.state)).toEqual(['watching'])
+    await waitFor(() => readStore(fx.h!).messages.find(m => m.target === targetId && m.state === 'recorded'), 'the message to be recorded')
+    expect(readStore(fx.h).watches.map(w => w.state)).toEqual(['watching'])
     first.child.kill('SIGKILL')
     await waitFor(() => first.child.exitCode !== null || first.child.signalCode !== null, 'the holder to die')
     // A new web host; the target's user opens it again: its holder looks at the watch against the log on disk.
-    web = await startWeb(h, model, { patch })
-    await web.prompt(targetId, 'ROLE:T back again')
-    await waitFor(() => readStore(h!).watches.find(w => w.state !== 'watching'), 'the watch to be settled')
-    expect(readStore(h).watches.map(w => [w.state, w.outcome])).toEqual([['noticed', 'interrupted']])
+    fx.web = await startWeb(fx.h, fx.model, { patch })
+    await fx.web.prompt(targetId, 'ROLE:T back again')
+    await waitFor(() => readStore(fx.h!).watches.find(w => w.state !== 'watching'), 'the watch to be settled')
+    expect(readStore(fx.h).watches.map(w => [w.state, w.outcome])).toEqual([['noticed', 'interrupted']])
     // The sender is cold and allowed waking: the host wakes it for the notice.
-    await waitFor(() => requestsOf(model!, 'ROLE:S').some(r => r.lastUserText.startsWith(NOTICE)) || undefined, 'the notice to reach the sender')
-    await web.waitIdle(run.sessionId, { turns: 2 })
+    await waitFor(() => requestsOf(fx.model!, 'ROLE:S').some(r => r.lastUserText.startsWith(NOTICE)) || undefined, 'the notice to reach the sender')
+    await fx.web.waitIdle(run.sessionId, { turns: 2 })
     await sleep(1500)
-    await web.stop()
-    const senderLog = readSession(h, run.sessionId)
+    await fx.web.stop()
+    const senderLog = readSession(fx.h, run.sessionId)
     expectContiguous(senderLog)
     const notices = noticesIn(senderLog)
     expect(notices).toHaveLength(1)
@@ -273,38 +259,38 @@ describe.skipIf(SKIP_E2E)('a notice across a SIGKILL', () => {
   })
 
   it('a watched turn that ended on disk with no holder left to look (it was SIGKILLed first): a web host reads the log on disk and posts the notice, waking nothing but the sender', async () => {
-    h = makeHome('nt-orphan')
+    fx.h = makeHome('nt-orphan')
     let targetId = ''
     const plain = steps([() => ({ name: 'sessions_send', args: { session_id: targetId, message: 'PLAIN-BODY please check the release' } })], 'S sent')
-    model = await startFakeModel({
+    fx.model = await startFakeModel({
       scenario: router({
         'ROLE:T': targetScript,
         'ROLE:S': turn => turn.trigger.startsWith(NOTICE) ? { text: 'S-GOT-NOTICE' } : turn.trigger.includes('ask your peer') ? plain(turn) : { text: 'S-BACK' },
       }),
     })
-    const patch = writePatch(h)
-    targetId = (await runHeadless(h, model, 'ROLE:T be cold', { patch })).sessionId
+    const patch = writePatch(fx.h)
+    targetId = (await runHeadless(fx.h, fx.model, 'ROLE:T be cold', { patch })).sessionId
     // No long-lived host: the headless sender wakes the target itself and waits until that turn has ended.
-    const run = await runHeadless(h, model, 'ROLE:S ask your peer', { patch })
-    expect(resultOf(model, 'sessions_send')).toMatch(/\| its turn ended \(completed\) at seq \d+/)
-    const target = readSession(h, targetId)
+    const run = await runHeadless(fx.h, fx.model, 'ROLE:S ask your peer', { patch })
+    expect(resultOf(fx.model, 'sessions_send')).toMatch(/\| its turn ended \(completed\) at seq \d+/)
+    const target = readSession(fx.h, targetId)
     const [delivered] = peerMessages(target, 'PLAIN-BODY')
     // What a holder SIGKILLed between that turn end and its look at the watches leaves behind: the watch, watching.
     const now = Date.now()
-    writeStore(h, `INSERT INTO watches (message_id, sender, target, hop, may_wake, max_hops, per_minute, state, created_at, expires_at, updated_at)
+    writeStore(fx.h, `INSERT INTO watches (message_id, sender, target, hop, may_wake, max_hops, per_minute, state, created_at, expires_at, updated_at)
       VALUES (?, ?, ?, 1, 1, 4, 6, 'watching', ?, ?, ?)`, String(idAt(target, delivered!.seq)), run.sessionId, targetId, now, now + 3_600_000, now)
-    const askedBefore = requestsOf(model, 'ROLE:T').length
-    web = await startWeb(h, model, { patch })
-    await waitFor(() => readStore(h!).watches.find(w => w.state !== 'watching'), 'the watch to be settled from the log on disk')
-    expect(readStore(h).watches.map(w => [w.state, w.outcome])).toEqual([['noticed', 'completed']])
-    await waitFor(() => requestsOf(model!, 'ROLE:S').some(r => r.lastUserText.startsWith(NOTICE)) || undefined, 'the notice to reach the sender')
-    await web.waitIdle(run.sessionId, { turns: 2 })
+    const askedBefore = requestsOf(fx.model, 'ROLE:T').length
+    fx.web = await startWeb(fx.h, fx.model, { patch })
+    await waitFor(() => readStore(fx.h!).watches.find(w => w.state !== 'watching'), 'the watch to be settled from the log on disk')
+    expect(readStore(fx.h).watches.map(w => [w.state, w.outcome])).toEqual([['noticed', 'completed']])
+    await waitFor(() => requestsOf(fx.model!, 'ROLE:S').some(r => r.lastUserText.startsWith(NOTICE)) || undefined, 'the notice to reach the sender')
+    await fx.web.waitIdle(run.sessionId, { turns: 2 })
     await sleep(1500)
-    await web.stop()
+    await fx.web.stop()
     // The target was only read: its model was asked nothing and its log is as it was.
-    expect(requestsOf(model, 'ROLE:T')).toHaveLength(askedBefore)
-    expect(readSession(h, targetId).events).toHaveLength(target.events.length)
-    const notices = noticesIn(readSession(h, run.sessionId))
+    expect(requestsOf(fx.model, 'ROLE:T')).toHaveLength(askedBefore)
+    expect(readSession(fx.h, targetId).events).toHaveLength(target.events.length)
+    const notices = noticesIn(readSession(fx.h, run.sessionId))
     expect(notices).toHaveLength(1)
     expect(notices[0]!.text).toMatch(new RegExp(`^turn: completed \\| it took your message at seq ${delivered!.seq} and ended at seq \\d+ \\| hop 2$`, 'm'))
   })

@@ -10,34 +10,28 @@
  * - with `frameMessages: false`, a relay chain is still refused at `maxHops`.
  * @module test/e2e/relay-source
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeModel, textOf, type FakeModel } from './support/fake-model.ts'
-import { assertPrerequisites, makeHome, readSession, runHeadless, SKIP_E2E, sleep, tearDown, transcript, waitFor, writePatch, type DshHome } from './support/harness.ts'
+import { describe, expect, it } from 'vitest'
+import { startFakeModel, textOf } from './support/fake-model.ts'
+import { homeFixture, makeHome, readSession, runHeadless, SKIP_E2E, sleep, transcript, waitFor, writePatch } from './support/harness.ts'
 import { router, sleeperScenario, steps } from './support/scenario.ts'
 
 describe.skipIf(SKIP_E2E)('relay source, frames off (headless profile)', () => {
-  beforeAll(assertPrerequisites)
-  let h: DshHome
-  let model: FakeModel | undefined
-  afterEach(async () => {
-    await tearDown({ model, h })
-    model = undefined
-  })
+  const fx = homeFixture()
 
   it('a relay-sourced queue delivery starts the target\'s turn as a user message, and its provenance is durable', async () => {
-    h = makeHome('relay-source')
+    fx.h = makeHome('relay-source')
     let alphaId = ''
     const sleeper = sleeperScenario({ target: () => alphaId, body: 'RAW-BODY-42 please answer', isPeerMessage: trigger => trigger === 'RAW-BODY-42 please answer', reply: 'ALPHA-GOT-IT' })
-    model = await startFakeModel({ title: sleeper.title, scenario: router(sleeper.actors) })
-    const patch = writePatch(h, { plugin: { allowResume: true, frameMessages: false } })
-    alphaId = (await runHeadless(h, model, 'ROLE:A take a nap', { patch })).sessionId
-    const bravo = await runHeadless(h, model, 'ROLE:B wake your peer', { patch })
+    fx.model = await startFakeModel({ title: sleeper.title, scenario: router(sleeper.actors) })
+    const patch = writePatch(fx.h, { plugin: { allowResume: true, frameMessages: false } })
+    alphaId = (await runHeadless(fx.h, fx.model, 'ROLE:A take a nap', { patch })).sessionId
+    const bravo = await runHeadless(fx.h, fx.model, 'ROLE:B wake your peer', { patch })
 
-    expect(model.toolResults('sessions_send')[0]?.content).toMatch(new RegExp(`^accepted for ${alphaId} .*\\(woke a cold session\\) \\| recorded at seq \\d+`))
+    expect(fx.model.toolResults('sessions_send')[0]?.content).toMatch(new RegExp(`^accepted for ${alphaId} .*\\(woke a cold session\\) \\| recorded at seq \\d+`))
     // The model of A received the delivered body as a user-role message, and it started a turn.
-    const alphaTurn = model.requests.find(r => !r.isTitle && r.messages.some(m => m.role === 'user' && textOf(m) === 'RAW-BODY-42 please answer'))
+    const alphaTurn = fx.model.requests.find(r => !r.isTitle && r.messages.some(m => m.role === 'user' && textOf(m) === 'RAW-BODY-42 please answer'))
     expect(alphaTurn, 'a model request of A carrying the delivered body as a user message').toBeDefined()
-    const alpha = readSession(h, alphaId)
+    const alpha = readSession(fx.h, alphaId)
     expect(alpha.events.filter(e => e.type === 'turn/start').length).toBe(2)
     // The log records the provenance in the source, where no model can write.
     const delivered = transcript(alpha).find(l => l.role === 'user' && l.text === 'RAW-BODY-42 please answer')
@@ -45,11 +39,11 @@ describe.skipIf(SKIP_E2E)('relay source, frames off (headless profile)', () => {
     const reply = transcript(alpha).find(l => l.role === 'assistant' && l.text.includes('ALPHA-GOT-IT'))
     expect(reply!.seq).toBeGreaterThan(delivered!.seq)
     // Reads label it from the recorded source.
-    expect(model.toolResults('sessions_read')[0]?.content).toContain(`peer:${bravo.sessionId}, hop 1) ---\nRAW-BODY-42 please answer`)
+    expect(fx.model.toolResults('sessions_read')[0]?.content).toContain(`peer:${bravo.sessionId}, hop 1) ---\nRAW-BODY-42 please answer`)
   })
 
   it('with frameMessages: false a three-session relay loop is refused at maxHops', async () => {
-    h = makeHome('relay-loop')
+    fx.h = makeHome('relay-loop')
     const ids: Record<string, string> = {}
     const next: Record<string, string> = { D: 'A', A: 'B', B: 'C', C: 'A' }
     let sends = 0
@@ -58,7 +52,7 @@ describe.skipIf(SKIP_E2E)('relay source, frames off (headless profile)', () => {
       sends++
       return { calls: [{ name: 'sessions_send', args: { session_id: ids[next[role]!]!, message: `relay ${sends} from ${role}`, mode: 'queue' } }] }
     }
-    model = await startFakeModel({
+    fx.model = await startFakeModel({
       scenario: router({
         'ROLE:D': steps([() => relayOn('D'), async () => {
           // Keep D's headless process (which hosts the woken sessions) open until the chain is refused.
@@ -73,10 +67,10 @@ describe.skipIf(SKIP_E2E)('relay source, frames off (headless profile)', () => {
         }])),
       }),
     })
-    const patch = writePatch(h, { plugin: { allowResume: true, frameMessages: false, maxHops: 3 } })
-    for (const role of ['A', 'B', 'C']) ids[role] = (await runHeadless(h, model, `ROLE:${role} idle`, { patch })).sessionId
-    await runHeadless(h, model, 'ROLE:D start the relay', { patch })
-    const results = model.toolResults('sessions_send').map(r => r.content)
+    const patch = writePatch(fx.h, { plugin: { allowResume: true, frameMessages: false, maxHops: 3 } })
+    for (const role of ['A', 'B', 'C']) ids[role] = (await runHeadless(fx.h, fx.model, `ROLE:${role} idle`, { patch })).sessionId
+    await runHeadless(fx.h, fx.model, 'ROLE:D start the relay', { patch })
+    const results = fx.model.toolResults('sessions_send').map(r => r.content)
     // D → A (hop 1), A → B (hop 2), B → C (hop 3), C → A refused (hop 4).
     expect(results.filter(r => r.startsWith('accepted')).length, JSON.stringify(results, null, 1)).toBe(3)
     expect(results.filter(r => r.startsWith('refused: rate-limited | this would be hop 4 of a relay chain limited to 3 hops')).length).toBe(1)

@@ -4,24 +4,18 @@
  * (docs/tools.md "sessions_send", retries). Retry identity is the caller, the call id and the arguments.
  * @module test/e2e/repeated-call-ids
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeModel, textOf, type FakeModel } from './support/fake-model.ts'
-import { assertPrerequisites, makeHome, readSession, runHeadless, SKIP_E2E, tearDown, transcript, writePatch, type DshHome } from './support/harness.ts'
+import { describe, expect, it } from 'vitest'
+import { startFakeModel, textOf } from './support/fake-model.ts'
+import { homeFixture, makeHome, readSession, runHeadless, SKIP_E2E, transcript, writePatch } from './support/harness.ts'
 import { router, says, steps } from './support/scenario.ts'
 
 describe.skipIf(SKIP_E2E)('repeated tool call ids (headless profile)', () => {
-  beforeAll(assertPrerequisites)
-  let h: DshHome
-  let model: FakeModel | undefined
-  afterEach(async () => {
-    await tearDown({ model, h })
-    model = undefined
-  })
+  const fx = homeFixture()
 
   it('two sends with the same call id and other arguments both deliver', async () => {
-    h = makeHome('call-0')
+    fx.h = makeHome('call-0')
     const ids: Record<string, string> = {}
-    model = await startFakeModel({
+    fx.model = await startFakeModel({
       scenario: router({
         'ROLE:T': says('resting'),
         'ROLE:S': steps([
@@ -30,18 +24,18 @@ describe.skipIf(SKIP_E2E)('repeated tool call ids (headless profile)', () => {
         ], 'S done'),
       }),
     })
-    const patch = writePatch(h, { plugin: { allowResume: true } })
-    ids.T1 = (await runHeadless(h, model, 'ROLE:T one', { patch })).sessionId
-    ids.T2 = (await runHeadless(h, model, 'ROLE:T two', { patch })).sessionId
-    await runHeadless(h, model, 'ROLE:S send twice', { patch })
+    const patch = writePatch(fx.h, { plugin: { allowResume: true } })
+    ids.T1 = (await runHeadless(fx.h, fx.model, 'ROLE:T one', { patch })).sessionId
+    ids.T2 = (await runHeadless(fx.h, fx.model, 'ROLE:T two', { patch })).sessionId
+    await runHeadless(fx.h, fx.model, 'ROLE:S send twice', { patch })
 
     // The tool results S's model received, in order (read from the requests: both carry id call_0).
-    const results = model.requests.flatMap(r => r.messages.filter(m => m.role === 'tool' && m.tool_call_id === 'call_0').map(textOf))
+    const results = fx.model.requests.flatMap(r => r.messages.filter(m => m.role === 'tool' && m.tool_call_id === 'call_0').map(textOf))
     const distinct = [...new Set(results)]
     expect(distinct[0]).toMatch(new RegExp(`^accepted for ${ids.T1}`))
     expect(distinct[1]).toMatch(new RegExp(`^accepted for ${ids.T2}`))
     expect(distinct[1]).not.toContain('not delivered again')
-    expect(transcript(readSession(h, ids.T2)).some(l => l.role === 'user' && l.text.includes('BODY-Y for T2'))).toBe(true)
-    expect(transcript(readSession(h, ids.T1)).some(l => l.role === 'user' && l.text.includes('BODY-X for T1'))).toBe(true)
+    expect(transcript(readSession(fx.h, ids.T2)).some(l => l.role === 'user' && l.text.includes('BODY-Y for T2'))).toBe(true)
+    expect(transcript(readSession(fx.h, ids.T1)).some(l => l.role === 'user' && l.text.includes('BODY-X for T1'))).toBe(true)
   })
 })

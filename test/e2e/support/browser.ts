@@ -13,8 +13,7 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll } from 'vitest'
-import type { FakeModel } from './fake-model.ts'
-import { assertPrerequisites, ROOT, tearDown, type DshHome, type WebHarness } from './harness.ts'
+import { homeFixture, ROOT, type DshHome, type HomeFixture } from './harness.ts'
 
 /** Where Chromium is looked for: `CHROMIUM_PATH` alone when it is set, else the usual paths. */
 function candidates(env: Record<string, string | undefined> = process.env): string[] {
@@ -58,38 +57,29 @@ export function shotPath(h: DshHome, name: string): string {
  * (`fx.h = makeHome(…)`, `fx.page = await fx.browser!.newPage(…)`) so that
  * `webFixture`'s hooks can close it. `browser` is set by the fixture.
  */
-export interface WebFixture {
+export interface WebFixture extends HomeFixture {
   /** Headless Chromium, launched once per describe block (undefined before its beforeAll). */
   browser: Browser | undefined
-  /** The test's harness home. */
-  h: DshHome | undefined
-  /** The test's scripted model. */
-  model: FakeModel | undefined
-  /** The test's `dsh web` host. */
-  web: WebHarness | undefined
   /** The test's page. */
   page: Page | undefined
 }
 
 /**
- * The setup every browser e2e shares. Called inside a `describe`, it
- * registers: beforeAll — check the e2e prerequisites (`assertPrerequisites`)
- * and launch Chromium (`launchBrowser`, which throws its one line when none
- * is installed); afterEach — close the test's page, tear down its web host,
- * model and home (`tearDown`) and clear those fields; afterAll — close the
- * browser. Returns the state object the tests set.
+ * The setup every browser e2e shares: `homeFixture` (check the e2e
+ * prerequisites; after each test tear down its web host, model and home)
+ * plus, registered inside the same `describe`: beforeAll — launch Chromium
+ * (`launchBrowser`, which throws its one line when none is installed);
+ * afterEach — close the test's page and clear that field (Vitest runs
+ * after-hooks in reverse order, so before the teardown); afterAll — close
+ * the browser. Returns the state object the tests set.
  */
 export function webFixture(): WebFixture {
-  const fx: WebFixture = { browser: undefined, h: undefined, model: undefined, web: undefined, page: undefined }
-  beforeAll(async () => {
-    assertPrerequisites()
-    fx.browser = await launchBrowser()
-  })
+  const fx: WebFixture = Object.assign(homeFixture(), { browser: undefined, page: undefined })
+  beforeAll(async () => { fx.browser = await launchBrowser() })
   afterAll(async () => { await fx.browser?.close() })
   afterEach(async () => {
     await fx.page?.close()
-    await tearDown({ web: fx.web, model: fx.model, h: fx.h })
-    fx.web = fx.model = fx.h = fx.page = undefined
+    fx.page = undefined
   })
   return fx
 }

@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { zstdDecompressSync } from 'node:zlib'
+import { afterEach, beforeAll } from 'vitest'
 import type { FakeModel } from './fake-model.ts'
 
 /** The package root (where `lib/plugin.js` and `e2e/` live). */
@@ -463,4 +464,37 @@ export async function tearDown(parts: { web?: WebHarness, model?: FakeModel, h?:
   await parts.web?.stop()
   await parts.model?.close()
   parts.h?.cleanup()
+}
+
+/**
+ * What one e2e test starts, set by the test as it starts each part
+ * (`fx.h = makeHome(…)`, `fx.model = await startFakeModel(…)`,
+ * `fx.web = await startWeb(…)`) so that `homeFixture`'s hooks can end it.
+ */
+export interface HomeFixture {
+  /** The test's harness home. */
+  h: DshHome | undefined
+  /** The test's scripted model. */
+  model: FakeModel | undefined
+  /** The test's `dsh web` host. */
+  web: WebHarness | undefined
+}
+
+/**
+ * The setup every harness e2e shares. Called inside a `describe`, it
+ * registers: beforeAll — check the e2e prerequisites (`assertPrerequisites`);
+ * afterEach — tear down the test's web host, model and home (`tearDown`) and
+ * clear those fields. Returns the state object the tests set. A file's own
+ * cleanup goes in an `afterEach` registered after this call: Vitest runs
+ * after-hooks in reverse order (`sequence.hooks: 'stack'`), so it runs
+ * before the teardown.
+ */
+export function homeFixture(): HomeFixture {
+  const fx: HomeFixture = { h: undefined, model: undefined, web: undefined }
+  beforeAll(assertPrerequisites)
+  afterEach(async () => {
+    await tearDown(fx)
+    fx.web = fx.model = fx.h = undefined
+  })
+  return fx
 }
