@@ -116,7 +116,7 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
       persistence: () => ctx.get('sessionPersistence'),
       sessions: () => ctx.get('sessions'),
       shared: () => home.corpus,
-      log: message => log('warn', message),
+      log: message => log('warn', message), lifetime: lifetime.signal,
     }),
     controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel, events }, woken),
   }

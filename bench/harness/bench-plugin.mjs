@@ -45,7 +45,7 @@ for (const method of ['refresh', 'check']) {
 
 /** Sum of the counters of every index seen so far. */
 function indexTotals() {
-  const totals = { scans: 0, singleChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0 }
+  const totals = { scans: 0, singleChecks: 0, batchChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0 }
   for (const index of indexes) for (const key of Object.keys(totals)) totals[key] += index.counters[key]
   return totals
 }

@@ -24,15 +24,26 @@ interface HostSessionStore {
 /**
  * Merge stored headers with this process's live sessions: a row is live when
  * `isLive(id)` says so (the per-call liveness overlay); a live session
- * without a log yet is listed as not persisted.
+ * without a log yet is listed as not persisted, after the stored rows.
+ * One row per session id: the first stored header of an id wins (the corpus
+ * index already keeps one per id, so this costs a `Set` only when asked to
+ * check, `storedUnique: false`).
  */
-export function overlayLive(stored: readonly SessionHeaderView[], live: readonly SessionHeaderView[], isLive: (id: string) => boolean): SessionRecordView[] {
-  const records = new Map<string, SessionRecordView>()
-  for (const header of stored) records.set(header.id, { header, live: isLive(header.id), persisted: true })
-  for (const header of live) {
-    if (!records.has(header.id)) records.set(header.id, { header, live: true, persisted: false })
+export function overlayLive(stored: readonly SessionHeaderView[], live: readonly SessionHeaderView[], isLive: (id: string) => boolean, storedUnique = false): SessionRecordView[] {
+  const records: SessionRecordView[] = []
+  const seen = storedUnique ? undefined : new Set<string>()
+  const unlogged = new Map<string, SessionHeaderView>()
+  for (const header of live) if (!unlogged.has(header.id)) unlogged.set(header.id, header)
+  for (const header of stored) {
+    if (seen !== undefined) {
+      if (seen.has(header.id)) continue
+      seen.add(header.id)
+    }
+    if (unlogged.size > 0) unlogged.delete(header.id)
+    records.push({ header, live: isLive(header.id), persisted: true })
   }
-  return [...records.values()]
+  for (const header of unlogged.values()) records.push({ header, live: true, persisted: false })
+  return records
 }
 
 /** Title of the last `session/title` event of an in-memory log (rc.8 `foldSessionTitle`). */

@@ -5,17 +5,14 @@
  * `sessionQuery` port of ./session-query.ts unchanged.
  *
  * What each method reads (docs/performance.md "What each call re-checks"):
- * - `listSessions`: one revision check of every stored log
- *   ({@link CorpusIndex.refresh}: `stat` each, header line of new logs only),
- *   plus the live sessions of this process (`ctx.sessions.list()`) that have
- *   no log yet. A row is live when that store holds it (as in rc.8's own
- *   listing) or the registry lists its agent: one `ctx.agents.list()` per
- *   call (a host without `list` is asked per row through `isLive`), read on
- *   every call, never cached.
+ * - `listSessions`: {@link CorpusIndex.refresh} (the listing; header lines
+ *   of new logs only), plus this process's live sessions (`ctx.sessions.list()`)
+ *   that have no log yet. A row is live when that store holds it or the
+ *   registry lists its agent (one `ctx.agents.list()` per call; a host
+ *   without `list` is asked per row through `isLive`), never cached.
  * - `readTitles(ids)`: a live session's title from its in-memory log; a
- *   stored one's from the index at the revision the same call's
- *   `listSessions` just checked (same abort signal = same tool call), else
- *   after a revision check of that log alone.
+ *   stored one's after a revision check of its log (many at once in one
+ *   batch, `CorpusIndex.checkMany`).
  * - `readSurface(id)`: live → rc.8 `sessionQuery.readSurface` (memory only);
  *   cold → a revision check of that log, then the surface kept in the home
  *   store at exactly that revision, else `sessionPersistence.inspect(id)` and
@@ -27,8 +24,10 @@
 
 import type { HostAgents } from '../harness/host.js'
 import { CorpusIndex } from '../index/corpus-index.js'
-import { jsonlFiles, jsonlLayout } from '../index/jsonl-files.js'
+import type { IndexEntry } from '../index/index-entry.js'
+import { jsonlFiles, jsonlLayout, type LogFiles } from '../index/jsonl-files.js'
 import { SharedIndex } from '../index/shared-index.js'
+import { PARALLEL_MIN_PATHS } from '../index/stat-worker.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 import { SurfaceCache, type Inspected } from '../index/surface-cache.js'
 import type { SessionHeaderView, SessionQueryPort } from '../ports.js'
@@ -51,6 +50,8 @@ interface IndexedPortOptions {
   readonly log?: (message: string) => void
   /** Called once per index built (tests and the bench read its counters). */
   readonly onIndex?: (index: CorpusIndex) => void
+  /** The plugin's lifetime: when it ends, the index's worker thread ends (`index/stat-worker.ts`). */
+  readonly lifetime?: AbortSignal
 }
 
 /** The persistence backend's "no such session" (`session "<id>" not found`, rc.8 coordinator). */
@@ -66,7 +67,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
   const { fallback, agents } = options
   // Keyed by the backend's root, not by object identity: Cordis hands out a
   // fresh proxy of a service on every `ctx.get`.
-  let current: { key: string, index: CorpusIndex, surfaces: SurfaceCache } | undefined
+  let current: { key: string, index: CorpusIndex, surfaces: SurfaceCache, files: LogFiles } | undefined
 
   const indexFor = (): { persistence: { inspect?: unknown }, index: CorpusIndex, surfaces: SurfaceCache } | undefined => {
     const persistence = options.persistence()
@@ -78,9 +79,10 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       const shared = rows === undefined
         ? undefined
         : new SharedIndex(rows, key, error => options.log?.(`the shared corpus index is off for this process (${String(error)}); each call reads the logs itself`))
+      current?.files.close()
       const files = jsonlFiles(layout)
       const index = new CorpusIndex(files, undefined, shared)
-      current = { key, index, surfaces: new SurfaceCache(shared, files, index.counters) }
+      current = { key, index, surfaces: new SurfaceCache(shared, files, index.counters), files }
       options.onIndex?.(current.index)
     }
     return { persistence: persistence as { inspect?: unknown }, index: current.index, surfaces: current.surfaces }
@@ -94,7 +96,10 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
   // The refresh each tool call made, by that call's abort signal: a list's
   // title fold reuses the revision check its own listing just made (one per
   // call), and any other call checks again.
+  // The batch checks' worker thread ends with the plugin (`index/stat-worker.ts`).
+  options.lifetime?.addEventListener('abort', () => current?.files.close(), { once: true })
   const refreshedBy = new WeakMap<AbortSignal, number>()
+  let lastHeaders: { entries: readonly IndexEntry[], headers: SessionHeaderView[] } | undefined
 
   return {
     async listSessions(signal) {
@@ -115,19 +120,30 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       // One registry listing for every row's liveness, not one lookup per row.
       const listed = typeof agents.list === 'function' ? agents.list() : undefined
       if (listed !== undefined) for (const agent of listed) liveIds.add(agent.id)
-      return overlayLive(entries.map(entry => entry.header), live, listed === undefined ? id => liveIds.has(id) || isLive(id) : id => liveIds.has(id))
+      // The headers of an unchanged refresh (the very same entries) are not mapped again.
+      const headers = lastHeaders?.entries === entries ? lastHeaders.headers : entries.map(entry => entry.header)
+      lastHeaders = { entries, headers }
+      return overlayLive(headers, live, listed === undefined ? id => liveIds.has(id) || isLive(id) : id => liveIds.has(id), true)
     },
 
     async readTitles(sessionIds, signal) {
       const indexed = indexFor()
       if (indexed === undefined) return fallback.readTitles(sessionIds, signal)
-      const sessions = store(options.sessions())
+      // This process's live sessions, read once (the store is a service proxy: one `get` per id costs).
+      const liveById = new Map<string, { events?: unknown }>()
+      for (const session of store(options.sessions())?.list() ?? []) {
+        const id = readHeader(session.header)?.id
+        if (id !== undefined) liveById.set(id, session)
+      }
       const titles = new Map<string, string | undefined>()
       const checkedBy = refreshedBy.get(signal)
+      // A query list asks every candidate: their revision checks in one batch (two threads), then each title.
+      if (checkedBy !== undefined && sessionIds.length >= PARALLEL_MIN_PATHS) await indexed.index.checkMany(sessionIds, checkedBy, signal)
+      signal.throwIfAborted()
       let sliceStart = performance.now()
+      let sinceLook = 0
       for (const sessionId of sessionIds) {
-        signal.throwIfAborted()
-        const live = sessions?.get(sessionId)
+        const live = liveById.get(sessionId)
         try {
           if (live !== undefined) {
             titles.set(sessionId, liveTitle(live.events))
@@ -138,9 +154,14 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
         } catch {
           titles.set(sessionId, undefined)
         }
-        if (performance.now() - sliceStart > 12) {
-          await new Promise(resolve => setImmediate(resolve))
-          sliceStart = performance.now()
+        // A look at the clock every 64 ids: a yield to the event loop every ~12 ms.
+        if (++sinceLook === 64) {
+          sinceLook = 0
+          if (performance.now() - sliceStart > 12) {
+            await new Promise(resolve => setImmediate(resolve))
+            signal.throwIfAborted()
+            sliceStart = performance.now()
+          }
         }
       }
       indexed.index.flush()

@@ -1,14 +1,13 @@
 /**
  * The corpus index (docs/performance.md, "Corpus index: what each call
- * re-checks"): session headers and titles of one JSONL
- * session root, keyed by log file and revision, so a call pays for the logs
- * that changed and the rows it shows, not for the corpus.
+ * re-checks"): session headers and titles of one JSONL session root, keyed
+ * by log file and revision, so a call pays for what changed and what it shows.
  *
- * - {@link CorpusIndex.refresh}: one listing of the root (`readdir`); a
- *   `stat` and the header line only of logs new to the index; drops logs
+ * - {@link CorpusIndex.refresh}: one listing of the root (`index/root-listing.ts`);
+ *   a `stat` and the header line only of logs new to the index; drops logs
  *   that are gone. Never folds a title; known logs are re-checked by `check`.
- * - {@link CorpusIndex.check}: the same for one session id (one `stat`, or a
- *   probe of each project directory for an id the index has not seen).
+ * - {@link CorpusIndex.check}: one session id (one `stat`, or a probe of each
+ *   project directory for an id the index has not seen); `checkMany` in a batch.
  * - {@link CorpusIndex.title}: the title at the revision just checked
  *   (`index/title-fold.ts`: cached, a fold of the appended frames, or whole).
  *
@@ -16,17 +15,16 @@
  * process reads"), a new process starts from the rows earlier ones wrote: it
  * re-checks every revision, reads no header and folds no title a row holds
  * for that file identity / log revision, and writes back what it read.
- *
- * Memory is bounded by an `lru-cache` on an estimate of each entry's bytes
- * ({@link DEFAULT_INDEX_BYTES}, sized for 100,000 sessions); an evicted log
- * comes back from its shared row (else it is read again).
+ * Memory is bounded (`index/entry-maps.ts`, {@link DEFAULT_INDEX_BYTES});
+ * an evicted log comes back from its shared row (else it is read again).
  *
  * @module dsh-cross-session/index/corpus-index
  */
 
-import { LRUCache } from 'lru-cache'
 import type { SessionHeaderView } from '../ports.js'
-import { DEFAULT_INDEX_BYTES, entryBytes, entryOfRow, rowOfEntry, zeroCounters, type IndexCounters, type IndexEntry } from './index-entry.js'
+import { DEFAULT_INDEX_BYTES, entryOfRow, rowOfEntry, zeroCounters, type IndexCounters, type IndexEntry } from './index-entry.js'
+import { EntryMaps, onePerSession } from './entry-maps.js'
+import { checkEntries } from './stat-batch.js'
 import { readHeaderBatches } from './header-batches.js'
 import type { LogFiles } from './jsonl-files.js'
 import { planScan, type CachedTitle, type ScannedLog } from './plan.js'
@@ -36,55 +34,44 @@ import type { CorpusRow } from './shared-rows.js'
 
 export class CorpusIndex {
   readonly counters: IndexCounters = zeroCounters()
-  private readonly byPath: LRUCache<string, IndexEntry>
-  /**
-   * The same entries by path and by session id, kept in step with `byPath` by its `dispose`: reads are plain
-   * `Map` reads (lru-cache's `peek` costs ~1.4 µs, once per candidate of a query list); `byPath` bounds them.
-   */
-  private readonly held = new Map<string, IndexEntry>()
-  private readonly byId = new Map<string, IndexEntry>()
+  private readonly entries: EntryMaps
   private readonly files: LogFiles
   private readonly shared: SharedIndex | undefined
-  /** Whether an entry was evicted since the last refresh (its shared row may bring it back). */
-  private evicted = false
   /** Serial of the last {@link refresh}. */
   generation = 0
+  /** The last refresh: the listing it saw, the entry maps' changes then, and the entries it returned. */
+  private lastRefresh: { listed: unknown, changes: number, entries: IndexEntry[] } | undefined
 
   constructor(files: LogFiles, maxBytes = DEFAULT_INDEX_BYTES, shared?: SharedIndex) {
     this.files = files
     this.shared = shared
-    this.byPath = new LRUCache<string, IndexEntry>({
-      maxSize: maxBytes,
-      sizeCalculation: entryBytes,
-      dispose: (entry, path, reason) => {
-        if (reason === 'evict') this.evicted = true
-        if (this.byId.get(entry.header.id) === entry) this.byId.delete(entry.header.id)
-        if (this.held.get(path) === entry) this.held.delete(path)
-      },
-    })
+    this.entries = new EntryMaps(maxBytes)
   }
 
-  // Reads never touch lru-cache (its `get` bookkeeping cost ~1 s a pass at 100,000 entries): eviction drops the least recently written.
   /** Entries held and their estimated bytes. */
-  get size(): { entries: number, bytes: number } {
-    return { entries: this.byPath.size, bytes: this.byPath.calculatedSize }
-  }
+  get size(): { entries: number, bytes: number } { return this.entries.size }
 
-  /** One listing of the whole root. @returns every log present now that has a session header. */
-  async refresh(signal: AbortSignal): Promise<IndexEntry[]> {
+  /**
+   * One listing of the whole root.
+   * @returns every log present now that has a session header, one per
+   *   session id, in listing order; the very array of the last call
+   *   when nothing was listed, read or dropped since (callers must not change it).
+   */
+  async refresh(signal: AbortSignal): Promise<readonly IndexEntry[]> {
     this.counters.scans++
     const generation = ++this.generation
     this.hydrate()
     const listed = await this.files.list(signal)
-    const held = this.held
-    const plan = planScan({ get: path => held.get(path), size: held.size, keys: () => held.keys() }, listed, entry => entry.log.identity)
+    // The same listing and no entry put or dropped since: the same entries (the common warm call).
+    const last = this.lastRefresh
+    if (last?.listed === listed && last.changes === this.entries.changes) return last.entries
+    const plan = planScan(this.entries.byPath, listed, entry => entry.log.identity)
     for (const path of plan.removed) this.forget(path)
     // Known logs: listed, not `stat`ed (their revision is checked when a title or a read needs it: `check`).
     const entries: IndexEntry[] = [...plan.known]
     const fresh = plan.readHeader.map(log => this.files.restat(log)).filter(log => log !== undefined)
     // Entries this process evicted come back from their shared rows; the rest are read.
-    const rows = this.evicted && this.shared !== undefined ? this.shared.byPaths(fresh.map(log => log.path)) : undefined
-    this.evicted = false
+    const rows = this.entries.takeEvicted() && this.shared !== undefined ? this.shared.byPaths(fresh.map(log => log.path)) : undefined
     const toRead: ScannedLog[] = []
     for (const log of fresh) {
       const row = rows?.get(log.path)
@@ -104,7 +91,9 @@ export class CorpusIndex {
       entries.push(entry)
     })
     this.flush()
-    return entries
+    const unique = onePerSession(entries)
+    this.lastRefresh = { listed, changes: this.entries.changes, entries: unique }
+    return unique
   }
 
   /**
@@ -114,7 +103,7 @@ export class CorpusIndex {
    *   entry that refresh checked is not checked again.
    */
   check(sessionId: string, checkedBy?: number): IndexEntry | undefined {
-    const entry = this.byId.get(sessionId)
+    const entry = this.entries.byId.get(sessionId)
     if (entry !== undefined && checkedBy !== undefined && entry.checkedBy === checkedBy) return entry
     this.counters.singleChecks++
     if (entry !== undefined) {
@@ -136,11 +125,23 @@ export class CorpusIndex {
     return probed === undefined ? undefined : this.matching(this.load(probed), sessionId)
   }
 
+  /** Revision checks of many known sessions in one batch (`index/stat-batch.ts`), before `check(id, checkedBy)` of each. */
+  async checkMany(sessionIds: readonly string[], checkedBy: number, signal: AbortSignal): Promise<void> {
+    const entries: IndexEntry[] = []
+    for (const sessionId of sessionIds) {
+      const entry = this.entries.byId.get(sessionId)
+      if (entry !== undefined && entry.checkedBy !== checkedBy) entries.push(entry)
+    }
+    this.counters.batchChecks += await checkEntries(entries, (logs, inner) => this.files.restatMany(logs, inner), checkedBy, signal)
+  }
+
   /**
    * The title of an entry at the revision last checked (`refresh` / `check`),
    * or `undefined` when its log has no `session/title` event.
    */
   title(entry: IndexEntry): string | undefined {
+    // Folded at exactly this revision (the common case: a query list asks every candidate's).
+    if (entry.title !== undefined && entry.title.revision === entry.log.revision) return entry.title.value
     const { value, folded } = foldTitle(this.files, entry, this.counters)
     if (folded !== undefined) this.remember(entry, folded)
     return value
@@ -153,19 +154,21 @@ export class CorpusIndex {
 
   /** A new process's first call: every shared row of the root, once (revisions still to be checked). */
   private hydrate(): void {
-    for (const row of this.shared?.takeAll() ?? []) this.adopt(row, entryOfRow(row).log)
+    const rows = this.shared?.takeAll() ?? []
+    this.counters.sharedRows += rows.length
+    for (const row of rows) this.entries.put(entryOfRow(row))
   }
 
   private forget(path: string): void {
-    this.byPath.delete(path)
+    this.entries.drop(path)
     this.shared?.gone(path)
   }
 
   private remember(entry: IndexEntry, title: CachedTitle): void {
     entry.title = title
     this.shared?.title(entry.log.path, title)
-    // Re-set so the cache re-measures the entry (titles change its size).
-    if (this.held.get(entry.log.path) === entry) this.byPath.set(entry.log.path, entry)
+    // Titles change an entry's size.
+    this.entries.remeasure(entry)
   }
 
   private matching(entry: IndexEntry | undefined, sessionId: string): IndexEntry | undefined {
@@ -181,20 +184,15 @@ export class CorpusIndex {
   /** A shared row whose file still has its identity, as an entry at the revision just seen. */
   private adopt(row: CorpusRow, log: ScannedLog): IndexEntry {
     this.counters.sharedRows++
-    return this.put({ ...entryOfRow(row), log })
+    const entry = entryOfRow(row)
+    entry.log = log
+    return this.entries.put(entry)
   }
 
   private store(log: ScannedLog, header: SessionHeaderView | undefined): IndexEntry | undefined {
     if (header === undefined) return undefined
-    const entry = this.put({ log, header })
+    const entry = this.entries.put({ log, checkedBy: undefined, header, title: undefined })
     this.shared?.header(rowOfEntry(entry))
-    return entry
-  }
-
-  private put(entry: IndexEntry): IndexEntry {
-    this.byPath.set(entry.log.path, entry)
-    this.held.set(entry.log.path, entry)
-    this.byId.set(entry.header.id, entry)
     return entry
   }
 }

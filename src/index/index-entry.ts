@@ -28,16 +28,21 @@ export interface IndexEntry {
 
 /** Estimated retained bytes of one entry (UTF-16 strings plus object overhead). */
 export function entryBytes(entry: IndexEntry): number {
-  let chars = entry.log.path.length + entry.log.dirName.length + entry.log.identity.length + entry.log.revision.length
-  for (const value of Object.values(entry.header)) if (typeof value === 'string') chars += value.length
-  if (entry.title !== undefined) chars += entry.title.revision.length + entry.title.identity.length + (entry.title.value?.length ?? 0)
+  const { log, header, title } = entry
+  let chars = log.path.length + log.dirName.length + log.identity.length + log.revision.length + header.id.length
+    + (header.cwd?.length ?? 0) + (header.parentSession?.length ?? 0) + (header.origin?.length ?? 0) + (header.agentPreset?.length ?? 0)
+  if (title !== undefined) chars += title.revision.length + title.identity.length + (title.value?.length ?? 0)
   return chars * 2 + 400
 }
 
-/** An entry from a shared row: its header and title as that row holds them, its revision still to be checked. */
+/**
+ * An entry from a shared row: its header and title as that row holds them, its revision still to be checked.
+ * Every entry and log is built with the same keys in the same order (one object shape: the index reads
+ * 100,000 of them per list).
+ */
 export function entryOfRow(row: CorpusRow): IndexEntry {
-  const log: ScannedLog = { path: row.path, dirName: row.dirName, identity: row.identity, revision: '', size: 0 }
-  return row.title === undefined ? { log, header: row.header } : { log, header: row.header, title: row.title }
+  const log: ScannedLog = { path: row.path, dirName: row.dirName, identity: row.identity, revision: '', size: 0, stamp: undefined }
+  return { log, checkedBy: undefined, header: row.header, title: row.title }
 }
 
 /** The shared row of an entry. */
@@ -51,6 +56,8 @@ export interface IndexCounters {
   scans: number
   /** Revision checks of one log (`check` outside a same-call refresh). */
   singleChecks: number
+  /** Logs re-checked in batches (`checkMany`, a query list's candidates). */
+  batchChecks: number
   headerReads: number
   titleFolds: number
   /** Titles folded from the appended frames only. */
@@ -69,5 +76,5 @@ export interface IndexCounters {
 
 /** Counters at zero. */
 export function zeroCounters(): IndexCounters {
-  return { scans: 0, singleChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0 }
+  return { scans: 0, singleChecks: 0, batchChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0 }
 }

@@ -10,8 +10,9 @@
  * reads the same bytes the same way (`listArtifacts`, `readFirstZstdLine`,
  * `findLog`); this module only reads.
  *
- * Work is synchronous in slices with an event-loop yield between them
- * (measured at 10,000 logs: a sync scan ~50 ms, the async one ~150 ms).
+ * Work is synchronous (measured at 10,000 logs: a sync `stat` pass ~50 ms,
+ * the async one ~150 ms), with event-loop yields in the listing and the
+ * batch checks.
  *
  * @module dsh-cross-session/index/jsonl-files
  */
@@ -20,19 +21,14 @@ import { join } from 'node:path'
 import type { SessionHeaderView } from '../ports.js'
 import type { JsonlLayout } from './jsonl-layout.js'
 import { encodeSegment, lastTitleIn, parseHeaderLine, type ScannedLog } from './plan.js'
-import { directories, isCorrupt, isMissing, readAt, statLog } from './sync-fs.js'
+import { isCorrupt, isMissing, readAt, statLog } from './sync-fs.js'
+import { RootListing, type ListedLog } from './root-listing.js'
+import { restatMany } from './stat-batch.js'
+import { StatWorker } from './stat-worker.js'
 import { createFrameDecoder, decodeFrames, scanFrames } from '../harness/zstd.js'
 
 export { jsonlLayout, type JsonlLayout } from './jsonl-layout.js'
-
-/** Stats per slice before yielding to the event loop. */
-const SLICE = 500
-
-/** A log path as a directory listing gives it (not yet `stat`ed). */
-export interface ListedLog {
-  readonly path: string
-  readonly dirName: string
-}
+export { RACY_LISTING_MS, type ListedLog } from './root-listing.js'
 
 /** A title fold of one log (or of its appended frames). */
 interface TitleRead {
@@ -44,14 +40,25 @@ interface TitleRead {
 
 /** The file operations the index uses (counted in tests). */
 export interface LogFiles {
-  /** One revision check of every log under the root. */
-  scan(signal: AbortSignal): Promise<ScannedLog[]>
-  /** Every session directory's log path under the root, without a `stat` (two `readdir` levels). */
-  list(signal: AbortSignal): Promise<ListedLog[]>
+  /** Every session directory's log path under the root (`index/root-listing.ts`: a directory is read again only when its stamp moved). */
+  list(signal: AbortSignal): Promise<readonly ListedLog[]>
+  /** Directories actually read (`readdir`) by {@link list} and {@link probe} so far (tests and the bench). */
+  readonly directoryReads: number
   /** The log of one session id, found without a listing, or `undefined`. */
   probe(sessionId: string): ScannedLog | undefined
-  /** The current state of one log file, or `undefined` when it is gone. */
-  restat(log: ListedLog): ScannedLog | undefined
+  /**
+   * The current state of one log file, or `undefined` when it is gone; `log`
+   * itself when it is a {@link ScannedLog} whose file is exactly as it was.
+   */
+  restat(log: ListedLog | ScannedLog): ScannedLog | undefined
+  /**
+   * {@link restat} of many logs, in order (`index/stat-batch.ts`: half on a
+   * worker thread when there are many); `undefined` for a log the caller
+   * must check alone (gone, not a file, or unreadable).
+   */
+  restatMany(logs: ReadonlyArray<ListedLog | ScannedLog>, signal: AbortSignal): Promise<Array<ScannedLog | undefined>>
+  /** End the worker thread, if one was started. */
+  close(): void
   /** Its header line, or `undefined` when the file is not a session log. */
   readHeader(log: ScannedLog): SessionHeaderView | undefined
   /** {@link readHeader} of many logs, in order, decoding their header frames in one batch. */
@@ -63,9 +70,12 @@ export interface LogFiles {
 const HEADER_PROBE = 4096
 const HEADER_MAX = 1 << 20
 
-/** The real file operations over one layout. */
-export function jsonlFiles(layout: JsonlLayout): LogFiles {
+/** The real file operations over one layout. `racyMs` is `RACY_LISTING_MS` (`index/root-listing.ts`) unless a test sets it. */
+export function jsonlFiles(layout: JsonlLayout, options: { racyMs?: number } = {}): LogFiles {
   const { root, fileName, compressed } = layout
+  const listing = new RootListing(root, fileName, options.racyMs)
+  const worker = new StatWorker()
+  const restat = (log: ListedLog | ScannedLog): ScannedLog | undefined => statLog(log.path, log.dirName, 'stamp' in log ? log : undefined)
   const readHeaderOf = (log: ScannedLog): SessionHeaderView | undefined => {
     let length = HEADER_PROBE
     for (;;) {
@@ -83,47 +93,27 @@ export function jsonlFiles(layout: JsonlLayout): LogFiles {
     }
   }
   return {
-    async scan(signal) {
-      const logs: ScannedLog[] = []
-      let sinceYield = 0
-      for (const project of directories(root)) {
-        for (const dirName of directories(join(root, project))) {
-          const log = statLog(join(root, project, dirName, fileName), dirName)
-          if (log !== undefined) logs.push(log)
-          if (++sinceYield >= SLICE) {
-            sinceYield = 0
-            await new Promise(resolve => setImmediate(resolve))
-            signal.throwIfAborted()
-          }
-        }
-      }
-      return logs
+    get directoryReads() {
+      return listing.directoryReads
     },
 
-    async list(signal) {
-      const logs: ListedLog[] = []
-      for (const project of directories(root)) {
-        // Plain concatenation: the same string `join` makes here (an absolute normalised root, plain
-        // segments), at a fraction of its cost over 100,000 entries.
-        const base = join(root, project)
-        for (const dirName of directories(base)) logs.push({ path: `${base}/${dirName}/${fileName}`, dirName })
-        await new Promise(resolve => setImmediate(resolve))
-        signal.throwIfAborted()
-      }
-      return logs
-    },
+    list: signal => listing.logs(signal),
 
     probe(sessionId) {
       const dirName = encodeSegment(sessionId)
-      for (const project of directories(root)) {
+      for (const project of listing.projects()) {
         const log = statLog(join(root, project, dirName, fileName), dirName)
         if (log !== undefined) return log
       }
       return undefined
     },
 
-    restat(log) {
-      return statLog(log.path, log.dirName)
+    restat,
+
+    restatMany: (logs, signal) => restatMany(logs, worker, restat, signal),
+
+    close() {
+      worker.close()
     },
 
     readHeader(log) {

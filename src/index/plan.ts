@@ -20,8 +20,24 @@
 import type { SessionHeaderView } from '../ports.js'
 import { readHeader } from '../model/sessions.js'
 
+/**
+ * The `stat` fields a log's identity and revision are made of, kept on the
+ * log so a re-check compares six BigInts instead of building two strings
+ * (a query list re-checks every candidate).
+ */
+export interface FileStamp {
+  readonly dev: bigint
+  readonly ino: bigint
+  readonly birthtimeNs: bigint
+  readonly size: bigint
+  readonly mtimeNs: bigint
+  readonly ctimeNs: bigint
+}
+
 /** One log file as one revision check saw it. */
 export interface ScannedLog {
+  /** The `stat` fields behind `identity` and `revision` (absent on a log taken from a shared row, not yet checked). */
+  readonly stamp?: FileStamp
   /** Absolute path of the log file. */
   readonly path: string
   /** Its session directory name (`encodeSegment(session id)`). */

@@ -9,7 +9,7 @@
  */
 
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type BigIntStats } from 'node:fs'
-import type { ScannedLog } from './plan.js'
+import type { FileStamp, ScannedLog } from './plan.js'
 
 /** Whether a file-system error means "not there (any more)". */
 export function isMissing(error: unknown): boolean {
@@ -33,22 +33,83 @@ export function directories(path: string): string[] {
   }
 }
 
-function scanned(path: string, dirName: string, stats: BigIntStats): ScannedLog {
-  // `dev:ino` once: each BigInt's decimal string costs, and a query list checks every candidate.
-  const file = `${stats.dev}:${stats.ino}`
-  return {
-    path,
-    dirName,
-    identity: `${file}:${stats.birthtimeNs}`,
-    revision: `${file}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`,
-    size: Number(stats.size),
+/**
+ * Names of the entries of `path` (none when it does not exist), without
+ * their types: a project directory holds 100,000 session directories at the
+ * bench's largest home, and a stray file among them costs one `stat` of
+ * `<file>/session.jsonl.zstd` (ENOTDIR, read as "no log").
+ */
+export function entryNames(path: string): string[] {
+  try {
+    return readdirSync(path)
+  } catch (error: unknown) {
+    if (isMissing(error)) return []
+    throw error
   }
 }
 
-/** The log file at `path` as one revision check sees it, or `undefined` when it is not a file. */
-export function statLog(path: string, dirName: string): ScannedLog | undefined {
+function scanned(path: string, dirName: string, stats: BigIntStats): ScannedLog {
+  // `dev:ino` once: each BigInt's decimal string costs.
+  const file = `${stats.dev}:${stats.ino}`
+  const { dev, ino, birthtimeNs, size, mtimeNs, ctimeNs } = stats
+  return {
+    path,
+    dirName,
+    identity: `${file}:${birthtimeNs}`,
+    revision: `${file}:${size}:${mtimeNs}:${ctimeNs}`,
+    size: Number(size),
+    stamp: { dev, ino, birthtimeNs, size, mtimeNs, ctimeNs },
+  }
+}
+
+/**
+ * The log file at `path` as one revision check sees it, or `undefined` when
+ * it is not a file. When `previous` (an earlier check of the same path) has
+ * exactly the same `stat` fields, `previous` itself is returned: same
+ * identity and revision, nothing allocated.
+ */
+export function statLog(path: string, dirName: string, previous?: { readonly stamp?: FileStamp }): ScannedLog | undefined {
   const stats = statSync(path, { bigint: true, throwIfNoEntry: false })
-  return stats?.isFile() === true ? scanned(path, dirName, stats) : undefined
+  if (stats?.isFile() !== true) return undefined
+  const stamp = previous?.stamp
+  if (stamp !== undefined && stamp.size === stats.size && stamp.mtimeNs === stats.mtimeNs && stamp.ctimeNs === stats.ctimeNs
+    && stamp.ino === stats.ino && stamp.dev === stats.dev && stamp.birthtimeNs === stats.birthtimeNs) return previous as ScannedLog
+  return scanned(path, dirName, stats)
+}
+
+/**
+ * A log as a worker's `stat` saw it (`index/stat-worker.ts`: fields
+ * `kind, dev, ino, birthtimeNs, size, mtimeNs, ctimeNs` at `at`), exactly as
+ * {@link statLog} would give it: `previous` itself when nothing moved.
+ */
+export function fieldsLog(path: string, dirName: string, fields: BigInt64Array, at: number, previous?: { readonly stamp?: FileStamp }): ScannedLog {
+  const dev = fields[at + 1]!
+  const ino = fields[at + 2]!
+  const birthtimeNs = fields[at + 3]!
+  const size = fields[at + 4]!
+  const mtimeNs = fields[at + 5]!
+  const ctimeNs = fields[at + 6]!
+  const stamp = previous?.stamp
+  if (stamp !== undefined && stamp.size === size && stamp.mtimeNs === mtimeNs && stamp.ctimeNs === ctimeNs
+    && stamp.ino === ino && stamp.dev === dev && stamp.birthtimeNs === birthtimeNs) return previous as ScannedLog
+  // Node's own BigIntStats come from a BigInt64Array too: the values round-trip exactly.
+  const file = `${dev}:${ino}`
+  return {
+    path,
+    dirName,
+    identity: `${file}:${birthtimeNs}`,
+    revision: `${file}:${size}:${mtimeNs}:${ctimeNs}`,
+    size: Number(size),
+    stamp: { dev, ino, birthtimeNs, size, mtimeNs, ctimeNs },
+  }
+}
+
+/** A directory's `dev:ino:mtimeNs:ctimeNs` and its change time in ms, or `undefined` when it is not a directory. */
+export function statDirectory(path: string): { stamp: string, changedMs: number } | undefined {
+  const stats = statSync(path, { bigint: true, throwIfNoEntry: false })
+  if (stats?.isDirectory() !== true) return undefined
+  const changedNs = stats.ctimeNs > stats.mtimeNs ? stats.ctimeNs : stats.mtimeNs
+  return { stamp: `${stats.dev}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`, changedMs: Number(changedNs / 1_000_000n) }
 }
 
 /** Reused for header probes: the decoded header is copied out of it at once. */

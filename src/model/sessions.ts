@@ -67,6 +67,9 @@ export function isVisible(target: SessionHeaderView, caller: SessionHeaderView, 
  */
 export function readHeader(raw: unknown): SessionHeaderView | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined
+  // A header this function made is frozen and read as it is: a list reads every stored session's header
+  // again at the tool boundary (100,000 at the bench's largest home).
+  if ((raw as { [MADE_HERE]?: unknown })[MADE_HERE] === true) return raw as SessionHeaderView
   const row = raw as Record<string, unknown>
   if (typeof row.id !== 'string' || row.id.length === 0) return undefined
   const createdAt = typeof row.createdAt === 'number' && Number.isFinite(row.createdAt) ? row.createdAt : 0
@@ -76,8 +79,13 @@ export function readHeader(raw: unknown): SessionHeaderView | undefined {
     const value = row[key]
     if (typeof value === 'string' && value.length > 0) header[key] = value
   }
-  return header
+  // Not enumerable: invisible to JSON, `Object.values` and deep equality.
+  Object.defineProperty(header, MADE_HERE, { value: true })
+  return Object.freeze(header)
 }
+
+/** Brand of a header {@link readHeader} made (module-private, and the header is frozen: still exactly as it was checked). */
+const MADE_HERE = Symbol('dsh-cross-session header')
 
 const OPTIONAL_HEADER_FIELDS = ['cwd', 'parentSession', 'origin', 'agentPreset'] as const
 
@@ -89,5 +97,7 @@ export function readRecord(raw: unknown): SessionRecordView | undefined {
   if (header === undefined) return undefined
   const elsewhere = row.elsewhere as { pid?: unknown } | undefined
   const pid = typeof elsewhere === 'object' && elsewhere !== null ? elsewhere.pid : undefined
-  return { header, live: row.live === true, persisted: row.persisted === true, ...(typeof pid === 'number' ? { elsewhere: { pid } } : {}) }
+  const live = row.live === true
+  const persisted = row.persisted === true
+  return typeof pid === 'number' ? { header, live, persisted, elsewhere: { pid } } : { header, live, persisted }
 }

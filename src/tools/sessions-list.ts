@@ -26,7 +26,7 @@ import type { ToolCallContext, ToolDeps } from './shared.js'
 
 const TOOL = TOOL_NAMES.list
 
-const ASCII = /^[\x00-\x7f]*$/
+const NOT_ASCII = /[^\x00-\x7f]/
 
 /**
  * Fold a string for case-insensitive, Unicode-aware matching: NFKC, then
@@ -34,7 +34,7 @@ const ASCII = /^[\x00-\x7f]*$/
  */
 function foldForMatch(text: string): string {
   // ASCII (every harness-made id, most paths and titles): NFKC is the identity and the case round trip is `toLowerCase`.
-  if (ASCII.test(text)) return text.toLowerCase()
+  if (!NOT_ASCII.test(text)) return text.toLowerCase()
   return text.normalize('NFKC').toUpperCase().toLowerCase()
 }
 
@@ -44,21 +44,54 @@ function inScope(record: SessionRecordView, scope: 'top-level' | 'subagents' | '
   return scope === 'subagents' ? isSubagent(record.header) : !isSubagent(record.header)
 }
 
-/** Whether a row matches a folded query by id, workspace or preset (no title needed). */
-function matchesMetadata(record: SessionRecordView, foldedQuery: string): boolean {
+/**
+ * Whether a row matches a folded query by id, workspace or preset (no title
+ * needed). `seen` memoises the workspace and preset answers for one call
+ * (a corpus has few distinct ones, and a query list checks every row).
+ */
+function matchesMetadata(record: SessionRecordView, foldedQuery: string, seen: Map<string, boolean>): boolean {
   const { id, cwd, agentPreset } = record.header
-  return [id, cwd, agentPreset].some(value => value !== undefined && foldForMatch(value).includes(foldedQuery))
+  if (foldForMatch(id).includes(foldedQuery)) return true
+  for (const value of [cwd, agentPreset]) {
+    if (value === undefined) continue
+    let matches = seen.get(value)
+    if (matches === undefined) seen.set(value, matches = foldForMatch(value).includes(foldedQuery))
+    if (matches) return true
+  }
+  return false
 }
 
 /**
  * Order rows newest first by creation time, the caller's own row last, and
- * fill `limit` with peers first (docs/tools.md#sessions_list, "Order").
+ * fill `limit` with peers first (docs/tools.md#sessions_list, "Order"). Ties
+ * keep the rows' order. One pass that keeps the `limit` newest peers (no sort
+ * of every row: a list orders every stored session, 100,000 at the bench's
+ * largest home).
  * @returns the rows to show, in order.
  */
-function orderRows(rows: readonly SessionRecordView[], callerId: string, limit: number): SessionRecordView[] {
-  const sorted = [...rows].sort((a, b) => b.header.createdAt - a.header.createdAt)
-  const peers = sorted.filter(row => row.header.id !== callerId).slice(0, limit)
-  const self = sorted.find(row => row.header.id === callerId)
+export function orderRows(rows: readonly SessionRecordView[], callerId: string, limit: number): SessionRecordView[] {
+  const peers: SessionRecordView[] = []
+  let self: SessionRecordView | undefined
+  for (const row of rows) {
+    if (row.header.id === callerId) {
+      // The first of the caller's rows in sorted order: the newest, earliest among ties.
+      if (self === undefined || row.header.createdAt > self.header.createdAt) self = row
+      continue
+    }
+    if (limit <= 0) continue
+    const createdAt = row.header.createdAt
+    if (peers.length === limit && createdAt <= peers[limit - 1]!.header.createdAt) continue
+    // After every kept row at least as new (ties keep input order).
+    let low = 0
+    let high = peers.length
+    while (low < high) {
+      const middle = (low + high) >> 1
+      if (peers[middle]!.header.createdAt >= createdAt) low = middle + 1
+      else high = middle
+    }
+    peers.splice(low, 0, row)
+    if (peers.length > limit) peers.pop()
+  }
   return self !== undefined && peers.length < limit ? [...peers, self] : peers
 }
 
@@ -118,7 +151,8 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
   if (query.length > 0) {
     titlesFailed = await readTitles(candidates.map(row => row.header.id))
     if (titlesFailed === 'cancelled') return renderCancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
-    matched = candidates.filter(row => matchesMetadata(row, query) || foldForMatch(titles.get(row.header.id) ?? '').includes(query))
+    const seen = new Map<string, boolean>()
+    matched = candidates.filter(row => matchesMetadata(row, query, seen) || foldForMatch(titles.get(row.header.id) ?? '').includes(query))
   }
   const shown = orderRows(matched, caller.sessionId, limit)
   if (query.length === 0) {

@@ -94,11 +94,13 @@ export function counted(files: LogFiles): LogFiles & { counts: Record<string, nu
   const readHeader = (log: Parameters<LogFiles['readHeader']>[0]) => { counts.readHeader!++; return files.readHeader(log) }
   return {
     counts,
-    scan: signal => { counts.scan!++; return files.scan(signal) },
+    get directoryReads() { return files.directoryReads },
     // The index's pass over the root (a listing, no stat) counts as its scan.
     list: signal => { counts.scan!++; return files.list(signal) },
     probe: id => { counts.probe!++; return files.probe(id) },
     restat: log => { counts.restat!++; return files.restat(log) },
+    restatMany: (logs, signal) => { counts.restat! += logs.length; return files.restatMany(logs, signal) },
+    close: () => files.close(),
     readHeader,
     readHeaders: logs => { counts.readHeader! += logs.length; return files.readHeaders(logs) },
     readTitle: (log, from) => { counts.readTitle!++; return files.readTitle(log, from) },

@@ -92,6 +92,52 @@ describe('CorpusIndex over real rc.8-format logs', () => {
     expect(index.check('session-c')).toBeUndefined()
   })
 
+  it('reads a directory again only when its stamp moved, and a just-changed one until it settles', async () => {
+    const settle = () => new Promise(resolve => setTimeout(resolve, 80))
+    const names = (logs: readonly { dirName: string }[]) => logs.map(log => log.dirName).sort()
+    root.write('session-a', 1, 'first')
+    root.write('session-z', 2, 'other', { cwd: '/work/elsewhere' })
+    await settle()
+    // A 40 ms margin instead of 2 s, so the test can let a change settle.
+    const files = jsonlFiles(layoutOf(), { racyMs: 40 })
+    const first = await files.list(signal)
+    expect(names(first)).toEqual(['session-a', 'session-z'])
+    expect(files.directoryReads).toBe(3) // the root and its two project directories
+    expect(await files.list(signal)).toBe(first) // nothing moved: the same array, nothing read
+    expect(files.directoryReads).toBe(3)
+    // Created in one project: that project alone is read again, at once.
+    root.write('session-b', 3, 'second')
+    expect(names(await files.list(signal))).toEqual(['session-a', 'session-b', 'session-z'])
+    expect(files.directoryReads).toBe(4)
+    // Changed within the margin: read again on every call until the change is older than it.
+    await files.list(signal)
+    expect(files.directoryReads).toBe(5)
+    await settle()
+    await files.list(signal)
+    await files.list(signal)
+    expect(files.directoryReads).toBe(6)
+    // A session directory deleted, a project created, a project deleted: each seen on the next call.
+    rmSync(dirname(root.path('session-b')), { recursive: true })
+    expect(names(await files.list(signal))).toEqual(['session-a', 'session-z'])
+    root.write('session-y', 4, 'third', { cwd: '/work/third' })
+    expect(names(await files.list(signal))).toEqual(['session-a', 'session-y', 'session-z'])
+    rmSync(dirname(dirname(root.path('session-z', '/work/elsewhere'))), { recursive: true })
+    expect(names(await files.list(signal))).toEqual(['session-a', 'session-y'])
+  })
+
+  it('re-checks an unchanged log without allocating a new revision (the same object back)', () => {
+    root.write('session-a', 1, 'first')
+    const files = jsonlFiles(layoutOf())
+    const log = files.restat({ path: root.path('session-a'), dirName: 'session-a' })!
+    expect(files.restat(log)).toBe(log)
+    root.appendTitle('session-a', 2, 'second')
+    const grown = files.restat(log)!
+    expect(grown).not.toBe(log)
+    expect(grown.identity).toBe(log.identity)
+    expect(grown.revision).not.toBe(log.revision)
+    expect(grown.size).toBeGreaterThan(log.size)
+  })
+
   it('checks one id without a scan: one stat when known, a probe per project when not', async () => {
     root.write('session-a', 1, 'first')
     root.write('session-z', 2, 'other', { cwd: '/work/elsewhere' })
@@ -117,7 +163,7 @@ describe('CorpusIndex over real rc.8-format logs', () => {
   it('decodes header frames in one batch, and falls back per log around a corrupt one', async () => {
     for (let index = 0; index < 12; index++) root.write(`session-${index}`, index, `t${index}`)
     const files = jsonlFiles(layoutOf())
-    const logs = await files.scan(signal)
+    const logs = (await files.list(signal)).map(log => files.restat(log)!)
     const one = logs.map(log => files.readHeader(log))
     expect(files.readHeaders(logs)).toEqual(one)
     // Corrupt the header frame's checksum of one log: only that log is skipped.
@@ -168,11 +214,11 @@ describe('the indexed port under the real tools', () => {
     expect(first).toContain('  title 59')
     expect(indexes).toHaveLength(1)
     const [index] = indexes
-    expect(index!.counters).toEqual({ scans: 1, singleChecks: 0, headerReads: 60, titleFolds: 5, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0 })
+    expect(index!.counters).toEqual({ scans: 1, singleChecks: 0, batchChecks: 0, headerReads: 60, titleFolds: 5, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0 })
     const second = await sessionsList({ limit: 5 }, w.call(me), deps)
     expect(second).toBe(first)
     // The second list lists the root (no stat) and checks the revision of the 5 rows it shows only.
-    expect(index!.counters).toEqual({ scans: 2, singleChecks: 5, headerReads: 60, titleFolds: 5, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0 })
+    expect(index!.counters).toEqual({ scans: 2, singleChecks: 5, batchChecks: 0, headerReads: 60, titleFolds: 5, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0 })
     // The caller (live) is read from memory, never from its log; the fallback
     // port gives liveness only (its one predicate), never a listing or a fold.
     const mine = await sessionsList({ query: 'Me, live' }, w.call(me), deps)

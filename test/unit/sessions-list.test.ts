@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { sessionsList } from '../../src/testing.js'
+import { orderRows, sessionsList, type SessionRecordView } from '../../src/testing.js'
 import { makeWorld, session, type FakeSession } from '../support/fakes.js'
+import { mulberry32 } from '../support/prng.js'
 
 function world(settings = {}) {
   const w = makeWorld(settings)
@@ -107,5 +108,30 @@ describe('sessions_list', () => {
     expect(await sessionsList({}, w.call(undefined), w.deps)).toMatch(/^refused: rejected \| the calling session could not be identified/)
     expect(await sessionsList({ limit: '5' }, w.call(me), w.deps)).toMatch(/^refused: invalid-arguments \| argument "limit" got the string "5"/)
     expect(w.corpus.calls).toEqual({})
+  })
+})
+
+describe('orderRows', () => {
+  // The rule of docs/tools.md#sessions_list "Order", written as the plain stable sort it is.
+  const reference = (rows: SessionRecordView[], callerId: string, limit: number): SessionRecordView[] => {
+    const sorted = [...rows].sort((a, b) => b.header.createdAt - a.header.createdAt)
+    const peers = sorted.filter(row => row.header.id !== callerId).slice(0, limit)
+    const self = sorted.find(row => row.header.id === callerId)
+    return self !== undefined && peers.length < limit ? [...peers, self] : peers
+  }
+
+  it('keeps the limit newest peers, ties in input order, the caller last, as a full stable sort would (seeded)', () => {
+    const random = mulberry32(20261202)
+    for (let round = 0; round < 500; round++) {
+      const count = Math.floor(random() * 60)
+      // Few distinct times, so ties are common; the caller can appear more than once.
+      const rows: SessionRecordView[] = Array.from({ length: count }, (_, index) => ({
+        header: { id: random() < 0.1 ? 'me' : `s${index}`, createdAt: Math.floor(random() * 8) },
+        live: false,
+        persisted: true,
+      }))
+      const limit = 1 + Math.floor(random() * 30)
+      expect(orderRows(rows, 'me', limit)).toEqual(reference(rows, 'me', limit))
+    }
   })
 })

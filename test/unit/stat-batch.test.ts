@@ -1,0 +1,124 @@
+/**
+ * Revision checks in one batch (`index/stat-batch.ts`, `index/stat-worker.ts`):
+ * half of a large batch is checked on a worker thread, and every answer is
+ * exactly what a one-by-one `restat` gives, whichever half a log falls in
+ * (docs/performance.md "What each call re-checks"). A query list over more
+ * candidates than the batch threshold sees another writer's changes in both
+ * halves on its next call.
+ */
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { CorpusIndex, createIndexedSessionQueryPort, jsonlFiles, jsonlLayout, sessionsList, type HostAgent } from '../../src/testing.js'
+import { PARALLEL_MIN_PATHS, StatWorker } from '../../src/index/stat-worker.js'
+import { makeWorld, session } from '../support/fakes.js'
+import { counted, Root } from '../support/jsonl-root.js'
+
+const signal = new AbortController().signal
+let home: string
+let root: Root
+
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'cross-session-batch-'))
+  root = new Root(home)
+})
+afterEach(() => rmSync(home, { recursive: true, force: true }))
+
+/** `count` plain files laid out as session logs (a batch check reads only `stat`). */
+function plainLogs(count: number): Array<{ path: string, dirName: string }> {
+  const base = join(root.root, '-work-project-')
+  return Array.from({ length: count }, (_, index) => {
+    const dirName = `session-${String(index).padStart(5, '0')}`
+    mkdirSync(join(base, dirName), { recursive: true })
+    const path = join(base, dirName, 'session.jsonl.zstd')
+    writeFileSync(path, `log ${index}`)
+    return { path, dirName }
+  })
+}
+
+describe('restatMany', () => {
+  it('answers exactly as one restat per log, in both halves of a batch', async () => {
+    const files = jsonlFiles(jsonlLayout(root.persistence())!)
+    try {
+      const listed = plainLogs(PARALLEL_MIN_PATHS + 10)
+      const first = await files.restatMany(listed, signal)
+      expect(first).toEqual(listed.map(log => files.restat(log)))
+      // Unchanged: the very objects back (no new revision), in the worker's half too.
+      const again = await files.restatMany(first.map(log => log!), signal)
+      again.forEach((log, index) => expect(log).toBe(first[index]))
+      // A log grown, one deleted, one replaced by a directory: in the first half and in the second.
+      const last = listed.length - 1
+      for (const index of [3, last - 3]) writeFileSync(listed[index]!.path, 'grown: a longer log')
+      for (const index of [4, last - 4]) unlinkSync(listed[index]!.path)
+      for (const index of [5, last - 5]) {
+        unlinkSync(listed[index]!.path)
+        mkdirSync(listed[index]!.path)
+      }
+      const later = await files.restatMany(first.map(log => log!), signal)
+      expect(later).toEqual(first.map(log => files.restat(log!)))
+      for (const index of [3, last - 3]) expect(later[index]!.revision).not.toBe(first[index]!.revision)
+      for (const index of [4, last - 4, 5, last - 5]) expect(later[index]).toBeUndefined()
+    } finally {
+      files.close()
+    }
+  })
+
+  it('a worker that is gone hands its paths back: the caller checks them itself', async () => {
+    const worker = new StatWorker()
+    const listed = plainLogs(3)
+    const pending = worker.start(listed.map(log => log.path))
+    worker.close()
+    const fields = await pending
+    // Every path comes back as "failed" (kind 3): nothing is taken from a worker that did not finish.
+    expect(fields === undefined || [0, 7, 14].every(at => fields[at] === 3n)).toBe(true)
+  })
+})
+
+describe('a query list over a batch of candidates', () => {
+  it('sees another writer retitle logs anywhere in the batch on its next call, and checks each log once per call', async () => {
+    const count = PARALLEL_MIN_PATHS + 100
+    for (let index = 0; index < count; index++) root.write(`session-${String(index).padStart(5, '0')}`, 1000 + index, `title ${index}`)
+    const w = makeWorld()
+    const me = session('session-me', 1, { live: true })
+    const indexes: CorpusIndex[] = []
+    const persistence = root.persistence()
+    const port = createIndexedSessionQueryPort({
+      fallback: w.corpus,
+      agents: { get: () => undefined, list: () => [] as HostAgent[], resume: () => { throw new Error('a list must never resume') } },
+      persistence: () => persistence,
+      sessions: () => undefined,
+      onIndex: index => indexes.push(index),
+    })
+    const deps = { ...w.deps, sessions: port }
+    expect(await sessionsList({ query: 'renamed' }, w.call(me), deps)).toContain('0 of')
+    // Spread over the whole listing, so both halves of the batch hold some.
+    const renamed = Array.from({ length: 20 }, (_, index) => index * Math.floor(count / 20))
+    for (const index of renamed) root.appendTitle(`session-${String(index).padStart(5, '0')}`, 2, `renamed ${index}`)
+    const text = await sessionsList({ query: 'renamed', limit: 50 }, w.call(me), deps)
+    expect(text).toContain('20 of')
+    for (const index of renamed) expect(text).toContain(`  renamed ${index}\n`)
+    const counters = indexes[0]!.counters
+    // The first call read every log itself (stat and header); the second checked every candidate in the batch,
+    // none again one by one, and folded only the grown logs (their tails).
+    expect(counters.batchChecks).toBe(count)
+    expect(counters.singleChecks).toBe(0)
+    expect(counters.titleTailFolds).toBe(20)
+  })
+
+  it('counts one stat per candidate (counted file operations)', async () => {
+    const count = PARALLEL_MIN_PATHS + 1
+    for (let index = 0; index < count; index++) root.write(`session-${index}`, index, `t ${index}`)
+    const files = counted(jsonlFiles(jsonlLayout(root.persistence())!))
+    const index = new CorpusIndex(files)
+    try {
+      const entries = await index.refresh(signal)
+      await index.checkMany(entries.map(entry => entry.header.id), index.generation + 1, signal)
+      const restats = files.counts.restat
+      for (const entry of entries) expect(index.check(entry.header.id, index.generation + 1)).toBe(entry)
+      expect(files.counts.restat).toBe(restats)
+    } finally {
+      files.close()
+    }
+  })
+})
