@@ -10,7 +10,7 @@
 
 export { createAgentsController } from './adapters/controller.js'
 export { liveTitle, overlayLive } from './adapters/live-sessions.js'
-export { canNameSession } from './model/sessions.js'
+export { canNameSession, readHeader, readRecord } from './model/sessions.js'
 export { createIndexedSessionQueryPort } from './adapters/persistence-index.js'
 export { IDLE_RELEASE_MS, MAX_RESIDENT_WOKEN } from './adapters/woken-release.js'
 export { WokenSessions } from './adapters/woken.js'

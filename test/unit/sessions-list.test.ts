@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { orderRows, sessionsList, type SessionRecordView } from '../../src/testing.js'
+import { orderRows, readHeader, readRecord, sessionsList, type SessionRecordView } from '../../src/testing.js'
 import { makeWorld, session, type FakeSession } from '../support/fakes.js'
 import { mulberry32 } from '../support/prng.js'
 
@@ -133,5 +133,22 @@ describe('orderRows', () => {
       const limit = 1 + Math.floor(random() * 30)
       expect(orderRows(rows, 'me', limit)).toEqual(reference(rows, 'me', limit))
     }
+  })
+})
+
+describe('readHeader and readRecord at the tool boundary', () => {
+  it('read a header they made as it is (frozen), and check anything else field by field', () => {
+    const made = readHeader({ id: 'session-a', createdAt: 5, cwd: '/w', agentPreset: 7 })!
+    expect(made).toEqual({ id: 'session-a', createdAt: 5, cwd: '/w' })
+    expect(Object.isFrozen(made)).toBe(true)
+    expect(readHeader(made)).toBe(made)
+    expect(JSON.stringify(made)).toBe('{"id":"session-a","createdAt":5,"cwd":"/w"}') // the brand is invisible
+    // A copy (or a look-alike) is not one it made: checked again, bad fields dropped.
+    const copy = { ...made, createdAt: 'soon', origin: 3 }
+    const read = readHeader(copy)!
+    expect(read).not.toBe(copy)
+    expect(read).toEqual({ id: 'session-a', createdAt: 0, cwd: '/w' })
+    expect(readRecord({ header: made, live: 'yes', persisted: true, elsewhere: { pid: 42 } })).toEqual({ header: made, live: false, persisted: true, elsewhere: { pid: 42 } })
+    expect(readRecord({ header: { id: '' }, live: true })).toBeUndefined()
   })
 })
