@@ -29,6 +29,7 @@ import { readHeaderBatches } from './header-batches.js'
 import type { LogFiles } from './jsonl-files.js'
 import { planScan, type CachedTitle, type ScannedLog } from './plan.js'
 import { foldTitle } from './title-fold.js'
+import { loglessMoved, type LoglessDir } from './logless-dirs.js'
 import type { SharedIndex } from './shared-index.js'
 import type { CorpusRow } from './shared-rows.js'
 
@@ -39,8 +40,8 @@ export class CorpusIndex {
   private readonly shared: SharedIndex | undefined
   /** Serial of the last {@link refresh}. */
   generation = 0
-  /** The last refresh: the listing it saw, the entry maps' changes then, and the entries it returned. */
-  private lastRefresh: { listed: unknown, changes: number, entries: IndexEntry[] } | undefined
+  /** The last refresh: the listing it saw, the entry maps' changes then, the entries it returned, the listed paths with none. */
+  private lastRefresh: { listed: unknown, changes: number, entries: IndexEntry[], logless: LoglessDir[] } | undefined
 
   constructor(files: LogFiles, maxBytes = DEFAULT_INDEX_BYTES, shared?: SharedIndex) {
     this.files = files
@@ -62,14 +63,15 @@ export class CorpusIndex {
     const generation = ++this.generation
     this.hydrate()
     const listed = await this.files.list(signal)
-    // The same listing and no entry put or dropped since: the same entries (the common warm call).
+    // The same listing, no entry put or dropped, no log in a listed directory without one: the same entries.
     const last = this.lastRefresh
-    if (last?.listed === listed && last.changes === this.entries.changes) return last.entries
+    if (last?.listed === listed && last.changes === this.entries.changes && !loglessMoved(last.logless, log => this.files.restat(log))) return last.entries
     const plan = planScan(this.entries.byPath, listed, entry => entry.log.identity)
     for (const path of plan.removed) this.forget(path)
     // Known logs: listed, not `stat`ed (their revision is checked when a title or a read needs it: `check`).
     const entries: IndexEntry[] = [...plan.known]
-    const fresh = plan.readHeader.map(log => this.files.restat(log)).filter(log => log !== undefined)
+    const logless: LoglessDir[] = []
+    const fresh = plan.readHeader.map(log => this.files.restat(log) ?? void logless.push({ log, revision: undefined })).filter(log => log !== undefined)
     // Entries this process evicted come back from their shared rows; the rest are read.
     const rows = this.entries.takeEvicted() && this.shared !== undefined ? this.shared.byPaths(fresh.map(log => log.path)) : undefined
     const toRead: ScannedLog[] = []
@@ -86,13 +88,13 @@ export class CorpusIndex {
     this.counters.headerReads += toRead.length
     await readHeaderBatches(this.files, toRead, signal, (log, header) => {
       const entry = this.store(log, header)
-      if (entry === undefined) return
+      if (entry === undefined) return void logless.push({ log, revision: log.revision })
       entry.checkedBy = generation
       entries.push(entry)
     })
     this.flush()
     const unique = onePerSession(entries)
-    this.lastRefresh = { listed, changes: this.entries.changes, entries: unique }
+    this.lastRefresh = { listed, changes: this.entries.changes, entries: unique, logless }
     return unique
   }
 

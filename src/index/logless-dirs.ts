@@ -1,0 +1,26 @@
+/**
+ * Listed session directories that gave the corpus index no entry (no log
+ * yet, a log deleted while its directory stays, a stray file, a file that
+ * is not a session log), each with the revision it had then. A log linked
+ * into such a directory (rc.8 `materializePosix` makes the directory first,
+ * then `link()`s the log into it) does not move the project directory's
+ * stamp, so a refresh that reuses its listing `stat`s these again
+ * (docs/performance.md "What each call re-checks").
+ *
+ * @module dsh-cross-session/index/logless-dirs
+ */
+
+import type { ScannedLog } from './plan.js'
+import type { ListedLog } from './root-listing.js'
+
+/** A listed log path with no entry, and its revision when it was last looked at (`undefined`: not a file). */
+export interface LoglessDir {
+  readonly log: ListedLog
+  readonly revision: string | undefined
+}
+
+/** Whether any of `dirs` is not as it was: a log appeared, or the file there changed. */
+export function loglessMoved(dirs: readonly LoglessDir[], restat: (log: ListedLog) => ScannedLog | undefined): boolean {
+  for (const { log, revision } of dirs) if (restat(log)?.revision !== revision) return true
+  return false
+}
