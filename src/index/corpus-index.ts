@@ -23,7 +23,7 @@
 
 import type { SessionHeaderView } from '../ports.js'
 import { DEFAULT_INDEX_BYTES, entryOfRow, rowOfEntry, zeroCounters, type IndexCounters, type IndexEntry } from './index-entry.js'
-import { EntryMaps, onePerSession } from './entry-maps.js'
+import { EntryMaps } from './entry-maps.js'
 import { checkEntries } from './stat-batch.js'
 import { readHeaderBatches } from './header-batches.js'
 import type { LogFiles } from './jsonl-files.js'
@@ -93,7 +93,7 @@ export class CorpusIndex {
       entries.push(entry)
     })
     this.flush()
-    const unique = onePerSession(entries)
+    const unique = this.entries.onePerSession(entries)
     this.lastRefresh = { listed, changes: this.entries.changes, entries: unique, logless }
     return unique
   }

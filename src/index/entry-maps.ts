@@ -62,6 +62,17 @@ export class EntryMaps {
     this.bound.delete(path)
   }
 
+  /**
+   * {@link onePerSession} of a refresh's entries, with each duplicated id
+   * looked up (`byId`) as the entry shown: a row's title and reads come from
+   * the very log whose header it shows.
+   */
+  onePerSession(entries: IndexEntry[]): IndexEntry[] {
+    const unique = onePerSession(entries)
+    if (unique !== entries) for (const entry of unique) if (this.byPath.get(entry.log.path) === entry) this.byId.set(entry.header.id, entry)
+    return unique
+  }
+
   /** Whether an entry was evicted since the last call (and reset). */
   takeEvicted(): boolean {
     const evicted = this.evicted

@@ -86,3 +86,28 @@ describe('a log that appears in a session directory already listed', () => {
     expect(text).toContain('  second\n')
   }, 10_000)
 })
+
+describe('one session id with a log in two project directories', () => {
+  function port() {
+    const w = makeWorld()
+    const me = session('session-me', 5_000_000, { live: true })
+    const persistence = root.persistence()
+    const sessions = createIndexedSessionQueryPort({
+      fallback: w.corpus,
+      agents: { get: () => undefined, list: () => [] as HostAgent[], resume: () => { throw new Error('a list must never resume') } },
+      persistence: () => persistence,
+      sessions: () => undefined,
+    })
+    return { list: (args: Record<string, unknown>) => sessionsList(args, w.call(me), { ...w.deps, sessions }) }
+  }
+
+  it.each([['/work/a', '/work/b'], ['/work/b', '/work/a']])('shows the title of the very log whose header it shows (newer copy in %s)', async (newer, older) => {
+    root.write('session-x', 2, `title in ${newer}`, { cwd: newer })
+    root.write('session-x', 1, `title in ${older}`, { cwd: older })
+    const { list } = port()
+    for (const text of [await list({}), await list({ query: 'title in' })]) {
+      expect(text).toContain(`cwd=${newer}`)
+      expect(text).toContain(`  title in ${newer}\n`)
+    }
+  })
+})
