@@ -241,3 +241,32 @@ describe('a log replaced in place with another header', () => {
     expect(await list()).not.toContain('session-b [cold, top-level]')
   }, 10_000)
 })
+
+describe('concurrent lists on one port', () => {
+  it('a list started after another writer retitled logs sees every retitle, whatever list runs beside it', async () => {
+    const count = PARALLEL_MIN_PATHS + 40
+    const name = (index: number) => `session-${String(index).padStart(5, '0')}`
+    for (let index = 0; index < count; index++) root.write(name(index), 1000 + index, `title ${index}`)
+    const w = makeWorld()
+    const me = session('session-me', 1, { live: true })
+    const persistence = root.persistence()
+    const sessions = createIndexedSessionQueryPort({
+      fallback: w.corpus,
+      agents: { get: () => undefined, list: () => [] as HostAgent[], resume: () => { throw new Error('a list must never resume') } },
+      persistence: () => persistence,
+      sessions: () => undefined,
+    })
+    const list = (query: string) => sessionsList({ query, limit: 50 }, w.call(me), { ...w.deps, sessions })
+    await list('warm')
+    for (let round = 0; round < 3; round++) {
+      const first = list(`round ${round}`)
+      const picked = [round * 7, count - 1 - round * 11, 2000 + round]
+      for (const index of picked) root.appendTitle(name(index), 2 + round, `round ${round} ${index}`)
+      const [, second, third] = await Promise.all([first, list(`round ${round}`), list(`round ${round}`)])
+      for (const text of [second, third]) {
+        expect(text).toContain('3 of')
+        for (const index of picked) expect(text).toContain(`  round ${round} ${index}\n`)
+      }
+    }
+  }, 30_000)
+})
