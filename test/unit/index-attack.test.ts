@@ -4,6 +4,7 @@
  * process is seen by the next call, with real files under a tmp root.
  */
 import { linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -269,4 +270,20 @@ describe('concurrent lists on one port', () => {
       }
     }
   }, 30_000)
+})
+
+describe('the worker thread and process exit', () => {
+  it('a process stays up while a batch is awaited, and exits once it is idle (worker unref\'d)', () => {
+    const source = new URL('../../src/index/stat-worker.ts', import.meta.url).href
+    const script = `import { StatWorker } from ${JSON.stringify(source)}
+      const worker = new StatWorker()
+      const paths = Array.from({ length: 50000 }, (_, index) => '/nonexistent/' + index)
+      worker.start(paths).then(fields => console.log('done', fields.length))`
+    const started = Date.now()
+    const child = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
+    expect(child.stderr).toBe('')
+    expect(child.stdout.trim()).toBe(`done ${50000 * 7}`)
+    expect(child.status).toBe(0)
+    expect(Date.now() - started).toBeLessThan(15_000)
+  })
 })
