@@ -3,13 +3,15 @@
  * re-checks"): a session created, written, replaced or deleted by another
  * process is seen by the next call, with real files under a tmp root.
  */
-import { linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { encodeLog } from '../../bench/harness/zstd-log.js'
-import { CorpusIndex, createIndexedSessionQueryPort, jsonlFiles, jsonlLayout, sessionsList, type HostAgent } from '../../src/testing.js'
+import { zstdCompressSync } from 'node:zlib'
+import { decodeLog, encodeLog } from '../../bench/harness/zstd-log.js'
+import { mulberry32 } from '../support/prng.js'
+import { CorpusIndex, createIndexedSessionQueryPort, jsonlFiles, jsonlLayout, openHomeStore, SharedIndex, sessionsList, type HostAgent, type SqliteHomeStore } from '../../src/testing.js'
 import { makeWorld, session } from '../support/fakes.js'
 import { Root } from '../support/jsonl-root.js'
 import { PARALLEL_MIN_PATHS, StatWorker } from '../../src/index/stat-worker.js'
@@ -300,5 +302,111 @@ describe('parity with rc.8 listArtifacts', () => {
     symlinkSync(outside, dirname(root.path('session-s')))
     const index = new CorpusIndex(jsonlFiles(jsonlLayout(root.persistence())!))
     expect(ids(await index.refresh(signal))).toEqual(['session-a'])
+  })
+})
+
+describe('a seeded schedule of another writer', () => {
+  const stores: SqliteHomeStore[] = []
+  afterEach(() => {
+    for (const store of stores.splice(0)) store.close()
+  })
+  it.each([[1, false], [2, false], [3, false], [4, false], [5, true], [6, true], [7, true], [8, true]])('every refresh and check agrees with the files on disk (seed %i, shared rows: %s)', async (seed, shared) => {
+    const random = mulberry32(seed)
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!
+    const cwds = ['/work/p0', '/work/p1', '/work/p2']
+    const idsOf = Array.from({ length: 12 }, (_, index) => ({ id: `session-${index}`, cwd: cwds[index % 3]!, twin: cwds[(index + 1) % 3]! }))
+    const layout = jsonlLayout(root.persistence())!
+    // One process: its own index (and, with shared rows, its own store connection and rows).
+    const processOn = (): CorpusIndex => {
+      if (!shared) return new CorpusIndex(jsonlFiles(layout, { racyMs: 15 }))
+      const store = openHomeStore(home, { pid: 2000 + stores.length, start: 1 }, () => true)
+      stores.push(store)
+      return new CorpusIndex(jsonlFiles(layout, { racyMs: 15 }), undefined, new SharedIndex(store.corpus(), `${layout.root}\0${layout.fileName}`))
+    }
+    const processes = [processOn()]
+    let seq = 10
+    // What rc.8 would list now: a log whose header names its directory, and its last title.
+    const truth = (): Record<string, string | undefined> => {
+      const out: Record<string, string | undefined> = {}
+      for (const { id, cwd, twin } of idsOf) {
+        // A copy in two project directories: the newer header wins (index/entry-maps.ts `onePerSession`).
+        let newest = -1
+        for (const where of [cwd, twin]) {
+          let lines: string[]
+          try {
+            lines = decodeLog(readFileSync(root.path(id, where))).split('\n')
+          } catch {
+            continue
+          }
+          const createdAt = (JSON.parse(lines[0]!) as { createdAt: number }).createdAt
+          if (createdAt <= newest) continue
+          newest = createdAt
+          const titles = lines.filter(line => line.includes('"session/title"')).map(line => (JSON.parse(line) as { data: { title: string } }).data.title)
+          out[id] = `${titles.at(-1)}@${where}`
+        }
+      }
+      return out
+    }
+    const view = async (index: CorpusIndex): Promise<Record<string, string | undefined>> => {
+      const out: Record<string, string | undefined> = {}
+      for (const entry of await index.refresh(signal)) {
+        const checked = index.check(entry.header.id, index.generation)
+        if (checked !== undefined) out[checked.header.id] = `${index.title(checked)}@${checked.header.cwd}`
+      }
+      index.flush()
+      return out
+    }
+    for (let step = 0; step < 120; step++) {
+      const chosen = pick(idsOf)
+      const { id } = chosen
+      const cwd = random() < 0.25 ? chosen.twin : chosen.cwd
+      const path = root.path(id, cwd)
+      // A session's header never changes (rc.8: fixed at creation); a copy elsewhere is a newer one.
+      const createdAt = Number(id.slice('session-'.length)) * 10 + (cwd === chosen.twin ? 5 : 0)
+      const op = pick(['write', 'write', 'append', 'append', 'unlink', 'rmdir', 'mkdir', 'rmproject', 'stray', 'logdir', 'replace', 'setback', 'wait', 'wait'])
+      const kind = existsSync(path) ? (statSync(path).isFile() ? 'file' : 'dir') : 'none'
+      const exists = kind === 'file'
+      if (op === 'write' && kind === 'none') {
+        mkdirSync(dirname(path), { recursive: true })
+        writeFileSync(`${path}.tmp`, encodeLog(JSON.stringify({ type: 'session', version: 0, id, createdAt, cwd }), [JSON.stringify({ type: 'session/title', seq: 0, time: step, data: { title: `t${step}`, messageSeqs: [], source: { kind: 'user' } } })]))
+        linkSync(`${path}.tmp`, path)
+        unlinkSync(`${path}.tmp`)
+      } else if (op === 'append' && exists) appendFileSync(path, zstdCompressSync(Buffer.from(`${JSON.stringify({ type: 'session/title', seq: seq++, time: step, data: { title: `a${step}`, messageSeqs: [], source: { kind: 'user' } } })}\n`)))
+      else if (op === 'unlink' && exists) unlinkSync(path)
+      else if (op === 'rmdir') rmSync(dirname(path), { recursive: true, force: true })
+      else if (op === 'mkdir') mkdirSync(dirname(path), { recursive: true })
+      else if (op === 'rmproject') rmSync(dirname(dirname(path)), { recursive: true, force: true })
+      else if (op === 'stray' && existsSync(dirname(dirname(path)))) writeFileSync(join(dirname(dirname(path)), `stray-${step}`), 'x')
+      else if (op === 'logdir' && kind === 'none' && existsSync(dirname(path))) mkdirSync(path)
+      else if (op === 'logdir' && kind === 'dir') rmSync(path, { recursive: true })
+      else if (op === 'replace' && exists) {
+        writeFileSync(`${path}.new`, readFileSync(path))
+        appendFileSync(`${path}.new`, zstdCompressSync(Buffer.from(`${JSON.stringify({ type: 'session/title', seq: seq++, time: step, data: { title: `r${step}`, messageSeqs: [], source: { kind: 'user' } } })}\n`)))
+        renameSync(`${path}.new`, path)
+      } else if (op === 'setback' && existsSync(dirname(dirname(path)))) utimesSync(dirname(dirname(path)), new Date(0), new Date(0))
+      else if (op === 'wait') await settle(20 + Math.floor(random() * 20))
+      if (shared && random() < 0.1) processes.push(processOn())
+      expect(await view(pick(processes)), `step ${step}: ${op} ${id}`).toEqual(truth())
+    }
+  }, 30_000)
+})
+
+describe('a copy in another project directory replaced with a newer header', () => {
+  // Known gap (the same as a log replaced in place, above): the copy's path is known, so the listing trusts
+  // its old header; it loses `onePerSession` to the other copy and, never shown, is never checked again.
+  it.fails('is the copy shown once it is the newer one', async () => {
+    root.write('session-x', 74, 'in p0', { cwd: '/work/p0' })
+    root.write('session-x', 67, 'old in p1', { cwd: '/work/p1' })
+    const index = new CorpusIndex(jsonlFiles(jsonlLayout(root.persistence())!, { racyMs: 40 }))
+    const shown = async () => {
+      const [entry] = await index.refresh(signal)
+      return index.check(entry!.header.id, index.generation)!.header.cwd
+    }
+    expect(await shown()).toBe('/work/p0')
+    const path = root.path('session-x', '/work/p1')
+    writeFileSync(`${path}.new`, encodeLog(JSON.stringify({ type: 'session', version: 0, id: 'session-x', createdAt: 99, cwd: '/work/p1' }), []))
+    renameSync(`${path}.new`, path)
+    await settle()
+    for (let call = 0; call < 3; call++) expect(await shown()).toBe('/work/p1')
   })
 })
