@@ -29,7 +29,7 @@ import { readHeaderBatches } from './header-batches.js'
 import type { LogFiles } from './jsonl-files.js'
 import { planScan, type CachedTitle, type ScannedLog } from './plan.js'
 import { foldTitle } from './title-fold.js'
-import { loglessMoved, type LoglessDir } from './logless-dirs.js'
+import { loglessMoved, restatListed, type LoglessDir } from './logless-dirs.js'
 import type { SharedIndex } from './shared-index.js'
 import type { CorpusRow } from './shared-rows.js'
 
@@ -71,7 +71,7 @@ export class CorpusIndex {
     // Known logs: listed, not `stat`ed (their revision is checked when a title or a read needs it: `check`).
     const entries: IndexEntry[] = [...plan.known]
     const logless: LoglessDir[] = []
-    const fresh = plan.readHeader.map(log => this.files.restat(log) ?? void logless.push({ log, revision: undefined })).filter(log => log !== undefined)
+    const fresh = restatListed(plan.readHeader, log => this.files.restat(log), logless)
     // Entries this process evicted come back from their shared rows; the rest are read.
     const rows = this.entries.takeEvicted() && this.shared !== undefined ? this.shared.byPaths(fresh.map(log => log.path)) : undefined
     const toRead: ScannedLog[] = []

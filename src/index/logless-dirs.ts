@@ -24,3 +24,14 @@ export function loglessMoved(dirs: readonly LoglessDir[], restat: (log: ListedLo
   for (const { log, revision } of dirs) if (restat(log)?.revision !== revision) return true
   return false
 }
+
+/** `restat` of each listed log that is new to the index; one that is not a file now is noted in `logless`. */
+export function restatListed(logs: readonly ListedLog[], restat: (log: ListedLog) => ScannedLog | undefined, logless: LoglessDir[]): ScannedLog[] {
+  const fresh: ScannedLog[] = []
+  for (const log of logs) {
+    const scanned = restat(log)
+    if (scanned === undefined) logless.push({ log, revision: undefined })
+    else fresh.push(scanned)
+  }
+  return fresh
+}
