@@ -144,7 +144,7 @@ describe('a batch whose worker thread dies or whose call is aborted', () => {
     writeFileSync(logs.at(-1)!.path, 'grown after the worker died')
     expect(await restatMany(logs, worker, restat, signal)).toEqual(logs.map(restat))
     worker.close()
-  })
+  }, 30_000)
 
   it('a query list aborted mid-batch says so, and the next one is exact', async () => {
     const count = PARALLEL_MIN_PATHS + 10
@@ -170,7 +170,7 @@ describe('a batch whose worker thread dies or whose call is aborted', () => {
     expect(next).toContain('2 of')
     expect(next).toContain('  renamed early\n')
     expect(next).toContain('  renamed late\n')
-  })
+  }, 30_000)
 })
 
 describe('directories replaced, recreated or set back', () => {
@@ -287,7 +287,7 @@ describe('the worker thread and process exit', () => {
     expect(child.stdout.trim()).toBe(`done ${50000 * 7}`)
     expect(child.status).toBe(0)
     expect(Date.now() - started).toBeLessThan(15_000)
-  })
+  }, 30_000)
 })
 
 describe('parity with rc.8 listArtifacts', () => {
