@@ -62,7 +62,7 @@ describe('restatMany', () => {
     } finally {
       files.close()
     }
-  })
+  }, 30_000)
 
   it('a worker that is gone hands its paths back: the caller checks them itself', async () => {
     const worker = new StatWorker()
@@ -104,7 +104,7 @@ describe('a query list over a batch of candidates', () => {
     expect(counters.batchChecks).toBe(count)
     expect(counters.singleChecks).toBe(0)
     expect(counters.titleTailFolds).toBe(20)
-  })
+  }, 30_000)
 
   it('counts one stat per candidate (counted file operations)', async () => {
     const count = PARALLEL_MIN_PATHS + 1
@@ -120,5 +120,5 @@ describe('a query list over a batch of candidates', () => {
     } finally {
       files.close()
     }
-  })
+  }, 30_000)
 })
