@@ -17,11 +17,11 @@
  * @module dsh-cross-session/index/jsonl-files
  */
 
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { SessionHeaderView } from '../ports.js'
 import type { JsonlLayout } from './jsonl-layout.js'
 import { encodeSegment, lastTitleIn, parseHeaderLine, type ScannedLog } from './plan.js'
-import { isCorrupt, isMissing, readAt, statLog } from './sync-fs.js'
+import { isCorrupt, isMissing, isRealDirectory, readAt, statLog } from './sync-fs.js'
 import { RootListing, type ListedLog } from './root-listing.js'
 import { restatMany } from './stat-batch.js'
 import { StatWorker } from './stat-worker.js'
@@ -75,7 +75,11 @@ export function jsonlFiles(layout: JsonlLayout, options: { racyMs?: number } = {
   const { root, fileName, compressed } = layout
   const listing = new RootListing(root, fileName, options.racyMs)
   const worker = new StatWorker()
-  const restat = (log: ListedLog | ScannedLog): ScannedLog | undefined => statLog(log.path, log.dirName, 'stamp' in log ? log : undefined)
+  // A listed path new to the index (no `stamp` key) counts only in a session directory that is a directory
+  // itself, as rc.8 lists them; a known log is only `stat`ed.
+  const restat = (log: ListedLog | ScannedLog): ScannedLog | undefined => 'stamp' in log
+    ? statLog(log.path, log.dirName, log)
+    : isRealDirectory(dirname(log.path)) ? statLog(log.path, log.dirName) : undefined
   const readHeaderOf = (log: ScannedLog): SessionHeaderView | undefined => {
     let length = HEADER_PROBE
     for (;;) {

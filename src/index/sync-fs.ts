@@ -8,7 +8,7 @@
  * @module dsh-cross-session/index/sync-fs
  */
 
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type BigIntStats } from 'node:fs'
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type BigIntStats } from 'node:fs'
 import type { FileStamp, ScannedLog } from './plan.js'
 
 /** Whether a file-system error means "not there (any more)". */
@@ -36,8 +36,8 @@ export function directories(path: string): string[] {
 /**
  * Names of the entries of `path` (none when it does not exist), without
  * their types: a project directory holds 100,000 session directories at the
- * bench's largest home, and a stray file among them costs one `stat` of
- * `<file>/session.jsonl.zstd` (ENOTDIR, read as "no log").
+ * bench's largest home. Whether an entry is a session directory at all is
+ * asked once, when it is new to the index ({@link isRealDirectory}).
  */
 export function entryNames(path: string): string[] {
   try {
@@ -46,6 +46,15 @@ export function entryNames(path: string): string[] {
     if (isMissing(error)) return []
     throw error
   }
+}
+
+/**
+ * Whether `path` is a directory itself, not a symlink to one: rc.8's
+ * `listSessionDirs` keeps only `readdir` entries whose `Dirent.isDirectory()`
+ * (`@deepseek-ai/dsh-session-persistence-jsonl@0.1.0-rc.8` `lib/index.js`).
+ */
+export function isRealDirectory(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true
 }
 
 function scanned(path: string, dirName: string, stats: BigIntStats): ScannedLog {
