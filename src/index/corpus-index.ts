@@ -193,7 +193,7 @@ export class CorpusIndex {
 
   private store(log: ScannedLog, header: SessionHeaderView | undefined): IndexEntry | undefined {
     if (header === undefined) return undefined
-    const entry = this.entries.put({ log, checkedBy: undefined, header, title: undefined })
+    const entry = this.entries.put({ log, checkedBy: undefined, header, title: undefined, bytes: 0 })
     this.shared?.header(rowOfEntry(entry))
     return entry
   }

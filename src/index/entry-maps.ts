@@ -1,6 +1,7 @@
 /**
  * The corpus index's entries in memory: bounded by an `lru-cache` on each
- * entry's estimated bytes (eviction drops the least recently written), with
+ * entry's estimated bytes (eviction drops the least recently written; the
+ * cache is built the first time the entries pass the bound), with
  * the same entries in plain `Map`s by path and by session id for reads
  * (lru-cache's `peek` costs ~1.4 µs, once per candidate of a query list;
  * its `get` bookkeeping ~1 s a pass at 100,000 entries), kept in step with
@@ -22,44 +23,86 @@ export class EntryMaps {
   changes = 0
   /** Whether an entry was evicted since {@link takeEvicted} (its shared row may bring it back). */
   private evicted = false
-  private readonly bound: LRUCache<string, IndexEntry>
+  private readonly maxBytes: number
+  /**
+   * The bound, from the first time the entries' estimated bytes pass it:
+   * below it nothing can be evicted, and a new process's first call holds
+   * 100,000 entries without one cache write each (~0.25 s).
+   */
+  private bound: LRUCache<string, IndexEntry> | undefined
+  /** Estimated bytes held while the bound is not engaged (each entry's as measured when put: `entry.bytes`). */
+  private bytes = 0
 
   constructor(maxBytes: number) {
-    this.bound = new LRUCache<string, IndexEntry>({
-      maxSize: maxBytes,
-      sizeCalculation: entryBytes,
-      dispose: (entry, path, reason) => {
-        this.changes++
-        if (reason === 'evict') this.evicted = true
-        if (this.byId.get(entry.header.id) === entry) this.byId.delete(entry.header.id)
-        if (this.byPath.get(path) === entry) this.byPath.delete(path)
-      },
-    })
+    this.maxBytes = maxBytes
   }
 
   /** Entries held and their estimated bytes. */
   get size(): { entries: number, bytes: number } {
-    return { entries: this.bound.size, bytes: this.bound.calculatedSize }
+    return this.bound === undefined ? { entries: this.byPath.size, bytes: this.bytes } : { entries: this.bound.size, bytes: this.bound.calculatedSize }
   }
 
   /** Hold `entry` under its log path and session id. */
   put(entry: IndexEntry): IndexEntry {
     this.changes++
-    this.bound.set(entry.log.path, entry)
-    this.byPath.set(entry.log.path, entry)
+    const path = entry.log.path
+    if (this.bound !== undefined) this.bound.set(path, entry)
+    else this.measure(path, entry)
+    this.byPath.set(path, entry)
     this.byId.set(entry.header.id, entry)
+    this.engageWhenFull()
     return entry
   }
 
   /** Measure `entry` again after it grew (a title was folded), if it is still held. */
   remeasure(entry: IndexEntry): void {
-    if (this.byPath.get(entry.log.path) === entry) this.bound.set(entry.log.path, entry)
+    const path = entry.log.path
+    if (this.byPath.get(path) !== entry) return
+    if (this.bound !== undefined) this.bound.set(path, entry)
+    else this.measure(path, entry)
+    this.engageWhenFull()
   }
 
   /** Drop the entry of a log path. */
   drop(path: string): void {
     this.changes++
-    this.bound.delete(path)
+    if (this.bound !== undefined) {
+      this.bound.delete(path)
+      return
+    }
+    const entry = this.byPath.get(path)
+    if (entry !== undefined) this.forget(path, entry)
+  }
+
+  /** Count `entry`'s bytes in place of what was held at `path` (bound not engaged). */
+  private measure(path: string, entry: IndexEntry): void {
+    const previous = this.byPath.get(path)
+    if (previous !== undefined) this.bytes -= previous.bytes ?? 0
+    entry.bytes = entryBytes(entry)
+    this.bytes += entry.bytes
+  }
+
+  /** What lru-cache's `dispose` does for an entry leaving the maps. */
+  private forget(path: string, entry: IndexEntry): void {
+    if (this.byId.get(entry.header.id) === entry) this.byId.delete(entry.header.id)
+    if (this.byPath.get(path) === entry) this.byPath.delete(path)
+    if (this.bound === undefined) this.bytes -= entry.bytes ?? 0
+  }
+
+  /** Past the bound: every entry into the `lru-cache` (in the order first held, the least recent first), for good. */
+  private engageWhenFull(): void {
+    if (this.bound !== undefined || this.bytes <= this.maxBytes) return
+    const bound = new LRUCache<string, IndexEntry>({
+      maxSize: this.maxBytes,
+      sizeCalculation: entryBytes,
+      dispose: (entry, path, reason) => {
+        this.changes++
+        if (reason === 'evict') this.evicted = true
+        this.forget(path, entry)
+      },
+    })
+    this.bound = bound
+    for (const [path, entry] of [...this.byPath]) bound.set(path, entry)
   }
 
   /**

@@ -24,6 +24,8 @@ export interface IndexEntry {
   checkedBy?: number
   readonly header: SessionHeaderView
   title?: CachedTitle
+  /** Its estimated bytes when the index last measured it (`index/entry-maps.ts`), 0 before. */
+  bytes?: number
 }
 
 /** Estimated retained bytes of one entry (UTF-16 strings plus object overhead). */
@@ -42,7 +44,7 @@ export function entryBytes(entry: IndexEntry): number {
  */
 export function entryOfRow(row: CorpusRow): IndexEntry {
   const log: ScannedLog = { path: row.path, dirName: row.dirName, identity: row.identity, revision: '', size: 0, stamp: undefined }
-  return { log, checkedBy: undefined, header: row.header, title: row.title }
+  return { log, checkedBy: undefined, header: row.header, title: row.title, bytes: 0 }
 }
 
 /** The shared row of an entry. */

@@ -8,8 +8,8 @@
  *
  * The worker is plain JavaScript run with `eval` (no file to resolve from a
  * bundle or a test transform), started on the first batch large enough,
- * `unref`ed while idle so it never keeps a process alive, and ended by
- * {@link StatWorker.close}. Any failure of the worker (it could not start,
+ * `unref`ed while idle so it never keeps a process alive, and ended for good
+ * by {@link StatWorker.close}. Any failure of the worker (it could not start,
  * it exited, a `stat` failed with an error other than "missing") sends the
  * affected paths back to the calling thread's own `stat`, so the answer is
  * always exactly what a one-by-one check would give.
@@ -83,10 +83,15 @@ export class StatWorker {
     })
   }
 
-  /** End the worker; batches in flight come back as `failed` (the caller checks them itself). */
+  /**
+   * End the worker for good (its index is replaced, or the plugin is
+   * disposed): batches in flight come back as `failed`, and later ones are
+   * checked on the calling thread.
+   */
   close(): void {
     const worker = this.worker
     this.worker = undefined
+    this.broken = true
     this.settleAll()
     void worker?.terminate()
   }
@@ -95,7 +100,8 @@ export class StatWorker {
     if (this.broken) return undefined
     if (this.worker !== undefined) return this.worker
     try {
-      const worker = new Worker(WORKER_SOURCE, { eval: true })
+      // No inherited flags or preloads (a host's `--import` loader, say): the worker only calls `statSync`.
+      const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] })
       worker.on('message', (id: number) => {
         this.pending.get(id)?.(true)
         this.pending.delete(id)
