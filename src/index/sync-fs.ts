@@ -8,7 +8,7 @@
  * @module dsh-cross-session/index/sync-fs
  */
 
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type BigIntStats } from 'node:fs'
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import type { FileStamp, ScannedLog } from './plan.js'
 
 /** Whether a file-system error means "not there (any more)". */
@@ -57,10 +57,18 @@ export function isRealDirectory(path: string): boolean {
   return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true
 }
 
-function scanned(path: string, dirName: string, stats: BigIntStats): ScannedLog {
-  // `dev:ino` once: each BigInt's decimal string costs.
-  const file = `${stats.dev}:${stats.ino}`
+/**
+ * The log at `path` with these `stat` fields: `previous` itself when it has
+ * exactly the same ones (same identity and revision, nothing allocated),
+ * else a new {@link ScannedLog} (its revision is the harness's `fileRevision`).
+ */
+function logOf(path: string, dirName: string, stats: FileStamp, previous: { readonly stamp?: FileStamp } | undefined): ScannedLog {
   const { dev, ino, birthtimeNs, size, mtimeNs, ctimeNs } = stats
+  const stamp = previous?.stamp
+  if (stamp !== undefined && stamp.size === size && stamp.mtimeNs === mtimeNs && stamp.ctimeNs === ctimeNs
+    && stamp.ino === ino && stamp.dev === dev && stamp.birthtimeNs === birthtimeNs) return previous as ScannedLog
+  // `dev:ino` once: each BigInt's decimal string costs.
+  const file = `${dev}:${ino}`
   return {
     path,
     dirName,
@@ -74,43 +82,22 @@ function scanned(path: string, dirName: string, stats: BigIntStats): ScannedLog 
 /**
  * The log file at `path` as one revision check sees it, or `undefined` when
  * it is not a file. When `previous` (an earlier check of the same path) has
- * exactly the same `stat` fields, `previous` itself is returned: same
- * identity and revision, nothing allocated.
+ * exactly the same `stat` fields, `previous` itself is returned.
  */
 export function statLog(path: string, dirName: string, previous?: { readonly stamp?: FileStamp }): ScannedLog | undefined {
   const stats = statSync(path, { bigint: true, throwIfNoEntry: false })
-  if (stats?.isFile() !== true) return undefined
-  const stamp = previous?.stamp
-  if (stamp !== undefined && stamp.size === stats.size && stamp.mtimeNs === stats.mtimeNs && stamp.ctimeNs === stats.ctimeNs
-    && stamp.ino === stats.ino && stamp.dev === stats.dev && stamp.birthtimeNs === stats.birthtimeNs) return previous as ScannedLog
-  return scanned(path, dirName, stats)
+  return stats?.isFile() === true ? logOf(path, dirName, stats, previous) : undefined
 }
 
 /**
  * A log as a worker's `stat` saw it (`index/stat-worker.ts`: fields
  * `kind, dev, ino, birthtimeNs, size, mtimeNs, ctimeNs` at `at`), exactly as
- * {@link statLog} would give it: `previous` itself when nothing moved.
+ * {@link statLog} would give it. Node's own `BigIntStats` come from a
+ * `BigInt64Array` too, so the values round-trip exactly.
  */
 export function fieldsLog(path: string, dirName: string, fields: BigInt64Array, at: number, previous?: { readonly stamp?: FileStamp }): ScannedLog {
-  const dev = fields[at + 1]!
-  const ino = fields[at + 2]!
-  const birthtimeNs = fields[at + 3]!
-  const size = fields[at + 4]!
-  const mtimeNs = fields[at + 5]!
-  const ctimeNs = fields[at + 6]!
-  const stamp = previous?.stamp
-  if (stamp !== undefined && stamp.size === size && stamp.mtimeNs === mtimeNs && stamp.ctimeNs === ctimeNs
-    && stamp.ino === ino && stamp.dev === dev && stamp.birthtimeNs === birthtimeNs) return previous as ScannedLog
-  // Node's own BigIntStats come from a BigInt64Array too: the values round-trip exactly.
-  const file = `${dev}:${ino}`
-  return {
-    path,
-    dirName,
-    identity: `${file}:${birthtimeNs}`,
-    revision: `${file}:${size}:${mtimeNs}:${ctimeNs}`,
-    size: Number(size),
-    stamp: { dev, ino, birthtimeNs, size, mtimeNs, ctimeNs },
-  }
+  const stamp = { dev: fields[at + 1]!, ino: fields[at + 2]!, birthtimeNs: fields[at + 3]!, size: fields[at + 4]!, mtimeNs: fields[at + 5]!, ctimeNs: fields[at + 6]! }
+  return logOf(path, dirName, stamp, previous)
 }
 
 /** A directory's `dev:ino:mtimeNs:ctimeNs` and its change time in ms, or `undefined` when it is not a directory. */

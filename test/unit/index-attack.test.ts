@@ -11,8 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { zstdCompressSync } from 'node:zlib'
 import { decodeLog, encodeLog } from '../../bench/harness/zstd-log.js'
 import { mulberry32 } from '../support/prng.js'
-import { CorpusIndex, createIndexedSessionQueryPort, jsonlFiles, jsonlLayout, openHomeStore, SharedIndex, sessionsList, type HostAgent, type SqliteHomeStore } from '../../src/testing.js'
-import { makeWorld, session } from '../support/fakes.js'
+import { CorpusIndex, jsonlFiles, jsonlLayout, openHomeStore, SharedIndex, sessionsList, type SqliteHomeStore } from '../../src/testing.js'
+import { listingPort } from '../support/indexed-port.js'
 import { Root } from '../support/jsonl-root.js'
 import { PARALLEL_MIN_PATHS, StatWorker } from '../../src/index/stat-worker.js'
 import { restatMany } from '../../src/index/stat-batch.js'
@@ -73,15 +73,7 @@ describe('a log that appears in a session directory already listed', () => {
   it('shows up in sessions_list through the port (default racy margin)', async () => {
     root.write('session-a', 1, 'first')
     mkdirSync(dirname(root.path('session-b')), { recursive: true })
-    const w = makeWorld()
-    const me = session('session-me', 5_000_000, { live: true })
-    const persistence = root.persistence()
-    const port = createIndexedSessionQueryPort({
-      fallback: w.corpus,
-      agents: { get: () => undefined, list: () => [] as HostAgent[], resume: () => { throw new Error('a list must never resume') } },
-      persistence: () => persistence,
-      sessions: () => undefined,
-    })
+    const { w, me, port } = listingPort(root)
     const deps = { ...w.deps, sessions: port }
     // Past the 2 s margin: the project directory's listing is kept from here on.
     await settle(2200)
@@ -96,15 +88,7 @@ describe('a log that appears in a session directory already listed', () => {
 
 describe('one session id with a log in two project directories', () => {
   function port() {
-    const w = makeWorld()
-    const me = session('session-me', 5_000_000, { live: true })
-    const persistence = root.persistence()
-    const sessions = createIndexedSessionQueryPort({
-      fallback: w.corpus,
-      agents: { get: () => undefined, list: () => [] as HostAgent[], resume: () => { throw new Error('a list must never resume') } },
-      persistence: () => persistence,
-      sessions: () => undefined,
-    })
+    const { w, me, port: sessions } = listingPort(root)
     return { list: (args: Record<string, unknown>) => sessionsList(args, w.call(me), { ...w.deps, sessions }) }
   }
 
@@ -149,15 +133,7 @@ describe('a batch whose worker thread dies or whose call is aborted', () => {
   it('a query list aborted mid-batch says so, and the next one is exact', async () => {
     const count = PARALLEL_MIN_PATHS + 10
     for (let index = 0; index < count; index++) root.write(`session-${String(index).padStart(5, '0')}`, 1000 + index, `title ${index}`)
-    const w = makeWorld()
-    const me = session('session-me', 1, { live: true })
-    const persistence = root.persistence()
-    const sessions = createIndexedSessionQueryPort({
-      fallback: w.corpus,
-      agents: { get: () => undefined, list: () => [] as HostAgent[], resume: () => { throw new Error('a list must never resume') } },
-      persistence: () => persistence,
-      sessions: () => undefined,
-    })
+    const { w, me, port: sessions } = listingPort(root)
     const deps = { ...w.deps, sessions }
     await sessionsList({ query: 'renamed' }, w.call(me), deps)
     root.appendTitle('session-00007', 2, 'renamed early')
@@ -225,15 +201,7 @@ describe('a log replaced in place with another header', () => {
   it.fails('the next list shows the new header (a subagent now: out of the top-level scope)', async () => {
     root.write('session-a', 1, 'first')
     root.write('session-b', 2, 'second')
-    const w = makeWorld()
-    const me = session('session-me', 5_000_000, { live: true })
-    const persistence = root.persistence()
-    const sessions = createIndexedSessionQueryPort({
-      fallback: w.corpus,
-      agents: { get: () => undefined, list: () => [] as HostAgent[], resume: () => { throw new Error('a list must never resume') } },
-      persistence: () => persistence,
-      sessions: () => undefined,
-    })
+    const { w, me, port: sessions } = listingPort(root)
     const list = () => sessionsList({}, w.call(me), { ...w.deps, sessions })
     await settle(2200)
     expect(await list()).toContain('session-b [cold, top-level]')
@@ -250,15 +218,7 @@ describe('concurrent lists on one port', () => {
     const count = PARALLEL_MIN_PATHS + 40
     const name = (index: number) => `session-${String(index).padStart(5, '0')}`
     for (let index = 0; index < count; index++) root.write(name(index), 1000 + index, `title ${index}`)
-    const w = makeWorld()
-    const me = session('session-me', 1, { live: true })
-    const persistence = root.persistence()
-    const sessions = createIndexedSessionQueryPort({
-      fallback: w.corpus,
-      agents: { get: () => undefined, list: () => [] as HostAgent[], resume: () => { throw new Error('a list must never resume') } },
-      persistence: () => persistence,
-      sessions: () => undefined,
-    })
+    const { w, me, port: sessions } = listingPort(root)
     const list = (query: string) => sessionsList({ query, limit: 50 }, w.call(me), { ...w.deps, sessions })
     await list('warm')
     for (let round = 0; round < 3; round++) {
@@ -417,15 +377,7 @@ describe('a log deleted while its session directory stays', () => {
   it.fails('is not shown by the next list', async () => {
     root.write('session-a', 1, 'first')
     root.write('session-b', 2, 'second')
-    const w = makeWorld()
-    const me = session('session-me', 5_000_000, { live: true })
-    const persistence = root.persistence()
-    const sessions = createIndexedSessionQueryPort({
-      fallback: w.corpus,
-      agents: { get: () => undefined, list: () => [] as HostAgent[], resume: () => { throw new Error('a list must never resume') } },
-      persistence: () => persistence,
-      sessions: () => undefined,
-    })
+    const { w, me, port: sessions } = listingPort(root)
     const list = () => sessionsList({}, w.call(me), { ...w.deps, sessions })
     expect(await list()).toContain('session-b')
     unlinkSync(root.path('session-b'))

@@ -10,9 +10,9 @@ import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { CorpusIndex, createIndexedSessionQueryPort, jsonlFiles, jsonlLayout, sessionsList, type HostAgent } from '../../src/testing.js'
+import { CorpusIndex, jsonlFiles, jsonlLayout, sessionsList } from '../../src/testing.js'
 import { PARALLEL_MIN_PATHS, StatWorker } from '../../src/index/stat-worker.js'
-import { makeWorld, session } from '../support/fakes.js'
+import { listingPort } from '../support/indexed-port.js'
 import { counted, Root } from '../support/jsonl-root.js'
 
 const signal = new AbortController().signal
@@ -79,17 +79,8 @@ describe('a query list over a batch of candidates', () => {
   it('sees another writer retitle logs anywhere in the batch on its next call, and checks each log once per call', async () => {
     const count = PARALLEL_MIN_PATHS + 100
     for (let index = 0; index < count; index++) root.write(`session-${String(index).padStart(5, '0')}`, 1000 + index, `title ${index}`)
-    const w = makeWorld()
-    const me = session('session-me', 1, { live: true })
     const indexes: CorpusIndex[] = []
-    const persistence = root.persistence()
-    const port = createIndexedSessionQueryPort({
-      fallback: w.corpus,
-      agents: { get: () => undefined, list: () => [] as HostAgent[], resume: () => { throw new Error('a list must never resume') } },
-      persistence: () => persistence,
-      sessions: () => undefined,
-      onIndex: index => indexes.push(index),
-    })
+    const { w, me, port } = listingPort(root, index => indexes.push(index))
     const deps = { ...w.deps, sessions: port }
     expect(await sessionsList({ query: 'renamed' }, w.call(me), deps)).toContain('0 of')
     // Spread over the whole listing, so both halves of the batch hold some.
