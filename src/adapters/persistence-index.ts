@@ -93,11 +93,11 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
   // Live in this process: its surface and header are read from memory. A
   // session live elsewhere (same home) is read from its log like a cold one.
   const liveHere = (sessionId: string): boolean => agents.get(sessionId) !== undefined || store(options.sessions())?.get(sessionId) !== undefined
+  // The batch checks' worker thread ends with the plugin (`index/stat-worker.ts`).
+  options.lifetime?.addEventListener('abort', () => current?.files.close(), { once: true })
   // The refresh each tool call made, by that call's abort signal: a list's
   // title fold reuses the revision check its own listing just made (one per
   // call), and any other call checks again.
-  // The batch checks' worker thread ends with the plugin (`index/stat-worker.ts`).
-  options.lifetime?.addEventListener('abort', () => current?.files.close(), { once: true })
   const refreshedBy = new WeakMap<AbortSignal, number>()
   let lastHeaders: { entries: readonly IndexEntry[], headers: SessionHeaderView[] } | undefined
 
@@ -132,7 +132,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       // This process's live sessions, read once (the store is a service proxy: one `get` per id costs).
       const liveById = new Map<string, { events?: unknown }>()
       for (const session of store(options.sessions())?.list() ?? []) {
-        const id = readHeader(session.header)?.id
+        const id = typeof session.id === 'string' ? session.id : readHeader(session.header)?.id
         if (id !== undefined) liveById.set(id, session)
       }
       const titles = new Map<string, string | undefined>()
