@@ -41,7 +41,8 @@ interface ReadResult {
 const READ_HEAD = /^session (\S+) \[(live|cold), (top-level|subagent)\](.*)$/
 const READ_COUNTS = /^readable messages: (\d+) \| captured through seq: (\d+|none)$/
 const HEADING = /^--- (\w+) \(seq (\d+), (.*)\) ---$/
-const OMITTED = /^\((\d+) earlier messages? omitted(?:; before_seq \d+ reads them)?\)$/
+const OMITTED = /^\((\d+) earlier messages? omitted\)$/
+const PAGE_BACK = /^\(before_seq \d+ reads the earlier messages\)$/
 const CURSOR = /^(?:after_seq \d+|before_seq \d+|after_seq \d+, before_seq \d+) \| newer: (\d+)(?: \(after_seq \d+\))? \| older: (\d+)(?: \(before_seq \d+\))?$/
 
 /** A `sessions_read` result, or `undefined` when the text is not one. */
@@ -57,6 +58,7 @@ export function parseReadResult(text: string): ReadResult | undefined {
   if (last !== null) {
     omitted = Number(last[1])
     end -= 1
+    if (PAGE_BACK.test(lines[end - 1] ?? '')) end -= 1
   }
   const messages: ReadMessage[] = []
   let current: { role: string, seq: number, markers: string[], body: string[] } | undefined

@@ -97,9 +97,12 @@ export function renderRead(page: ReadPage): string {
     lines.push(messageHeading(message), truncateVisibly(sanitizeForDisplay(message.text), page.maxMessageChars))
   }
   if (page.shown.length === 0) lines.push(cursored ? '(no readable messages in this range)' : '(no readable messages)')
-  if (!cursored && page.omitted > 0) {
-    lines.push(`(${page.omitted} earlier ${page.omitted === 1 ? 'message' : 'messages'} omitted; before_seq ${page.older.cursor} reads them)`)
-  }
   if (page.malformed > 0) lines.push(`(${page.malformed} malformed events skipped)`)
+  // A windowed read ends with the contract's marker, exactly (docs/tools.md#sessions_read);
+  // the cursor that pages back stands on its own line just before it.
+  if (!cursored && page.omitted > 0) {
+    lines.push(`(before_seq ${page.older.cursor} reads the earlier messages)`)
+    lines.push(`(${page.omitted} earlier ${page.omitted === 1 ? 'message' : 'messages'} omitted)`)
+  }
   return capOutput(lines.join('\n'), page.maxReadMessages * (page.maxMessageChars + 200))
 }

@@ -6,7 +6,8 @@
  * injected filtering, visible truncation, "a read, never a wake"; true
  * live/cold state from a non-waking lookup; newest `max_messages` kept, or
  * the range `after_seq` / `before_seq` picks (`src/model/read-window.ts`);
- * `(N earlier messages omitted; before_seq S reads them)`; unknown id →
+ * `(before_seq S reads the earlier messages)` then `(N earlier messages
+ * omitted)`; unknown id →
  * `not-found`).
  *
  * Backend calls per call: one `readSurface` and one `readTitles` for the one

@@ -57,12 +57,12 @@ describe('sessions_read', () => {
   it('keeps the newest max_messages and says how many earlier ones were omitted', async () => {
     const { w, me } = world()
     const text = await sessionsRead({ session_id: 'session-peer', max_messages: 1 }, w.call(me), w.deps)
-    expect(text.split('\n').slice(3)).toEqual(['--- user (seq 5, user) ---', 'thanks', '(2 earlier messages omitted; before_seq 5 reads them)'])
+    expect(text.split('\n').slice(3)).toEqual(['--- user (seq 5, user) ---', 'thanks', '(before_seq 5 reads the earlier messages)', '(2 earlier messages omitted)'])
   })
 
   it('caps max_messages at maxReadMessages', async () => {
     const { w, me } = world({ maxReadMessages: 2 })
-    expect(await sessionsRead({ session_id: 'session-peer', max_messages: 100 }, w.call(me), w.deps)).toContain('(1 earlier message omitted; before_seq 3 reads them)')
+    expect(await sessionsRead({ session_id: 'session-peer', max_messages: 100 }, w.call(me), w.deps)).toContain('(before_seq 3 reads the earlier messages)\n(1 earlier message omitted)')
   })
 
   it('truncates a long message visibly, counting code points', async () => {
@@ -282,7 +282,7 @@ describe('sessions_read', () => {
         const read = compacted()
         const text = await read({ max_messages: 3 })
         expect(seqs(text)).toEqual([130, 120, 110])
-        expect(text).toContain('(4 earlier messages omitted; before_seq 110 reads them)')
+        expect(text.endsWith('(before_seq 110 reads the earlier messages)\n(4 earlier messages omitted)')).toBe(true)
         expect(seqs(await read({ before_seq: 110 }))).toEqual([100, 90, 80, 70])
       })
 
