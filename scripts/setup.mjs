@@ -21,7 +21,7 @@
  * @module scripts/setup
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { isNodeRecentEnough } from './node22.mjs'
@@ -66,6 +66,30 @@ if (!isNodeRecentEnough(process.version)) {
 install(root, 'package dependencies')
 if (!args.has('--no-e2e')) install(join(root, 'e2e'), 'DeepSeek Harness rc.8 (end-to-end)')
 if (!args.has('--no-build')) {
-  run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], root, 'building lib/ (tsc)')
-  run(process.execPath, [join(root, 'scripts', 'build-client.mjs')], root, 'building lib/client.js (browser half)')
+  if (builtIsFresh()) {
+    console.log('setup: lib/ is up to date with src/')
+  } else {
+    const started = Date.now()
+    console.log('setup: building lib/ (tsc) and lib/client.js (the browser half)')
+    run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], root, 'building lib/ (tsc)')
+    run(process.execPath, [join(root, 'scripts', 'build-client.mjs')], root, 'building lib/client.js (browser half)')
+    console.log(`setup: built in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  }
+}
+
+/** Newest modification time of a file or of any file below a directory, ms (0 when missing). */
+function newest(path) {
+  if (!existsSync(path)) return 0
+  const stat = statSync(path)
+  if (!stat.isDirectory()) return stat.mtimeMs
+  return readdirSync(path).reduce((most, name) => Math.max(most, newest(join(path, name))), stat.mtimeMs)
+}
+
+/** Whether lib/ was built after the last change to what it is built from (a rerun then skips ~10 s of tsc). */
+function builtIsFresh() {
+  const outputs = [join(root, 'lib', 'plugin.js'), join(root, 'lib', 'client.js')]
+  if (!outputs.every(file => existsSync(file))) return false
+  const built = Math.min(...outputs.map(file => statSync(file).mtimeMs))
+  const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json', join('scripts', 'build-client.mjs'), join('node_modules', '.package-lock.json')]
+  return inputs.every(input => newest(join(root, input)) <= built)
 }

@@ -16,9 +16,12 @@
  * Options: `--port N` (default: a free port), `--keep` (keep the home on exit).
  * @module scripts/web
  */
+import { createServer } from 'node:net'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { installByName } from '../test/e2e/support/browser.ts'
 import { startFakeModel, type ModelRequest, type Reply } from '../test/e2e/support/fake-model.ts'
-import { assertPrerequisites, makeHome, startWeb, writePatch } from '../test/e2e/support/harness.ts'
+import { assertPrerequisites, makeHome, startWeb, writePatch, type DshHome } from '../test/e2e/support/harness.ts'
 import { firstUserText, turnOf } from '../test/e2e/support/scenario.ts'
 
 const args = process.argv.slice(2)
@@ -50,13 +53,61 @@ function answer(request: ModelRequest): Reply {
   return { text: `(scripted model) You said: ${trigger.slice(0, 200)}\n\n${HELP}` }
 }
 
+/** `--port N` as given, or `undefined`; a value that is not a port ends the run with one line. */
+function askedPort(): number | undefined {
+  if (portArg < 0) return undefined
+  const port = Number(args[portArg + 1])
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`--port takes a port number (1–65535); got ${args[portArg + 1] ?? 'nothing'}`)
+  return port
+}
+
+/** Refuse a port something already listens on, at once and in one line (dsh web would wait and then print a stack). */
+async function assertPortFree(port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const server = createServer()
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(new Error(error.code === 'EADDRINUSE' ? `port ${port} is in use; pick another with -- --port N, or leave it out for a free one` : `port ${port} cannot be used (${error.code ?? error.message})`))
+    })
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve()))
+  })
+}
+
+/** The commands a second terminal runs to join this home (printed in the banner; docs in the README). */
+function secondTerminal(home: string, modelUrl: string): string {
+  const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+  const path = [dirname(process.execPath), join(repo, 'e2e', 'node_modules', '.bin')].join(':')
+  return [
+    'A second terminal on the same home (a headless dsh beside this web host):',
+    `  export DSH_HOME=${home}`,
+    `  export DEEPSEEK_BASE_URL=${modelUrl}   # the scripted model`,
+    '  export DEEPSEEK_API_KEY=offline   # any value: the scripted model checks none',
+    '  export DSH_TELEMETRY_DISABLED=1',
+    `  export PATH="${path}:$PATH"   # Node 22, and dsh and pnpm from e2e/`,
+    `  dsh plugin --profile headless add link:${repo}   # once per home`,
+    '  dsh --profile headless "list"   # or "read <session id>", "send <session id> <text>"',
+  ].join('\n')
+}
+
 async function main(): Promise<void> {
   assertPrerequisites()
+  const port = askedPort()
+  if (port !== undefined) await assertPortFree(port)
   const h = makeHome('web', 'dsh-cross-session-')
+  try {
+    await serve(h, port)
+  } catch (error: unknown) {
+    // Nothing started is left behind: the home goes with a failed start (unless --keep).
+    if (!keep) h.cleanup()
+    throw error
+  }
+}
+
+async function serve(h: DshHome, port: number | undefined): Promise<void> {
+  console.log('Starting dsh web and seeding three sessions (about 20 s)…')
   installByName(h)
   const model = await startFakeModel({ scenario: answer, maxRequests: 100_000, lifetimeMs: 7 * 24 * 3600_000 })
   const patch = writePatch(h, { plugin: false, rows: [{ id: 'cross-session', name: 'dsh-cross-session', config: {} }] })
-  const web = await startWeb(h, model, { patch, timeoutMs: 7 * 24 * 3600_000, ...(portArg >= 0 ? { port: Number(args[portArg + 1]) } : {}) })
+  const web = await startWeb(h, model, { patch, timeoutMs: 7 * 24 * 3600_000, ...(port === undefined ? {} : { port }) })
   const channel = async (endpoint: string, payload: unknown): Promise<void> => {
     await fetch(`http://127.0.0.1:${web.port}/cross-session/${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId: `seed-${endpoint}`, method: endpoint, payload }) })
   }
@@ -78,7 +129,9 @@ async function main(): Promise<void> {
   console.log(`\ndsh web with dsh-cross-session: http://127.0.0.1:${web.port}/`)
   console.log(`DSH_HOME: ${h.home}${keep ? ' (kept on exit)' : ' (deleted on exit; --keep keeps it)'}`)
   console.log(`Seeded: alpha ${ids.alpha}, bravo ${bravo}, charlie ${charlie} (holds peer messages: one waits for approval).`)
-  console.log(`In any session the scripted model understands: list · read <session id> · send <session id> <text>. Ctrl-C stops.\n`)
+  console.log('In any session the scripted model understands: list · read <session id> · send <session id> <text>.\n')
+  console.log(secondTerminal(h.home, model.url))
+  console.log('\nCtrl-C stops.\n')
   // Ctrl-C reaches this process twice (from the terminal's process group and
   // forwarded by scripts/node22.mjs): every signal is caught, the first stops.
   let stopping = false
