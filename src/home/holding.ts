@@ -92,10 +92,14 @@ export class Holdings {
     return this.held.has(sessionId)
   }
 
-  /** Something was appended to a session's log here. */
-  onSessionEvent(sessionId: string): void {
+  /**
+   * Something was appended to a session's log here. `live` is its agent when
+   * the caller already has it from one registry listing (a tick), which saves
+   * a lookup per held session.
+   */
+  onSessionEvent(sessionId: string, live?: HostAgent): void {
     const held = this.held.get(sessionId)
-    const agent = held === undefined ? undefined : this.host.agents.get(sessionId)
+    const agent = held === undefined ? undefined : live ?? this.host.agents.get(sessionId)
     if (held === undefined || agent === undefined) return
     if (settle(this.store, agent, held)) this.watch.poke()
     if (hasFound(held)) this.persistFound(sessionId)

@@ -111,11 +111,11 @@ export class HomeRuntime {
   tick(): void {
     if (this.stopped) return
     try {
-      this.reconcile()
+      const live = this.reconcile()
       const waiting = this.store.waiting()
       for (const sessionId of this.holdings.ids()) {
         if (waiting.has(sessionId)) void this.drain(sessionId)
-        else this.onSessionEvent(sessionId)
+        else this.holdings.onSessionEvent(sessionId, live?.get(sessionId))
       }
       if (this.longLived && this.adopt !== undefined) this.adoption.run(this.adopt)
       // Held messages past their expiry are dropped by whichever process looks first (docs/tools.md#inbound-messages).
@@ -132,15 +132,26 @@ export class HomeRuntime {
     }
   }
 
-  private reconcile(): void {
+  /**
+   * Hold what went live here unseen, let go of what is gone. One
+   * `agents.list()` and no lookup per held session, so a tick costs the
+   * same registry calls with 1 or 1,000 idle sessions live here
+   * (docs/performance.md, "Registry calls").
+   * @returns this process's live agents by id, or `undefined` for a registry without `list`.
+   */
+  private reconcile(): Map<string, HostAgent> | undefined {
     const longLived = this.host.longLived()
     if (longLived !== this.longLived) {
       this.longLived = longLived
       this.store.join(longLived)
     }
-    const live = this.host.agents.list?.() ?? []
-    for (const agent of live) if (!this.holdings.holds(agent.id)) this.track(agent)
-    for (const sessionId of this.holdings.ids()) if (this.host.agents.get(sessionId) === undefined) this.untrack(sessionId)
+    const listed = this.host.agents.list?.()
+    const live = listed === undefined ? undefined : new Map(listed.map(agent => [agent.id, agent]))
+    for (const agent of listed ?? []) if (!this.holdings.holds(agent.id)) this.track(agent)
+    for (const sessionId of this.holdings.ids()) {
+      if (live === undefined ? this.host.agents.get(sessionId) === undefined : !live.has(sessionId)) this.untrack(sessionId)
+    }
+    return live
   }
 
   /** Post now the notices of watched turns of `sessionId` (held here) that ended, once its log is on disk. */
