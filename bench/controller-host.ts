@@ -58,12 +58,22 @@ async function timed(iterations: number, run: (index: number) => Promise<string>
  * every host did before) is measured beside it, prefixed `polled:`.
  */
 export async function controllerHostCases(iterations: number): Promise<ControllerHostRow[]> {
-  return [...await hostCases(iterations, true), ...(await hostCases(iterations, false)).filter(row => row.case.includes('cold')).map(row => ({ ...row, case: `polled: ${row.case}, host without session/event (before)` }))]
+  const rows = [...await hostCases(iterations, true), ...(await hostCases(iterations, false)).filter(row => row.case.includes('cold')).map(row => ({ ...row, case: `polled: ${row.case}, host without session/event (before)` }))]
+  // The same sends beside 1,001 idle live sessions, which this process holds: nothing may grow with them.
+  for (const sessionEvents of [true, false]) {
+    for (const row of await hostCases(iterations, sessionEvents, IDLE_MANY)) rows.push({ ...row, case: `${sessionEvents ? '' : 'polled: '}${row.case}, ${IDLE_MANY} idle live` })
+  }
+  return rows
 }
 
-async function hostCases(iterations: number, sessionEvents: boolean): Promise<ControllerHostRow[]> {
+/** Idle live sessions of the "nothing grows" rows. */
+const IDLE_MANY = 1001
+
+async function hostCases(iterations: number, sessionEvents: boolean, idle = 0): Promise<ControllerHostRow[]> {
   const rows: ControllerHostRow[] = []
   const host = new FakeHost({ sessionEvents })
+  // Live before the mount, so the home runtime's first reconcile holds every one of them.
+  for (let index = 0; index < idle; index++) host.goLive(`session-idle-${index}`, 500_000 + index)
   const controller = withController(host)
   const agents = host.services.agents as { get: (id: string) => unknown }
   const get = agents.get.bind(agents)
@@ -102,17 +112,31 @@ const SEND_CASES = ['accepted, live peer', 'accepted, wakes cold (resolveAgent)'
 
 /** Budgets of these cases; each needs its rows (a missing row or an uncounted call fails it). */
 export function controllerHostVerdicts(rows: ControllerHostRow[]): Verdict[] {
-  const sends = rows.filter(row => row.case.startsWith('accepted'))
+  const sends = rows.filter(row => row.case.startsWith('accepted') && !row.case.endsWith('idle live'))
   const complete = SEND_CASES.every(name => sends.some(row => row.case === name && row.iterations > 0))
   const stalled = sends.filter(row => row.maxMs >= DEFAULT_SETTINGS.recordWaitMs / 10 || !/recorded at seq \d+/.test(row.result))
   // Lookups of the send itself: on the host without session/event (on the other, the home's settle looks the
   // held session up once per append it observes, docs/architecture.md §8). Every send looks its target up at
   // least once: a row without a counted agents.get measured nothing.
-  const gets = rows.filter(row => row.case.startsWith('polled:') || row.case === 'accepted, live peer').map(row => row.perCall['agents.get'])
+  const gets = rows.filter(row => !row.case.endsWith('idle live') && (row.case.startsWith('polled:') || row.case === 'accepted, live peer')).map(row => row.perCall['agents.get'])
   const counted = gets.length === SEND_CASES.length && gets.every(value => value !== undefined && value > 0)
   const maxGets = Math.max(...gets.map(value => value ?? Infinity))
   const frame = rows.find(row => row.case.startsWith('parseFrame'))
+  // Each send row beside its twin with 1,001 idle live sessions, on both host kinds (rc.8's session/event path included).
+  const allSends = rows.filter(row => row.case.includes('accepted'))
+  const growth = allSends.filter(row => !row.case.endsWith(`${IDLE_MANY} idle live`)).map(row => {
+    const name = row.case.startsWith('polled: ') ? `polled: ${row.case.slice('polled: '.length).replace(/, host without session\/event \(before\)$/, '')}` : row.case
+    const twin = allSends.find(other => other.case === `${name}, ${IDLE_MANY} idle live`)
+    const few = row.perCall['agents.get'] ?? 0
+    const many = twin?.perCall['agents.get']
+    return { name, few, many, ok: many !== undefined && few > 0 && many <= few * 1.1 }
+  })
   return [
+    {
+      budget: `controller host: agents.get per accepted send with ${IDLE_MANY} idle live sessions ≤ 1.1× with none, on both host kinds`,
+      measured: growth.map(entry => `${entry.name}: ${entry.few.toFixed(1)} → ${entry.many?.toFixed(1) ?? 'missing'}`).join('; '),
+      pass: growth.length >= 3 && growth.every(entry => entry.ok),
+    },
     { budget: `controller host: accepted send recorded, max < recordWaitMs/10 (${DEFAULT_SETTINGS.recordWaitMs / 10} ms)`, measured: sends.map(row => `${row.case}: median ${row.medianMs.toFixed(2)} ms, max ${row.maxMs.toFixed(2)} ms`).join('; '), pass: complete && stalled.length === 0 },
     // 10: the controller's own lookups, the non-waking lookup, resolve, admit, the record wait, and for a wake in a
     // short-lived host one to hold the woken session in the home store and one for its answer wait (docs/architecture.md §8).

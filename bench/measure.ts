@@ -19,6 +19,7 @@
  */
 
 import { PerformanceObserver, performance } from 'node:perf_hooks'
+import { parseReadResult } from '../src/testing.js'
 
 /** One printed row. */
 export interface CaseRow {
@@ -47,12 +48,26 @@ export interface CaseRow {
   outputChars: number
   outputUnits?: number
   outputHead?: string
-  /** For list outputs: rows shown (`N of M considered sessions`). */
+  /** For list outputs: rows shown (`N of M considered sessions`); for read outputs, messages shown. */
   shown?: number
+  /** For read outputs: code points that are not message text (header, headings, markers, footers). */
+  readOverhead?: number
   /** Backend calls of the first (cold) call alone (real harness). */
   firstCalls?: Record<string, number>
   /** Retained heap of a structure after a full GC, MB (the corpus index row). */
   retainedMB?: number
+}
+
+/**
+ * What a `sessions_read` output spends beyond the messages' own text (its
+ * header lines, one heading per message, truncation markers, footers), in
+ * code points, and how many messages it shows; nothing for other outputs.
+ */
+function readOverheadOf(output: string): { shown?: number, readOverhead?: number } {
+  const read = parseReadResult(output)
+  if (read === undefined) return {}
+  const text = read.messages.reduce((sum, message) => sum + codePoints(message.text), 0)
+  return { shown: read.messages.length, readOverhead: codePoints(output) - text }
 }
 
 /** Rows shown by a `sessions_list` output, from its footer. */
@@ -165,5 +180,6 @@ export async function measureCase(
     ...(units !== chars ? { outputUnits: units } : {}),
     outputHead: output.split('\n').slice(0, 2).join(' / ').slice(0, 160),
     ...(shownRows(output) === undefined ? {} : { shown: shownRows(output) }),
+    ...readOverheadOf(output),
   }
 }

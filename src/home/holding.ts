@@ -129,8 +129,10 @@ export class Holdings {
 
   /** Flush `sessionId`'s log and post the notices of its watched turns that ended (a process about to end). */
   async lookAtWatches(sessionId: string): Promise<void> {
+    // The store first: most sessions have no watch, and then no registry lookup is made.
+    if (!this.held.has(sessionId) || !this.store.watchedTargets().has(sessionId)) return
     const agent = this.host.agents.get(sessionId)
-    if (!this.held.has(sessionId) || agent === undefined || !this.store.watchedTargets().has(sessionId)) return
+    if (agent === undefined) return
     await this.host.flush?.(agent)
     this.fireWatches(agent)
   }
