@@ -183,6 +183,7 @@ describe('the /cross-session channel needs the page', () => {
     const size = keys.size
     await expect(openKey({ 'origin': 'http://evil.example', 'sec-fetch-site': 'same-origin' })).rejects.toThrow('key socket refused')
     await expect(openKey({})).rejects.toThrow('key socket refused')
+    await expect(openKey({ 'origin': base, 'sec-fetch-site': 'cross-site' })).rejects.toThrow('key socket refused')
     const plain = await fetch(`${base}${KEY_SOCKET_PATH}`, { headers: { 'origin': base, 'sec-fetch-site': 'same-origin' } })
     expect(plain.status).toBe(404)
     const postKey = await fetch(`${base}${KEY_SOCKET_PATH}`, { method: 'POST', headers: pageHeaders(), body: JSON.stringify({ type: 'client-request', rpcId: 'k', method: 'key', payload: {} }) })
@@ -211,6 +212,10 @@ describe('the pieces', () => {
     expect(pageProvenance({ 'host': '127.0.0.1:4000', 'origin': 'http://127.0.0.1:4001', 'sec-fetch-site': 'same-origin' })).toMatchObject({ ok: false })
     expect(pageProvenance({ 'host': '127.0.0.1:4000', 'origin': 'null', 'sec-fetch-site': 'same-origin' })).toMatchObject({ ok: false })
     expect(pageProvenance({ host: '127.0.0.1:4000', origin: 'http://127.0.0.1:4000' })).toMatchObject({ ok: false })
+    // The key socket's handshake: Chromium sends no fetch metadata on a WebSocket handshake; a sent value is still judged.
+    expect(pageProvenance({ host: '127.0.0.1:4000', origin: 'http://127.0.0.1:4000' }, 'if-sent')).toEqual({ ok: true })
+    expect(pageProvenance({ 'host': '127.0.0.1:4000', 'origin': 'http://127.0.0.1:4000', 'sec-fetch-site': 'cross-site' }, 'if-sent')).toMatchObject({ ok: false })
+    expect(pageProvenance({ host: '127.0.0.1:4000' }, 'if-sent')).toMatchObject({ ok: false })
   })
 
   it('computes the RFC 6455 accept value and frames', () => {
