@@ -168,7 +168,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('the page gate: a peer\'s shell cann
     await page.locator('[data-xs-traffic-panel] [data-xs-traffic]').first().waitFor({ timeout: 15_000 })
   })
 
-  it('warns in the settings card and once in the log about a home under the temp directory', async () => {
+  it('warns in the settings card (English and Chinese) and once in the log about a home under the temp directory', async () => {
     const h = fx.h = makeHome('page-gate-tmp')
     installByName(h)
     const model = fx.model = await startFakeModel({ scenario: () => ({ text: 'here' }) })
@@ -185,6 +185,18 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('the page gate: a peer\'s shell cann
     const lines = readLog(h).filter(entry => entry.name === 'cross-session' && WARNING.test(entry.text))
     expect(lines).toHaveLength(1)
     expect(lines[0]!.text).toContain(h.home)
+
+    // The same card in Chinese (rc.8 dsh-client-locale follows navigator.languages).
+    await page.close()
+    const zh = fx.page = await fx.browser!.newPage({ locale: 'zh-CN', viewport: { width: 1180, height: 900 } })
+    await zh.goto(`http://127.0.0.1:${web.port}/`)
+    const notice = zh.getByRole('button', { name: '继续' })
+    if (await notice.waitFor({ timeout: 15_000 }).then(() => true, () => false)) await notice.click()
+    await zh.getByText('设置', { exact: true }).last().click()
+    await zh.getByText('插件', { exact: true }).first().click()
+    const zhWarning = zh.locator('[data-xs-card="cross-session"] [data-xs-home-warning]')
+    await zhWarning.waitFor({ timeout: 30_000 })
+    expect(await zhWarning.innerText()).toMatch(new RegExp(`跨会话存储位于 ${h.home.replaceAll('/', '\\/')}.*伪造消息.*DSH_HOME`))
   })
 
   it('shows no warning, and logs none, for a home outside every sandbox-writable root', async () => {
