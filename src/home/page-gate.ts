@@ -97,3 +97,19 @@ export class PageKeys {
     return this.live.size
   }
 }
+
+/** How many refused requests one process logs (a client refused in a loop must not flood the log). */
+export const REFUSALS_LOGGED = 20
+
+/**
+ * A log for refused requests: the first {@link REFUSALS_LOGGED} lines as
+ * given, then one line saying the rest are not logged.
+ */
+export function refusalLog(log: (message: string) => void): (message: string) => void {
+  let count = 0
+  return message => {
+    count++
+    if (count <= REFUSALS_LOGGED) log(message)
+    if (count === REFUSALS_LOGGED) log(`${REFUSALS_LOGGED} requests to the cross-session channel were refused; further refusals are not logged`)
+  }
+}
