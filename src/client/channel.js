@@ -4,12 +4,22 @@
  * (`@deepseek-ai/dsh-client-connection@0.1.0-rc.8` lib/types/rpc.d.ts
  * `ClientConnectionRpc.call`), and a hook that polls one of them while a
  * view is shown. docs/architecture.md §7.
+ *
+ * Every call carries the page key (./page-key.ts), which the host hands
+ * out only over the key socket: a WebSocket this page opens to its own
+ * origin, kept open while the page lives; the key dies with it. A call
+ * refused for its key (HTTP 403) drops the socket and is tried once more
+ * with a fresh key.
  * @module dsh-cross-session/client/channel
  */
 import { useCallback, useEffect, useRef, useState } from 'react'
+import { createPageKey, keySocketUrl, withPageKey } from './page-key.ts'
 
 /** The channel's path (src/home/channel.ts `CHANNEL`). */
 export const CHANNEL = '/cross-session'
+
+/** This page's key (./page-key.ts), its socket opened on the first call. */
+const pageKey = createPageKey(url => new WebSocket(url), () => keySocketUrl(globalThis.location.origin))
 
 /**
  * Call one endpoint.
@@ -18,7 +28,7 @@ export const CHANNEL = '/cross-session'
 export async function callChannel(ctx, endpoint, payload = {}) {
   const connection = ctx.get('connection')
   if (connection === undefined) throw new Error(`${endpoint}: no connection to the host`)
-  const result = await connection.rpc.call(CHANNEL, endpoint, payload)
+  const result = await withPageKey(pageKey, key => connection.rpc.call(CHANNEL, endpoint, { ...payload, key }))
   if (result?.ok !== true) throw new Error(`${endpoint}: ${result?.error?.message ?? 'failed'}`)
   return result.value
 }

@@ -35,7 +35,7 @@ export function apply(ctx) {
     name: 'settings.plugin.item',
     key: SETTINGS_NAMESPACE,
     locale: NS,
-    inject: () => ({ controller: card, lang }),
+    inject: () => ({ controller: card, lang, ctx }),
   }, SettingsCard))
   ctx.conversationEvents.register(receivedDefinition)
   ctx.slots.inject('conversation.chat.node', () => ctx.slots.register({

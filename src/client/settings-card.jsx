@@ -15,6 +15,7 @@
 import { useState, useSyncExternalStore } from 'react'
 import { SETTINGS_TABLE } from '../settings/table.ts'
 import { currentValue, defaultText, isOverridden, planSave, rangeText, unlanded } from './card-model.ts'
+import { HomeWarning } from './home-warning.jsx'
 
 /**
  * Card state over one bound scope: drafts, the revision they were typed
@@ -154,12 +155,12 @@ function Chevron({ open }) {
 }
 
 /**
- * The card component (props: `controller`, `lang()`, and the slot's `t`).
+ * The card component (props: `controller`, `lang()`, the client `ctx`, and the slot's `t`).
  * Folded like the harness's own plugin cards (rc.8 ui-settings-plugins
  * `PluginCard`: a header button with name, description, an "unsaved" pill
  * and a chevron; the fields and a Discard / Save footer when open).
  */
-export function SettingsCard({ controller, lang, t }) {
+export function SettingsCard({ controller, lang, ctx, t }) {
   const state = useSyncExternalStore(controller.subscribe, controller.getSnapshot)
   const [open, setOpen] = useState(false)
   const [, force] = useState(0)
@@ -179,6 +180,7 @@ export function SettingsCard({ controller, lang, t }) {
         {dirty ? <span className="xs-badge-pill">{t('card.unsaved')}</span> : null}
         <Chevron open={open} />
       </button>
+      <HomeWarning ctx={ctx} t={t} />
       {open
         ? (
             <div className="xs-pcard-body">

@@ -106,6 +106,7 @@ const CSS = `
 .xs-actions button{font:inherit;font-size:13px;padding:2px 12px;border-radius:6px;border:1px solid var(--dsw-alias-border-l1,#ccc);background:transparent;color:var(--dsw-alias-label-primary);cursor:pointer}
 .xs-actions button:disabled{opacity:.5;cursor:default}
 .xs-error{color:var(--dsw-alias-state-error-primary,#cf222e);font-size:12px}
+.xs-home-warning{margin:0 16px 12px;line-height:1.5}
 .xs-status{font-size:13px;color:var(--dsw-alias-label-secondary)}
 .xs-status[data-kind=conflict],.xs-status[data-kind=failed],.xs-status[data-kind=invalid]{color:var(--dsw-alias-state-error-primary,#cf222e)}
 .xs-status[data-kind=saved]{color:var(--dsw-alias-state-success-primary,#1a7f37)}

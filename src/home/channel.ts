@@ -1,9 +1,11 @@
 /**
  * The browser half's way to the host (docs/architecture.md §7): one RPC
- * channel, `/cross-session`, on rc.8's host Connection service
- * (`@deepseek-ai/dsh-client-connection@0.1.0-rc.8` lib/types/rpc.d.ts
- * `HostConnectionRpc.handle`, the trust fence `trusted-host` as the `/api`
- * channel uses it). The page calls it with `ctx.connection.rpc.call`.
+ * channel, `/cross-session`, in rc.8's unary RPC envelope
+ * (`@deepseek-ai/dsh-client-connection@0.1.0-rc.8` lib/types/rpc.d.ts), carried
+ * by ./channel-route.ts on the `webServer` and gated by ./page-gate.ts: every
+ * call needs the page's provenance and a live page key, which the page gets
+ * from the key socket (./key-socket.ts). The page calls it with
+ * `ctx.connection.rpc.call`, the key in the payload.
  *
  * Endpoints (payloads are plain objects; every answer is rc.8's
  * `RpcResult`, `{ ok: true, value }` or `{ ok: false, error: { code, message, details } }`):
@@ -11,25 +13,30 @@
  * - `approvals.decide` `{ messageId, decision: 'deliver' | 'refuse' }` → `{ state }`;
  * - `inbound.get` `{ sessionId }` → `{ own, host }` (the session's own choice or `null`, and the setting);
  * - `inbound.set` `{ sessionId, mode: 'accept' | 'hold' | 'refuse' | null }`;
- * - `traffic.list` `{ limit? }` → `{ rows, titles }`, newest first.
+ * - `traffic.list` `{ limit? }` → `{ rows, titles }`, newest first;
+ * - `home.get` `{}` → `{ home, sandboxRoot }` (the store's directory, and the
+ *   sandbox-writable root it lies in or `null`).
  *
  * @module dsh-cross-session/home/channel
  */
 
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { SessionQueryPort } from '../ports.js'
 import type { InboundMode } from '../settings/resolve.js'
 import type { Approval, ApprovalDecision } from './approvals.js'
+import { channelRoute, type RpcResult } from './channel-route.js'
+import { KEY_SOCKET_PATH, keySocketHandler } from './key-socket.js'
+import { PageKeys, refusalLog } from './page-gate.js'
 import type { HomeRuntime } from './runtime.js'
 
 /** The channel's path (the page calls `ctx.connection.rpc.call(CHANNEL, endpoint, payload)`). */
 export const CHANNEL = '/cross-session'
 
-/** rc.8 `RpcResult`. */
-type RpcResult = { readonly ok: true, readonly value: unknown } | { readonly ok: false, readonly error: { readonly code: string, readonly message: string, readonly details: Record<string, never> } }
-
-/** rc.8 `HostConnectionHandle`, the members used. */
-export interface HostConnection {
-  readonly rpc: { handle(channel: string, handler: (endpoint: string, payload: unknown, signal: AbortSignal) => Promise<RpcResult>, options: { authority: 'trusted-host' | 'loopback' }): unknown }
+/** rc.8 `webServer` (`@deepseek-ai/dsh-host-webserver@0.1.0-rc.8` lib/types/index.d.ts), the members used. */
+export interface WebServerRoutes {
+  register(route: { kind: 'prefix', path: string, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> }): () => void
+  registerUpgrade(route: { path: string, handler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void }): () => void
 }
 
 /** What the channel serves from. */
@@ -41,6 +48,8 @@ export interface ChannelHost {
   /** A held message was decided or expired: the sender's notice, if it asked for one. */
   readonly decided: (approval: Approval) => void
   readonly log: (message: string) => void
+  /** The store's directory and the sandbox-writable root it lies in (../harness/sandbox-roots.ts). */
+  readonly home: { readonly path: string, readonly sandboxRoot: string | undefined }
 }
 
 const MODES: ReadonlyArray<InboundMode | null> = ['accept', 'hold', 'refuse', null]
@@ -99,6 +108,8 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
         const held = new Map(store.approvals(now).map(approval => [approval.messageId, approval.body]))
         return { ok: true, value: { rows: rows.map(row => ({ ...row, ...(held.has(row.messageId) ? { body: held.get(row.messageId) } : {}) })), titles: Object.fromEntries([...titles].filter(([, title]) => title !== undefined)) } }
       }
+      case 'home.get':
+        return { ok: true, value: { home: host.home.path, sandboxRoot: host.home.sandboxRoot ?? null } }
       default:
         return fail('not-found', `no endpoint ${endpoint} on ${CHANNEL}`)
     }
@@ -108,7 +119,12 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
   }
 }
 
-/** Serve the channel on `connection` for as long as the registering context lives. */
-export function serveChannel(connection: HostConnection, host: ChannelHost): void {
-  connection.rpc.handle(CHANNEL, (endpoint, payload, signal) => answer(host, endpoint, payload, signal), { authority: 'trusted-host' })
+/**
+ * Serve the channel and its key socket on `webServer`; `own` ties each
+ * registration's disposer to the registering context (Cordis `ctx.effect`).
+ */
+export function serveChannel(webServer: WebServerRoutes, own: (register: () => () => void) => void, host: ChannelHost, keys: PageKeys = new PageKeys()): void {
+  const refused = refusalLog(host.log)
+  own(() => webServer.registerUpgrade({ path: KEY_SOCKET_PATH, handler: keySocketHandler(keys, refused) }))
+  own(() => webServer.register({ kind: 'prefix', path: CHANNEL, handler: channelRoute(CHANNEL, keys, (endpoint, payload, signal) => answer(host, endpoint, payload, signal), refused) }))
 }

@@ -16,6 +16,7 @@ import type { ControllerPort, SessionQueryPort } from '../ports.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 import { guardController } from './guard.js'
 import { resolveHome } from '../harness/dsh-home.js'
+import { sandboxRootOfHome } from '../harness/sandbox-roots.js'
 import { isAlive, selfTag } from '../harness/process-tag.js'
 import { withPresence } from './query.js'
 import { HomeRuntime } from './runtime.js'
@@ -23,7 +24,7 @@ import { openHomeStore, storePaths } from './store-open.js'
 import { StoreWatch } from './store-watch.js'
 import { approvalDecided } from './approval-notices.js'
 import type { Approval } from './approvals.js'
-import { serveChannel, type HostConnection } from './channel.js'
+import { serveChannel, type WebServerRoutes } from './channel.js'
 import type { InboundMode } from '../settings/resolve.js'
 
 /** The slice of the Cordis context this module reads. */
@@ -33,11 +34,13 @@ interface HomeMountContext {
   get(name: string): unknown
   on?(name: string, listener: (...args: unknown[]) => void, options?: { global?: boolean }): unknown
   effect(execute: () => () => void, label?: string): unknown
-  inject?(deps: string[], callback: (ctx: { get(name: string): unknown }) => void): unknown
+  inject?(deps: string[], callback: (ctx: { get(name: string): unknown, effect(execute: () => () => void, label?: string): unknown }) => void): unknown
 }
 
 interface Shared {
   runtime: HomeRuntime
+  /** The sandbox-writable root the home lies in, found once at start. */
+  sandboxRoot: string | undefined
   users: number
 }
 
@@ -56,6 +59,11 @@ function agentOf(args: readonly unknown[]): HostAgent | undefined {
     if (typeof agent === 'object' && agent !== null && typeof (agent as { id?: unknown }).id === 'string') return agent as HostAgent
   }
   return undefined
+}
+
+/** The start-up line for a home the sandbox can write (docs/tools.md, "Who can decide a held message"). */
+export function sandboxWarning(home: string, root: string): string {
+  return `DSH_HOME (${home}) lies inside ${root}, which rc.8's sandbox lets every session's shell write: any session's shell can write the cross-session store and forge messages from any session. Move the home outside ${root} and every workspace (set DSH_HOME, e.g. to ~/.dsh) and restart dsh.`
 }
 
 /** The session id a `session/event` listener was given (its first argument is the session, rc.8 `dsh-session`). */
@@ -114,23 +122,25 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   let shared = runtimes.get(home)
   if (shared === undefined) {
     try {
-      shared = { runtime: startRuntime(ctx, home, log), users: 0 }
+      shared = { runtime: startRuntime(ctx, home, log), users: 0, sandboxRoot: sandboxRootOfHome(home) }
     } catch (error: unknown) {
       log('warn', `cross-process coordination is off: ${String(error)}; sessions live in other dsh processes are not seen`)
       return ports
     }
     runtimes.set(home, shared)
+    if (shared.sandboxRoot !== undefined) log('warn', sandboxWarning(home, shared.sandboxRoot))
   }
-  const { runtime } = shared
+  const { runtime, sandboxRoot } = shared
   shared.users++
   const decided = (approval: Approval): void => approvalDecided(runtime.store, approval, message => log('info', message))
   runtime.expired = decided
   const sessions = withPresence(ports.sessions, runtime.store)
   // The browser half's channel (held messages, inbound choices, traffic), where the host serves a web UI; once per process.
   if (shared.users === 1) {
-    ctx.inject?.(['connection'], inner => {
-      const connection = inner.get('connection') as HostConnection | undefined
-      if (connection !== undefined) serveChannel(connection, { runtime, sessions, inbound, decided, log: message => log('warn', message) })
+    ctx.inject?.(['webServer'], inner => {
+      const webServer = inner.get('webServer') as WebServerRoutes | undefined
+      const own = (register: () => () => void): void => { inner.effect(register, 'cross-session: channel') }
+      if (webServer !== undefined) serveChannel(webServer, own, { runtime, sessions, inbound, decided, log: message => log('warn', message), home: { path: home, sandboxRoot } })
     })
   }
   // `global`: rc.8 `dsh-scope` filters a preset-scoped listener to that preset's agents
