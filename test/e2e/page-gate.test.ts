@@ -15,6 +15,8 @@
  *   delivers, the header's selector changes the choice, the traffic view lists;
  * - the settings card warns about a home the sandbox can write (a home under
  *   the temp directory), and the log says it once; a home elsewhere gets neither.
+ *
+ * Screenshots go to the test's home; with `XS_UPDATE_SCREENSHOTS=1` to docs/images/.
  * @module test/e2e/page-gate.test
  */
 import { readFileSync, realpathSync } from 'node:fs'
@@ -22,7 +24,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
-import { installByName, isCi, missingBrowser, openApp, openPluginSettings, openSession, webFixture } from './support/browser.ts'
+import { installByName, isCi, missingBrowser, openApp, openPluginSettings, openSession, shotPath, webFixture } from './support/browser.ts'
 import { startFakeModel, textOf, type FakeModel, type ModelRequest, type Reply } from './support/fake-model.ts'
 import { makeHome, readLog, readSessions, ROOT, sleep, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome } from './support/harness.ts'
 import { firstUserText, turnOf } from './support/scenario.ts'
@@ -182,6 +184,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('the page gate: a peer\'s shell cann
     expect([realpathSync('/tmp'), realpathSync(h.tmp)]).toContain(root)
     expect(realpathSync(h.home).startsWith(`${root}/`)).toBe(true)
     expect(await warning.innerText()).toMatch(new RegExp(`The cross-session store is in ${h.home.replaceAll('/', '\\/')}.*any session's shell can change the store and forge messages.*set DSH_HOME`))
+    await page.locator('[data-xs-card="cross-session"]').screenshot({ path: shotPath(h, 'web-home-warning.png') })
     const lines = readLog(h).filter(entry => entry.name === 'cross-session' && WARNING.test(entry.text))
     expect(lines).toHaveLength(1)
     expect(lines[0]!.text).toContain(h.home)
