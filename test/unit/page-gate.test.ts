@@ -196,6 +196,15 @@ describe('the /cross-session channel needs the page', () => {
     expect(plain.status).toBe(404)
     const postKey = await fetch(`${base}${KEY_SOCKET_PATH}`, { method: 'POST', headers: pageHeaders(), body: JSON.stringify({ type: 'client-request', rpcId: 'k', method: 'key', payload: {} }) })
     expect(postKey.status).toBe(403)
+    // An upgrade from this origin that is not a WebSocket handshake (no key, no version): 400, no key.
+    const notWebSocket = await new Promise<number>((resolve, reject) => {
+      const req = request(`${base}${KEY_SOCKET_PATH}`, { headers: { connection: 'Upgrade', upgrade: 'websocket', origin: base } })
+      req.on('response', res => { resolve(res.statusCode ?? 0); res.resume() })
+      req.on('upgrade', () => { reject(new Error('upgraded')) })
+      req.on('error', reject)
+      req.end()
+    })
+    expect(notWebSocket).toBe(400)
     expect(keys.size).toBe(size)
   })
 
