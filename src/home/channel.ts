@@ -15,7 +15,9 @@
  * - `inbound.set` `{ sessionId, mode: 'accept' | 'hold' | 'refuse' | null }`;
  * - `traffic.list` `{ limit? }` → `{ rows, titles }`, newest first;
  * - `home.get` `{}` → `{ home, sandboxRoot }` (the store's directory, and the
- *   sandbox-writable root it lies in or `null`).
+ *   sandbox-writable root it lies in or `null`);
+ * - the rows' views, ./channel-views.ts: `sends.held`, `approvals.get`,
+ *   `approvals.decided`, `sessions.about`.
  *
  * @module dsh-cross-session/home/channel
  */
@@ -26,6 +28,7 @@ import type { SessionQueryPort } from '../ports.js'
 import type { InboundMode } from '../settings/resolve.js'
 import type { Approval, ApprovalDecision } from './approvals.js'
 import { channelRoute, type RpcResult } from './channel-route.js'
+import { answerView } from './channel-views.js'
 import { KEY_SOCKET_PATH, keySocketHandler } from './key-socket.js'
 import { PageKeys } from './page-gate.js'
 import type { HomeRuntime } from './runtime.js'
@@ -111,7 +114,7 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
       case 'home.get':
         return { ok: true, value: { home: host.home.path, sandboxRoot: host.home.sandboxRoot ?? null } }
       default:
-        return fail('not-found', `no endpoint ${endpoint} on ${CHANNEL}`)
+        return await answerView({ store, sessions: host.sessions }, endpoint, args, signal) ?? fail('not-found', `no endpoint ${endpoint} on ${CHANNEL}`)
     }
   } catch (error: unknown) {
     host.log(`${CHANNEL} ${endpoint} failed: ${String(error)}`)
