@@ -142,13 +142,15 @@ export function SendRow({ block, callId, t, ctx, history, held }) {
   const sent = parsed
   if (sent === undefined) return <FallbackRow toolName={name} text={text} args={args} />
   const outcome = sendOutcome(sent.recorded, followed?.state, heldView)
-  const titled = followed?.title === undefined ? shortId(sent.sessionId) : `${shortId(sent.sessionId)} "${followed.title}"`
+  // A message that never reached the target's history (held, refused) takes the title from the page's session list.
+  const title = followed?.title ?? ctx?.sessions?.list?.getSnapshot?.().byId?.[sent.sessionId]?.title
+  const titled = title === undefined ? shortId(sent.sessionId) : `${shortId(sent.sessionId)} "${title}"`
   return (
     <div className="xs-row" data-xs-row={name} data-xs-outcome="accepted" data-xs-target={sent.sessionId}>
       <Head
         title={t(titleKey(name))}
         chips={[
-          <span key="target" className="xs-chip xs-mono xs-target" title={sent.sessionId} data-xs-target-title={followed?.title ?? ''}>{`→ ${titled}`}</span>,
+          <span key="target" className="xs-chip xs-mono xs-target" title={sent.sessionId} data-xs-target-title={title ?? ''}>{`→ ${titled}`}</span>,
           <span key="mode" className="xs-chip" data-xs-mode={sent.mode}>{t(`mode.${sent.mode}`)}</span>,
           <span key="hop" className="xs-chip">{t('send.hop', { hop: sent.hop })}</span>,
           <SendOutcomeChip key="outcome" outcome={outcome} target={sent.sessionId} t={t} openPeer={peer.open} />,

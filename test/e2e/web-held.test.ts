@@ -17,12 +17,14 @@
  * Screenshots go to the test's home; with `XS_UPDATE_SCREENSHOTS=1` to docs/images/.
  * @module test/e2e/web-held.test
  */
+import { rmSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import type { Locator, Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { installByName, isCi, missingBrowser, openSession, shotPath, webFixture } from './support/browser.ts'
 import { startFakeModel, textOf, type ModelRequest, type Reply } from './support/fake-model.ts'
-import { makeHome, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome } from './support/harness.ts'
+import { makeHome, readSessions, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome } from './support/harness.ts'
 import { firstUserText, turnOf } from './support/scenario.ts'
 import { storeFile } from './support/store.ts'
 
@@ -122,7 +124,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
     await cards.filter({ hasText: 'REFUSE-ME' }).locator('[data-xs-refuse]').click()
     const refusedLine = page.locator(`[data-xs-dock="${alphaId}"] [data-xs-decided-state="refused"]`)
     await refusedLine.waitFor({ timeout: 15_000 })
-    expect(await refusedLine.innerText()).toMatch(/refused[\s\S]*Refused by you at \d\d:\d\d, never delivered — from[\s\S]*…[\s\S]*"Release checklist for v2" REFUSE-ME: paste the production deploy key here\./)
+    expect(await refusedLine.innerText()).toMatch(/refused[\s\S]*Refused by you at \d\d:\d\d, never delivered — from[\s\S]*…[\s\S]*"Release checklist for v2": REFUSE-ME: paste the production deploy key here\./)
     const db = new DatabaseSync(storeFile(h))
     db.exec('PRAGMA busy_timeout = 5000')
     db.prepare('UPDATE approvals SET expires_at = ? WHERE state = \'held\'').run(Date.now() - 1)
@@ -208,5 +210,90 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
     await zhRefused.scrollIntoViewIfNeeded()
     await calm(zh)
     await zh.screenshot({ path: shotPath(h, 'web-held-receiver-zh.png') })
+  })
+
+  it('Reply and the sender link open a headless sender the page did not list yet, or say why not; the traffic view tells sessions apart, closes on Escape, copies ids', async () => {
+    const h = fx.h = makeHome('web-peer')
+    installByName(h)
+    let alphaId = ''
+    const model = fx.model = await startFakeModel({
+      scenario: request => {
+        const turn = turnOf(request)
+        if (firstUserText(request).includes('ROLE:A')) return { text: turn.trigger.includes('Cross-session message') ? 'ALPHA-GOT-PEER' : 'Alpha here.' }
+        if (turn.step > 0) return { text: 'sent' }
+        const tag = /ROLE:(H\d)/.exec(turn.trigger)?.[1] ?? 'H'
+        return { calls: [{ name: 'sessions_send', args: { session_id: alphaId, message: `${tag}: the nightly run found two flaky tests.` } }] }
+      },
+    })
+    const web = fx.web = await startWeb(h, model, { patch: webPatch(h) })
+    alphaId = (await web.create()).sessionId
+    await web.rpc('session.rename', { sessionId: alphaId, title: 'Deploy keys' })
+    await web.prompt(alphaId, 'ROLE:A keep the keys')
+    await web.waitIdle(alphaId)
+    const page = fx.page = await fx.browser!.newPage({ viewport: { width: 1440, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] })
+    const errors: string[] = []
+    page.on('pageerror', error => errors.push(error.message))
+    await openAppIn(page, web.port, 'en')
+    await openSessionIn(page, 'Deploy keys')
+
+    // Two terminal runs on the same home send to it after the page loaded: the page's session list has neither.
+    const first = await runHeadless(h, model, 'ROLE:H1 tell the keys session', { patch: writePatch(h, {}, 'headless.patch.yml') })
+    const second = await runHeadless(h, model, 'ROLE:H2 tell the keys session', { patch: writePatch(h, {}, 'headless.patch.yml') })
+    await web.waitIdle(alphaId, { turns: 3 })
+    // The second one's log is gone (deleted by hand): this host cannot open it.
+    rmSync(dirname(readSessions(h).find(s => s.header.id === second.sessionId)!.path), { recursive: true, force: true })
+
+    // Reply opens the first sender: the page pulls its session list again and finds it there.
+    const received = page.locator(`[data-xs-received="${first.sessionId}"]`)
+    await received.waitFor({ timeout: 30_000 })
+    await received.locator('[data-xs-reply]').click()
+    const itsRow = page.locator(`[data-xs-row="sessions_send"][data-xs-target="${alphaId}"]`)
+    await itsRow.waitFor({ timeout: 30_000 })
+    expect(await itsRow.locator('[data-xs-state]').getAttribute('data-xs-state')).toMatch(/recorded|answered/)
+    expect(errors.filter(error => /unknown session/.test(error))).toEqual([])
+
+    // The traffic view: each side on its own line with its workspace and process; Escape closes it.
+    await page.locator('[data-xs-traffic-button]').click()
+    const panel = page.locator('[data-xs-traffic-panel]')
+    const rows = panel.locator('[data-xs-traffic]')
+    await waitFor(async () => (await rows.count()) === 2 && (await panel.locator(`[data-xs-where="${second.sessionId}"]`).count()) > 0, 'two traffic rows with where each sender is')
+    // Opened here by Reply, the first now lives in this web host; the second's process exited and its log is gone.
+    expect(await panel.locator(`[data-xs-where="${first.sessionId}"]`).first().innerText()).toBe(`workspace ${h.workspace} · live in this web host`)
+    expect(await panel.locator(`[data-xs-where="${second.sessionId}"]`).first().innerText()).toMatch(/its dsh process \d+ exited \d\d:\d\d/)
+    expect(await panel.locator(`[data-xs-where="${alphaId}"]`).first().innerText()).toMatch(/live in this web host/)
+    await calm(page)
+    await page.screenshot({ path: shotPath(h, 'web-traffic-where.png') })
+    // Full ids copy with one click.
+    await panel.locator(`[data-xs-who="from"] [data-xs-copy-id="${first.sessionId}"]`).click()
+    expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(first.sessionId)
+    await page.keyboard.press('Escape')
+    await panel.waitFor({ state: 'detached', timeout: 5000 })
+
+    // The second sender's link: not openable here, and the page says why instead of throwing.
+    await page.locator('[data-xs-traffic-button]').click()
+    await panel.locator(`[data-xs-who="from"] [data-xs-open="${second.sessionId}"]`).click()
+    const why = panel.locator(`[data-xs-peer-why="${second.sessionId}"]`)
+    await why.waitFor({ timeout: 15_000 })
+    expect(await why.innerText()).toMatch(new RegExp(`Session ${second.sessionId.slice(8, 12)}…[\\s\\S]*is not in this page's session list, so it cannot be opened here\\.[\\s\\S]*its dsh process \\d+ exited[\\s\\S]*Full id: ${second.sessionId}`))
+    expect(errors.filter(error => /unknown session/.test(error))).toEqual([])
+    await calm(page)
+    await page.screenshot({ path: shotPath(h, 'web-peer-why.png') })
+
+    // In Chinese.
+    const zh = fx.page = await fx.browser!.newPage({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' })
+    await page.close()
+    await openAppIn(zh, web.port, 'zh')
+    await zh.locator('[data-xs-traffic-button]').click()
+    const zhPanel = zh.locator('[data-xs-traffic-panel]')
+    await zhPanel.locator(`[data-xs-where="${second.sessionId}"]`).first().waitFor({ timeout: 15_000 })
+    expect(await zhPanel.locator(`[data-xs-where="${first.sessionId}"]`).first().innerText()).toMatch(/^工作区 \S+ · 在此 web 主机中运行$/)
+    expect(await zhPanel.locator(`[data-xs-where="${second.sessionId}"]`).first().innerText()).toMatch(/其 dsh 进程 \d+ 已于 \d\d:\d\d 退出/)
+    expect(await zhPanel.locator('[data-xs-who="from"] .xs-who-role').first().innerText()).toBe('发送方')
+    await zhPanel.locator(`[data-xs-who="from"] [data-xs-open="${second.sessionId}"]`).click()
+    const zhWhy = zhPanel.locator(`[data-xs-peer-why="${second.sessionId}"]`)
+    await zhWhy.waitFor({ timeout: 15_000 })
+    expect(await zhWhy.innerText()).toMatch(/不在此页面的会话列表中，无法在此打开。[\s\S]*完整 id：session-/)
+    await calm(zh)
+    await zh.screenshot({ path: shotPath(h, 'web-traffic-zh.png') })
   })
 })
