@@ -76,7 +76,8 @@ export function frameTitle(title: string | undefined): string {
   return line.replace(/\\/g, '\\\\').replace(/"/g, '\\"')
 }
 
-function unescapeTitle(escaped: string): string {
+/** Undo {@link frameTitle}'s escapes. */
+export function unescapeTitle(escaped: string): string {
   return escaped.replace(/\\(["\\])/g, '$1')
 }
 
@@ -153,7 +154,8 @@ function isToken(token: string): boolean {
   return token.length >= 8 && /^[0-9A-Za-z]+$/.test(token)
 }
 
-const FROM_LINE = /^from-session: (\S+) \("((?:[^"\\]|\\["\\])*)"\)$/
+/** The sender line of a frame or a notice (`from-session: <id> ("<escaped title>")`). */
+export const FROM_LINE = /^from-session: (\S+) \("((?:[^"\\]|\\["\\])*)"\)$/
 const DELIVERY_LINE = /^delivery: (queue|steer) \| hop ([1-9]\d{0,5})$/
 const BEGIN_LINE = /^--- message begins ([0-9A-Za-z]{8,64}) ---$/
 
@@ -193,33 +195,4 @@ export function parseFrame(text: string): Frame | undefined {
     token,
     body,
   }
-}
-
-const ANSWER_BEGINS = /^--- answer begins ([0-9A-Za-z]{8,64}) ---$/
-
-/** What a notice says about who it is from and, for a finished turn, the start of the answer. */
-interface NoticeView {
-  readonly fromSessionId: string
-  /** The title as carried (one line, clipped); empty when untitled. */
-  readonly fromTitle: string
-  /** The start of the answer, between the token markers; `undefined` for a notice without one (a held message's). */
-  readonly excerpt?: string
-}
-
-/**
- * Read a notice built by {@link buildNotice} (or a held message's notice,
- * which has no answer): for display only; the outcome and the sender are the
- * recorded source's (src/model/provenance.ts), never this text's.
- * @returns the view, or `undefined` when `text` is not a notice. Never throws.
- */
-export function parseNotice(text: string): NoticeView | undefined {
-  if (typeof text !== 'string' || !text.startsWith(`${NOTICE_INTRO}\n`)) return undefined
-  const lines = text.split('\n')
-  const from = FROM_LINE.exec(lines[1] ?? '')
-  if (from === null) return undefined
-  const view = { fromSessionId: from[1] as string, fromTitle: unescapeTitle(from[2] as string) }
-  const begin = lines.findIndex(line => ANSWER_BEGINS.test(line))
-  if (begin < 0) return view
-  const end = lines.lastIndexOf(`--- answer ends ${ANSWER_BEGINS.exec(lines[begin]!)![1]} ---`)
-  return end > begin ? { ...view, excerpt: lines.slice(begin + 1, end).join('\n') } : view
 }

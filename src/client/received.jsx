@@ -21,7 +21,8 @@
  * ui-workflow-run's `ctx.sessions.open`.
  * @module dsh-cross-session/client/received
  */
-import { parseFrame, parseNotice } from '../framing.ts'
+import { parseFrame } from '../framing.ts'
+import { parseNotice } from '../model/notice-view.ts'
 import { deliveredProvenance } from '../model/provenance.ts'
 import { useEffect, useState } from 'react'
 import { BodyText } from './body-text.jsx'
@@ -103,7 +104,6 @@ function useApproved(ctx, messageId) {
   }, [ctx, messageId])
   return approval?.state === 'delivered' ? approval : undefined
 }
-
 
 /** The row: who sent it, how, the body, and Reply (opens the sender); a notice says how the sender's watched turn ended and the start of its answer. */
 export function ReceivedRow({ node, ctx, t }) {

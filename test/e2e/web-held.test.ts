@@ -150,7 +150,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
     await openSession(page, 'Release checklist for v2')
     const sent = page.locator('[data-xs-row="sessions_send"][data-xs-outcome="accepted"]')
     const states = async () => await sent.locator('[data-xs-state]').evaluateAll(els => els.map(el => el.getAttribute('data-xs-state')))
-    await waitFor(async () => JSON.stringify(await states()) === JSON.stringify(['answered', 'refused', 'expired']), async () => `send rows answered, refused, expired (now ${JSON.stringify(await states())})`, 30_000)
+    await waitFor(async () => JSON.stringify(await states()) === JSON.stringify(['answered', 'refused', 'expired']), 'send rows answered, refused, expired', 30_000)
     const chips = sent.locator('[data-xs-state]')
     expect(await chips.nth(0).innerText()).toMatch(/^delivered by its user at \d\d:\d\d · recorded at seq \d+ · answered at seq \d+ · Open answer$/)
     expect(await chips.nth(1).innerText()).toMatch(/^refused by its user at \d\d:\d\d; never delivered$/)
