@@ -13,6 +13,7 @@
  */
 import { useState } from 'react'
 import { callChannel, usePolled } from './channel.js'
+import { changed, useChanges } from './changes.js'
 import { BodyText, preview } from './body-text.jsx'
 import { clock, timeLeftText } from './clock.js'
 import { CopyId } from './copy-id.jsx'
@@ -47,6 +48,9 @@ export function ApprovalCard({ approval, decide, openPeer, t }) {
     </div>
   )
 }
+
+/** The views refresh when the host reports a change (./changes.js); this slow poll is the fallback, ms. */
+const FALLBACK_MS = 15_000
 
 /** How long a refused or expired message stays in the dock (then only the traffic view shows it), ms. */
 const TRACE_FOR_MS = 24 * 60 * 60_000
@@ -96,8 +100,9 @@ export function DecidedLine({ decided, onDismiss, t }) {
 /** The dock: every message held for this session, oldest first, then what its user refused or let expire lately. */
 export function ApprovalDock({ ctx, sessionId, t }) {
   const peer = usePeer(ctx)
-  const { value, refresh } = usePolled(() => callChannel(ctx, 'approvals.list', { sessionId }), sessionId)
-  const decidedPoll = usePolled(() => callChannel(ctx, 'approvals.decided', { sessionId }), `${sessionId}:decided`, 5000)
+  const { value, refresh } = usePolled(() => callChannel(ctx, 'approvals.list', { sessionId }), sessionId, FALLBACK_MS)
+  const decidedPoll = usePolled(() => callChannel(ctx, 'approvals.decided', { sessionId }), `${sessionId}:decided`, FALLBACK_MS)
+  useChanges(ctx, async () => { await Promise.all([refresh(), decidedPoll.refresh()]) })
   const { dismissed, dismiss } = useDismissed()
   const approvals = value?.approvals ?? []
   const since = Date.now() - TRACE_FOR_MS
@@ -105,7 +110,7 @@ export function ApprovalDock({ ctx, sessionId, t }) {
   if (approvals.length === 0 && decided.length === 0 && peer.why === undefined) return null
   const decide = async (messageId, decision) => {
     await callChannel(ctx, 'approvals.decide', { messageId, decision })
-    await Promise.all([refresh(), decidedPoll.refresh()])
+    changed()
   }
   return (
     <div className="xs-dock" data-xs-dock={sessionId}>
@@ -127,7 +132,7 @@ export function InboundAction({ ctx, sessionId, t }) {
   return (
     <label className="xs-inbound" data-xs-inbound={sessionId} data-xs-effective={value.own ?? value.host} title={t('inbound.title')}>
       <span>{t('inbound.label')}</span>
-      <select value={own} onChange={async event => { await callChannel(ctx, 'inbound.set', { sessionId, mode: event.target.value === '' ? null : event.target.value }); await refresh() }}>
+      <select value={own} onChange={async event => { await callChannel(ctx, 'inbound.set', { sessionId, mode: event.target.value === '' ? null : event.target.value }); await refresh(); changed() }}>
         {CHOICES.map(mode => <option key={mode} value={mode}>{mode === '' ? t('inbound.host', { mode: label(value.host) }) : label(mode)}</option>)}
       </select>
     </label>

@@ -16,21 +16,26 @@ import { isSettled, readHistory, sendStateOf } from './send-state.ts'
 import { heldOf, sendOutcome } from './send-outcome.ts'
 import { clock, timeLeftText } from './clock.js'
 import { PeerWhy, usePeer } from './peer.jsx'
+import { useChanges } from './changes.js'
 import { argsOf, FallbackRow, Head, RefusedRow, resultTextOf, Running, titleKey } from './row-parts.jsx'
 
 /** How often a send row looks at its target's history while its message can still move, ms, and for how long. */
 const FOLLOW_EVERY_MS = 2000
 const FOLLOW_FOR_MS = 10 * 60_000
-/** How often a row of a held message asks where it stands, ms: until its user decides or it expires. */
-const HELD_EVERY_MS = 3000
+/** How often a row of a held message asks where it stands, ms, until its user decides or it expires; a change the host reports asks at once (./changes.js). */
+const HELD_EVERY_MS = 15_000
 
 /**
  * Follow a held message in the home store (the channel's `sends.held`):
  * `undefined` until the first answer, or when the call held nothing.
  */
-function useHeldState(held, callId, args, enabled) {
+function useHeldState(ctx, held, callId, args, enabled) {
   const [view, setView] = useState(undefined)
+  const [nudge, setNudge] = useState(0)
   const key = JSON.stringify(args)
+  // A change the host reports: look again now, while the message is (or may be) still held.
+  const settled = view !== undefined && view.state !== 'held'
+  useChanges(ctx, () => { if (enabled && !settled) setNudge(n => n + 1) })
   useEffect(() => {
     if (!enabled || typeof held !== 'function' || typeof callId !== 'string') return undefined
     let stopped = false
@@ -53,7 +58,7 @@ function useHeldState(held, callId, args, enabled) {
       stopped = true
       clearTimeout(timer)
     }
-  }, [held, callId, key, enabled])
+  }, [held, callId, key, enabled, nudge])
   return view
 }
 
@@ -131,7 +136,7 @@ export function SendRow({ block, callId, t, ctx, history, held }) {
   const id = callId ?? block?.call?.id ?? block?.id
   // Hooks before any return: a row goes from running to settled in place.
   const parsed = text === null ? undefined : parseSendResult(text)
-  const heldView = useHeldState(held, id, args, parsed?.recorded.stage === 'held')
+  const heldView = useHeldState(ctx, held, id, args, parsed?.recorded.stage === 'held')
   // A held message joins the target's history only once its user delivers it: followed from then on.
   const follows = parsed !== undefined && (parsed.recorded.stage !== 'held' || heldView?.state === 'delivered')
   const followed = useSendState(history, parsed?.sessionId, id, body, follows)

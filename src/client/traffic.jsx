@@ -4,8 +4,9 @@
  * answered, refused, expired) — newest first, with Deliver and Refuse on
  * held ones. A footer button of the sidebar (the list slot
  * `sidebar.footer.action`, beside rc.8 ui-cordis's plugin panel, whose
- * button and panel it follows) opens it; Escape or × closes it. It polls the
- * host half's channel while open (src/home/channel.ts `traffic.list`).
+ * button and panel it follows) opens it; Escape or × closes it. It reads the
+ * host half's channel (src/home/channel.ts `traffic.list`) when the host
+ * reports a change (./changes.js), and every 15 s as a fallback.
  *
  * Each side of a row is a line of its own, so a title has the panel's width
  * (cut with an ellipsis only at its edge); beside it the session's
@@ -18,10 +19,14 @@
  */
 import { useEffect, useState } from 'react'
 import { callChannel, usePolled } from './channel.js'
+import { changed, useChanges } from './changes.js'
 import { preview } from './body-text.jsx'
 import { clock, timeLeftText } from './clock.js'
 import { CopyId } from './copy-id.jsx'
 import { PeerWhy, usePeer, whereText } from './peer.jsx'
+
+/** The view refreshes when the host reports a change (./changes.js); this slow poll is the fallback, ms. */
+const FALLBACK_MS = 15_000
 
 /** Most ids one `sessions.about` call takes (src/home/channel-views.ts `MAX_ABOUT`). */
 const ABOUT_BATCH = 50
@@ -82,11 +87,12 @@ function TrafficRow({ row, titles, about, openPeer, decide, t }) {
 export function TrafficAction({ ctx, wide, t }) {
   const [open, setOpen] = useState(false)
   const peer = usePeer(ctx)
-  const { value, error, refresh } = usePolled(() => callChannel(ctx, 'traffic.list', {}), 'traffic', 2000, open)
+  const { value, error, refresh } = usePolled(() => callChannel(ctx, 'traffic.list', {}), 'traffic', FALLBACK_MS, open)
   const rows = value?.rows ?? []
   const ids = [...new Set(rows.flatMap(row => [row.sender, row.target]))].sort()
   const about = usePolled(() => (ids.length === 0 ? Promise.resolve({}) : aboutAll(ctx, ids)), `about:${ids.join(',')}`, 10_000, open)
-  const held = usePolled(() => callChannel(ctx, 'approvals.list', {}), 'held-count', 5000)
+  const held = usePolled(() => callChannel(ctx, 'approvals.list', {}), 'held-count', FALLBACK_MS)
+  useChanges(ctx, async () => { await Promise.all([held.refresh(), ...(open ? [refresh()] : [])]) })
   const count = held.value?.approvals?.length ?? 0
   useEffect(() => {
     if (!open) return undefined
@@ -96,8 +102,7 @@ export function TrafficAction({ ctx, wide, t }) {
   }, [open])
   const decide = async (messageId, decision) => {
     await callChannel(ctx, 'approvals.decide', { messageId, decision })
-    await refresh()
-    await held.refresh()
+    changed()
   }
   return (
     <div className={wide ? 'xs-footer' : 'xs-footer xs-rail'}>

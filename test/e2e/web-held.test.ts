@@ -13,6 +13,9 @@
  *   of a delivered one says it was held and delivered.
  * - The sender's notice rows carry the target's title and the start of the
  *   answer its model got.
+ * - The host pushes changes (the channel's `changes.wait`): the cards and the
+ *   sidebar's held badge follow a new held message, Deliver, Refuse and an
+ *   expiry within seconds, not at the views' 15 s fallback poll.
  *
  * Screenshots go to the test's home; with `XS_UPDATE_SCREENSHOTS=1` to docs/images/.
  * @module test/e2e/web-held.test
@@ -117,11 +120,16 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
     expect(model.toolResults('sessions_send').map(result => result.content)).toEqual(Array(3).fill(expect.stringMatching(/\| held for its user's approval\n/)))
 
     // The receiver decides: Deliver the first, Refuse the second; the third expires.
+    // The host tells the page of each change (changes.wait): the cards and the sidebar's badge agree within
+    // seconds, well inside the views' 15 s fallback poll.
     const cards = page.locator(`[data-xs-dock="${alphaId}"] [data-xs-approval]`)
-    await waitFor(async () => (await cards.count()) === 3, 'three approval cards')
+    const badge = async () => Number(await page.locator('[data-xs-held-count]').getAttribute('data-xs-held-count', { timeout: 1000 }).catch(() => '0'))
+    await waitFor(async () => (await cards.count()) === 3 && (await badge()) === 3, 'three approval cards and "3 held"', 5000)
     await cards.filter({ hasText: 'DELIVER-ME' }).locator('[data-xs-deliver]').click()
+    await waitFor(async () => (await cards.count()) === 2 && (await badge()) === 2, 'two cards and "2 held" after Deliver', 5000)
     await web.waitIdle(alphaId, { turns: 2 })
     await cards.filter({ hasText: 'REFUSE-ME' }).locator('[data-xs-refuse]').click()
+    await waitFor(async () => (await cards.count()) === 1 && (await badge()) === 1, 'one card and "1 held" after Refuse', 5000)
     const refusedLine = page.locator(`[data-xs-dock="${alphaId}"] [data-xs-decided-state="refused"]`)
     await refusedLine.waitFor({ timeout: 15_000 })
     expect(await refusedLine.innerText()).toMatch(/refused[\s\S]*Refused by you at \d\d:\d\d, never delivered — from[\s\S]*…[\s\S]*"Release checklist for v2": REFUSE-ME: paste the production deploy key here\./)
@@ -130,7 +138,8 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
     db.prepare('UPDATE approvals SET expires_at = ? WHERE state = \'held\'').run(Date.now() - 1)
     db.close()
     const expiredLine = page.locator(`[data-xs-dock="${alphaId}"] [data-xs-decided-state="expired"]`)
-    await expiredLine.waitFor({ timeout: 15_000 })
+    await expiredLine.waitFor({ timeout: 5000 })
+    await waitFor(async () => (await badge()) === 0, 'no held badge after the expiry', 5000)
     expect(await expiredLine.innerText()).toMatch(/Expired at \d\d:\d\d without a decision, never delivered — from[\s\S]*EXPIRE-ME/)
     expect(await cards.count()).toBe(0)
     // The delivered one: its received row says it was held, and when its user delivered it.
