@@ -19,6 +19,7 @@
 import { installByName } from '../test/e2e/support/browser.ts'
 import { startFakeModel, type ModelRequest, type Reply } from '../test/e2e/support/fake-model.ts'
 import { assertPrerequisites, makeHome, startWeb, writePatch } from '../test/e2e/support/harness.ts'
+import { pageCall } from '../test/e2e/support/page-key.ts'
 import { firstUserText, turnOf } from '../test/e2e/support/scenario.ts'
 
 const args = process.argv.slice(2)
@@ -57,8 +58,9 @@ async function main(): Promise<void> {
   const model = await startFakeModel({ scenario: answer, maxRequests: 100_000, lifetimeMs: 7 * 24 * 3600_000 })
   const patch = writePatch(h, { plugin: false, rows: [{ id: 'cross-session', name: 'dsh-cross-session', config: {} }] })
   const web = await startWeb(h, model, { patch, timeoutMs: 7 * 24 * 3600_000, ...(portArg >= 0 ? { port: Number(args[portArg + 1]) } : {}) })
-  const channel = async (endpoint: string, payload: unknown): Promise<void> => {
-    await fetch(`http://127.0.0.1:${web.port}/cross-session/${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId: `seed-${endpoint}`, method: endpoint, payload }) })
+  // Seeding stands in for the user's page: it calls the channel as the page does (docs/tools.md, "Who can decide a held message").
+  const channel = async (endpoint: string, payload: Record<string, unknown>): Promise<void> => {
+    await pageCall(web.port, endpoint, payload)
   }
   const seed = async (key: string, title: string, prompt: string): Promise<string> => {
     const { sessionId } = await web.create()

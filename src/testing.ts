@@ -96,7 +96,7 @@ export type { Approval, ApprovalDecision, LocalDelivery, NewApproval, TrafficRow
 export { MAX_HELD_PER_TARGET } from './home/approvals.js'
 export { answer as answerChannel, CHANNEL, serveChannel } from './home/channel.js'
 export type { ChannelHost, WebServerRoutes } from './home/channel.js'
-export { PageKeys, pageProvenance } from './home/page-gate.js'
+export { PageKeys, pageProvenance, refusalLog, REFUSALS_LOGGED } from './home/page-gate.js'
 export { acceptValue, KEY_SOCKET_PATH, textFrame } from './home/key-socket.js'
 export { MAX_BODY_BYTES } from './home/channel-route.js'
 export { sandboxRootOfHome, sandboxTempRoots, writableRootOf } from './harness/sandbox-roots.js'

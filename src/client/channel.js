@@ -5,57 +5,21 @@
  * `ClientConnectionRpc.call`), and a hook that polls one of them while a
  * view is shown. docs/architecture.md §7.
  *
- * Every call carries the page key, which the host hands out only over the
- * key socket (src/home/key-socket.ts): a WebSocket this page opens to its
- * own origin, kept open while the page lives; the key dies with it. A call
+ * Every call carries the page key (./page-key.ts), which the host hands
+ * out only over the key socket: a WebSocket this page opens to its own
+ * origin, kept open while the page lives; the key dies with it. A call
  * refused for its key (HTTP 403) drops the socket and is tried once more
  * with a fresh key.
  * @module dsh-cross-session/client/channel
  */
 import { useCallback, useEffect, useRef, useState } from 'react'
+import { createPageKey, keySocketUrl, withPageKey } from './page-key.ts'
 
 /** The channel's path (src/home/channel.ts `CHANNEL`). */
 export const CHANNEL = '/cross-session'
 
-/** The key socket's path (src/home/key-socket.ts `KEY_SOCKET_PATH`). */
-export const KEY_SOCKET_PATH = '/cross-session/key'
-
-/** The open key socket and its key (a promise while the socket opens), one per page. */
-let keyed
-
-function socketUrl() {
-  const url = new URL(KEY_SOCKET_PATH, globalThis.location.origin)
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
-  return url.href
-}
-
-/** The page key: opens the key socket on first use and keeps it open. */
-function pageKey() {
-  if (keyed !== undefined) return keyed.key
-  const socket = new WebSocket(socketUrl())
-  const entry = { socket }
-  entry.key = new Promise((resolve, reject) => {
-    socket.addEventListener('message', event => {
-      try {
-        resolve(JSON.parse(String(event.data)).key)
-      } catch {
-        reject(new Error('the host sent no page key'))
-      }
-    }, { once: true })
-    socket.addEventListener('close', () => {
-      if (keyed === entry) keyed = undefined
-      reject(new Error('the host refused the page key'))
-    })
-  })
-  keyed = entry
-  return entry.key
-}
-
-function dropKey() {
-  const entry = keyed
-  keyed = undefined
-  entry?.socket.close()
-}
+/** This page's key (./page-key.ts), its socket opened on the first call. */
+const pageKey = createPageKey(url => new WebSocket(url), () => keySocketUrl(globalThis.location.origin))
 
 /**
  * Call one endpoint.
@@ -64,15 +28,7 @@ function dropKey() {
 export async function callChannel(ctx, endpoint, payload = {}) {
   const connection = ctx.get('connection')
   if (connection === undefined) throw new Error(`${endpoint}: no connection to the host`)
-  const attempt = async () => connection.rpc.call(CHANNEL, endpoint, { ...payload, key: await pageKey() })
-  let result
-  try {
-    result = await attempt()
-  } catch (error) {
-    if (!/HTTP 403|page key/.test(String(error?.message))) throw error
-    dropKey()
-    result = await attempt()
-  }
+  const result = await withPageKey(pageKey, key => connection.rpc.call(CHANNEL, endpoint, { ...payload, key }))
   if (result?.ok !== true) throw new Error(`${endpoint}: ${result?.error?.message ?? 'failed'}`)
   return result.value
 }

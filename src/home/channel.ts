@@ -30,7 +30,7 @@ import type { Approval, ApprovalDecision } from './approvals.js'
 import { channelRoute, type RpcResult } from './channel-route.js'
 import { answerView } from './channel-views.js'
 import { KEY_SOCKET_PATH, keySocketHandler } from './key-socket.js'
-import { PageKeys } from './page-gate.js'
+import { PageKeys, refusalLog } from './page-gate.js'
 import type { HomeRuntime } from './runtime.js'
 
 /** The channel's path (the page calls `ctx.connection.rpc.call(CHANNEL, endpoint, payload)`). */
@@ -127,6 +127,7 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
  * registration's disposer to the registering context (Cordis `ctx.effect`).
  */
 export function serveChannel(webServer: WebServerRoutes, own: (register: () => () => void) => void, host: ChannelHost, keys: PageKeys = new PageKeys()): void {
-  own(() => webServer.registerUpgrade({ path: KEY_SOCKET_PATH, handler: keySocketHandler(keys, host.log) }))
-  own(() => webServer.register({ kind: 'prefix', path: CHANNEL, handler: channelRoute(CHANNEL, keys, (endpoint, payload, signal) => answer(host, endpoint, payload, signal), host.log) }))
+  const refused = refusalLog(host.log)
+  own(() => webServer.registerUpgrade({ path: KEY_SOCKET_PATH, handler: keySocketHandler(keys, refused) }))
+  own(() => webServer.register({ kind: 'prefix', path: CHANNEL, handler: channelRoute(CHANNEL, keys, (endpoint, payload, signal) => answer(host, endpoint, payload, signal), refused) }))
 }

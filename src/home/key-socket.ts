@@ -46,7 +46,7 @@ function refuse(socket: Duplex, status: string): void {
  */
 export function keySocketHandler(keys: PageKeys, log: (message: string) => void): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
   return (req, socket) => {
-    const provenance = pageProvenance(req.headers)
+    const provenance = pageProvenance(req.headers, 'if-sent')
     const clientKey = req.headers['sec-websocket-key']
     if (!provenance.ok) {
       log(`refused a ${KEY_SOCKET_PATH} handshake: ${provenance.reason}`)

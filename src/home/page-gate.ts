@@ -9,7 +9,8 @@
  * more, on every call:
  * - browser provenance: a loopback `Host` (rc.8 pins its own privileged
  *   methods to loopback the same way, lib/index.js `PRIVILEGED_METHODS`),
- *   an `Origin` naming that same host, and `Sec-Fetch-Site: same-origin`;
+ *   an `Origin` naming that same host, and `Sec-Fetch-Site: same-origin`
+ *   (on the key socket's handshake: if sent at all);
  * - a page key: a random value this process hands only to a page that
  *   opened the key socket (./key-socket.ts), valid while that socket is open,
  *   never written to any log or environment.
@@ -50,17 +51,22 @@ function hostOf(url: string): URL | undefined {
 
 /**
  * Whether a request carries the marks only a same-origin page of this host
- * sends. Pure over the headers.
+ * sends. Pure over the headers. `fetchMetadata: 'if-sent'` is for the key
+ * socket's handshake: Chromium sends no `Sec-Fetch-*` headers on a WebSocket
+ * handshake to a plain-http origin (checked with Debian's chromium 156), so
+ * there only a sent value is judged; every channel call must carry
+ * `same-origin`, as Chromium's `fetch` does.
  * @returns `{ ok: true }`, or the first missing mark as `reason`.
  */
-export function pageProvenance(headers: RequestHeaders): Provenance {
+export function pageProvenance(headers: RequestHeaders, fetchMetadata: 'required' | 'if-sent' = 'required'): Provenance {
   const host = header(headers, 'host')
   const hostUrl = host === undefined ? undefined : hostOf(`http://${host}`)
   if (hostUrl === undefined || !isLoopbackHostname(hostUrl.hostname)) return { ok: false, reason: 'Host is not a loopback authority' }
   const origin = header(headers, 'origin')
   const originUrl = origin === undefined ? undefined : hostOf(origin)
   if (originUrl === undefined || originUrl.host !== hostUrl.host || (originUrl.protocol !== 'http:' && originUrl.protocol !== 'https:')) return { ok: false, reason: 'Origin is not this host' }
-  if (header(headers, 'sec-fetch-site') !== 'same-origin') return { ok: false, reason: 'Sec-Fetch-Site is not same-origin' }
+  const site = header(headers, 'sec-fetch-site')
+  if (site !== 'same-origin' && !(site === undefined && fetchMetadata === 'if-sent')) return { ok: false, reason: 'Sec-Fetch-Site is not same-origin' }
   return { ok: true }
 }
 
@@ -89,5 +95,21 @@ export class PageKeys {
   /** How many keys are live (tests read it). */
   get size(): number {
     return this.live.size
+  }
+}
+
+/** How many refused requests one process logs (a client refused in a loop must not flood the log). */
+export const REFUSALS_LOGGED = 20
+
+/**
+ * A log for refused requests: the first {@link REFUSALS_LOGGED} lines as
+ * given, then one line saying the rest are not logged.
+ */
+export function refusalLog(log: (message: string) => void): (message: string) => void {
+  let count = 0
+  return message => {
+    count++
+    if (count <= REFUSALS_LOGGED) log(message)
+    if (count === REFUSALS_LOGGED) log(`${REFUSALS_LOGGED} requests to the cross-session channel were refused; further refusals are not logged`)
   }
 }

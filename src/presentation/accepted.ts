@@ -142,7 +142,7 @@ export function renderRemoteTail(outcome: RemoteOutcome): { head: string, body: 
       : `The message steers that session ${where} (an idle session starts a new turn with it).`
   }
   if (recorded?.stage === 'pending' || recorded === undefined) {
-    body += ' It is kept in the cross-session store under DSH_HOME: that process delivers it when it picks it up, or the next process that holds the session delivers it before any newer message.'
+    body += ' It waits in the cross-session store under DSH_HOME for that process, or the next process that holds the session, to pick it up; this call did not see it reach that session.'
   } else if (recorded.stage !== 'conversation' && recorded.stage !== 'refused') {
     body += ' It is delivered once; if that process ends before recording it, it returns to the store and the next process that holds the session delivers it.'
   }

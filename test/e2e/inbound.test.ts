@@ -24,6 +24,7 @@ import { installByName, isCi, missingBrowser, openApp, openSession, shotPath, we
 import { startFakeModel, textOf, type FakeModel, type ModelRequest, type Reply } from './support/fake-model.ts'
 import { makeHome, readSessions, runHeadless, sleep, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome, type WebHarness } from './support/harness.ts'
 import { storeFile } from './support/store.ts'
+import { pageCall } from './support/page-key.ts'
 import { firstUserText, turnOf } from './support/scenario.ts'
 
 const noBrowser = missingBrowser()
@@ -63,11 +64,9 @@ function logBytes(h: DshHome, sessionId: string): Buffer {
   return readFileSync(session.path)
 }
 
-async function channel(web: WebHarness, endpoint: string, payload: unknown): Promise<any> {
-  const res = await fetch(`http://127.0.0.1:${web.port}/cross-session/${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId: `t-${endpoint}`, method: endpoint, payload }) })
-  const body = await res.json() as { result: { ok: boolean, value?: unknown } }
-  if (!body.result.ok) throw new Error(`${endpoint}: ${JSON.stringify(body)}`)
-  return body.result.value
+/** The channel as the page calls it (the test stands in for the user's page: test/e2e/support/page-key.ts). */
+async function channel(web: WebHarness, endpoint: string, payload: Record<string, unknown>): Promise<any> {
+  return await pageCall(web.port, endpoint, payload)
 }
 
 /** No tooltip over a screenshot: the pointer to an empty margin, nothing focused. */

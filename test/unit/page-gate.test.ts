@@ -17,7 +17,7 @@ import type { Duplex } from 'node:stream'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { acceptValue, CHANNEL, KEY_SOCKET_PATH, PageKeys, pageProvenance, sandboxWarning, serveChannel, textFrame, writableRootOf, type ChannelHost, type HomeRuntime, type NewApproval, type SqliteHomeStore, openHomeStore } from '../../src/testing.js'
+import { acceptValue, CHANNEL, KEY_SOCKET_PATH, PageKeys, pageProvenance, refusalLog, REFUSALS_LOGGED, sandboxWarning, serveChannel, textFrame, writableRootOf, type ChannelHost, type HomeRuntime, type NewApproval, type SqliteHomeStore, openHomeStore } from '../../src/testing.js'
 
 type Route = { path: string, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> }
 type Upgrade = { path: string, handler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void }
@@ -167,6 +167,14 @@ describe('the /cross-session channel needs the page', () => {
     }
   })
 
+  it('logged the refusals above with their reason, up to the cap', () => {
+    expect(logged).toContain('refused /cross-session/approvals.list: Origin is not this host')
+    expect(logged).toContain('refused /cross-session/approvals.list: no live page key')
+    expect(logged).toContain('refused /cross-session/approvals.list: Sec-Fetch-Site is not same-origin')
+    expect(logged).toContain('refused /cross-session/approvals.list: Host is not a loopback authority')
+    expect(logged.filter(line => line.startsWith('refused '))).toHaveLength(REFUSALS_LOGGED)
+  })
+
   it('withdraws a key when its socket closes, and never logs a key', async () => {
     const { key, socket } = await openKey()
     expect(keys.holds(key)).toBe(true)
@@ -183,6 +191,7 @@ describe('the /cross-session channel needs the page', () => {
     const size = keys.size
     await expect(openKey({ 'origin': 'http://evil.example', 'sec-fetch-site': 'same-origin' })).rejects.toThrow('key socket refused')
     await expect(openKey({})).rejects.toThrow('key socket refused')
+    await expect(openKey({ 'origin': base, 'sec-fetch-site': 'cross-site' })).rejects.toThrow('key socket refused')
     const plain = await fetch(`${base}${KEY_SOCKET_PATH}`, { headers: { 'origin': base, 'sec-fetch-site': 'same-origin' } })
     expect(plain.status).toBe(404)
     const postKey = await fetch(`${base}${KEY_SOCKET_PATH}`, { method: 'POST', headers: pageHeaders(), body: JSON.stringify({ type: 'client-request', rpcId: 'k', method: 'key', payload: {} }) })
@@ -211,6 +220,19 @@ describe('the pieces', () => {
     expect(pageProvenance({ 'host': '127.0.0.1:4000', 'origin': 'http://127.0.0.1:4001', 'sec-fetch-site': 'same-origin' })).toMatchObject({ ok: false })
     expect(pageProvenance({ 'host': '127.0.0.1:4000', 'origin': 'null', 'sec-fetch-site': 'same-origin' })).toMatchObject({ ok: false })
     expect(pageProvenance({ host: '127.0.0.1:4000', origin: 'http://127.0.0.1:4000' })).toMatchObject({ ok: false })
+    // The key socket's handshake: Chromium sends no fetch metadata on a WebSocket handshake; a sent value is still judged.
+    expect(pageProvenance({ host: '127.0.0.1:4000', origin: 'http://127.0.0.1:4000' }, 'if-sent')).toEqual({ ok: true })
+    expect(pageProvenance({ 'host': '127.0.0.1:4000', 'origin': 'http://127.0.0.1:4000', 'sec-fetch-site': 'cross-site' }, 'if-sent')).toMatchObject({ ok: false })
+    expect(pageProvenance({ host: '127.0.0.1:4000' }, 'if-sent')).toMatchObject({ ok: false })
+  })
+
+  it('logs the first refusals and then says the rest are not logged', () => {
+    const lines: string[] = []
+    const log = refusalLog(line => { lines.push(line) })
+    for (let i = 1; i <= REFUSALS_LOGGED + 5; i++) log(`refused ${i}`)
+    expect(lines).toHaveLength(REFUSALS_LOGGED + 1)
+    expect(lines[REFUSALS_LOGGED - 1]).toBe(`refused ${REFUSALS_LOGGED}`)
+    expect(lines.at(-1)).toMatch(/further refusals are not logged$/)
   })
 
   it('computes the RFC 6455 accept value and frames', () => {

@@ -83,9 +83,10 @@ export interface DshHome {
   cleanup(): void
 }
 
-/** Create a fresh `DSH_HOME` (and workspace) under the OS temp dir. */
-export function makeHome(label: string, prefix = 'xs-e2e-'): DshHome {
-  const base = mkdtempSync(join(tmpdir(), `${prefix}${label}-`))
+/** Create a fresh `DSH_HOME` (and workspace) under `parent`, by default the OS temp dir. */
+export function makeHome(label: string, prefix = 'xs-e2e-', parent = tmpdir()): DshHome {
+  mkdirSync(parent, { recursive: true })
+  const base = mkdtempSync(join(parent, `${prefix}${label}-`))
   const home = join(base, 'home')
   const workspace = join(base, 'workspace')
   const tmp = join(base, 'tmp')
