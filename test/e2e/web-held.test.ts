@@ -25,7 +25,7 @@ import { dirname } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import type { Locator, Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { installByName, isCi, missingBrowser, openSession, shotPath, webFixture } from './support/browser.ts'
+import { installByName, isCi, missingBrowser, shotPath, webFixture } from './support/browser.ts'
 import { startFakeModel, textOf, type ModelRequest, type Reply } from './support/fake-model.ts'
 import { makeHome, readSessions, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome } from './support/harness.ts'
 import { firstUserText, turnOf } from './support/scenario.ts'
@@ -62,11 +62,11 @@ async function openAppIn(page: Page, port: number, lang: 'en' | 'zh'): Promise<v
   await notice.waitFor({ state: 'detached', timeout: 15_000 }).catch(() => undefined)
 }
 
-/** Open a session from the sidebar by its title, unfolding the "Ungrouped" ("未分组") bucket when it is folded. */
+/** Open a session from the sidebar by its title, unfolding the "Ungrouped" ("未分组") bucket when its rows do not show (the page may still be listing). */
 async function openSessionIn(page: Page, title: string): Promise<void> {
-  const row = page.getByRole('treeitem').filter({ hasText: title })
-  if (!(await row.first().isVisible().catch(() => false))) await page.getByText(/^(Ungrouped|未分组)$/).first().click()
-  await row.first().click()
+  const row = page.getByRole('treeitem').filter({ hasText: title }).first()
+  if (!(await row.waitFor({ timeout: 5000 }).then(() => true, () => false))) await page.getByText(/^(Ungrouped|未分组)$/).first().click()
+  await row.click()
 }
 
 /** No tooltip over a screenshot: the pointer to an empty corner, nothing focused. */
@@ -107,7 +107,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
 
     const page = fx.page = await fx.browser!.newPage({ viewport: { width: 1440, height: 900 } })
     await openAppIn(page, web.port, 'en')
-    await openSession(page, 'Deploy keys')
+    await openSessionIn(page, 'Deploy keys')
     const choice = page.locator(`[data-xs-inbound="${alphaId}"]`)
     await choice.waitFor({ timeout: 30_000 })
     await choice.locator('select').selectOption('hold')
@@ -156,7 +156,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
     await expiredLine.waitFor({ state: 'detached' })
 
     // The sender's rows: delivered then recorded (and answered), refused, expired — with when.
-    await openSession(page, 'Release checklist for v2')
+    await openSessionIn(page, 'Release checklist for v2')
     const sent = page.locator('[data-xs-row="sessions_send"][data-xs-outcome="accepted"]')
     const states = async () => await sent.locator('[data-xs-state]').evaluateAll(els => els.map(el => el.getAttribute('data-xs-state')))
     await waitFor(async () => JSON.stringify(await states()) === JSON.stringify(['answered', 'refused', 'expired']), 'send rows answered, refused, expired', 30_000)
@@ -189,9 +189,9 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
     // After a reload the rows say the same, and the dismissed line stays gone.
     await page.setViewportSize({ width: 1440, height: 900 })
     await page.reload()
-    await openSession(page, 'Release checklist for v2')
+    await openSessionIn(page, 'Release checklist for v2')
     await waitFor(async () => JSON.stringify(await states()) === JSON.stringify(['answered', 'refused', 'expired']), 'the same states after a reload', 30_000)
-    await openSession(page, 'Deploy keys')
+    await openSessionIn(page, 'Deploy keys')
     await refusedLine.waitFor({ timeout: 15_000 })
     expect(await expiredLine.count()).toBe(0)
 
