@@ -31,7 +31,7 @@ export type SendOutcome =
   | { readonly kind: 'answered', readonly seq: number, readonly answerSeq: number, readonly approvedAt?: number }
   | { readonly kind: 'recorded', readonly seq: number, readonly approvedAt?: number }
   | { readonly kind: 'inbox', readonly seq: number }
-  | { readonly kind: 'lost', readonly why: string }
+  | { readonly kind: 'lost', readonly why: string, readonly code?: 'cancelled' | 'taken' }
   | { readonly kind: 'held', readonly expiresAt?: number }
   | { readonly kind: 'refused', readonly at: number }
   | { readonly kind: 'expired', readonly at: number }
@@ -62,7 +62,7 @@ export function sendOutcome(recorded: CallRecorded, followed: SendState | undefi
   const approved = approvedAt === undefined ? {} : { approvedAt }
   if (followed?.stage === 'answered') return { kind: 'answered', seq: followed.seq, answerSeq: followed.answerSeq, ...approved }
   if (followed?.stage === 'recorded') return { kind: 'recorded', seq: followed.seq, ...approved }
-  if (followed?.stage === 'lost') return { kind: 'lost', why: followed.why }
+  if (followed?.stage === 'lost') return { kind: 'lost', why: followed.why, ...(followed.code === undefined ? {} : { code: followed.code }) }
   if (held?.state === 'refused' || held?.state === 'expired') return { kind: held.state, at: held.decidedAt ?? held.expiresAt }
   if (held?.state === 'delivered') return { kind: 'pending', ...approved }
   const refused = refusedByProcess(recorded)

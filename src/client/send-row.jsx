@@ -101,7 +101,7 @@ function chipOf(outcome, t) {
     case 'answered': return { style: 'xs-ok', text: `${approved}${t('send.recorded', { seq: outcome.seq })} · ${t('send.answered', { seq: outcome.answerSeq })}` }
     case 'recorded': return { style: 'xs-ok', text: `${approved}${t('send.recorded', { seq: outcome.seq })}` }
     case 'inbox': return { style: 'xs-pending', text: t('send.inbox', { seq: outcome.seq }) }
-    case 'lost': return { style: 'xs-refused', text: t('send.lost', { why: outcome.why }) }
+    case 'lost': return { style: 'xs-refused', text: t('send.lost', { why: outcome.code === undefined ? outcome.why : t(`send.lost.${outcome.code}`) }) }
     case 'held': return { style: 'xs-state-held', text: outcome.expiresAt === undefined ? t('send.held') : `${t('send.held')} · ${t('approval.expires', { left: timeLeftText(outcome.expiresAt, t) })}` }
     case 'refused': return { style: 'xs-refused', text: t('send.heldRefused', { time: clock(outcome.at) }) }
     case 'expired': return { style: 'xs-refused', text: t('send.heldExpired', { time: clock(outcome.at) }) }

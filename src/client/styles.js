@@ -100,7 +100,7 @@ const CSS = `
 .xs-peer-why{display:flex;flex-wrap:wrap;align-items:baseline;column-gap:8px;row-gap:2px;margin:4px 0;padding:6px 28px 6px 10px;border:1px solid var(--dsw-alias-state-warning-primary,#9a6700);border-radius:8px;font-size:13px;line-height:20px;color:var(--dsw-alias-label-secondary);position:relative}
 .xs-peer-why .xs-close{position:absolute;top:2px;right:4px}
 .xs-decided{display:flex;align-items:center;gap:8px;min-width:0;font-size:13px;line-height:20px;padding:4px 10px;border:1px dashed var(--dsw-alias-border-l1,#ccc);border-radius:10px;color:var(--dsw-alias-label-secondary)}
-.xs-decided-text{flex:none}
+.xs-decided-text{flex:0 1 auto;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 
 .xs-ok{color:var(--dsw-alias-state-success-primary,#1a7f37);border-color:currentColor}
 .xs-refused{color:var(--dsw-alias-state-error-primary,#cf222e);border-color:currentColor;font-weight:600}

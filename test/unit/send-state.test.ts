@@ -26,8 +26,8 @@ describe('sendStateOf', () => {
   })
 
   it('lost, with why: a cancelled insertion, or a turn that took it and ended without running it', () => {
-    expect(sendStateOf([splice(3), cancelled(4)], 'call_7', 'did it land?')).toMatchObject({ stage: 'lost', why: expect.stringContaining('cancelled') })
-    expect(sendStateOf([splice(3), { seq: 4, type: 'turn/start' }, taken(5), end(6, 'aborted')], 'call_7', 'did it land?')).toMatchObject({ stage: 'lost', why: expect.stringContaining('ended before running it') })
+    expect(sendStateOf([splice(3), cancelled(4)], 'call_7', 'did it land?')).toMatchObject({ stage: 'lost', why: expect.stringContaining('cancelled'), code: 'cancelled' })
+    expect(sendStateOf([splice(3), { seq: 4, type: 'turn/start' }, taken(5), end(6, 'aborted')], 'call_7', 'did it land?')).toMatchObject({ stage: 'lost', why: expect.stringContaining('ended before running it'), code: 'taken' })
   })
 
   it('another call id, or another body under a repeated call id, is not this message', () => {
@@ -85,7 +85,7 @@ describe('sendOutcome: the send row\'s chip, from the call, the target\'s histor
     expect(sendOutcome({ stage: 'inbox', seq: 3 }, { stage: 'pending' }, undefined)).toEqual({ kind: 'inbox', seq: 3 })
     expect(sendOutcome({ stage: 'unconfirmed', note: 'delivered through the mailbox | still pending in the mailbox after 0 ms' }, undefined, undefined)).toEqual({ kind: 'pending' })
     expect(sendOutcome({ stage: 'unconfirmed', note: 'live in another dsh process (pid 4); delivered through the mailbox | refused by that process: the session was deleted' }, undefined, undefined)).toEqual({ kind: 'lost', why: 'the session was deleted' })
-    expect(sendOutcome({ stage: 'conversation', seq: 7 }, { stage: 'lost', why: 'cancelled' }, undefined)).toEqual({ kind: 'lost', why: 'cancelled' })
+    expect(sendOutcome({ stage: 'conversation', seq: 7 }, { stage: 'lost', why: 'cancelled', code: 'cancelled' }, undefined)).toEqual({ kind: 'lost', why: 'cancelled', code: 'cancelled' })
   })
 
   it('final: answered, lost, refused, expired; reads the channel\'s answer, nothing else', () => {
