@@ -85,11 +85,11 @@ function useDismissed() {
 /** A held message its user refused, or that expired: who sent it, when it ended, the start of the body. */
 export function DecidedLine({ decided, onDismiss, t }) {
   const title = decided.senderTitle === '' ? '' : `"${decided.senderTitle}"`
-  const when = clock(decided.decidedAt ?? decided.expiresAt)
+  const line = t(decided.state === 'refused' ? 'approval.refusedLine' : 'approval.expiredLine', { time: clock(decided.decidedAt ?? decided.expiresAt) })
   return (
     <div className="xs-decided" data-xs-decided={decided.messageId} data-xs-decided-state={decided.state} role="status">
       <span className={`xs-chip xs-state-${decided.state}`}>{t(`state.${decided.state}`)}</span>
-      <span className="xs-decided-text" title={t(decided.state === 'refused' ? 'approval.refusedLine' : 'approval.expiredLine', { time: when })}>{t(decided.state === 'refused' ? 'approval.refusedLine' : 'approval.expiredLine', { time: when })}</span>
+      <span className="xs-decided-text" title={line}>{line}</span>
       <CopyId id={decided.sender} t={t} />
       <span className="xs-summary" title={decided.body}>{`${title === '' ? '' : `${title}: `}${preview(decided.body.split('\n')[0] ?? '', 120).shown}`}</span>
       <button type="button" className="xs-close" aria-label={t('approval.dismiss')} title={t('approval.dismiss')} onClick={() => onDismiss(decided.messageId)}>×</button>
