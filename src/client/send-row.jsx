@@ -32,9 +32,10 @@ const HELD_EVERY_MS = 15_000
 function useHeldState(ctx, held, callId, args, enabled) {
   const [view, setView] = useState(undefined)
   const [nudge, setNudge] = useState(0)
+  const [unknown, setUnknown] = useState(false)
   const key = JSON.stringify(args)
   // A change the host reports: look again now, while the message is (or may be) still held.
-  const settled = view !== undefined && view.state !== 'held'
+  const settled = unknown || (view !== undefined && view.state !== 'held')
   useChanges(ctx, () => { if (enabled && !settled) setNudge(n => n + 1) })
   useEffect(() => {
     if (!enabled || typeof held !== 'function' || typeof callId !== 'string') return undefined
@@ -51,7 +52,8 @@ function useHeldState(ctx, held, callId, args, enabled) {
       const next = heldOf(answer)
       if (next !== undefined) setView(next)
       // `held: null`: this call held nothing the store still keeps; nothing more to learn.
-      if (answer?.held !== null && (next === undefined || next.state === 'held')) timer = setTimeout(look, HELD_EVERY_MS)
+      if (answer?.held === null) setUnknown(true)
+      else if (next === undefined || next.state === 'held') timer = setTimeout(look, HELD_EVERY_MS)
     }
     void look()
     return () => {
