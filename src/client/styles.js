@@ -79,6 +79,10 @@ const INBOUND_CSS = `
 .xs-who{flex:0 1 auto;min-width:0;color:var(--dsw-alias-label-secondary);text-decoration:none;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .xs-who:hover{text-decoration:underline}
 .xs-who-where{flex:1 1 0;min-width:0;color:var(--dsw-alias-label-caption);font-size:12px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.xs-filters{display:flex;gap:6px;margin:0 0 8px}
+.xs-filter{cursor:pointer;background:transparent}
+.xs-filter[aria-pressed=true]{color:var(--dsw-alias-state-business-primary,#4d6bfe);border-color:currentColor}
+.xs-filter:disabled{opacity:.5;cursor:default}
 .xs-traffic-detail{flex:1 1 0;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .xs-arrow{color:var(--dsw-alias-label-caption)}
 .xs-traffic-body{color:var(--dsw-alias-label-tertiary);font-size:12px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}

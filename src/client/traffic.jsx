@@ -4,7 +4,8 @@
  * answered, refused, expired) — newest first, with Deliver and Refuse on
  * held ones. A footer button of the sidebar (the list slot
  * `sidebar.footer.action`, beside rc.8 ui-cordis's plugin panel, whose
- * button and panel it follows) opens it; Escape or × closes it. It reads the
+ * button and panel it follows) opens it; Escape or × closes it; two
+ * filters narrow it to held messages and to the open session's. It reads the
  * host half's channel (src/home/channel.ts `traffic.list`) when the host
  * reports a change (./changes.js), and every 15 s as a fallback.
  *
@@ -86,9 +87,13 @@ function TrafficRow({ row, titles, about, openPeer, decide, t }) {
 /** The footer button and its panel. */
 export function TrafficAction({ ctx, wide, t }) {
   const [open, setOpen] = useState(false)
+  const [filters, setFilters] = useState({ held: false, mine: false })
   const peer = usePeer(ctx)
   const { value, error, refresh } = usePolled(() => callChannel(ctx, 'traffic.list', {}), 'traffic', FALLBACK_MS, open)
   const rows = value?.rows ?? []
+  const current = ctx.sessions?.list?.getSnapshot?.().current
+  const shown = rows.filter(row => (!filters.held || row.state === 'held') && (!filters.mine || row.sender === current || row.target === current))
+  const toggle = name => setFilters(previous => ({ ...previous, [name]: !previous[name] }))
   const ids = [...new Set(rows.flatMap(row => [row.sender, row.target]))].sort()
   const about = usePolled(() => (ids.length === 0 ? Promise.resolve({}) : aboutAll(ctx, ids)), `about:${ids.join(',')}`, 10_000, open)
   const held = usePolled(() => callChannel(ctx, 'approvals.list', {}), 'held-count', FALLBACK_MS)
@@ -113,8 +118,12 @@ export function TrafficAction({ ctx, wide, t }) {
               <div className="xs-panel-body">
                 <PeerWhy why={peer.why} t={t} onClose={peer.dismiss} />
                 {error !== undefined ? <p className="xs-error" role="alert">{error}</p> : null}
-                {value !== undefined && rows.length === 0 ? <p className="xs-hint">{t('traffic.empty')}</p> : null}
-                <ul className="xs-traffic">{rows.map(row => <TrafficRow key={row.messageId} row={row} titles={value?.titles ?? {}} about={about.value ?? {}} openPeer={peer.open} decide={decide} t={t} />)}</ul>
+                <div className="xs-filters" role="group" aria-label={t('traffic.filter')}>
+                  <button type="button" className="xs-chip xs-filter" aria-pressed={filters.held} data-xs-filter="held" onClick={() => toggle('held')}>{t('traffic.onlyHeld')}</button>
+                  <button type="button" className="xs-chip xs-filter" aria-pressed={filters.mine} data-xs-filter="mine" disabled={current === undefined} onClick={() => toggle('mine')}>{t('traffic.onlyThis')}</button>
+                </div>
+                {value !== undefined && shown.length === 0 ? <p className="xs-hint">{t(rows.length === 0 ? 'traffic.empty' : 'traffic.noneShown')}</p> : null}
+                <ul className="xs-traffic">{shown.map(row => <TrafficRow key={row.messageId} row={row} titles={value?.titles ?? {}} about={about.value ?? {}} openPeer={peer.open} decide={decide} t={t} />)}</ul>
               </div>
             </section>
           )

@@ -221,7 +221,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
     await zh.screenshot({ path: shotPath(h, 'web-held-receiver-zh.png') })
   })
 
-  it('Reply and the sender link open a headless sender the page did not list yet, or say why not; the traffic view tells sessions apart, closes on Escape, copies ids', async () => {
+  it('Reply and the sender link open a headless sender the page did not list yet, or say why not; the traffic view tells sessions apart, filters, closes on Escape, copies ids', async () => {
     const h = fx.h = makeHome('web-peer')
     installByName(h)
     let alphaId = ''
@@ -275,6 +275,15 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
     // Full ids copy with one click.
     await panel.locator(`[data-xs-who="from"] [data-xs-copy-id="${first.sessionId}"]`).click()
     expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(first.sessionId)
+    // Filters: held only (none is held here), then the open session's (the first sender, opened by Reply) only.
+    await panel.locator('[data-xs-filter="held"]').click()
+    await waitFor(async () => (await rows.count()) === 0, 'no held rows')
+    expect(await panel.innerText()).toContain('No message matches these filters.')
+    await panel.locator('[data-xs-filter="held"]').click()
+    await panel.locator('[data-xs-filter="mine"]').click()
+    await waitFor(async () => (await rows.count()) === 1, 'the open session\'s row only')
+    expect(await rows.first().locator('[data-xs-who="from"] [data-xs-copy-id]').getAttribute('data-xs-copy-id')).toBe(first.sessionId)
+    await panel.locator('[data-xs-filter="mine"]').click()
     await page.keyboard.press('Escape')
     await panel.waitFor({ state: 'detached', timeout: 5000 })
 
