@@ -100,5 +100,5 @@ export { PageKeys, pageProvenance, refusalLog, REFUSALS_LOGGED } from './home/pa
 export { acceptValue, KEY_SOCKET_PATH, textFrame } from './home/key-socket.js'
 export { MAX_BODY_BYTES } from './home/channel-route.js'
 export { sandboxRootOfHome, sandboxTempRoots, writableRootOf } from './harness/sandbox-roots.js'
-export { sandboxWarning } from './home/mount.js'
+export { HomeReach, sandboxWarning, workspaceOf } from './home/home-reach.js'
 export { approvalDecided } from './home/approval-notices.js'

@@ -5,8 +5,8 @@
  * lib/index.js `writableRoots`, used by `@deepseek-ai/dsh-sandbox-local`).
  * A store there can be written by any session's shell, so a peer could
  * forge messages (docs/tools.md, "Who can decide a held message"). The
- * temp roots are known at start; a workspace is per session and is not
- * checked here.
+ * temp roots are known at start; a workspace is per session
+ * (../home/home-reach.ts checks each session's).
  * @module dsh-cross-session/harness/sandbox-roots
  */
 
@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { resolve, sep } from 'node:path'
 
 /** The canonical form of a path (its real path when it exists, else as resolved). */
-function canonical(path: string): string {
+export function canonicalPath(path: string): string {
   try {
     return realpathSync(path)
   } catch {
@@ -25,7 +25,7 @@ function canonical(path: string): string {
 
 /** The temp roots rc.8's sandbox grants for writing, canonical, without duplicates. */
 export function sandboxTempRoots(): readonly string[] {
-  return [...new Set(['/tmp', tmpdir()].map(canonical))]
+  return [...new Set(['/tmp', tmpdir()].map(canonicalPath))]
 }
 
 /**
@@ -39,5 +39,5 @@ export function writableRootOf(home: string, roots: readonly string[]): string |
 
 /** The temp root containing the home (canonical paths), or `undefined`. */
 export function sandboxRootOfHome(home: string): string | undefined {
-  return writableRootOf(canonical(home), sandboxTempRoots())
+  return writableRootOf(canonicalPath(home), sandboxTempRoots())
 }

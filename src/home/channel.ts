@@ -14,10 +14,11 @@
  * - `inbound.get` `{ sessionId }` → `{ own, host }` (the session's own choice or `null`, and the setting);
  * - `inbound.set` `{ sessionId, mode: 'accept' | 'hold' | 'refuse' | null }`;
  * - `traffic.list` `{ limit? }` → `{ rows, titles }`, newest first;
- * - `home.get` `{}` → `{ home, sandboxRoot }` (the store's directory, and the
- *   sandbox-writable root it lies in or `null`);
+ * - `home.get` `{}` → `{ home, sandboxRoot, kind }` (the store's directory,
+ *   the sandbox-writable root it lies in or `null`, and whether that root is
+ *   a `'temp'` root or a session's `'workspace'`);
  * - the rows' views, ./channel-views.ts: `sends.held`, `approvals.get`,
- *   `approvals.decided`, `sessions.about`.
+ *   `approvals.decided`, `sessions.about`, `changes.wait`.
  *
  * @module dsh-cross-session/home/channel
  */
@@ -31,6 +32,7 @@ import { channelRoute, type RpcResult } from './channel-route.js'
 import { answerView } from './channel-views.js'
 import { KEY_SOCKET_PATH, keySocketHandler } from './key-socket.js'
 import { PageKeys, refusalLog } from './page-gate.js'
+import type { HomeReachView } from './home-reach.js'
 import type { HomeRuntime } from './runtime.js'
 
 /** The channel's path (the page calls `ctx.connection.rpc.call(CHANNEL, endpoint, payload)`). */
@@ -51,8 +53,8 @@ export interface ChannelHost {
   /** A held message was decided or expired: the sender's notice, if it asked for one. */
   readonly decided: (approval: Approval) => void
   readonly log: (message: string) => void
-  /** The store's directory and the sandbox-writable root it lies in (../harness/sandbox-roots.ts). */
-  readonly home: { readonly path: string, readonly sandboxRoot: string | undefined }
+  /** The store's directory and the sandbox-writable root it lies in, now (./home-reach.ts). */
+  readonly home: () => HomeReachView
 }
 
 const MODES: ReadonlyArray<InboundMode | null> = ['accept', 'hold', 'refuse', null]
@@ -111,8 +113,10 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
         const held = new Map(store.approvals(now).map(approval => [approval.messageId, approval.body]))
         return { ok: true, value: { rows: rows.map(row => ({ ...row, ...(held.has(row.messageId) ? { body: held.get(row.messageId) } : {}) })), titles: Object.fromEntries([...titles].filter(([, title]) => title !== undefined)) } }
       }
-      case 'home.get':
-        return { ok: true, value: { home: host.home.path, sandboxRoot: host.home.sandboxRoot ?? null } }
+      case 'home.get': {
+        const reach = host.home()
+        return { ok: true, value: { home: reach.path, sandboxRoot: reach.sandboxRoot ?? null, kind: reach.kind ?? null } }
+      }
       default:
         return await answerView({ store, sessions: host.sessions }, endpoint, args, signal) ?? fail('not-found', `no endpoint ${endpoint} on ${CHANNEL}`)
     }

@@ -35,8 +35,8 @@ export function textFrame(text: string): Buffer {
   return Buffer.concat([head, payload])
 }
 
-function refuse(socket: Duplex, status: string): void {
-  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 9\r\n\r\nforbidden`)
+function refuse(socket: Duplex, status: string, text: string): void {
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`)
 }
 
 /**
@@ -50,11 +50,11 @@ export function keySocketHandler(keys: PageKeys, log: (message: string) => void)
     const clientKey = req.headers['sec-websocket-key']
     if (!provenance.ok) {
       log(`refused a ${KEY_SOCKET_PATH} handshake: ${provenance.reason}`)
-      refuse(socket, '403 Forbidden')
+      refuse(socket, '403 Forbidden', 'forbidden')
       return
     }
     if (typeof clientKey !== 'string' || req.headers['sec-websocket-version'] !== '13' || req.headers.upgrade?.toLowerCase() !== 'websocket') {
-      refuse(socket, '400 Bad Request')
+      refuse(socket, '400 Bad Request', 'not a WebSocket handshake')
       return
     }
     const issued = keys.issue()

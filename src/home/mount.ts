@@ -16,7 +16,6 @@ import type { ControllerPort, SessionQueryPort } from '../ports.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 import { guardController } from './guard.js'
 import { resolveHome } from '../harness/dsh-home.js'
-import { sandboxRootOfHome } from '../harness/sandbox-roots.js'
 import { isAlive, selfTag } from '../harness/process-tag.js'
 import { withPresence } from './query.js'
 import { HomeRuntime } from './runtime.js'
@@ -25,6 +24,7 @@ import { StoreWatch } from './store-watch.js'
 import { approvalDecided } from './approval-notices.js'
 import type { Approval } from './approvals.js'
 import { serveChannel, type WebServerRoutes } from './channel.js'
+import { HomeReach, workspaceOf } from './home-reach.js'
 import type { InboundMode } from '../settings/resolve.js'
 
 /** The slice of the Cordis context this module reads. */
@@ -39,8 +39,8 @@ interface HomeMountContext {
 
 interface Shared {
   runtime: HomeRuntime
-  /** The sandbox-writable root the home lies in, found once at start. */
-  sandboxRoot: string | undefined
+  /** Whether session shells can write the home (the temp roots at start, each session's workspace). */
+  reach: HomeReach
   users: number
 }
 
@@ -59,11 +59,6 @@ function agentOf(args: readonly unknown[]): HostAgent | undefined {
     if (typeof agent === 'object' && agent !== null && typeof (agent as { id?: unknown }).id === 'string') return agent as HostAgent
   }
   return undefined
-}
-
-/** The start-up line for a home the sandbox can write (docs/tools.md, "Who can decide a held message"). */
-export function sandboxWarning(home: string, root: string): string {
-  return `DSH_HOME (${home}) lies inside ${root}, which rc.8's sandbox lets every session's shell write: any session's shell can write the cross-session store and forge messages from any session. Move the home outside ${root} and every workspace (set DSH_HOME, e.g. to ~/.dsh) and restart dsh.`
 }
 
 /** The session id a `session/event` listener was given (its first argument is the session, rc.8 `dsh-session`). */
@@ -122,15 +117,15 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   let shared = runtimes.get(home)
   if (shared === undefined) {
     try {
-      shared = { runtime: startRuntime(ctx, home, log), users: 0, sandboxRoot: sandboxRootOfHome(home) }
+      const runtime = startRuntime(ctx, home, log)
+      shared = { runtime, users: 0, reach: new HomeReach(home, message => log('warn', message)) }
     } catch (error: unknown) {
       log('warn', `cross-process coordination is off: ${String(error)}; sessions live in other dsh processes are not seen`)
       return ports
     }
     runtimes.set(home, shared)
-    if (shared.sandboxRoot !== undefined) log('warn', sandboxWarning(home, shared.sandboxRoot))
   }
-  const { runtime, sandboxRoot } = shared
+  const { runtime, reach } = shared
   shared.users++
   const decided = (approval: Approval): void => approvalDecided(runtime.store, approval, message => log('info', message))
   runtime.expired = decided
@@ -140,7 +135,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     ctx.inject?.(['webServer'], inner => {
       const webServer = inner.get('webServer') as WebServerRoutes | undefined
       const own = (register: () => () => void): void => { inner.effect(register, 'cross-session: channel') }
-      if (webServer !== undefined) serveChannel(webServer, own, { runtime, sessions, inbound, decided, log: message => log('warn', message), home: { path: home, sandboxRoot } })
+      if (webServer !== undefined) serveChannel(webServer, own, { runtime, sessions, inbound, decided, log: message => log('warn', message), home: () => reach.view() })
     })
   }
   // `global`: rc.8 `dsh-scope` filters a preset-scoped listener to that preset's agents
@@ -150,6 +145,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   ctx.on?.('agent/created', (...args: unknown[]) => {
     const agent = agentOf(args)
     if (agent !== undefined) runtime.track(agent)
+    if (agent !== undefined) reach.seeWorkspace(workspaceOf(agent.session.header))
   }, global)
   ctx.on?.('agent/disposed', (...args: unknown[]) => {
     const agent = agentOf(args)

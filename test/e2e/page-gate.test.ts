@@ -14,7 +14,8 @@
  * - the same calls from the page (Chromium) work: the card's Deliver
  *   delivers, the header's selector changes the choice, the traffic view lists;
  * - the settings card warns about a home the sandbox can write (a home under
- *   the temp directory), and the log says it once; a home elsewhere gets neither.
+ *   the temp directory, or inside the workspace of a session that runs), and
+ *   the log says it once; a home elsewhere gets neither.
  *
  * Screenshots go to the test's home; with `XS_UPDATE_SCREENSHOTS=1` to docs/images/.
  * @module test/e2e/page-gate.test
@@ -218,5 +219,28 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('the page gate: a peer\'s shell cann
     expect(await card.locator('[data-xs-home-warning]').count()).toBe(0)
     expect(readLog(h).filter(entry => WARNING.test(entry.text))).toHaveLength(0)
     expect(readLog(h).some(entry => entry.name === 'cross-session')).toBe(true)
+  })
+
+  it('warns, once, when a session runs in a workspace that holds the home', async () => {
+    const h = fx.h = makeHome('page-gate-ws', 'xs-e2e-', join(ROOT, '.tmp', 'e2e-homes'))
+    installByName(h)
+    const model = fx.model = await startFakeModel({ scenario: () => ({ text: 'here' }) })
+    const web = fx.web = await startWeb(h, model, { patch: webPatch(h) })
+    // Two sessions whose workspace (cwd) is the folder holding DSH_HOME.
+    for (const title of ['one', 'two']) {
+      const { sessionId } = await web.create({ cwd: h.base })
+      await web.prompt(sessionId, `TITLE: ${title}`)
+      await web.waitIdle(sessionId)
+    }
+    const page = fx.page = await fx.browser!.newPage({ viewport: { width: 1180, height: 900 } })
+    await openApp(page, web.port)
+    await openPluginSettings(page)
+    const warning = page.locator('[data-xs-card="cross-session"] [data-xs-home-warning]')
+    await warning.waitFor({ timeout: 30_000 })
+    expect(await warning.getAttribute('data-xs-home-kind')).toBe('workspace')
+    expect(await warning.getAttribute('data-xs-home-warning')).toBe(realpathSync(h.base))
+    expect(await warning.innerText()).toMatch(/the workspace of a session, which the sandbox lets that session's shell write/)
+    const lines = readLog(h).filter(entry => entry.name === 'cross-session' && /the workspace of a session in this process/.test(entry.text))
+    expect(lines).toHaveLength(1)
   })
 })

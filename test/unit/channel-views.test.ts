@@ -33,7 +33,7 @@ describe('the channel\'s row views', () => {
       inbound: () => 'accept' as const,
       decided: () => undefined,
       log: () => undefined,
-      home: { path: home, sandboxRoot: undefined },
+      home: () => ({ path: home, sandboxRoot: undefined, kind: undefined }),
     }
     const call = (endpoint: string, payload: unknown) => answerChannel(host, endpoint, payload, new AbortController().signal)
     return { store, w, me, call }
@@ -98,7 +98,7 @@ describe('the channel\'s row views', () => {
     expect(next).not.toBe(version)
     const gone = new AbortController()
     gone.abort()
-    const host = { runtime: { store } as unknown as HomeRuntime, sessions: makeWorld().corpus, inbound: () => 'accept' as const, decided: () => undefined, log: () => undefined, home: { path: '', sandboxRoot: undefined } }
+    const host = { runtime: { store } as unknown as HomeRuntime, sessions: makeWorld().corpus, inbound: () => 'accept' as const, decided: () => undefined, log: () => undefined, home: () => ({ path: '', sandboxRoot: undefined, kind: undefined }) }
     expect(await answerChannel(host, 'changes.wait', { since: next }, gone.signal)).toEqual({ ok: true, value: { version: next } })
   })
 })

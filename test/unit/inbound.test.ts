@@ -209,7 +209,7 @@ describe('the approval half of the home store', () => {
       inbound: () => 'accept' as const,
       decided: (a: { messageId: string, state: string }) => { decided.push(`${a.messageId} ${a.state}`) },
       log: () => undefined,
-      home: { path: '/home/u/.dsh', sandboxRoot: undefined },
+      home: () => ({ path: '/home/u/.dsh', sandboxRoot: undefined, kind: undefined }),
     }
     const call = (endpoint: string, payload: unknown) => answerChannel(host, endpoint, payload, new AbortController().signal)
     store.holdForApproval(approval('m1'))

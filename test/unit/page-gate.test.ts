@@ -17,7 +17,7 @@ import type { Duplex } from 'node:stream'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { acceptValue, CHANNEL, KEY_SOCKET_PATH, PageKeys, pageProvenance, refusalLog, REFUSALS_LOGGED, sandboxWarning, serveChannel, textFrame, writableRootOf, type ChannelHost, type HomeRuntime, type NewApproval, type SqliteHomeStore, openHomeStore } from '../../src/testing.js'
+import { acceptValue, CHANNEL, HomeReach, KEY_SOCKET_PATH, PageKeys, pageProvenance, refusalLog, REFUSALS_LOGGED, sandboxWarning, workspaceOf, serveChannel, textFrame, writableRootOf, type ChannelHost, type HomeRuntime, type NewApproval, type SqliteHomeStore, openHomeStore } from '../../src/testing.js'
 
 type Route = { path: string, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> }
 type Upgrade = { path: string, handler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void }
@@ -61,7 +61,7 @@ beforeAll(async () => {
     inbound: () => 'accept',
     decided: () => undefined,
     log: message => { logged.push(message) },
-    home: { path: home, sandboxRoot: '/tmp' },
+    home: () => ({ path: home, sandboxRoot: '/tmp', kind: 'temp' }),
   }
   serveChannel({
     register: route => { routes.push(route); return () => undefined },
@@ -161,7 +161,7 @@ describe('the /cross-session channel needs the page', () => {
       if (endpoint === 'inbound.get') expect(value).toEqual({ own: 'refuse', host: 'accept' })
       if (endpoint === 'inbound.set') expect(store.inboundOf('session-c')).toBe('accept')
       if (endpoint === 'traffic.list') expect(value.rows.length).toBeGreaterThan(0)
-      if (endpoint === 'home.get') expect(value).toEqual({ home, sandboxRoot: '/tmp' })
+      if (endpoint === 'home.get') expect(value).toEqual({ home, sandboxRoot: '/tmp', kind: 'temp' })
     } finally {
       socket.close()
     }
@@ -196,6 +196,15 @@ describe('the /cross-session channel needs the page', () => {
     expect(plain.status).toBe(404)
     const postKey = await fetch(`${base}${KEY_SOCKET_PATH}`, { method: 'POST', headers: pageHeaders(), body: JSON.stringify({ type: 'client-request', rpcId: 'k', method: 'key', payload: {} }) })
     expect(postKey.status).toBe(403)
+    // An upgrade from this origin that is not a WebSocket handshake (no key, no version): 400, no key.
+    const notWebSocket = await new Promise<number>((resolve, reject) => {
+      const req = request(`${base}${KEY_SOCKET_PATH}`, { headers: { connection: 'Upgrade', upgrade: 'websocket', origin: base } })
+      req.on('response', res => { resolve(res.statusCode ?? 0); res.resume() })
+      req.on('upgrade', () => { reject(new Error('upgraded')) })
+      req.on('error', reject)
+      req.end()
+    })
+    expect(notWebSocket).toBe(400)
     expect(keys.size).toBe(size)
   })
 
@@ -247,6 +256,28 @@ describe('the pieces', () => {
     expect(writableRootOf('/tmp', ['/tmp'])).toBe('/tmp')
     expect(writableRootOf('/tmpfoo/home', ['/tmp'])).toBeUndefined()
     expect(writableRootOf('/home/u/.dsh', ['/tmp', '/var/tmp'])).toBeUndefined()
-    expect(sandboxWarning('/tmp/h', '/tmp')).toMatch(/^DSH_HOME \(\/tmp\/h\) lies inside \/tmp, .* forge messages .*set DSH_HOME/)
+    expect(sandboxWarning('/tmp/h', '/tmp')).toMatch(/^DSH_HOME \(\/tmp\/h\) lies inside \/tmp, which rc.8's sandbox lets every session's shell write: .* forge messages .*set DSH_HOME/)
+    expect(sandboxWarning('/w/h', '/w', 'workspace')).toMatch(/^DSH_HOME \(\/w\/h\) lies inside \/w, the workspace of a session in this process/)
+  })
+
+  it('finds a home in the temp root at start, and in a session\'s workspace once that session runs; logs each root once', () => {
+    const logs: string[] = []
+    const inTemp = new HomeReach(join(home, 'cross-home'), line => { logs.push(line) })
+    expect(inTemp.view()).toMatchObject({ kind: 'temp' })
+    expect(logs).toHaveLength(1)
+    const outside = join(process.cwd(), '.tmp', 'reach-home')
+    const reach = new HomeReach(outside, line => { logs.push(line) })
+    expect(reach.view()).toEqual({ path: outside, sandboxRoot: undefined, kind: undefined })
+    reach.seeWorkspace(join(process.cwd(), 'src'))
+    reach.seeWorkspace(undefined)
+    expect(reach.view().sandboxRoot).toBeUndefined()
+    reach.seeWorkspace(process.cwd())
+    reach.seeWorkspace(process.cwd())
+    expect(reach.view()).toEqual({ path: outside, sandboxRoot: process.cwd(), kind: 'workspace' })
+    expect(logs).toHaveLength(2)
+    expect(logs[1]).toContain('the workspace of a session in this process')
+    expect(workspaceOf({ cwd: '/w' })).toBe('/w')
+    expect(workspaceOf({ cwd: '' })).toBeUndefined()
+    expect(workspaceOf(null)).toBeUndefined()
   })
 })
