@@ -76,7 +76,8 @@ export function frameTitle(title: string | undefined): string {
   return line.replace(/\\/g, '\\\\').replace(/"/g, '\\"')
 }
 
-function unescapeTitle(escaped: string): string {
+/** Undo {@link frameTitle}'s escapes. */
+export function unescapeTitle(escaped: string): string {
   return escaped.replace(/\\(["\\])/g, '$1')
 }
 
@@ -153,7 +154,8 @@ function isToken(token: string): boolean {
   return token.length >= 8 && /^[0-9A-Za-z]+$/.test(token)
 }
 
-const FROM_LINE = /^from-session: (\S+) \("((?:[^"\\]|\\["\\])*)"\)$/
+/** The sender line of a frame or a notice (`from-session: <id> ("<escaped title>")`). */
+export const FROM_LINE = /^from-session: (\S+) \("((?:[^"\\]|\\["\\])*)"\)$/
 const DELIVERY_LINE = /^delivery: (queue|steer) \| hop ([1-9]\d{0,5})$/
 const BEGIN_LINE = /^--- message begins ([0-9A-Za-z]{8,64}) ---$/
 

@@ -4,18 +4,23 @@
  *   (scope `session`, above the composer, as rc.8 ui-goal's dock): one card
  *   per message held for this session — the sender (id and title), a preview
  *   of the body, the mode and hop, when it expires — with Deliver and Refuse;
+ *   below them, one line per held message its user refused or that expired
+ *   in the last day (when, from whom, the start of the body), until dismissed;
  * - {@link InboundAction}, in `conversation.session.header.actions` (as rc.8
  *   ui-job's action): the session's own inbound choice, or "as the host".
  * Both call the host half's channel (./channel.js, src/home/channel.ts).
  * @module dsh-cross-session/client/approvals
  */
 import { useState } from 'react'
-import { shortId } from '../core/tool-results.ts'
-import { callChannel, timeLeft, usePolled } from './channel.js'
-import { BodyText } from './body-text.jsx'
+import { callChannel, usePolled } from './channel.js'
+import { changed, useChanges } from './changes.js'
+import { BodyText, preview } from './body-text.jsx'
+import { clock, timeLeftText } from './clock.js'
+import { CopyId } from './copy-id.jsx'
+import { PeerWhy, usePeer } from './peer.jsx'
 
 /** One held message with its two buttons. */
-export function ApprovalCard({ approval, decide, openSession, t }) {
+export function ApprovalCard({ approval, decide, openPeer, t }) {
   const [busy, setBusy] = useState(false)
   const act = async decision => {
     setBusy(true)
@@ -28,10 +33,11 @@ export function ApprovalCard({ approval, decide, openSession, t }) {
   const title = approval.senderTitle === '' ? undefined : `"${approval.senderTitle}"`
   return (
     <div className="xs-approval" data-xs-approval={approval.messageId} data-xs-sender={approval.sender}>
-      <div className="xs-head">
+      <div className="xs-head xs-wrap">
         <span className="xs-title">{t('approval.from')}</span>
-        <a href="#" className="xs-chip xs-mono" title={approval.sender} data-xs-open={approval.sender} onClick={event => { event.preventDefault(); openSession(approval.sender) }}>{shortId(approval.sender)}</a>
-        <span className="xs-summary">{[title, approval.mode, t('send.hop', { hop: approval.hop }), t('approval.expires', { left: timeLeft(approval.expiresAt) })].filter(Boolean).join(' · ')}</span>
+        <CopyId id={approval.sender} t={t} />
+        <span className="xs-summary">{[title, t(`mode.${approval.mode}`), t('send.hop', { hop: approval.hop }), t('approval.expires', { left: timeLeftText(approval.expiresAt, t) })].filter(Boolean).join(' · ')}</span>
+        <a href="#" data-xs-open={approval.sender} onClick={event => { event.preventDefault(); void openPeer(approval.sender) }}>{t('received.open')}</a>
       </div>
       <BodyText text={approval.body} t={t} />
       <div className="xs-actions">
@@ -43,18 +49,74 @@ export function ApprovalCard({ approval, decide, openSession, t }) {
   )
 }
 
-/** The dock: every message held for this session, oldest first. */
-export function ApprovalDock({ ctx, sessionId, openSession, t }) {
-  const { value, refresh } = usePolled(() => callChannel(ctx, 'approvals.list', { sessionId }), sessionId)
+/** The views refresh when the host reports a change (./changes.js); this slow poll is the fallback, ms. */
+const FALLBACK_MS = 15_000
+
+/** How long a refused or expired message stays in the dock (then only the traffic view shows it), ms. */
+const TRACE_FOR_MS = 24 * 60 * 60_000
+/** Most such lines at once. */
+const MAX_TRACES = 5
+/** Where this page remembers the lines its user dismissed (message ids). */
+const DISMISSED_KEY = 'dsh-cross-session:dismissed'
+
+function readDismissed() {
+  try {
+    const value = JSON.parse(globalThis.localStorage?.getItem(DISMISSED_KEY) ?? '[]')
+    return new Set(Array.isArray(value) ? value : [])
+  } catch {
+    return new Set()
+  }
+}
+
+function useDismissed() {
+  const [dismissed, setDismissed] = useState(readDismissed)
+  const dismiss = messageId => {
+    const next = new Set([...dismissed, messageId])
+    try {
+      globalThis.localStorage?.setItem(DISMISSED_KEY, JSON.stringify([...next].slice(-200)))
+    } catch {
+      // Storage off: the line goes for this page only.
+    }
+    setDismissed(next)
+  }
+  return { dismissed, dismiss }
+}
+
+/** A held message its user refused, or that expired: who sent it, when it ended, the start of the body. */
+export function DecidedLine({ decided, onDismiss, t }) {
+  const title = decided.senderTitle === '' ? '' : `"${decided.senderTitle}"`
+  const line = t(decided.state === 'refused' ? 'approval.refusedLine' : 'approval.expiredLine', { time: clock(decided.decidedAt ?? decided.expiresAt) })
+  return (
+    <div className="xs-decided" data-xs-decided={decided.messageId} data-xs-decided-state={decided.state} role="status">
+      <span className={`xs-chip xs-state-${decided.state}`}>{t(`state.${decided.state}`)}</span>
+      <span className="xs-decided-text" title={line}>{line}</span>
+      <CopyId id={decided.sender} t={t} />
+      <span className="xs-summary" title={decided.body}>{`${title === '' ? '' : `${title}: `}${preview(decided.body.split('\n')[0] ?? '', 120).shown}`}</span>
+      <button type="button" className="xs-close" aria-label={t('approval.dismiss')} title={t('approval.dismiss')} onClick={() => onDismiss(decided.messageId)}>×</button>
+    </div>
+  )
+}
+
+/** The dock: every message held for this session, oldest first, then what its user refused or let expire lately. */
+export function ApprovalDock({ ctx, sessionId, t }) {
+  const peer = usePeer(ctx)
+  const { value, refresh } = usePolled(() => callChannel(ctx, 'approvals.list', { sessionId }), sessionId, FALLBACK_MS)
+  const decidedPoll = usePolled(() => callChannel(ctx, 'approvals.decided', { sessionId }), `${sessionId}:decided`, FALLBACK_MS)
+  useChanges(ctx, async () => { await Promise.all([refresh(), decidedPoll.refresh()]) })
+  const { dismissed, dismiss } = useDismissed()
   const approvals = value?.approvals ?? []
-  if (approvals.length === 0) return null
+  const since = Date.now() - TRACE_FOR_MS
+  const decided = (decidedPoll.value?.decided ?? []).filter(item => !dismissed.has(item.messageId) && (item.decidedAt ?? item.expiresAt) >= since).slice(0, MAX_TRACES)
+  if (approvals.length === 0 && decided.length === 0 && peer.why === undefined) return null
   const decide = async (messageId, decision) => {
     await callChannel(ctx, 'approvals.decide', { messageId, decision })
-    await refresh()
+    changed()
   }
   return (
     <div className="xs-dock" data-xs-dock={sessionId}>
-      {approvals.map(approval => <ApprovalCard key={approval.messageId} approval={approval} decide={decide} openSession={openSession} t={t} />)}
+      <PeerWhy why={peer.why} t={t} onClose={peer.dismiss} />
+      {approvals.map(approval => <ApprovalCard key={approval.messageId} approval={approval} decide={decide} openPeer={peer.open} t={t} />)}
+      {decided.map(item => <DecidedLine key={item.messageId} decided={item} onDismiss={dismiss} t={t} />)}
     </div>
   )
 }
@@ -70,7 +132,7 @@ export function InboundAction({ ctx, sessionId, t }) {
   return (
     <label className="xs-inbound" data-xs-inbound={sessionId} data-xs-effective={value.own ?? value.host} title={t('inbound.title')}>
       <span>{t('inbound.label')}</span>
-      <select value={own} onChange={async event => { await callChannel(ctx, 'inbound.set', { sessionId, mode: event.target.value === '' ? null : event.target.value }); await refresh() }}>
+      <select value={own} onChange={async event => { await callChannel(ctx, 'inbound.set', { sessionId, mode: event.target.value === '' ? null : event.target.value }); await refresh(); changed() }}>
         {CHOICES.map(mode => <option key={mode} value={mode}>{mode === '' ? t('inbound.host', { mode: label(value.host) }) : label(mode)}</option>)}
       </select>
     </label>

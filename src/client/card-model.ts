@@ -41,24 +41,38 @@ export function isOverridden(row: SettingRow, view: ScopeView): boolean {
   return Object.hasOwn(recordOf(view.user), row.key)
 }
 
-/** A duration in ms as people say it: `12 h`, `10 min`, `5 s` (the largest unit that divides it), else `250 ms`. */
-export function durationText(ms: number): string {
+/** The language of the card's words (the client locale, `zh*` or else `en`). */
+export type Lang = 'en' | 'zh'
+
+/** Unit words by language: durations largest first, then the settings table's units. */
+const UNITS: Readonly<Record<Lang, Readonly<Record<string, string>>>> = {
+  en: { d: 'd', h: 'h', min: 'min', s: 's', ms: 'ms', characters: 'characters' },
+  zh: { d: '天', h: '小时', min: '分钟', s: '秒', ms: '毫秒', characters: '个字符' },
+}
+
+function unitWord(unit: string, lang: Lang): string {
+  return UNITS[lang][unit] ?? unit
+}
+
+/** A duration in ms as people say it: `12 h`, `10 min`, `5 s` (the largest unit that divides it), else `250 ms`; in zh `12 小时`. */
+export function durationText(ms: number, lang: Lang = 'en'): string {
   for (const [name, size] of [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) {
-    if (ms >= size && ms % size === 0) return `${ms / size} ${name}`
+    if (ms >= size && ms % size === 0) return `${ms / size} ${unitWord(name, lang)}`
   }
-  return `${ms} ms`
+  return `${ms} ${unitWord('ms', lang)}`
 }
 
 /** A setting's value as shown beside its default: a duration in ms also as people say it, `43200000 (12 h)`. */
-export function defaultText(row: SettingRow): string {
+export function defaultText(row: SettingRow, lang: Lang = 'en'): string {
   const value = String(row.default)
-  return row.unit === 'ms' && typeof row.default === 'number' && row.default >= 1000 ? `${value} (${durationText(row.default)})` : value
+  return row.unit === 'ms' && typeof row.default === 'number' && row.default >= 1000 ? `${value} (${durationText(row.default, lang)})` : value
 }
 
-/** `1–200`, `queue | steer`, `true | false`, with the unit when there is one (a duration in ms also as `1 min–7 d`). */
-export function rangeText(row: SettingRow): string {
-  if (row.kind === 'integer' && row.unit === 'ms') return `${row.min}–${row.max} ms (${durationText(row.min ?? 0)}–${durationText(row.max ?? 0)})`
-  if (row.kind === 'integer') return `${row.min}–${row.max}${row.unit === undefined ? '' : ` ${row.unit}`}`
+/** `1–200`, `queue | steer`, `true | false`, with the unit when there is one (a duration in ms also as `1 min–7 d`); units in `lang`. */
+export function rangeText(row: SettingRow, lang: Lang = 'en'): string {
+  if (row.kind === 'integer' && row.unit === 'ms') return `${row.min}–${row.max} ${unitWord('ms', lang)} (${durationText(row.min ?? 0, lang)}–${durationText(row.max ?? 0, lang)})`
+  if (row.kind === 'integer') return `${row.min}–${row.max}${row.unit === undefined ? '' : ` ${unitWord(row.unit, lang)}`}`
+  // Option values stay as settings.yaml spells them (the select shows their names).
   if (row.kind === 'enum') return (row.values ?? []).join(' | ')
   return 'true | false'
 }

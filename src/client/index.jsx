@@ -14,6 +14,7 @@ import { TOOL_ROWS } from './tool-rows.jsx'
 import { en, zh } from './dictionary.js'
 import { ApprovalDock, InboundAction } from './approvals.jsx'
 import { TrafficAction } from './traffic.jsx'
+import { callChannel } from './channel.js'
 
 /** Dictionary namespace owned by this plugin. */
 const NS = 'crossSession'
@@ -42,7 +43,7 @@ export function apply(ctx) {
     name: 'conversation.chat.node',
     key: RECEIVED_KIND,
     locale: NS,
-    inject: () => ({ openSession: id => { ctx.sessions.open(id) } }),
+    inject: () => ({ ctx }),
   }, ReceivedRow))
   // The send row follows its message in the target's history, as the host serves it (rc.8 dsh-client-connection
   // `connection.api.sessions.history`); read per call, so a host without it leaves the row as the call said.
@@ -51,14 +52,19 @@ export function apply(ctx) {
     const read = connection?.api?.sessions?.history
     return typeof read === 'function' ? await read.call(connection.api.sessions, { sessionId }) : undefined
   }
-  const rowServices = () => ({ history, openSession: id => { ctx.sessions.open(id) } })
-  const openSession = id => { ctx.sessions.open(id) }
+  // A held message: where it stands in the home store, asked by the id the tool gave it (src/home/channel-views.ts `sends.held`);
+  // the sender is the session whose conversation shows the row.
+  const held = async (callId, args) => {
+    const sender = ctx.sessions.list?.getSnapshot?.().current
+    return sender === undefined ? { held: null } : await callChannel(ctx, 'sends.held', { sender, callId, args })
+  }
+  const rowServices = () => ({ ctx, history, held })
   ctx.slots.inject('conversation.input.dock', () => ctx.slots.register({
     name: 'conversation.input.dock',
     id: 'cross-session-approvals',
     order: 5,
     locale: NS,
-    inject: sessionId => ({ ctx, sessionId, openSession }),
+    inject: sessionId => ({ ctx, sessionId }),
   }, ApprovalDock))
   ctx.slots.inject('conversation.session.header.actions', () => ctx.slots.register({
     name: 'conversation.session.header.actions',
@@ -71,7 +77,7 @@ export function apply(ctx) {
     name: 'sidebar.footer.action',
     id: 'cross-session-traffic',
     locale: NS,
-    inject: () => ({ ctx, openSession }),
+    inject: () => ({ ctx }),
   }, TrafficAction))
   ctx.slots.inject('tool.call.toolview', function* () {
     for (const [name, Row] of Object.entries(TOOL_ROWS)) yield ctx.slots.register({ name: 'tool.call.toolview', key: name, locale: NS, inject: rowServices }, Row)

@@ -54,8 +54,8 @@ export function FallbackRow({ toolName, text, args }) {
   )
 }
 
-export function RefusalChip({ refusal }) {
-  return <span className="xs-chip xs-refused" data-xs-code={refusal.code}>{refusal.outcome === 'cancelled' ? 'cancelled' : `refused: ${refusal.code}`}</span>
+export function RefusalChip({ refusal, t }) {
+  return <span className="xs-chip xs-refused" data-xs-code={refusal.code}>{refusal.outcome === 'cancelled' ? t('call.cancelled') : t('call.refused', { code: refusal.code })}</span>
 }
 
 export function Running({ toolName, t, summary }) {
@@ -71,7 +71,7 @@ export function RefusedRow({ toolName, t, target, refusal, text, extra }) {
   const [open, setOpen] = useState(false)
   return (
     <div className="xs-row" data-xs-row={toolName} data-xs-outcome={refusal.outcome} data-xs-target={target ?? ''}>
-      <Head title={t(titleKey(toolName))} chips={[<RefusalChip key="code" refusal={refusal} />]} summary={`${target === undefined ? '' : `${shortId(target)} · `}${refusal.cause}`} open={open} onToggle={() => setOpen(!open)} />
+      <Head title={t(titleKey(toolName))} chips={[<RefusalChip key="code" refusal={refusal} t={t} />]} summary={`${target === undefined ? '' : `${shortId(target)} · `}${refusal.cause}`} open={open} onToggle={() => setOpen(!open)} />
       {open ? <div className="xs-body">{extra}<pre>{text}</pre></div> : null}
     </div>
   )

@@ -3,18 +3,66 @@
  * `tool.call.toolview`): target with its title, mode, hop, and where the
  * message is NOW — followed in the target's history as the host serves it
  * (src/client/send-state.ts) until it is answered or lost, or for ten
- * minutes — not only where it was when the call returned.
+ * minutes — not only where it was when the call returned. A message held
+ * for the target's user is followed in the home store until its user
+ * decides it or it expires (src/client/send-outcome.ts); refused or
+ * expired, the row says so and when.
  * @module dsh-cross-session/client/send-row
  */
 import { useEffect, useState } from 'react'
 import { parseRefusal, parseSendResult, shortId } from '../core/tool-results.ts'
 import { TOOL_NAMES } from '../model/tool-names.ts'
 import { isSettled, readHistory, sendStateOf } from './send-state.ts'
+import { heldOf, sendOutcome } from './send-outcome.ts'
+import { clock, timeLeftText } from './clock.js'
+import { PeerWhy, usePeer } from './peer.jsx'
+import { useChanges } from './changes.js'
 import { argsOf, FallbackRow, Head, RefusedRow, resultTextOf, Running, titleKey } from './row-parts.jsx'
 
 /** How often a send row looks at its target's history while its message can still move, ms, and for how long. */
 const FOLLOW_EVERY_MS = 2000
 const FOLLOW_FOR_MS = 10 * 60_000
+/** How often a row of a held message asks where it stands, ms, until its user decides or it expires; a change the host reports asks at once (./changes.js). */
+const HELD_EVERY_MS = 15_000
+
+/**
+ * Follow a held message in the home store (the channel's `sends.held`):
+ * `undefined` until the first answer, or when the call held nothing.
+ */
+function useHeldState(ctx, held, callId, args, enabled) {
+  const [view, setView] = useState(undefined)
+  const [nudge, setNudge] = useState(0)
+  const [unknown, setUnknown] = useState(false)
+  const key = JSON.stringify(args)
+  // A change the host reports: look again now, while the message is (or may be) still held.
+  const settled = unknown || (view !== undefined && view.state !== 'held')
+  useChanges(ctx, () => { if (enabled && !settled) setNudge(n => n + 1) })
+  useEffect(() => {
+    if (!enabled || typeof held !== 'function' || typeof callId !== 'string') return undefined
+    let stopped = false
+    let timer
+    const look = async () => {
+      let answer
+      try {
+        answer = await held(callId, JSON.parse(key))
+      } catch {
+        answer = undefined // the channel failed: ask again
+      }
+      if (stopped) return
+      const next = heldOf(answer)
+      if (next !== undefined) setView(next)
+      // `held: null`: this call held nothing the store still keeps; nothing more to learn.
+      if (answer?.held === null) setUnknown(true)
+      else if (next === undefined || next.state === 'held') timer = setTimeout(look, HELD_EVERY_MS)
+    }
+    void look()
+    return () => {
+      stopped = true
+      clearTimeout(timer)
+    }
+  }, [held, callId, key, enabled, nudge])
+  return view
+}
 
 /**
  * Follow the message in the target's history (src/client/send-state.ts):
@@ -48,62 +96,78 @@ function useSendState(history, target, callId, body, enabled) {
   return view
 }
 
-/** The outcome chip: where the message is now (followed), else where the call left it. */
-function SendOutcome({ sent, followed, t, openSession }) {
-  const state = followed?.state
-  if (state?.stage === 'answered') {
-    return (
-      <span key="outcome" className="xs-chip xs-ok" data-xs-state="answered" data-xs-seq={state.seq}>
-        {`${t('send.recorded', { seq: state.seq })} · ${t('send.answered', { seq: state.answerSeq })} · `}
-        <a href="#" data-xs-open-answer={sent.sessionId} onClick={event => { event.preventDefault(); event.stopPropagation(); openSession?.(sent.sessionId) }}>{t('send.openAnswer')}</a>
-      </span>
-    )
+/** The chip's words and style for each outcome (./send-outcome.ts). */
+function chipOf(outcome, t) {
+  const approved = outcome.approvedAt === undefined ? '' : `${t('send.approved', { time: clock(outcome.approvedAt) })} · `
+  switch (outcome.kind) {
+    case 'answered': return { style: 'xs-ok', text: `${approved}${t('send.recorded', { seq: outcome.seq })} · ${t('send.answered', { seq: outcome.answerSeq })}` }
+    case 'recorded': return { style: 'xs-ok', text: `${approved}${t('send.recorded', { seq: outcome.seq })}` }
+    case 'inbox': return { style: 'xs-pending', text: t('send.inbox', { seq: outcome.seq }) }
+    case 'lost': return { style: 'xs-refused', text: t('send.lost', { why: outcome.code === undefined ? outcome.why : t(`send.lost.${outcome.code}`) }) }
+    case 'held': return { style: 'xs-state-held', text: outcome.expiresAt === undefined ? t('send.held') : `${t('send.held')} · ${t('approval.expires', { left: timeLeftText(outcome.expiresAt, t) })}` }
+    case 'refused': return { style: 'xs-refused', text: t('send.heldRefused', { time: clock(outcome.at) }) }
+    case 'expired': return { style: 'xs-refused', text: t('send.heldExpired', { time: clock(outcome.at) }) }
+    default: return { style: 'xs-pending', text: `${approved}${t('send.pending')}` }
   }
-  if (state?.stage === 'recorded') return <span key="outcome" className="xs-chip xs-ok" data-xs-state="recorded" data-xs-seq={state.seq}>{t('send.recorded', { seq: state.seq })}</span>
-  if (state?.stage === 'lost') return <span key="outcome" className="xs-chip xs-refused" data-xs-state="lost">{t('send.lost', { why: state.why })}</span>
-  const refused = sent.recorded.stage === 'unconfirmed' ? /(?:^| \| )refused by that process: (.+)$/.exec(sent.recorded.note)?.[1] : undefined
-  if (refused !== undefined) return <span key="outcome" className="xs-chip xs-refused" data-xs-state="lost">{t('send.lost', { why: refused })}</span>
-  if (sent.recorded.stage === 'conversation') return <span key="outcome" className="xs-chip xs-ok" data-xs-state="recorded" data-xs-seq={sent.recorded.seq}>{t('send.recorded', { seq: sent.recorded.seq })}</span>
-  if (sent.recorded.stage === 'inbox') return <span key="outcome" className="xs-chip xs-pending" data-xs-state="inbox" data-xs-seq={sent.recorded.seq}>{t('send.inbox', { seq: sent.recorded.seq })}</span>
-  // Held for the target's user (docs/tools.md#inbound-messages): until it is delivered and joins the target's log, it reads held.
-  if (sent.recorded.stage === 'held') return <span key="outcome" className="xs-chip xs-state-held" data-xs-state="held" data-xs-held="true">{t('send.held')}</span>
-  if (state?.stage === 'pending') return <span key="outcome" className="xs-chip xs-pending" data-xs-state="pending">{t('send.pending')}</span>
-  return <span key="outcome" className="xs-chip xs-pending" data-xs-state="accepted">{t('send.accepted')}</span>
 }
 
-export function SendRow({ block, callId, t, history, openSession }) {
+/** The outcome chip: where the message is now (followed), else where the call left it. */
+function SendOutcomeChip({ outcome, target, t, openPeer }) {
+  const { style, text } = chipOf(outcome, t)
+  const seq = outcome.kind === 'recorded' || outcome.kind === 'answered' || outcome.kind === 'inbox' ? outcome.seq : undefined
+  return (
+    <span key="outcome" className={`xs-chip xs-state ${style}`} title={text} data-xs-state={outcome.kind} data-xs-seq={seq}
+      data-xs-held={outcome.kind === 'held' ? 'true' : undefined} data-xs-approved={outcome.approvedAt === undefined ? undefined : 'true'}>
+      {text}
+      {outcome.kind === 'answered' ? ' · ' : null}
+      {outcome.kind === 'answered'
+        ? <a href="#" data-xs-open-answer={target} onClick={event => { event.preventDefault(); event.stopPropagation(); void openPeer(target) }}>{t('send.openAnswer')}</a>
+        : null}
+    </span>
+  )
+}
+
+export function SendRow({ block, callId, t, ctx, history, held }) {
   const name = TOOL_NAMES.send
   const args = argsOf(block)
   const text = resultTextOf(block)
   const [open, setOpen] = useState(true)
+  const peer = usePeer(ctx)
   const target = typeof args.session_id === 'string' ? args.session_id : undefined
   const body = typeof args.message === 'string' ? args.message : ''
+  const id = callId ?? block?.call?.id ?? block?.id
   // Hooks before any return: a row goes from running to settled in place.
   const parsed = text === null ? undefined : parseSendResult(text)
-  const followed = useSendState(history, parsed?.sessionId, callId ?? block?.call?.id ?? block?.id, body, parsed !== undefined)
+  const heldView = useHeldState(ctx, held, id, args, parsed?.recorded.stage === 'held')
+  // A held message joins the target's history only once its user delivers it: followed from then on.
+  const follows = parsed !== undefined && (parsed.recorded.stage !== 'held' || heldView?.state === 'delivered')
+  const followed = useSendState(history, parsed?.sessionId, id, body, follows)
   if (text === null) return <Running toolName={name} t={t} summary={target === undefined ? '' : shortId(target)} />
   const refusal = parseRefusal(text)
   const bodyBlock = <div className="xs-msg-head">{t('send.body')}</div>
   if (refusal !== undefined) return <RefusedRow toolName={name} t={t} target={target} refusal={refusal} text={text} extra={<>{bodyBlock}<pre>{body}</pre><div className="xs-msg" /></>} />
   const sent = parsed
   if (sent === undefined) return <FallbackRow toolName={name} text={text} args={args} />
-  const recorded = <SendOutcome key="outcome" sent={sent} followed={followed} t={t} openSession={openSession} />
-  const titled = followed?.title === undefined ? shortId(sent.sessionId) : `${shortId(sent.sessionId)} "${followed.title}"`
+  const outcome = sendOutcome(sent.recorded, followed?.state, heldView)
+  // A message that never reached the target's history (held, refused) takes the title from the page's session list.
+  const title = followed?.title ?? ctx?.sessions?.list?.getSnapshot?.().byId?.[sent.sessionId]?.title
+  const titled = title === undefined ? shortId(sent.sessionId) : `${shortId(sent.sessionId)} "${title}"`
   return (
     <div className="xs-row" data-xs-row={name} data-xs-outcome="accepted" data-xs-target={sent.sessionId}>
       <Head
         title={t(titleKey(name))}
         chips={[
-          <span key="target" className="xs-chip xs-mono" title={sent.sessionId} data-xs-target-title={followed?.title ?? ''}>{`→ ${titled}`}</span>,
-          <span key="mode" className="xs-chip" data-xs-mode={sent.mode}>{sent.mode}</span>,
+          <span key="target" className="xs-chip xs-mono xs-target" title={sent.sessionId} data-xs-target-title={title ?? ''}>{`→ ${titled}`}</span>,
+          <span key="mode" className="xs-chip" data-xs-mode={sent.mode}>{t(`mode.${sent.mode}`)}</span>,
           <span key="hop" className="xs-chip">{t('send.hop', { hop: sent.hop })}</span>,
-          recorded,
+          <SendOutcomeChip key="outcome" outcome={outcome} target={sent.sessionId} t={t} openPeer={peer.open} />,
           ...(sent.woke ? [<span key="woke" className="xs-chip">{t('send.woke')}</span>] : []),
         ]}
         summary={body.split('\n')[0] ?? ''}
         open={open}
         onToggle={() => setOpen(!open)}
       />
+      <PeerWhy why={peer.why} t={t} onClose={peer.dismiss} />
       {open ? <div className="xs-body">{bodyBlock}<pre data-xs-body="true">{body}</pre></div> : null}
     </div>
   )

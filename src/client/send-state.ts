@@ -24,7 +24,7 @@ export type SendState =
   | { readonly stage: 'pending' }
   | { readonly stage: 'recorded', readonly seq: number }
   | { readonly stage: 'answered', readonly seq: number, readonly answerSeq: number }
-  | { readonly stage: 'lost', readonly why: string }
+  | { readonly stage: 'lost', readonly why: string, readonly code?: 'cancelled' | 'taken' }
 
 /** Whether a state can still change (the row keeps looking while it can). */
 export function isSettled(state: SendState): boolean {
@@ -78,8 +78,8 @@ export function sendStateOf(events: readonly unknown[], callId: string, body: st
     const answerSeq = completedTurnAfter(events, state.seq)
     return answerSeq === undefined ? { stage: 'recorded', seq: state.seq } : { stage: 'answered', seq: state.seq, answerSeq }
   }
-  if (state.kind === 'cancelled') return { stage: 'lost', why: 'its insertion was cancelled (the session was closed before a turn took it)' }
-  if (state.kind === 'taken') return { stage: 'lost', why: 'the turn that took it ended before running it' }
+  if (state.kind === 'cancelled') return { stage: 'lost', why: 'its insertion was cancelled (the session was closed before a turn took it)', code: 'cancelled' }
+  if (state.kind === 'taken') return { stage: 'lost', why: 'the turn that took it ended before running it', code: 'taken' }
   return { stage: 'pending' }
 }
 

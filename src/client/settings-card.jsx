@@ -140,7 +140,7 @@ function Field({ row, view, draft, error, lang, t, onEdit, disabled }) {
       </div>
       {row.kind === 'boolean' ? null : <Control row={row} id={id} text={text} error={error} lang={lang} disabled={disabled} onEdit={onEdit} />}
       {error !== undefined ? <p className="xs-error" role="alert" data-xs-error={row.key}>{error[lang]}</p> : <p className="xs-hint">{row.description[lang]}</p>}
-      <p className="xs-hint xs-meta">{row.kind === 'boolean' ? `${t('card.default')}: ${t(row.default ? 'card.on' : 'card.off')}` : `${t('card.default')}: ${defaultText(row)} · ${t('card.range')}: ${rangeText(row)}`}</p>
+      <p className="xs-hint xs-meta">{row.kind === 'boolean' ? `${t('card.default')}${t('card.colon')}${t(row.default ? 'card.on' : 'card.off')}` : `${t('card.default')}${t('card.colon')}${defaultText(row, lang)} · ${t('card.range')}${t('card.colon')}${rangeText(row, lang)}`}</p>
     </div>
   )
 }

@@ -74,8 +74,16 @@ const INBOUND_CSS = `
 .xs-traffic-row[data-xs-state=held]{border-color:var(--dsw-alias-state-business-primary,#4d6bfe)}
 .xs-traffic-head{display:flex;align-items:center;gap:6px;min-width:0}
 .xs-traffic-time{color:var(--dsw-alias-label-caption);font-variant-numeric:tabular-nums;font-size:12px;flex:none}
-.xs-who{display:inline-flex;gap:4px;min-width:0;max-width:30%;color:var(--dsw-alias-label-secondary);text-decoration:none;overflow:hidden;white-space:nowrap}
-.xs-who-title{overflow:hidden;text-overflow:ellipsis;color:var(--dsw-alias-label-tertiary)}
+.xs-who-line{display:flex;align-items:center;gap:6px;min-width:0}
+.xs-who-role{flex:none;min-width:3.5em;color:var(--dsw-alias-label-caption);font-size:12px}
+.xs-who{flex:0 1 auto;min-width:0;color:var(--dsw-alias-label-secondary);text-decoration:none;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.xs-who:hover{text-decoration:underline}
+.xs-who-where{flex:1 1 0;min-width:0;color:var(--dsw-alias-label-caption);font-size:12px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.xs-filters{display:flex;gap:6px;margin:0 0 8px}
+.xs-filter{cursor:pointer;background:transparent}
+.xs-filter[aria-pressed=true]{color:var(--dsw-alias-state-business-primary,#4d6bfe);border-color:currentColor}
+.xs-filter:disabled{opacity:.5;cursor:default}
+.xs-traffic-detail{flex:1 1 0;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .xs-arrow{color:var(--dsw-alias-label-caption)}
 .xs-traffic-body{color:var(--dsw-alias-label-tertiary);font-size:12px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .xs-state-held{color:var(--dsw-alias-state-business-primary,#4d6bfe);border-color:currentColor}
@@ -86,10 +94,18 @@ const INBOUND_CSS = `
 
 const CSS = `
 .xs-row{display:flex;flex-direction:column;font-size:14px;line-height:24px;min-width:0}
-.xs-head{display:flex;align-items:center;min-width:0;height:24px;cursor:pointer;gap:8px}
+.xs-head{display:flex;flex-wrap:wrap;align-items:center;min-width:0;min-height:24px;cursor:pointer;column-gap:8px;row-gap:2px}
 .xs-title{color:var(--dsw-alias-label-secondary);flex:none}
-.xs-summary{color:var(--dsw-alias-label-tertiary);flex:auto;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-.xs-chip{flex:none;font-size:12px;line-height:18px;padding:0 6px;border-radius:9px;border:1px solid var(--dsw-alias-border-l1,#ccc);color:var(--dsw-alias-label-secondary)}
+.xs-summary{color:var(--dsw-alias-label-tertiary);flex:1 1 120px;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.xs-chip{flex:0 1 auto;box-sizing:border-box;max-width:100%;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:12px;line-height:18px;padding:0 6px;border-radius:9px;border:1px solid var(--dsw-alias-border-l1,#ccc);color:var(--dsw-alias-label-secondary)}
+.xs-chip a{font-size:12px}
+.xs-copy{background:transparent;cursor:copy;font-family:var(--ds-font-family-code,monospace)}
+.xs-copy:hover{border-color:var(--dsw-alias-label-secondary)}
+.xs-peer-why{display:flex;flex-wrap:wrap;align-items:baseline;column-gap:8px;row-gap:2px;margin:4px 0;padding:6px 28px 6px 10px;border:1px solid var(--dsw-alias-state-warning-primary,#9a6700);border-radius:8px;font-size:13px;line-height:20px;color:var(--dsw-alias-label-secondary);position:relative}
+.xs-peer-why .xs-close{position:absolute;top:2px;right:4px}
+.xs-decided{display:flex;align-items:center;gap:8px;min-width:0;font-size:13px;line-height:20px;padding:4px 10px;border:1px dashed var(--dsw-alias-border-l1,#ccc);border-radius:10px;color:var(--dsw-alias-label-secondary)}
+.xs-decided-text{flex:0 1 auto;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+
 .xs-ok{color:var(--dsw-alias-state-success-primary,#1a7f37);border-color:currentColor}
 .xs-refused{color:var(--dsw-alias-state-error-primary,#cf222e);border-color:currentColor;font-weight:600}
 .xs-pending{color:var(--dsw-alias-state-warning-primary,#9a6700);border-color:currentColor}

@@ -9,8 +9,8 @@
  * Props are the slot owner's (`block`, `toolName`, `callId`, `inspect`) plus
  * `t` (this plugin's dictionary). `block` is a running call (`argsRaw`) or a
  * settled one (`kind`, `call.argsRaw`, `content`, `isError`) — the shapes
- * rc.8 ui-skill's SkillRow reads; the send row also gets `history` and
- * `openSession` (src/client/send-row.jsx). Parsing is src/core/tool-results.ts,
+ * rc.8 ui-skill's SkillRow reads; the send row also gets `ctx`, `history`
+ * and `held` (src/client/send-row.jsx). Parsing is src/core/tool-results.ts,
  * shared with the presenters. Tool names come from src/model/tool-names.ts
  * ({@link TOOL_ROWS} is keyed by them); docs/architecture.md §7.
  * @module dsh-cross-session/client/tool-rows
@@ -37,7 +37,7 @@ export function ListRow({ block, t }) {
   const live = list.rows.filter(row => row.live).length
   return (
     <div className="xs-row" data-xs-row={name} data-xs-outcome="listed">
-      <Head title={t(titleKey(name))} summary={t('list.summary', { count: list.rows.length, live })} open={open} onToggle={() => setOpen(!open)} />
+      <Head title={t(titleKey(name))} summary={t(list.rows.length === 1 ? 'list.summaryOne' : 'list.summary', { count: list.rows.length, live })} open={open} onToggle={() => setOpen(!open)} />
       {open
         ? (
             <div className="xs-body">

@@ -4,71 +4,111 @@
  * answered, refused, expired) — newest first, with Deliver and Refuse on
  * held ones. A footer button of the sidebar (the list slot
  * `sidebar.footer.action`, beside rc.8 ui-cordis's plugin panel, whose
- * button and panel it follows) opens it; it polls the host half's channel
- * while open (src/home/channel.ts `traffic.list`). docs/architecture.md §7.
+ * button and panel it follows) opens it; Escape or × closes it; two
+ * filters narrow it to held messages and to the open session's. It reads the
+ * host half's channel (src/home/channel.ts `traffic.list`) when the host
+ * reports a change (./changes.js), and every 15 s as a fallback.
+ *
+ * Each side of a row is a line of its own, so a title has the panel's width
+ * (cut with an ellipsis only at its edge); beside it the session's
+ * workspace and the dsh process that holds it or last let it go (the
+ * channel's `sessions.about`), which tells apart sessions of the same title,
+ * a headless `dsh` run's among them. Ids copy whole with one click; a name
+ * opens the session (./peer.jsx: or says why this page cannot).
+ * docs/architecture.md §7.
  * @module dsh-cross-session/client/traffic
  */
-import { useState } from 'react'
-import { shortId } from '../core/tool-results.ts'
-import { callChannel, timeLeft, usePolled } from './channel.js'
+import { useEffect, useState } from 'react'
+import { callChannel, usePolled } from './channel.js'
+import { changed, useChanges } from './changes.js'
 import { preview } from './body-text.jsx'
+import { clock, timeLeftText } from './clock.js'
+import { CopyId } from './copy-id.jsx'
+import { PeerWhy, usePeer, whereText } from './peer.jsx'
 
-function clock(at) {
-  const date = new Date(at)
-  const pad = n => String(n).padStart(2, '0')
-  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
+/** The view refreshes when the host reports a change (./changes.js); this slow poll is the fallback, ms. */
+const FALLBACK_MS = 15_000
+
+/** Most ids one `sessions.about` call takes (src/home/channel-views.ts `MAX_ABOUT`). */
+const ABOUT_BATCH = 50
+
+/** What the host knows of each session in `ids` (`sessions.about`, asked in batches of its bound). */
+async function aboutAll(ctx, ids) {
+  const batches = []
+  for (let i = 0; i < ids.length; i += ABOUT_BATCH) batches.push(ids.slice(i, i + ABOUT_BATCH))
+  const answers = await Promise.all(batches.map(batch => callChannel(ctx, 'sessions.about', { sessionIds: batch })))
+  return Object.assign({}, ...answers.map(answer => answer.sessions ?? {}))
 }
 
-function Who({ id, titles, openSession }) {
-  const title = titles[id]
+/** One side of a row: the id (copies), the title (opens), where it is. */
+function Who({ role, id, titles, about, openPeer, t }) {
+  const known = about[id]
+  const title = titles[id] ?? known?.title ?? undefined
   return (
-    <a href="#" className="xs-who" title={id} data-xs-open={id} onClick={event => { event.preventDefault(); openSession(id) }}>
-      <span className="xs-mono">{shortId(id)}</span>{title === undefined ? null : <span className="xs-who-title">{title}</span>}
-    </a>
+    <div className="xs-who-line" data-xs-who={role}>
+      <span className="xs-who-role">{t(`traffic.${role}`)}</span>
+      <CopyId id={id} t={t} />
+      <a href="#" className="xs-who" title={title ?? id} data-xs-open={id} onClick={event => { event.preventDefault(); void openPeer(id) }}>
+        {title ?? t('traffic.untitled')}
+      </a>
+      {known === undefined ? null : <span className="xs-who-where" data-xs-where={id} title={whereText(known, t)}>{whereText(known, t)}</span>}
+    </div>
   )
 }
 
 /** One row of the view. */
-function TrafficRow({ row, titles, openSession, decide, t }) {
+function TrafficRow({ row, titles, about, openPeer, decide, t }) {
   const recorded = row.seq === undefined ? [] : [t('traffic.recorded', { seq: row.seq })]
   const answered = row.answeredSeq === undefined ? [] : [t('traffic.answered', { seq: row.answeredSeq })]
-  const detail = row.state === 'held' ? t('approval.expires', { left: timeLeft(row.expiresAt ?? 0) }) : [...recorded, ...answered].join(' · ')
+  const detail = row.state === 'held' ? t('approval.expires', { left: timeLeftText(row.expiresAt ?? 0, t) }) : [...recorded, ...answered].join(' · ')
   return (
     <li className="xs-traffic-row" data-xs-traffic={row.messageId} data-xs-state={row.state}>
       <div className="xs-traffic-head">
-        <span className="xs-traffic-time">{clock(row.at)}</span>
-        <Who id={row.sender} titles={titles} openSession={openSession} />
-        <span className="xs-arrow">→</span>
-        <Who id={row.target} titles={titles} openSession={openSession} />
-        <span className="xs-chip">{row.notice === true ? t('traffic.notice') : row.mode}</span>
+        <span className="xs-traffic-time">{clock(row.at, { seconds: true })}</span>
+        <span className="xs-chip">{row.notice === true ? t('traffic.notice') : t(`mode.${row.mode}`)}</span>
         <span className={`xs-chip xs-state-${row.state}`} data-xs-state-chip={row.state}>{t(`state.${row.state}`)}</span>
+        <span className="xs-hint xs-traffic-detail">{[detail, row.reason === undefined ? '' : t(`reason.${row.reason}`)].filter(Boolean).join(' · ')}</span>
       </div>
-      {row.body === undefined ? null : <div className="xs-traffic-body">{preview(row.body, 160).shown}</div>}
+      <Who role="from" id={row.sender} titles={titles} about={about} openPeer={openPeer} t={t} />
+      <Who role="to" id={row.target} titles={titles} about={about} openPeer={openPeer} t={t} />
+      {row.body === undefined ? null : <div className="xs-traffic-body" title={row.body}>{preview(row.body.split('\n')[0] ?? '', 160).shown}</div>}
       {row.state === 'held'
         ? (
             <div className="xs-actions">
               <button type="button" className="xs-primary" data-xs-deliver={row.messageId} onClick={() => { void decide(row.messageId, 'deliver') }}>{t('approval.deliver')}</button>
               <button type="button" data-xs-refuse={row.messageId} onClick={() => { void decide(row.messageId, 'refuse') }}>{t('approval.refuse')}</button>
-              <span className="xs-hint">{detail}</span>
             </div>
           )
-        : detail === '' && row.reason === undefined ? null : <div className="xs-hint">{[detail, row.reason === undefined ? '' : t(`reason.${row.reason}`)].filter(Boolean).join(' · ')}</div>}
+        : null}
     </li>
   )
 }
 
 /** The footer button and its panel. */
-export function TrafficAction({ ctx, wide, openSession, t }) {
+export function TrafficAction({ ctx, wide, t }) {
   const [open, setOpen] = useState(false)
-  const { value, error, refresh } = usePolled(() => callChannel(ctx, 'traffic.list', {}), 'traffic', 2000, open)
-  const held = usePolled(() => callChannel(ctx, 'approvals.list', {}), 'held-count', 5000)
+  const [filters, setFilters] = useState({ held: false, mine: false })
+  const peer = usePeer(ctx)
+  const { value, error, refresh } = usePolled(() => callChannel(ctx, 'traffic.list', {}), 'traffic', FALLBACK_MS, open)
+  const rows = value?.rows ?? []
+  const current = ctx.sessions?.list?.getSnapshot?.().current
+  const shown = rows.filter(row => (!filters.held || row.state === 'held') && (!filters.mine || row.sender === current || row.target === current))
+  const toggle = name => setFilters(previous => ({ ...previous, [name]: !previous[name] }))
+  const ids = [...new Set(rows.flatMap(row => [row.sender, row.target]))].sort()
+  const about = usePolled(() => (ids.length === 0 ? Promise.resolve({}) : aboutAll(ctx, ids)), `about:${ids.join(',')}`, 10_000, open)
+  const held = usePolled(() => callChannel(ctx, 'approvals.list', {}), 'held-count', FALLBACK_MS)
+  useChanges(ctx, async () => { await Promise.all([held.refresh(), ...(open ? [refresh()] : [])]) })
   const count = held.value?.approvals?.length ?? 0
+  useEffect(() => {
+    if (!open) return undefined
+    const onKey = event => { if (event.key === 'Escape') setOpen(false) }
+    globalThis.addEventListener('keydown', onKey)
+    return () => globalThis.removeEventListener('keydown', onKey)
+  }, [open])
   const decide = async (messageId, decision) => {
     await callChannel(ctx, 'approvals.decide', { messageId, decision })
-    await refresh()
-    await held.refresh()
+    changed()
   }
-  const rows = value?.rows ?? []
   return (
     <div className={wide ? 'xs-footer' : 'xs-footer xs-rail'}>
       {open
@@ -76,9 +116,14 @@ export function TrafficAction({ ctx, wide, openSession, t }) {
             <section className="xs-panel" data-xs-traffic-panel="true" aria-label={t('traffic.title')}>
               <header><span>{t('traffic.title')}</span><button type="button" className="xs-close" aria-label={t('traffic.close')} onClick={() => setOpen(false)}>×</button></header>
               <div className="xs-panel-body">
+                <PeerWhy why={peer.why} t={t} onClose={peer.dismiss} />
                 {error !== undefined ? <p className="xs-error" role="alert">{error}</p> : null}
-                {value !== undefined && rows.length === 0 ? <p className="xs-hint">{t('traffic.empty')}</p> : null}
-                <ul className="xs-traffic">{rows.map(row => <TrafficRow key={row.messageId} row={row} titles={value?.titles ?? {}} openSession={openSession} decide={decide} t={t} />)}</ul>
+                <div className="xs-filters" role="group" aria-label={t('traffic.filter')}>
+                  <button type="button" className="xs-chip xs-filter" aria-pressed={filters.held} data-xs-filter="held" onClick={() => toggle('held')}>{t('traffic.onlyHeld')}</button>
+                  <button type="button" className="xs-chip xs-filter" aria-pressed={filters.mine} data-xs-filter="mine" disabled={current === undefined} onClick={() => toggle('mine')}>{t('traffic.onlyThis')}</button>
+                </div>
+                {value !== undefined && shown.length === 0 ? <p className="xs-hint">{t(rows.length === 0 ? 'traffic.empty' : 'traffic.noneShown')}</p> : null}
+                <ul className="xs-traffic">{shown.map(row => <TrafficRow key={row.messageId} row={row} titles={value?.titles ?? {}} about={about.value ?? {}} openPeer={peer.open} decide={decide} t={t} />)}</ul>
               </div>
             </section>
           )

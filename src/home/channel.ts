@@ -16,7 +16,9 @@
  * - `traffic.list` `{ limit? }` → `{ rows, titles }`, newest first;
  * - `home.get` `{}` → `{ home, sandboxRoot, kind }` (the store's directory,
  *   the sandbox-writable root it lies in or `null`, and whether that root is
- *   a `'temp'` root or a session's `'workspace'`).
+ *   a `'temp'` root or a session's `'workspace'`);
+ * - the rows' views, ./channel-views.ts: `sends.held`, `approvals.get`,
+ *   `approvals.decided`, `sessions.about`, `changes.wait`.
  *
  * @module dsh-cross-session/home/channel
  */
@@ -27,6 +29,7 @@ import type { SessionQueryPort } from '../ports.js'
 import type { InboundMode } from '../settings/resolve.js'
 import type { Approval, ApprovalDecision } from './approvals.js'
 import { channelRoute, type RpcResult } from './channel-route.js'
+import { answerView } from './channel-views.js'
 import { KEY_SOCKET_PATH, keySocketHandler } from './key-socket.js'
 import { PageKeys, refusalLog } from './page-gate.js'
 import type { HomeReachView } from './home-reach.js'
@@ -115,7 +118,7 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
         return { ok: true, value: { home: reach.path, sandboxRoot: reach.sandboxRoot ?? null, kind: reach.kind ?? null } }
       }
       default:
-        return fail('not-found', `no endpoint ${endpoint} on ${CHANNEL}`)
+        return await answerView({ store, sessions: host.sessions }, endpoint, args, signal) ?? fail('not-found', `no endpoint ${endpoint} on ${CHANNEL}`)
     }
   } catch (error: unknown) {
     host.log(`${CHANNEL} ${endpoint} failed: ${String(error)}`)

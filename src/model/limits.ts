@@ -78,6 +78,17 @@ export function callIdentity(callId: string, args: { readonly session_id: string
   return `${callId}\u0000${digest}`
 }
 
+/**
+ * Correlation id (and, on rc.8, message id) of one send: caller plus
+ * {@link callIdentity} — the call id and a digest of the arguments — so a
+ * provider that repeats `call_0` for different sends never gives two
+ * different messages one id, while a true retry keeps its id.
+ */
+export function requestIdFor(callerId: string, identity: string): string {
+  const [callId = '', digest = ''] = identity.split('\u0000')
+  return `cross-session:${callerId}:${callId}:${digest.slice(0, 16)}`
+}
+
 /** Bounded, per-plugin-instance send state. `now` is injectable for tests. */
 export class SendLimits {
   private readonly sends = new LRUCache<string, number[]>({ max: MAX_TRACKED_ENTRIES, ttl: RATE_WINDOW_MS })

@@ -178,18 +178,19 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('inbound messages: hold, refuse, the
     // Newest first: the refusal's notice to the sender, then the three held messages by when they were sent.
     await waitFor(async () => (await rows.count()) === 4 && (await rows.nth(1).getAttribute('data-xs-state')) === 'expired', 'four traffic rows')
     expect(await rows.evaluateAll(els => els.map(el => el.getAttribute('data-xs-state')))).toEqual([expect.stringMatching(/recorded|answered|pending/), 'expired', 'refused', 'answered'])
-    expect(await rows.first().innerText()).toMatch(/Deploy keys[\s\S]*→[\s\S]*Release checklist for v2[\s\S]*notice/)
-    expect(await rows.nth(1).innerText()).toMatch(/Release checklist for v2[\s\S]*→[\s\S]*Deploy keys[\s\S]*queue[\s\S]*expired/)
+    expect(await rows.first().innerText()).toMatch(/notice[\s\S]*from[\s\S]*Deploy keys[\s\S]*to[\s\S]*Release checklist for v2/)
+    expect(await rows.nth(1).innerText()).toMatch(/queue[\s\S]*expired[\s\S]*from[\s\S]*Release checklist for v2[\s\S]*to[\s\S]*Deploy keys/)
     await page.screenshot({ path: shotPath(h, 'web-traffic.png') })
 
     // The sender's own tool rows say the messages were held, not delivered.
     await page.locator('[data-xs-traffic-panel] .xs-close').click()
     await openSession(page, 'Release checklist for v2')
     const sent = page.locator('[data-xs-row="sessions_send"][data-xs-outcome="accepted"]')
-    // The sender's rows follow their messages: the delivered one into the target's log, the other two still read held.
-    await waitFor(async () => (await sent.locator('[data-xs-held]').count()) === 2, 'two held send rows', 30_000)
-    expect(await sent.nth(1).innerText()).toContain('held for its user\'s approval')
-    expect(await sent.first().locator('[data-xs-held]').count()).toBe(0)
+    // The sender's rows follow their messages: the delivered one into the target's log, the refused one and the expired one say so.
+    const states = async () => await sent.locator('[data-xs-state]').evaluateAll(els => els.map(el => el.getAttribute('data-xs-state')))
+    await waitFor(async () => JSON.stringify((await states()).slice(1)) === JSON.stringify(['refused', 'expired']), 'refused and expired send rows', 30_000)
+    expect(await sent.nth(1).innerText()).toMatch(/refused by its user at \d\d:\d\d; never delivered/)
+    expect(await sent.first().locator('[data-xs-approved]').count()).toBe(1)
   })
 
   it('refuses as rejected before touching a target that takes no peer messages (host-wide), and a session\'s own accept wins', async () => {

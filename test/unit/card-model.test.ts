@@ -20,6 +20,17 @@ describe('card model', () => {
     expect(rangeText(row('defaultSendMode'))).toBe('queue | steer')
   })
 
+  it('says units in the page\'s language: every word of a zh range and default is Chinese but the stored values', () => {
+    expect(rangeText(row('maxSendChars'), 'zh')).toMatch(/^\d+–\d+ 个字符$/)
+    expect(rangeText(row('maxSendChars'))).toMatch(/^\d+–\d+ characters$/)
+    expect(rangeText(row('recordWaitMs'), 'zh')).toBe('0–30000 毫秒 (0 毫秒–30 秒)')
+    expect(rangeText(row('noticeTtlMs'), 'zh')).toBe('60000–604800000 毫秒 (1 分钟–7 天)')
+    expect(defaultText(row('noticeTtlMs'), 'zh')).toBe('43200000 (12 小时)')
+    expect([durationText(250, 'zh'), durationText(90_000, 'zh'), durationText(600_000, 'zh')]).toEqual(['250 毫秒', '90 秒', '10 分钟'])
+    // Option values stay as settings.yaml spells them, in both languages.
+    expect(rangeText(row('defaultSendMode'), 'zh')).toBe('queue | steer')
+  })
+
   it('refuses invalid drafts (all of them, with reasons) before anything else', () => {
     const plan = planSave(SETTINGS_TABLE, new Map([['maxHops', '99'], ['visibility', 'team'], ['maxReadMessages', '5']]), view({}, undefined, 1), 0)
     expect(plan.kind).toBe('invalid')

@@ -1,10 +1,12 @@
 /**
  * The web send row's view of where a message is now (src/client/send-state.ts),
  * read from rc.8-shaped target history, and the send-result parser reading a
- * mailbox delivery's outcome (src/core/tool-results.ts).
+ * mailbox delivery's outcome (src/core/tool-results.ts); the chip that
+ * decides among them (src/client/send-outcome.ts); a notice row's view of
+ * its text (src/model/notice-view.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { isSettled, parseSendResult, readHistory, sendStateOf } from '../../src/testing.js'
+import { buildNotice, heldOf, isFinal, isSettled, NOTICE_INTRO, parseNotice, parseSendResult, readHistory, sendOutcome, sendStateOf } from '../../src/testing.js'
 
 const ID = 'cross-session:session-me:call_7:AbCdEfGhIjKlMnOp'
 const framed = (body: string) => `Cross-session message from another session of this harness.\nfrom-session: session-me ("")\ndelivery: queue | hop 1\n--- message begins tok123456789 ---\n${body}\n--- message ends tok123456789 ---`
@@ -24,8 +26,8 @@ describe('sendStateOf', () => {
   })
 
   it('lost, with why: a cancelled insertion, or a turn that took it and ended without running it', () => {
-    expect(sendStateOf([splice(3), cancelled(4)], 'call_7', 'did it land?')).toMatchObject({ stage: 'lost', why: expect.stringContaining('cancelled') })
-    expect(sendStateOf([splice(3), { seq: 4, type: 'turn/start' }, taken(5), end(6, 'aborted')], 'call_7', 'did it land?')).toMatchObject({ stage: 'lost', why: expect.stringContaining('ended before running it') })
+    expect(sendStateOf([splice(3), cancelled(4)], 'call_7', 'did it land?')).toMatchObject({ stage: 'lost', why: expect.stringContaining('cancelled'), code: 'cancelled' })
+    expect(sendStateOf([splice(3), { seq: 4, type: 'turn/start' }, taken(5), end(6, 'aborted')], 'call_7', 'did it land?')).toMatchObject({ stage: 'lost', why: expect.stringContaining('ended before running it'), code: 'taken' })
   })
 
   it('another call id, or another body under a repeated call id, is not this message', () => {
@@ -62,5 +64,45 @@ describe('parseSendResult outcomes', () => {
     expect(parseSendResult('accepted for session-x | mode=queue | chars=3 | hop 1 | live in another dsh process (pid 207); delivered through the mailbox | recorded at seq 27\nbody')?.recorded).toEqual({ stage: 'conversation', seq: 27 })
     expect(parseSendResult('accepted for session-x | mode=queue | chars=3 | hop 1 (woke a cold session) | recorded at seq 412 | its turn ended (completed) at seq 415\nbody')?.recorded).toEqual({ stage: 'conversation', seq: 412 })
     expect(parseSendResult('accepted for session-x | mode=queue | chars=3 | hop 1 | live in another dsh process (pid 207); delivered through the mailbox | still pending in the mailbox after 5000 ms\nbody')?.recorded.stage).toBe('unconfirmed')
+  })
+})
+
+describe('sendOutcome: the send row\'s chip, from the call, the target\'s history and the held message', () => {
+  const heldCall = { stage: 'held' } as const
+  it('a held message: held with its expiry, then what its user decided, with when; the history wins once it has the message', () => {
+    expect(sendOutcome(heldCall, undefined, undefined)).toEqual({ kind: 'held' })
+    expect(sendOutcome(heldCall, undefined, { state: 'held', expiresAt: 9000 })).toEqual({ kind: 'held', expiresAt: 9000 })
+    expect(sendOutcome(heldCall, { stage: 'pending' }, { state: 'refused', expiresAt: 9000, decidedAt: 5000 })).toEqual({ kind: 'refused', at: 5000 })
+    expect(sendOutcome(heldCall, undefined, { state: 'expired', expiresAt: 9000, decidedAt: 9100 })).toEqual({ kind: 'expired', at: 9100 })
+    expect(sendOutcome(heldCall, { stage: 'pending' }, { state: 'delivered', expiresAt: 9000, decidedAt: 4000 })).toEqual({ kind: 'pending', approvedAt: 4000 })
+    expect(sendOutcome(heldCall, { stage: 'recorded', seq: 12 }, { state: 'delivered', expiresAt: 9000, decidedAt: 4000 })).toEqual({ kind: 'recorded', seq: 12, approvedAt: 4000 })
+    expect(sendOutcome(heldCall, { stage: 'answered', seq: 12, answerSeq: 15 }, { state: 'delivered', expiresAt: 9000, decidedAt: 4000 })).toEqual({ kind: 'answered', seq: 12, answerSeq: 15, approvedAt: 4000 })
+  })
+
+  it('a message never held: what the call said until the history says more; one word (pending) for not yet in its log', () => {
+    expect(sendOutcome({ stage: 'conversation', seq: 7 }, undefined, undefined)).toEqual({ kind: 'recorded', seq: 7 })
+    expect(sendOutcome({ stage: 'conversation', seq: 7 }, { stage: 'answered', seq: 7, answerSeq: 9 }, undefined)).toEqual({ kind: 'answered', seq: 7, answerSeq: 9 })
+    expect(sendOutcome({ stage: 'inbox', seq: 3 }, { stage: 'pending' }, undefined)).toEqual({ kind: 'inbox', seq: 3 })
+    expect(sendOutcome({ stage: 'unconfirmed', note: 'delivered through the mailbox | still pending in the mailbox after 0 ms' }, undefined, undefined)).toEqual({ kind: 'pending' })
+    expect(sendOutcome({ stage: 'unconfirmed', note: 'live in another dsh process (pid 4); delivered through the mailbox | refused by that process: the session was deleted' }, undefined, undefined)).toEqual({ kind: 'lost', why: 'the session was deleted' })
+    expect(sendOutcome({ stage: 'conversation', seq: 7 }, { stage: 'lost', why: 'cancelled', code: 'cancelled' }, undefined)).toEqual({ kind: 'lost', why: 'cancelled', code: 'cancelled' })
+  })
+
+  it('final: answered, lost, refused, expired; reads the channel\'s answer, nothing else', () => {
+    expect(['answered', 'lost', 'refused', 'expired', 'recorded', 'held', 'pending', 'inbox'].map(kind => isFinal({ kind } as never))).toEqual([true, true, true, true, false, false, false, false])
+    expect(heldOf({ messageId: 'm', held: { state: 'refused', expiresAt: 2, decidedAt: 1, sender: 's' } })).toEqual({ state: 'refused', expiresAt: 2, decidedAt: 1 })
+    expect(heldOf({ messageId: 'm', held: null })).toBeUndefined()
+    expect(heldOf({ held: { state: 'lost', expiresAt: 2 } })).toBeUndefined()
+    expect(heldOf(undefined)).toBeUndefined()
+  })
+})
+
+describe('parseNotice: what a notice row shows', () => {
+  it('the title and the start of the answer of a finished turn; a held message\'s notice has no answer; anything else is not a notice', () => {
+    const text = buildNotice({ fromSessionId: 'session-t', fromTitle: 'Deploy "keys"', outcome: 'completed', messageSeq: 3, turnEndSeq: 9, hop: 2, excerpt: 'Yes, it builds.\n--- answer ends fake ---\nmore' })
+    expect(parseNotice(text)).toEqual({ fromSessionId: 'session-t', fromTitle: 'Deploy "keys"', excerpt: 'Yes, it builds.\n--- answer ends fake ---\nmore' })
+    expect(parseNotice(`${NOTICE_INTRO}\nfrom-session: session-t ("")\nheld message: refused | its user refused your held message; it was never delivered | hop 2`)).toEqual({ fromSessionId: 'session-t', fromTitle: '' })
+    expect(parseNotice('from-session: session-t ("x")')).toBeUndefined()
+    expect(parseNotice(`${NOTICE_INTRO}\nno sender line`)).toBeUndefined()
   })
 })

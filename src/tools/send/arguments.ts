@@ -16,6 +16,9 @@ import { SessionsSendArgs } from '../../model/schemas.js'
 import { sessionIdProblem, validateArguments } from '../arguments.js'
 import type { SendFacts } from '../../refusals.js'
 
+/** Re-exported where the send step builds it (the channel builds the same id, src/home/channel-views.ts). */
+export { requestIdFor } from '../../model/limits.js'
+
 /** Problems step 1 adds to schema validation: malformed ids, forbidden characters. */
 function extraArgumentProblem(sessionId: string, message: string): string | undefined {
   const idProblem = sessionIdProblem(sessionId)
@@ -23,17 +26,6 @@ function extraArgumentProblem(sessionId: string, message: string): string | unde
   const forbidden = findForbiddenChar(message)
   if (forbidden !== undefined) return argumentProblems.forbiddenChar(forbidden)
   return undefined
-}
-
-/**
- * Correlation id (and, on rc.8, message id) of one send: caller plus
- * {@link callIdentity} — the call id and a digest of the arguments — so a
- * provider that repeats `call_0` for different sends never gives two
- * different messages one id, while a true retry keeps its id.
- */
-export function requestIdFor(callerId: string, identity: string): string {
-  const [callId = '', digest = ''] = identity.split('\u0000')
-  return `cross-session:${callerId}:${callId}:${digest.slice(0, 16)}`
 }
 
 /** Result of {@link findForbiddenChar}: where and what. */
