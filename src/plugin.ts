@@ -106,8 +106,8 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
   const woken = new WokenSessions(lifetime.signal)
   // Appends of live sessions wake a send's record wait (`harness/session-events.ts`).
   const events = listenSessionEvents(ctx)
-  // The home store's shared corpus rows, once the home is mounted (docs/performance.md "What a new process reads").
-  const home: { corpus?: CorpusRows } = {}
+  // The home store's shared corpus rows, once the home is mounted and while its store can be used (docs/performance.md "What a new process reads").
+  const home: { corpus?: () => CorpusRows | undefined } = {}
   const local = {
     sessions: createIndexedSessionQueryPort({
       fallback: createSessionQueryPort(ctx.sessionQuery, ctx.agents, sessionController),
@@ -115,18 +115,18 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
       // Read per call: the JSONL corpus index (docs/performance.md) or, for any other backend, sessionQuery.
       persistence: () => ctx.get('sessionPersistence'),
       sessions: () => ctx.get('sessions'),
-      shared: () => home.corpus,
+      shared: () => home.corpus?.(),
       log: message => log('warn', message), lifetime: lifetime.signal,
     }),
     controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel, events }, woken),
   }
   // Several dsh processes on one DSH_HOME: the home store (docs/architecture.md §8).
   const mounted = mountHome(ctx, local, log, () => source.current.inbound)
-  const { sessions, controller, runtime } = mounted
+  const { sessions, controller } = mounted
   home.corpus = mounted.corpus
   // `settings` is a getter: every tool call reads the current value (O(1), src/settings-source.ts).
   const deps = {
-    sessions, controller, limits: new SendLimits(), log: (message: string) => log('warn', message), inbound: runtime?.store,
+    sessions, controller, limits: new SendLimits(), log: (message: string) => log('warn', message), inbound: mounted.inbound,
     get settings() { return source.current },
   }
   const definitions = toolDefinitions(deps, exec => resolveCaller(exec, ctx.agents), lifetime.signal)

@@ -4,9 +4,12 @@
  * process), observe `agent/created` / `agent/disposed` / `session/event` on
  * the host context, and wrap the two ports.
  *
- * If the home cannot be used (a directory is a symlink, SQLite cannot open
- * the store), the failure is logged and the ports are returned unwrapped:
- * the tools then see only this process.
+ * If the store cannot be used (locked past the wait, full, an I/O error, a
+ * symlinked directory, a newer release's schema), the process fails closed
+ * (docs/architecture.md §8, "When the store fails"): it keeps retrying in
+ * the background (`home/store-supervisor.ts`), lists and reads work
+ * without presence, and every send is refused with the reason
+ * (`home/fail-closed.ts`); once the store opens, coordination is on.
  *
  * @module dsh-cross-session/home/mount
  */
@@ -19,7 +22,10 @@ import { resolveHome } from '../harness/dsh-home.js'
 import { isAlive, selfTag } from '../harness/process-tag.js'
 import { withPresence } from './query.js'
 import { HomeRuntime } from './runtime.js'
-import { openHomeStore, storePaths } from './store-open.js'
+import { BUSY_TIMEOUT_MS, openHomeStore, storePaths } from './store-open.js'
+import { StoreSupervisor } from './store-supervisor.js'
+import { failClosed, unavailableInbound } from './fail-closed.js'
+import type { ApprovalStore } from './approvals.js'
 import { StoreWatch } from './store-watch.js'
 import { approvalDecided } from './approval-notices.js'
 import type { Approval } from './approvals.js'
@@ -38,6 +44,7 @@ interface HomeMountContext {
 
 interface Shared {
   runtime: HomeRuntime
+  supervisor: StoreSupervisor
   users: number
 }
 
@@ -75,10 +82,12 @@ function isLongLivedHost(ctx: HomeMountContext): boolean {
   return ctx.get('webServer') !== undefined
 }
 
-function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void): HomeRuntime {
-  const store = openHomeStore(home, selfTag(), isAlive, message => log('warn', message))
-  const watch = new StoreWatch(store, storePaths(home).dir)
-  const runtime = new HomeRuntime(store, watch, {
+function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void): Omit<Shared, 'users'> {
+  const warn = (message: string): void => log('warn', message)
+  const supervisor = new StoreSupervisor(busyMs => openHomeStore(home, selfTag(), isAlive, warn, Date.now, busyMs), storePaths(home).file, selfTag(), warn)
+  supervisor.start(BUSY_TIMEOUT_MS)
+  const watch = new StoreWatch(supervisor.store, storePaths(home).dir)
+  const runtime = new HomeRuntime(supervisor.store, watch, {
     agents: ctx.agents,
     log: message => log('warn', message),
     longLived: () => isLongLivedHost(ctx),
@@ -94,34 +103,48 @@ function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' |
       if (typeof sessions?.flush === 'function') await sessions.flush(agent.session)
     },
   })
+  supervisor.listen(() => runtime.rejoin()) // opened after a time without, or moved to a replaced file
   try {
     runtime.start()
   } catch (error: unknown) {
     runtime.stop()
     throw error
   }
-  return runtime
+  return { runtime, supervisor }
+}
+
+/** What {@link mountHome} gives the plugin. */
+export interface Mounted {
+  readonly sessions: SessionQueryPort
+  readonly controller: ControllerPort
+  /** The target's own inbound choice, held messages, the journal (throws while the store cannot be used). */
+  readonly inbound: Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'>
+  /** The store's shared corpus rows now (`undefined` while it cannot be used). */
+  readonly corpus?: () => CorpusRows | undefined
+  readonly runtime?: HomeRuntime
 }
 
 /**
  * Start (or join) the home runtime and wrap the ports.
- * @returns the wrapped ports and the store's shared corpus rows, or the
- *   given ports alone when the home is unusable.
+ * @returns the wrapped ports, the inbound port and the store's shared corpus
+ *   rows; when the home could not be started at all, ports that refuse
+ *   every send (never uncoordinated).
  */
-export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQueryPort, controller: ControllerPort }, log: (level: 'info' | 'warn', message: string) => void, inbound: () => InboundMode = () => 'accept'): { sessions: SessionQueryPort, controller: ControllerPort, corpus?: CorpusRows, runtime?: HomeRuntime } {
+export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQueryPort, controller: ControllerPort }, log: (level: 'info' | 'warn', message: string) => void, inbound: () => InboundMode = () => 'accept'): Mounted {
   const home = resolveHome()
   const runtimes = registry()
   let shared = runtimes.get(home)
   if (shared === undefined) {
     try {
-      shared = { runtime: startRuntime(ctx, home, log), users: 0 }
+      shared = { ...startRuntime(ctx, home, log), users: 0 }
     } catch (error: unknown) {
-      log('warn', `cross-process coordination is off: ${String(error)}; sessions live in other dsh processes are not seen`)
-      return ports
+      // Never uncoordinated: without a runtime every send is refused (lists and reads still work).
+      log('warn', `the cross-session home could not be started: ${String(error)}; sends to other sessions are refused`)
+      return { ...ports, controller: failClosed(ports.controller, true), inbound: unavailableInbound('the home could not be started') }
     }
     runtimes.set(home, shared)
   }
-  const { runtime } = shared
+  const { runtime, supervisor } = shared
   shared.users++
   const decided = (approval: Approval): void => approvalDecided(runtime.store, approval, message => log('info', message))
   runtime.expired = decided
@@ -164,13 +187,14 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     : undefined
   if (listEvents === undefined) log('info', 'the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
   return {
-    corpus: runtime.store.corpus(),
+    corpus: () => supervisor.corpus(),
     runtime,
+    inbound: runtime.store,
     sessions,
-    controller: guardController(ports.controller, runtime, {
+    controller: failClosed(guardController(ports.controller, runtime, {
       isLocal: sessionId => ctx.agents.get(sessionId) !== undefined,
       agentOf: sessionId => ctx.agents.get(sessionId),
       listEvents,
-    }),
+    })),
   }
 }

@@ -14,7 +14,8 @@ import { NOTHING_DELIVERED, renderRefusal } from '../../presentation/common.js'
 import { sendRefusalText } from '../../presentation/send.js'
 import type { RelayProvenance } from '../../model/provenance.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
-import { decideSend, type SendFacts } from '../../refusals.js'
+import { decideSend, type InboundUnknown, type SendFacts } from '../../refusals.js'
+import { storeFaultWhy } from '../../home/store-fault.js'
 import { lookUpTarget } from './target.js'
 import type { InboundMode } from '../../settings/resolve.js'
 
@@ -51,15 +52,16 @@ export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext,
 /**
  * The target's inbound choice: its own (home store), else the `inbound`
  * setting. Read from the store and the settings only, never from the target
- * (docs/tools.md#refusals-and-their-order, guarantee 3); a store that cannot
- * be read leaves the setting.
+ * (docs/tools.md#refusals-and-their-order, guarantee 3). A store that cannot
+ * be read leaves the choice unknown, and the send is refused: the target's
+ * own `refuse` or `hold` is never bypassed (docs/architecture.md §8).
  */
-function inboundOf(targetId: string, deps: ToolDeps): InboundMode {
+function inboundOf(targetId: string, deps: ToolDeps): InboundMode | InboundUnknown {
   try {
     return deps.inbound?.inboundOf(targetId) ?? deps.settings.inbound
   } catch (error: unknown) {
-    deps.log(`reading the inbound choice of ${targetId} failed: ${String(error)}; the inbound setting applies`)
-    return deps.settings.inbound
+    deps.log(`reading the inbound choice of ${targetId} failed: ${String(error)}; the send is refused`)
+    return { unavailable: storeFaultWhy(error) ?? 'it could not be read' }
   }
 }
 
