@@ -17,16 +17,17 @@
 import type { ControllerOutcome, ControllerPort } from '../ports.js'
 import type { ApprovalStore } from './approvals.js'
 import { StoreUnavailableError, storeFaultWhy } from './store-fault.js'
+import { retryStore } from './store-retry.js'
 
 /** The refusal of a step the store could not serve. */
 function unavailable(why: string): ControllerOutcome<never> {
   return { ok: false, reason: { kind: 'store-unavailable', why } }
 }
 
-/** `step()`, with a store fault as the `store-unavailable` refusal; any other error is rethrown. */
-async function guarded<T>(step: () => Promise<ControllerOutcome<T>>): Promise<ControllerOutcome<T>> {
+/** `step()`, tried again for a while on a store fault (`home/store-retry.ts`), then that fault as the `store-unavailable` refusal; any other error is rethrown. */
+async function guarded<T>(step: () => Promise<ControllerOutcome<T>>, signal: AbortSignal): Promise<ControllerOutcome<T>> {
   try {
-    return await step()
+    return await retryStore(step, signal)
   } catch (error: unknown) {
     const why = storeFaultWhy(error)
     if (why === undefined) throw error
@@ -42,8 +43,8 @@ async function guarded<T>(step: () => Promise<ControllerOutcome<T>>): Promise<Co
 export function failClosed(inner: ControllerPort, never = false): ControllerPort {
   return {
     ...inner,
-    resolve: (sessionId, options) => never ? Promise.resolve(unavailable('the home could not be started')) : guarded(() => inner.resolve(sessionId, options)),
-    admit: (target, prompt) => guarded(() => inner.admit(target, prompt)),
+    resolve: (sessionId, options) => never ? Promise.resolve(unavailable('the home could not be started')) : guarded(() => inner.resolve(sessionId, options), options.signal),
+    admit: (target, prompt) => guarded(() => inner.admit(target, prompt), prompt.signal),
   }
 }
 

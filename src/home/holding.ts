@@ -82,8 +82,15 @@ export class Holdings {
     // (`@deepseek-ai/dsh-agent-loop@0.1.0-rc.8` lib/index.js: `detachAgent`, then `detachSession`, whose
     // `session/disposed` starts the drain), so a SIGKILL meanwhile would lose it. It returns to pending with
     // its claim, and the next holder finds it in the log on disk (docs/architecture.md §8).
+    // The store first: a release that fails leaves the session held here, and the reconcile tries again
+    // (`home/runtime.ts`), so no row stays `live` for a process that no longer has the session.
+    try {
+      this.store.release(sessionId, how)
+    } catch (error: unknown) {
+      this.host.log(`letting go of ${sessionId} in the cross-session store failed (tried again shortly): ${String(error)}`)
+      return
+    }
     this.held.delete(sessionId)
-    this.store.release(sessionId, how)
     this.watch.poke()
   }
 

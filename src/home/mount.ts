@@ -22,8 +22,8 @@ import { resolveHome } from '../harness/dsh-home.js'
 import { isAlive, selfTag } from '../harness/process-tag.js'
 import { withPresence } from './query.js'
 import { HomeRuntime } from './runtime.js'
-import { BUSY_TIMEOUT_MS, openHomeStore, storePaths } from './store-open.js'
-import { StoreSupervisor } from './store-supervisor.js'
+import { openHomeStore, storePaths } from './store-open.js'
+import { RETRY_BUSY_MS, StoreSupervisor } from './store-supervisor.js'
 import { failClosed, unavailableInbound } from './fail-closed.js'
 import type { ApprovalStore } from './approvals.js'
 import { StoreWatch } from './store-watch.js'
@@ -85,7 +85,7 @@ function isLongLivedHost(ctx: HomeMountContext): boolean {
 function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void): Omit<Shared, 'users'> {
   const warn = (message: string): void => log('warn', message)
   const supervisor = new StoreSupervisor(busyMs => openHomeStore(home, selfTag(), isAlive, warn, Date.now, busyMs), storePaths(home).file, selfTag(), warn)
-  supervisor.start(BUSY_TIMEOUT_MS)
+  supervisor.start(RETRY_BUSY_MS) // a store busy longer is retried in the background; a send waits for it, unblocked
   const watch = new StoreWatch(supervisor.store, storePaths(home).dir)
   const runtime = new HomeRuntime(supervisor.store, watch, {
     agents: ctx.agents,

@@ -62,9 +62,10 @@ export interface HeldSession {
  */
 export function recordFound(store: HomeStore, held: HeldSession, only?: ReadonlySet<string>, answeredAt?: number): boolean {
   const found = [...held.found].filter(([messageId]) => only === undefined || only.has(messageId))
+  // The store first: a record that throws stays found, and the next flush records it (docs/architecture.md §8).
   for (const [messageId, at] of found) {
-    held.found.delete(messageId)
     store.record(messageId, at.seq, at.running)
+    held.found.delete(messageId)
   }
   if (answeredAt === undefined) return found.length > 0
   store.answered(held.target, answeredAt)
@@ -166,8 +167,8 @@ export function settle(store: HomeStore, agent: HostAgent, held: HeldSession): b
     for (const messageId of [...held.awaiting]) {
       const state = deliveryState(events, messageId).kind
       if (state !== 'cancelled' && state !== 'taken') continue
-      held.awaiting.delete(messageId)
       store.unclaim(messageId)
+      held.awaiting.delete(messageId)
       changed = true
     }
   }

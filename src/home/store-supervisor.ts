@@ -33,7 +33,7 @@ import { StoreUnavailableError, storeFaultWhy } from './store-fault.js'
 export const RETRY_FIRST_MS = 250
 /** Longest delay of the background retry, ms. */
 export const RETRY_MAX_MS = 30_000
-/** How long a retry waits for another process's write lock, ms (the event loop waits meanwhile). */
+/** How long opening (at start, and each retry) waits for another process's write lock, ms (the event loop waits meanwhile). */
 export const RETRY_BUSY_MS = 100
 
 /** What the listeners hear: the store could be used again, or the process moved to the file now at the path. */

@@ -55,8 +55,8 @@ describe('process tags', () => {
   })
 
   it('a real zombie (exited, not yet reaped by its parent) is dead', async () => {
-    // `sh` starts a child that exits at once, then becomes `sleep`, which never reaps it (proc(5): state Z).
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] })
+    // `sh` starts a child that exits shortly, then becomes `sleep`, which never reaps it (proc(5): state Z).
+    const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] })
     try {
       const pid = Number(await new Promise<string>(resolve => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))))
       const stat = (): string => readFileSync(`/proc/${pid}/stat`, 'utf8')

@@ -16,6 +16,7 @@ import type { RelayProvenance } from '../../model/provenance.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
 import { decideSend, type InboundUnknown, type SendFacts } from '../../refusals.js'
 import { storeFaultWhy } from '../../home/store-fault.js'
+import { retryStore } from '../../home/store-retry.js'
 import { lookUpTarget } from './target.js'
 import type { InboundMode } from '../../settings/resolve.js'
 
@@ -38,7 +39,7 @@ export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext,
     }
     if (decision.kind === 'go' || decision.kind === 'hold') return { kind: decision.kind, hop: decision.hop }
     if (decision.fact === 'inbound') {
-      facts = { ...facts, inbound: inboundOf(facts.targetId, deps) }
+      facts = { ...facts, inbound: await inboundOf(facts.targetId, call, deps) }
     } else if (decision.fact === 'target') {
       const target = await lookUpTarget(facts.targetId, call, deps)
       if (typeof target === 'string') return { kind: 'refused', text: target }
@@ -56,9 +57,10 @@ export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext,
  * be read leaves the choice unknown, and the send is refused: the target's
  * own `refuse` or `hold` is never bypassed (docs/architecture.md §8).
  */
-function inboundOf(targetId: string, deps: ToolDeps): InboundMode | InboundUnknown {
+async function inboundOf(targetId: string, call: ToolCallContext, deps: ToolDeps): Promise<InboundMode | InboundUnknown> {
   try {
-    return deps.inbound?.inboundOf(targetId) ?? deps.settings.inbound
+    // A store locked for a moment is waited for, with the event loop free (home/store-retry.ts).
+    return await retryStore(() => deps.inbound?.inboundOf(targetId), call.signal) ?? deps.settings.inbound
   } catch (error: unknown) {
     deps.log(`reading the inbound choice of ${targetId} failed: ${String(error)}; the send is refused`)
     return { unavailable: storeFaultWhy(error) ?? 'it could not be read' }
