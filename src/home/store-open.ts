@@ -100,6 +100,8 @@ function connect(file: string, busyMs: number, log: (message: string) => void): 
     db.exec(SCHEMA)
     db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (\'version\', ?)').run(STORE_VERSION)
     db.exec('COMMIT')
+    // Opening waits `busyMs`; a transition then waits the full wait (docs/architecture.md §8, "When the store fails").
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
     if (verdict === 'older') log(`the cross-session store was migrated in place from schema ${String(version)} to ${STORE_VERSION}${migrated.length === 0 ? '' : ` (${migrated.join('; ')})`}; every choice and message was kept`)
     return db
   } catch (error: unknown) {
@@ -117,6 +119,26 @@ function isBroken(error: unknown): boolean {
   const { errcode } = error as { errcode?: unknown }
   // SQLITE_CORRUPT (11), SQLITE_NOTADB (26), extended codes included.
   return typeof errcode === 'number' && ((errcode & 0xff) === 11 || (errcode & 0xff) === 26)
+}
+
+/**
+ * A store file replaced under running processes leaves the old file's
+ * `-wal` and `-shm` at the path, and SQLite would read the new file through
+ * the old log (sqlite.org/howtocorrupt.html, "mispairing database files and
+ * hot journals"). When the `-wal` at the path is still the one the old
+ * connection used (`wal`, its identity then), both are moved aside
+ * (`.stale-<ms>`); a log another process made for the new file is left alone.
+ */
+export function setAsideStaleWal(file: string, wal: string | undefined): void {
+  if (wal === undefined || fileIdentity(file) === undefined || fileIdentity(`${file}-wal`) !== wal) return
+  const at = Date.now()
+  for (const suffix of ['-wal', '-shm']) {
+    try {
+      renameSync(`${file}${suffix}`, `${file}${suffix}.stale-${at}`)
+    } catch {
+      // Gone meanwhile: another process moved it.
+    }
+  }
 }
 
 /** dev and inode of `file`, or `undefined` when it is gone. */

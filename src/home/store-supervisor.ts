@@ -26,7 +26,7 @@ import type { CorpusRows } from '../index/shared-rows.js'
 import type { ProcessTag } from '../harness/dsh-home.js'
 import type { HomeStore } from './store.js'
 import type { SqliteHomeStore } from './store-sqlite.js'
-import { fileIdentity } from './store-open.js'
+import { fileIdentity, setAsideStaleWal } from './store-open.js'
 import { StoreUnavailableError, storeFaultWhy } from './store-fault.js'
 
 /** First delay of the background retry, ms; it doubles after each failed try. */
@@ -64,6 +64,8 @@ export class StoreSupervisor {
   private readonly listeners = new Set<(event: StoreEvent) => void>()
   private current: SqliteHomeStore | undefined
   private identity: string | undefined
+  /** The identity of the `-wal` file while the store was open (to tell it from a new file's). */
+  private wal: string | undefined
   private down: { why: string, since: number } | undefined
   private rebuilt: StoreStatus['rebuilt']
   private nextTry = 0
@@ -147,10 +149,12 @@ export class StoreSupervisor {
     // A connection to a file no longer at the path is never used again: writing there would split the home.
     before?.close()
     this.current = undefined
+    if (before !== undefined) setAsideStaleWal(this.file, this.wal)
     try {
       const next = this.open(busyMs)
       this.current = next
       this.identity = fileIdentity(this.file)
+      this.wal = fileIdentity(`${this.file}-wal`)
       this.rebuilt = next.rebuilt()
     } catch (error: unknown) {
       this.current?.close()
@@ -176,14 +180,9 @@ export class StoreSupervisor {
     return true
   }
 
+  /** Tell the listeners (the runtime's `rejoin` catches its own errors, `home/runtime.ts`). */
   private emit(event: StoreEvent): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(event)
-      } catch (error: unknown) {
-        this.log(`after the cross-session store was ${event}: ${String(error)}`)
-      }
-    }
+    for (const listener of [...this.listeners]) listener(event)
   }
 
   private retryLater(): void {

@@ -1,0 +1,214 @@
+/**
+ * A home store that cannot be used never makes a process act uncoordinated
+ * (docs/architecture.md §8, "When the store fails"): the plugin driven
+ * through the fake host built from the rc.8 services
+ * (test/support/fake-host.ts) over a real SQLite file, with faults made by
+ * real means — a second connection holding `BEGIN IMMEDIATE` for the write
+ * lock, the file deleted or replaced under a running store, a store of a
+ * newer release — and the supervised store (`home/store-supervisor.ts`)
+ * on its own.
+ *
+ * No fixed sleep: the bounded retry of a send runs on vitest's fake clock,
+ * and the background retry is awaited through the supervisor's `opened`.
+ *
+ * @module test/unit/fail-closed
+ */
+import { mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { apply } from '../../src/plugin.js'
+import { fileIdentity, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, storePaths, type ProcessTag } from '../../src/testing.js'
+import { FakeHost, userMessageEvent } from '../support/fake-host.js'
+
+const homes: string[] = []
+const cleanups: Array<() => void> = []
+const originalHome = process.env.DSH_HOME
+afterEach(() => {
+  vi.useRealTimers()
+  for (const cleanup of cleanups.splice(0).reverse()) cleanup()
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true })
+  process.env.DSH_HOME = originalHome
+})
+
+/** A fresh home of its own (the plugin keeps one runtime per home and process). */
+function freshHome(): string {
+  const home = mkdtempSync(join(tmpdir(), 'xs-fail-closed-'))
+  homes.push(home)
+  return home
+}
+
+/** Another connection takes the store's write lock and keeps it until `release()`. */
+function lockStore(home: string): { release(): void } {
+  const db = new DatabaseSync(storePaths(home).file)
+  db.exec('BEGIN IMMEDIATE')
+  let held = true
+  const release = (): void => {
+    if (!held) return
+    held = false
+    db.exec('COMMIT')
+    db.close()
+  }
+  cleanups.push(release)
+  return { release }
+}
+
+/** The plugin mounted on `home`, a cold session, one that refuses peers, and the caller. */
+function scene(home: string) {
+  process.env.DSH_HOME = home
+  const host = new FakeHost()
+  apply(host.context(), {})
+  cleanups.push(() => host.dispose())
+  host.persist('session-old', 1000, { title: 'Old work', events: [userMessageEvent(0, 'u1', 'earlier question')] })
+  host.persist('session-quiet', 1500, { title: 'Quiet work' })
+  const me = host.goLive('session-me', 3000, [userMessageEvent(0, 'p', 'talk to old')], { title: 'My live work' })
+  return { host, me }
+}
+
+/** A store on `home` as another process of this package, with `session-quiet`'s own choice set to refuse. */
+function storeWithRefusingSession(home: string): void {
+  const other = openHomeStore(home, { pid: 77, start: 7 }, () => true)
+  other.setInbound('session-quiet', 'refuse')
+  other.close()
+}
+
+const woke = (host: FakeHost): boolean => host.calls.some(call => call.startsWith('agents.resume'))
+
+describe('a store locked past the wait while the process starts', () => {
+  it('refuses every send readably (nothing woken, a refuse target stays refused), keeps lists and reads, and coordinates once the lock goes', async () => {
+    const home = freshHome()
+    storeWithRefusingSession(home)
+    const lock = lockStore(home)
+    const { host, me } = scene(home)
+    expect(host.logs).toContainEqual({ level: 'warn', message: expect.stringMatching(/^the cross-session store is unavailable \(database is locked\): sends to other sessions are refused/) })
+    // Lists and reads keep working, without presence.
+    expect(await host.run('sessions_list', {}, me)).toContain('- session-old [cold, top-level]')
+    expect(await host.run('sessions_read', { session_id: 'session-old' }, me)).toContain('earlier question')
+
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    for (const target of ['session-old', 'session-quiet']) {
+      const sending = host.run('sessions_send', { session_id: target, message: 'status?' }, me)
+      await vi.advanceTimersByTimeAsync(STORE_RETRY_MS + 1000)
+      expect(await sending).toBe('refused: rejected | the cross-session store is unavailable (database is locked)\n'
+        + 'Nothing was delivered. No session was woken. Try again shortly; if it keeps failing, tell your user (the store is cross-session/store.sqlite under DSH_HOME).')
+    }
+    vi.useRealTimers()
+    expect(woke(host)).toBe(false)
+    expect(host.persisted.get('session-old')!.events).toHaveLength(2)
+
+    lock.release()
+    // The same sends now: the refusing session is refused for its own choice, the cold one is woken and answers.
+    expect(await host.run('sessions_send', { session_id: 'session-quiet', message: 'status?' }, me)).toMatch(/^refused: rejected \| session-quiet does not take messages from peer sessions/)
+    expect(await host.run('sessions_send', { session_id: 'session-old', message: 'status?' }, me)).toMatch(/^accepted for session-old .*\(woke a cold session\) \| recorded at seq/)
+    expect(host.logs).toContainEqual({ level: 'warn', message: 'the cross-session store can be used again: cross-process coordination is on' })
+    // Coordination is on: this process holds what it woke, as every other process now sees.
+    const other = openHomeStore(home, { pid: 78, start: 7 }, () => true)
+    cleanups.push(() => other.close())
+    expect(other.view('session-old').holder?.tag.pid).toBe(process.pid)
+    expect(other.view('session-me').holder?.tag.pid).toBe(process.pid)
+  })
+
+  it('a send waits for a store locked for a moment, with the event loop free, and is accepted', async () => {
+    const home = freshHome()
+    storeWithRefusingSession(home)
+    const lock = lockStore(home)
+    const { host, me } = scene(home)
+    const sending = host.run('sessions_send', { session_id: 'session-old', message: 'status?' }, me)
+    // The event loop runs meanwhile: a timer falls due while the send waits.
+    await new Promise(resolve => setTimeout(resolve, 0))
+    lock.release()
+    expect(await sending).toMatch(/^accepted for session-old .*\(woke a cold session\)/)
+  })
+})
+
+describe('a store of a newer release on the home', () => {
+  it('is never moved aside nor changed: this process refuses sends and says why, the file stays for the newer release', async () => {
+    const home = freshHome()
+    storeWithRefusingSession(home)
+    const { file } = storePaths(home)
+    const db = new DatabaseSync(file)
+    db.exec('UPDATE meta SET value = \'99\' WHERE key = \'version\'')
+    db.close()
+    const before = fileIdentity(file)
+    const { host, me } = scene(home)
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    const sending = host.run('sessions_send', { session_id: 'session-quiet', message: 'status?' }, me)
+    await vi.advanceTimersByTimeAsync(STORE_RETRY_MS + 1000)
+    expect(await sending).toMatch(/^refused: rejected \| the cross-session store is unavailable \(it was written by a newer release of dsh-cross-session \(schema 99\); this one writes schema 5\)/)
+    vi.useRealTimers()
+    expect(fileIdentity(file)).toBe(before)
+    const again = new DatabaseSync(file)
+    expect(again.prepare('SELECT value FROM meta WHERE key = \'version\'').get()).toEqual({ value: '99' })
+    expect(again.prepare('SELECT mode FROM inbound WHERE session_id = \'session-quiet\'').get()).toEqual({ mode: 'refuse' })
+    again.close()
+  })
+})
+
+describe('the supervised store', () => {
+  const tag = (pid: number): ProcessTag => ({ pid, start: 1 })
+  function supervised(home: string, pid: number, logs: string[] = []) {
+    const supervisor = new StoreSupervisor(busyMs => openHomeStore(home, tag(pid), () => true, line => logs.push(line), Date.now, busyMs), storePaths(home).file, tag(pid), line => logs.push(line))
+    supervisor.start(RETRY_BUSY_MS)
+    cleanups.push(() => supervisor.close())
+    const events: string[] = []
+    supervisor.listen(event => events.push(event))
+    return { supervisor, store: supervisor.store, logs, events }
+  }
+  const post = (store: StoreSupervisor['store'], id: string) => store.post({ messageId: id, target: 's', sender: 'a', hop: 1, mode: 'queue', text: id, mayWake: true })
+  const nextEvent = async (events: string[]) => {
+    while (events.length === 0) await new Promise(resolve => setImmediate(resolve))
+    return events.shift()
+  }
+
+  it('throws StoreUnavailableError at once while locked, said once, and opens in the background once the lock goes', async () => {
+    const home = freshHome()
+    openHomeStore(home, tag(1), () => true).close()
+    const lock = lockStore(home)
+    const { supervisor, store, logs, events } = supervised(home, 2)
+    expect(supervisor.status()).toEqual({ open: false, why: 'database is locked', since: expect.any(Number) })
+    expect(() => store.inboundOf('s')).toThrow(StoreUnavailableError)
+    expect(() => store.board()).toThrow('the cross-session store is unavailable (database is locked)')
+    expect(supervisor.corpus()).toBeUndefined()
+    expect(logs.filter(line => line.includes('unavailable'))).toHaveLength(1)
+    lock.release()
+    expect(await nextEvent(events)).toBe('opened')
+    expect(supervisor.status()).toEqual({ open: true })
+    expect(post(store, 'm1').ok).toBe(true)
+    expect(logs).toContain('the cross-session store can be used again: cross-process coordination is on')
+  })
+
+  it('a deleted store file: the next call makes a new one at the path, and every process moves to that one file', async () => {
+    const home = freshHome()
+    const a = supervised(home, 2)
+    const b = supervised(home, 3)
+    expect(post(a.store, 'old').ok).toBe(true)
+    const { file } = storePaths(home)
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true })
+    expect(post(a.store, 'new').ok).toBe(true)
+    expect(await nextEvent(a.events)).toBe('moved')
+    // The other process notices on its next call (or its watch's tick) and reads the same new file.
+    expect(b.store.message('new')?.text).toBe('new')
+    expect(await nextEvent(b.events)).toBe('moved')
+    expect(b.store.message('old')).toBeUndefined()
+    expect(a.logs).toContainEqual(expect.stringContaining('the cross-session store file was deleted or replaced while in use'))
+    // One file for the home: a third process opens it too.
+    expect(supervised(home, 4).store.message('new')?.text).toBe('new')
+  })
+
+  it('a replaced store file: every process moves to the file now at the path, with what it holds', async () => {
+    const home = freshHome()
+    const a = supervised(home, 2)
+    expect(post(a.store, 'in-old').ok).toBe(true)
+    const elsewhere = freshHome()
+    const replacement = openHomeStore(elsewhere, tag(9), () => true)
+    replacement.setInbound('session-quiet', 'refuse')
+    replacement.close()
+    renameSync(storePaths(elsewhere).file, storePaths(home).file)
+    expect(a.store.inboundOf('session-quiet')).toBe('refuse')
+    expect(await nextEvent(a.events)).toBe('moved')
+    expect(a.store.message('in-old')).toBeUndefined()
+    // The old file's log was moved aside, never read into the new file.
+    expect(readdirSync(storePaths(home).dir).filter(name => name.includes('.stale-')).sort()).toEqual([expect.stringMatching(/^store\.sqlite-shm\.stale-\d+$/), expect.stringMatching(/^store\.sqlite-wal\.stale-\d+$/)])
+  })
+})
