@@ -19,7 +19,8 @@ import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { apply } from '../../src/plugin.js'
-import { fileIdentity, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, storePaths, type ProcessTag } from '../../src/testing.js'
+import { fileIdentity, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, storePaths, StoreWatch, type HomeStore, type HostAgent, type ProcessTag } from '../../src/testing.js'
+import { rc8Session } from '../support/crash-schedule.js'
 import { FakeHost, userMessageEvent } from '../support/fake-host.js'
 
 const homes: string[] = []
@@ -210,5 +211,56 @@ describe('the supervised store', () => {
     expect(a.store.message('in-old')).toBeUndefined()
     // The old file's log was moved aside, never read into the new file.
     expect(readdirSync(storePaths(home).dir).filter(name => name.includes('.stale-')).sort()).toEqual([expect.stringMatching(/^store\.sqlite-shm\.stale-\d+$/), expect.stringMatching(/^store\.sqlite-wal\.stale-\d+$/)])
+  })
+})
+
+describe('a write the store refuses changes nothing in memory, and is tried again', () => {
+  /** The real store, whose `release` fails as a locked database does while `locked` is set (the connection seam). */
+  function faultyRelease(store: HomeStore): { store: HomeStore, fault: { locked: boolean } } {
+    const fault = { locked: false }
+    const seam = new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver) as unknown
+        if (key !== 'release' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value
+        return (...args: unknown[]) => {
+          if (fault.locked) throw Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5, errstr: 'database is locked' })
+          return (value as (...given: unknown[]) => unknown).apply(target, args)
+        }
+      },
+    })
+    return { store: seam, fault }
+  }
+
+  it('a session that went away while its release failed stays held here until the release succeeds: no row stays live for a process without it', () => {
+    const home = freshHome()
+    const real = openHomeStore(home, { pid: process.pid, start: 1 }, tag => tag.pid === process.pid)
+    const { store, fault } = faultyRelease(real)
+    const watch = new StoreWatch(store, storePaths(home).dir)
+    const live = new Map<string, HostAgent>()
+    const logged: string[] = []
+    const runtime = new HomeRuntime(store, watch, { agents: { get: id => live.get(id), list: () => [...live.values()], resume: () => Promise.reject(new Error('no resume')) }, log: line => logged.push(line), longLived: () => false })
+    cleanups.push(() => {
+      watch.stop()
+      real.close()
+    })
+    const other = openHomeStore(home, { pid: 99_999, start: 1 }, tag => tag.pid === process.pid)
+    cleanups.push(() => other.close())
+    const agent = rc8Session('s').resume()
+    live.set('s', agent)
+    runtime.track(agent)
+    expect(other.view('s').holder?.tag.pid).toBe(process.pid)
+
+    live.delete('s')
+    fault.locked = true
+    runtime.untrack('s')
+    expect(logged).toContainEqual(expect.stringContaining('letting go of s in the cross-session store failed (tried again shortly): Error: database is locked'))
+    expect(runtime.holds('s')).toBe(true)
+    runtime.tick()
+    expect(runtime.holds('s')).toBe(true)
+
+    fault.locked = false
+    runtime.tick()
+    expect(runtime.holds('s')).toBe(false)
+    expect(other.view('s')).toEqual({ lastLetGo: { how: 'released', pid: process.pid, at: expect.any(Number) } })
   })
 })
