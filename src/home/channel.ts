@@ -11,7 +11,9 @@
  * - `approvals.decide` `{ messageId, decision: 'deliver' | 'refuse' }` → `{ state }`;
  * - `inbound.get` `{ sessionId }` → `{ own, host }` (the session's own choice or `null`, and the setting);
  * - `inbound.set` `{ sessionId, mode: 'accept' | 'hold' | 'refuse' | null }`;
- * - `traffic.list` `{ limit? }` → `{ rows, titles }`, newest first.
+ * - `traffic.list` `{ limit? }` → `{ rows, titles }`, newest first;
+ * - `store.status` → `{ open, why?, since?, rebuilt? }`: whether the home store can be used now, and
+ *   whether an unreadable one was moved aside (`home/store-supervisor.ts` `StoreStatus`).
  *
  * @module dsh-cross-session/home/channel
  */
@@ -20,6 +22,7 @@ import type { SessionQueryPort } from '../ports.js'
 import type { InboundMode } from '../settings/resolve.js'
 import type { Approval, ApprovalDecision } from './approvals.js'
 import type { HomeRuntime } from './runtime.js'
+import type { StoreStatus } from './store-supervisor.js'
 
 /** The channel's path (the page calls `ctx.connection.rpc.call(CHANNEL, endpoint, payload)`). */
 export const CHANNEL = '/cross-session'
@@ -41,6 +44,8 @@ export interface ChannelHost {
   /** A held message was decided or expired: the sender's notice, if it asked for one. */
   readonly decided: (approval: Approval) => void
   readonly log: (message: string) => void
+  /** The home store's state (the settings card shows it). */
+  readonly status?: () => StoreStatus
 }
 
 const MODES: ReadonlyArray<InboundMode | null> = ['accept', 'hold', 'refuse', null]
@@ -91,6 +96,8 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
         store.setInbound(args.sessionId, mode === null ? undefined : mode as InboundMode)
         return { ok: true, value: { own: mode, host: host.inbound() } }
       }
+      case 'store.status':
+        return { ok: true, value: host.status?.() ?? { open: true } }
       case 'traffic.list': {
         const limit = typeof args.limit === 'number' && Number.isSafeInteger(args.limit) ? Math.min(Math.max(args.limit, 1), TRAFFIC_ROWS) : TRAFFIC_ROWS
         const rows = store.traffic(limit)

@@ -14,7 +14,8 @@ import { admitClaimed, hasFound, recordFound, settle, type HeldSession } from '.
 import { reofferUnanswered } from './reoffer.js'
 import { fireEndedWatches } from './notices.js'
 import { PerSession } from './per-session.js'
-import type { HomeStore, LetGo } from './store.js'
+import type { HoldOutcome, HomeStore, LetGo } from './store.js'
+import { StoreUnavailableError } from './store-fault.js'
 import type { StoreWatch } from './store-watch.js'
 
 /** What holding needs from its process. */
@@ -51,7 +52,14 @@ export class Holdings {
     if (this.stopped || this.held.has(agent.id)) return
     const header = readHeader(agent.session?.header)
     if (header === undefined || isSubagent(header)) return
-    const held = this.store.markLive(agent.id)
+    let held: HoldOutcome
+    try {
+      held = this.store.markLive(agent.id)
+    } catch (error: unknown) {
+      // Not held until the store takes it: the reconcile tries again (`home/runtime.ts`); an unusable store is said once.
+      if (!(error instanceof StoreUnavailableError)) this.host.log(`holding ${agent.id} in the cross-session store failed (tried again shortly): ${String(error)}`)
+      return
+    }
     if (!held.ok) {
       this.host.log(`session ${agent.id} is live here and also held by dsh process ${held.holder.tag.pid}; the harness opened it here without a wake through this package`)
       return

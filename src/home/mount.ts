@@ -14,7 +14,7 @@
  * @module dsh-cross-session/home/mount
  */
 
-import type { HostAgent, HostAgents, HostSessionQuery } from '../harness/host.js'
+import type { HostAgents, HostSessionQuery } from '../harness/host.js'
 import type { ControllerPort, SessionQueryPort } from '../ports.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 import { guardController } from './guard.js'
@@ -25,6 +25,7 @@ import { HomeRuntime } from './runtime.js'
 import { openHomeStore, storePaths } from './store-open.js'
 import { RETRY_BUSY_MS, StoreSupervisor } from './store-supervisor.js'
 import { failClosed, unavailableInbound } from './fail-closed.js'
+import { agentOf, isLongLivedHost, persistedEvents, quietly, sessionIdOf } from './host-events.js'
 import type { ApprovalStore } from './approvals.js'
 import { StoreWatch } from './store-watch.js'
 import { approvalDecided } from './approval-notices.js'
@@ -56,32 +57,6 @@ function registry(): Map<string, Shared> {
   return holder[REGISTRY_KEY]
 }
 
-/** The agent an `agent/created` / `agent/disposed` listener was given (`{ agent }`, rc.8 `AgentRegistry`). */
-function agentOf(args: readonly unknown[]): HostAgent | undefined {
-  for (const arg of args) {
-    const agent = (arg as { agent?: unknown } | null)?.agent
-    if (typeof agent === 'object' && agent !== null && typeof (agent as { id?: unknown }).id === 'string') return agent as HostAgent
-  }
-  return undefined
-}
-
-/** The session id a `session/event` listener was given (its first argument is the session, rc.8 `dsh-session`). */
-function sessionIdOf(args: readonly unknown[]): string | undefined {
-  const id = (args[0] as { id?: unknown } | null | undefined)?.id
-  return typeof id === 'string' ? id : undefined
-}
-
-/**
- * A long-lived host is one that serves the web UI: rc.8 `dsh web` composes
- * `@deepseek-ai/dsh-host-webserver` (service `webServer`); a headless run
- * does not, and ends as soon as its own session is idle. Asked per use,
- * never once at activation: a plugin row may apply before the profile's
- * own rows have provided their services.
- */
-function isLongLivedHost(ctx: HomeMountContext): boolean {
-  return ctx.get('webServer') !== undefined
-}
-
 function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void): Omit<Shared, 'users'> {
   const warn = (message: string): void => log('warn', message)
   const supervisor = new StoreSupervisor(busyMs => openHomeStore(home, selfTag(), isAlive, warn, Date.now, busyMs), storePaths(home).file, selfTag(), warn)
@@ -91,12 +66,8 @@ function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' |
     agents: ctx.agents,
     log: message => log('warn', message),
     longLived: () => isLongLivedHost(ctx),
-    listEvents: async sessionId => {
-      // Read per call, as the guard's open-turn check does (rc.8 `sessionPersistence.readFrom(id, fromSeq)`).
-      const persistence = ctx.get('sessionPersistence') as { readFrom?: (id: string, fromSeq: number) => Promise<{ events?: unknown }> } | undefined
-      const read = typeof persistence?.readFrom === 'function' ? await persistence.readFrom(sessionId, 0) : undefined
-      return Array.isArray(read?.events) ? read.events as unknown[] : []
-    },
+    // Read per call, as the guard's open-turn check does.
+    listEvents: async sessionId => await persistedEvents(ctx)?.(sessionId) ?? [],
     flush: async agent => {
       // rc.8 `@deepseek-ai/dsh-session` `SessionStore.flush(session)`: resolves once the persistence backend wrote it.
       const sessions = ctx.get('sessions') as { flush?: (session: unknown) => Promise<unknown> } | undefined
@@ -146,6 +117,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   }
   const { runtime, supervisor } = shared
   shared.users++
+  const warn = (message: string): void => log('warn', message)
   const decided = (approval: Approval): void => approvalDecided(runtime.store, approval, message => log('info', message))
   runtime.expired = decided
   const sessions = withPresence(ports.sessions, runtime.store)
@@ -153,7 +125,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   if (shared.users === 1) {
     ctx.inject?.(['connection'], inner => {
       const connection = inner.get('connection') as HostConnection | undefined
-      if (connection !== undefined) serveChannel(connection, { runtime, sessions, inbound, decided, log: message => log('warn', message) })
+      if (connection !== undefined) serveChannel(connection, { runtime, sessions, inbound, decided, log: warn, status: () => supervisor.status() })
     })
   }
   // `global`: rc.8 `dsh-scope` filters a preset-scoped listener to that preset's agents
@@ -162,15 +134,15 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   const global = { global: true }
   ctx.on?.('agent/created', (...args: unknown[]) => {
     const agent = agentOf(args)
-    if (agent !== undefined) runtime.track(agent)
+    if (agent !== undefined) quietly(() => runtime.track(agent), warn)
   }, global)
   ctx.on?.('agent/disposed', (...args: unknown[]) => {
     const agent = agentOf(args)
-    if (agent !== undefined) runtime.untrack(agent.id)
+    if (agent !== undefined) quietly(() => runtime.untrack(agent.id), warn)
   }, global)
   ctx.on?.('session/event', (...args: unknown[]) => {
     const sessionId = sessionIdOf(args)
-    if (sessionId !== undefined) runtime.onSessionEvent(sessionId)
+    if (sessionId !== undefined) quietly(() => runtime.onSessionEvent(sessionId), warn)
   }, global)
   ctx.effect(() => () => {
     const entry = runtimes.get(home)
@@ -178,13 +150,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     runtimes.delete(home)
     entry.runtime.stop()
   }, 'cross-session.home')
-  const persistence = ctx.get('sessionPersistence') as { readFrom?: (id: string, fromSeq: number) => Promise<{ events?: unknown }> } | undefined
-  const listEvents = typeof persistence?.readFrom === 'function'
-    ? async (sessionId: string) => {
-      const read = await persistence.readFrom!(sessionId, 0)
-      return Array.isArray(read?.events) ? read.events as unknown[] : []
-    }
-    : undefined
+  const listEvents = persistedEvents(ctx)
   if (listEvents === undefined) log('info', 'the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
   return {
     corpus: () => supervisor.corpus(),

@@ -13,13 +13,13 @@
  *
  * @module test/unit/fail-closed
  */
-import { mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { apply } from '../../src/plugin.js'
-import { fileIdentity, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, storePaths, StoreWatch, type HomeStore, type HostAgent, type ProcessTag } from '../../src/testing.js'
+import { answerChannel, fileIdentity, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, storePaths, StoreWatch, type HomeStore, type HostAgent, type ProcessTag } from '../../src/testing.js'
 import { rc8Session } from '../support/crash-schedule.js'
 import { FakeHost, userMessageEvent } from '../support/fake-host.js'
 
@@ -108,7 +108,7 @@ describe('a store locked past the wait while the process starts', () => {
     cleanups.push(() => other.close())
     expect(other.view('session-old').holder?.tag.pid).toBe(process.pid)
     expect(other.view('session-me').holder?.tag.pid).toBe(process.pid)
-  })
+  }, 20_000)
 
   it('a send waits for a store locked for a moment, with the event loop free, and is accepted', async () => {
     const home = freshHome()
@@ -177,6 +177,23 @@ describe('the supervised store', () => {
     expect(supervisor.status()).toEqual({ open: true })
     expect(post(store, 'm1').ok).toBe(true)
     expect(logs).toContain('the cross-session store can be used again: cross-process coordination is on')
+  })
+
+  it('the web UI reads the store\'s state through the channel: unavailable and why, or moved aside and where', async () => {
+    const home = freshHome()
+    openHomeStore(home, tag(1), () => true).close()
+    const lock = lockStore(home)
+    const { supervisor } = supervised(home, 2)
+    const status = async () => await answerChannel({ runtime: { store: supervisor.store }, status: () => supervisor.status() } as unknown as Parameters<typeof answerChannel>[0], 'store.status', {}, new AbortController().signal)
+    expect(await status()).toEqual({ ok: true, value: { open: false, why: 'database is locked', since: expect.any(Number) } })
+    lock.release()
+    const { dir, file } = storePaths(home)
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true })
+    writeFileSync(file, 'not a database at all\n'.repeat(300))
+    const fresh = supervised(home, 3)
+    const aside = readdirSync(dir).find(name => /^store\.sqlite\.broken-\d+$/.test(name))!
+    expect(fresh.supervisor.status()).toEqual({ open: true, rebuilt: { at: expect.any(Number), aside: join(dir, aside) } })
+    expect(fresh.logs).toContainEqual(expect.stringContaining('could not be read at all'))
   })
 
   it('a deleted store file: the next call makes a new one at the path, and every process moves to that one file', async () => {
