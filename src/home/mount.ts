@@ -28,6 +28,7 @@ import { failClosed, unavailableInbound } from './fail-closed.js'
 import { agentOf, isLongLivedHost, persistedEvents, quietly, sessionIdOf } from './host-events.js'
 import type { ApprovalStore } from './approvals.js'
 import { StoreWatch } from './store-watch.js'
+import { topLevelOnly } from './adoption.js'
 import { approvalDecided } from './approval-notices.js'
 import type { Approval } from './approvals.js'
 import { serveChannel, type HostConnection } from './channel.js'
@@ -152,15 +153,11 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   }, 'cross-session.home')
   const listEvents = persistedEvents(ctx)
   if (listEvents === undefined) log('info', 'the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
-  return {
-    corpus: () => supervisor.corpus(),
-    runtime,
-    inbound: runtime.store,
-    sessions,
-    controller: failClosed(guardController(ports.controller, runtime, {
-      isLocal: sessionId => ctx.agents.get(sessionId) !== undefined,
-      agentOf: sessionId => ctx.agents.get(sessionId),
-      listEvents,
-    })),
-  }
+  const controller = failClosed(guardController(ports.controller, runtime, {
+    isLocal: sessionId => ctx.agents.get(sessionId) !== undefined,
+    agentOf: sessionId => ctx.agents.get(sessionId),
+    listEvents,
+  }))
+  if (runtime.adopt !== undefined) runtime.adopt = topLevelOnly(runtime.adopt, ports.sessions, runtime.store)
+  return { corpus: () => supervisor.corpus(), runtime, inbound: runtime.store, sessions, controller }
 }

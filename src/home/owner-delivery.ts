@@ -90,6 +90,8 @@ export function noticeMessage(id: string, text: string, summary: string): HostUs
 export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSession, claimed: readonly StoredMessage[], log: (message: string) => void): string[] {
   const awaiting: string[] = []
   let nudge = false
+  // The user's `refuse` holds for what waits too (docs/tools.md#inbound-messages); a notice answers the session's own send.
+  const refusing = store.inboundOf(agent.id) === 'refuse'
   for (const message of claimed) {
     if (message.target !== agent.id) {
       store.refuse(message.messageId, 'misaddressed')
@@ -108,6 +110,10 @@ export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSessi
       // (`in-turn`: a turn running here took it and appends it next; a new runtime of this process re-claimed it.)
       if (state.kind === 'inbox') nudge = true
       awaiting.push(message.messageId)
+      continue
+    }
+    if (refusing && message.notice === undefined) {
+      store.refuse(message.messageId, 'inbound-refused')
       continue
     }
     const delivered = relayMessage(message.messageId, message.text, { senderSessionId: message.sender, hop: message.hop, ...(message.notice === undefined ? {} : { notice: message.notice }) })

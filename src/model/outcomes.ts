@@ -28,7 +28,7 @@ export type DeliveryReason =
 export type ReleaseOutcome = 'not-held' | 'claimed-by-another' | 'delivered-by-another' | 'kept-by-controller' | 'put-back-to-sleep'
 
 /** Why the holding process refused a stored message. */
-export type HolderRefusal = 'misaddressed' | 'target-gone' | 'expired' | 'unknown'
+export type HolderRefusal = 'misaddressed' | 'target-gone' | 'expired' | 'inbound-refused' | 'unknown'
 
 /**
  * How the turn a notice reports on ended (docs/tools.md#notices), from rc.8's

@@ -19,8 +19,8 @@ import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { apply } from '../../src/plugin.js'
-import { answerChannel, fileIdentity, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, storePaths, StoreWatch, type HomeStore, type HostAgent, type ProcessTag } from '../../src/testing.js'
-import { rc8Session } from '../support/crash-schedule.js'
+import { admitClaimed, answerChannel, fileIdentity, settled, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, storePaths, StoreWatch, topLevelOnly, type HomeStore, type HostAgent, type ProcessTag } from '../../src/testing.js'
+import { heldSession, rc8Session } from '../support/crash-schedule.js'
 import { FakeHost, userMessageEvent } from '../support/fake-host.js'
 
 const homes: string[] = []
@@ -279,5 +279,40 @@ describe('a write the store refuses changes nothing in memory, and is tried agai
     runtime.tick()
     expect(runtime.holds('s')).toBe(false)
     expect(other.view('s')).toEqual({ lastLetGo: { how: 'released', pid: process.pid, at: expect.any(Number) } })
+  })
+})
+
+describe('a subagent is never woken for what waits for it', () => {
+  it('the adoption refuses what waits for a subagent (misaddressed) instead of waking it; a top-level session is woken', async () => {
+    const home = freshHome()
+    const store = openHomeStore(home, { pid: 5, start: 1 }, () => false)
+    cleanups.push(() => store.close())
+    for (const target of ['child-1', 'session-top']) store.post({ messageId: `for-${target}`, target, sender: 'session-x', hop: 1, mode: 'queue', text: 'x', mayWake: true })
+    const headers: Record<string, Record<string, unknown>> = { 'child-1': { id: 'child-1', parentSession: 'session-top', origin: 'subagent' }, 'session-top': { id: 'session-top' } }
+    const woken: string[] = []
+    const adopt = topLevelOnly(async sessionId => { woken.push(sessionId); return true }, { lookup: async id => ({ header: headers[id] } as never) }, store)
+    expect(await adopt('child-1')).toBe(false)
+    expect(await adopt('session-top')).toBe(true)
+    expect(woken).toEqual(['session-top'])
+    expect(store.message('for-child-1')).toMatchObject({ state: 'refused', reason: 'misaddressed' })
+    expect(store.message('for-session-top')?.state).toBe('pending')
+  })
+})
+
+describe('a decision of the target\'s user that comes while a message waits', () => {
+  it('a message waiting in the store when its target\'s user switches to refuse is refused, never delivered; its sender reads why', () => {
+    const home = freshHome()
+    const store = openHomeStore(home, { pid: process.pid, start: 1 }, tag => tag.pid === process.pid)
+    cleanups.push(() => store.close())
+    const { log, resume } = rc8Session('s')
+    const agent = resume()
+    store.markLive('s')
+    store.post({ messageId: 'waiting', target: 's', sender: 'session-x', hop: 1, mode: 'queue', text: 'hello', mayWake: true })
+    store.setInbound('s', 'refuse')
+    const held = heldSession(agent.session.events, 's')
+    expect(admitClaimed(store, agent, held, store.claim('s'), () => undefined)).toEqual([])
+    expect(store.message('waiting')).toMatchObject({ state: 'refused', reason: 'inbound-refused' })
+    expect(log.events.filter(event => event.type === 'user/message')).toEqual([])
+    expect(settled(store.message('waiting'))).toEqual({ stage: 'refused', reason: 'inbound-refused' })
   })
 })
