@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { apply } from '../../src/plugin.js'
-import { admitClaimed, answerChannel, fileIdentity, settled, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, storePaths, StoreWatch, topLevelOnly, type HomeStore, type HostAgent, type ProcessTag } from '../../src/testing.js'
+import { admitClaimed, answerChannel, fileIdentity, guardController, settled, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, storePaths, StoreWatch, topLevelOnly, type HomeStore, type HostAgent, type ProcessTag } from '../../src/testing.js'
 import { heldSession, rc8Session } from '../support/crash-schedule.js'
 import { FakeHost, userMessageEvent } from '../support/fake-host.js'
 
@@ -314,5 +314,43 @@ describe('a decision of the target\'s user that comes while a message waits', ()
     expect(store.message('waiting')).toMatchObject({ state: 'refused', reason: 'inbound-refused' })
     expect(log.events.filter(event => event.type === 'user/message')).toEqual([])
     expect(settled(store.message('waiting'))).toEqual({ stage: 'refused', reason: 'inbound-refused' })
+  })
+})
+
+describe('a woken session the store could not take', () => {
+  it('is put back to sleep (released through the inner port), never left awake for good, and the send fails', async () => {
+    const home = freshHome()
+    const real = openHomeStore(home, { pid: process.pid, start: 1 }, tag => tag.pid === process.pid)
+    // The connection seam: handing over what a cut-off turn left unanswered fails as a full disk does.
+    const store = new Proxy(real, {
+      get(target, key, receiver) {
+        if (key === 'takeUnanswered') return () => { throw Object.assign(new Error('database or disk is full'), { errcode: 13, errstr: 'database or disk is full' }) }
+        const value = Reflect.get(target, key, receiver) as unknown
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    }) as unknown as HomeStore
+    const watch = new StoreWatch(store, storePaths(home).dir)
+    cleanups.push(() => {
+      watch.stop()
+      real.close()
+    })
+    const live = new Map<string, HostAgent>()
+    const runtime = new HomeRuntime(store, watch, { agents: { get: id => live.get(id), list: () => [...live.values()], resume: () => Promise.reject(new Error('no resume')) }, log: () => undefined, longLived: () => false })
+    const released: string[] = []
+    const inner = {
+      resolve: async (sessionId: string) => {
+        live.set(sessionId, rc8Session(sessionId).resume())
+        return { ok: true as const, value: { sessionId, woke: true, running: false } }
+      },
+      releaseWoken: async (target: { sessionId: string }) => {
+        released.push(target.sessionId)
+        live.delete(target.sessionId)
+        return 'put-back-to-sleep' as const
+      },
+    } as unknown as Parameters<typeof guardController>[0]
+    const guarded = guardController(inner, runtime, { isLocal: id => live.has(id), agentOf: id => live.get(id), listEvents: undefined })
+    await expect(guarded.resolve('s', { mayWake: true, signal: new AbortController().signal })).rejects.toThrow('database or disk is full')
+    expect(released).toEqual(['s'])
+    expect(live.has('s')).toBe(false)
   })
 })
