@@ -42,7 +42,7 @@ import { createSessionQueryPort } from './adapters/session-query.js'
 import { WokenSessions } from './adapters/woken.js'
 import { resolveCaller } from './model/caller.js'
 import { mountHome } from './home/mount.js'
-import type { HostContext, HostDefaultModel, HostSessionController } from './harness/host.js'
+import { sessionFlush, type HostContext, type HostDefaultModel, type HostSessionController } from './harness/host.js'
 import { SendLimits } from './model/limits.js'
 import { SettingsSource } from './settings/source.js'
 import { attachSettings, isScopedContext, type SettingsContext } from './settings/wiring.js'
@@ -118,7 +118,7 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
       shared: () => home.corpus?.(),
       log: message => log('warn', message), lifetime: lifetime.signal,
     }),
-    controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel, events }, woken),
+    controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel, events, flush: sessionFlush(ctx) }, woken),
   }
   // Several dsh processes on one DSH_HOME: the home store (docs/architecture.md §8).
   const mounted = mountHome(ctx, local, log, () => source.current.inbound)

@@ -8,7 +8,7 @@
  * @module dsh-cross-session/testing
  */
 
-export { createAgentsController } from './adapters/controller.js'
+export { createAgentsController, createControllerPort } from './adapters/controller.js'
 export { liveTitle, overlayLive } from './adapters/live-sessions.js'
 export { canNameSession, readHeader, readRecord } from './model/sessions.js'
 export { createIndexedSessionQueryPort } from './adapters/persistence-index.js'

@@ -14,7 +14,7 @@
  * @module dsh-cross-session/home/mount
  */
 
-import type { HostAgents, HostSessionQuery } from '../harness/host.js'
+import { sessionFlush, type HostAgents, type HostSessionQuery } from '../harness/host.js'
 import type { ControllerPort, SessionQueryPort } from '../ports.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 import { guardController } from './guard.js'
@@ -69,11 +69,7 @@ function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' |
     longLived: () => isLongLivedHost(ctx),
     // Read per call, as the guard's open-turn check does.
     listEvents: async sessionId => await persistedEvents(ctx)?.(sessionId) ?? [],
-    flush: async agent => {
-      // rc.8 `@deepseek-ai/dsh-session` `SessionStore.flush(session)`: resolves once the persistence backend wrote it.
-      const sessions = ctx.get('sessions') as { flush?: (session: unknown) => Promise<unknown> } | undefined
-      if (typeof sessions?.flush === 'function') await sessions.flush(agent.session)
-    },
+    flush: sessionFlush(ctx),
   })
   supervisor.listen(() => runtime.rejoin()) // opened after a time without, or moved to a replaced file
   try {

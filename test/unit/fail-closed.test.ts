@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { apply } from '../../src/plugin.js'
-import { admitClaimed, answerChannel, fileIdentity, guardController, settled, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, storePaths, StoreWatch, topLevelOnly, type HomeStore, type HostAgent, type ProcessTag } from '../../src/testing.js'
+import { admitClaimed, answerChannel, createControllerPort, fileIdentity, guardController, settled, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, storePaths, StoreWatch, topLevelOnly, type HomeStore, type HostAgent, type ProcessTag, WokenSessions } from '../../src/testing.js'
 import { heldSession, rc8Session } from '../support/crash-schedule.js'
 import { FakeHost, userMessageEvent } from '../support/fake-host.js'
 
@@ -352,5 +352,33 @@ describe('a woken session the store could not take', () => {
     await expect(guarded.resolve('s', { mayWake: true, signal: new AbortController().signal })).rejects.toThrow('database or disk is full')
     expect(released).toEqual(['s'])
     expect(live.has('s')).toBe(false)
+  })
+})
+
+describe('"recorded" on the local path', () => {
+  it('means the log on disk, as on the cross-process path: the record wait resolves only once the session\'s log was flushed', async () => {
+    const requestId = 'cross-session:me:c1:abc'
+    const agent = { id: 'session-peer', status: 'idle', session: { header: { id: 'session-peer' }, events: [{ type: 'user/message', seq: 4, data: { id: requestId, role: 'user' } }] } }
+    const flushed = Promise.withResolvers<void>()
+    const flushes: unknown[] = []
+    const port = createControllerPort({
+      agents: { get: id => (id === agent.id ? agent : undefined), list: () => [agent], resume: () => Promise.reject(new Error('no resume')) } as never,
+      sessionController: () => undefined,
+      defaultModel: () => undefined,
+      flush: async given => {
+        flushes.push(given)
+        await flushed.promise
+      },
+    }, new WokenSessions())
+    let done = false
+    const waiting = port.waitRecorded({ sessionId: agent.id, woke: false, running: false }, requestId, { timeoutMs: 1000, signal: new AbortController().signal }).then(recorded => {
+      done = true
+      return recorded
+    })
+    while (flushes.length === 0) await new Promise(resolve => setImmediate(resolve))
+    expect(flushes).toEqual([agent])
+    expect(done).toBe(false)
+    flushed.resolve()
+    expect(await waiting).toEqual({ seq: 4, stage: 'conversation' })
   })
 })
