@@ -28,8 +28,8 @@
  *    agent's inbox; both wrapped for several processes on one home (§8)
  *    — and keeps the three tools registered while `enabled` is true (a live
  *    `false` unregisters them);
- * 5. on disposal unregisters all three, clears its timer, cancels calls in
- *    flight (and their bounded waits), and disposes every session it woke.
+ * 5. on disposal unregisters all three, clears its timer, cancels calls in flight
+ *    (and their bounded waits), and disposes every session it woke once its turn ended.
  *
  * @module dsh-cross-session
  */

@@ -362,7 +362,7 @@ describe('"recorded" on the local path', () => {
     const flushed = Promise.withResolvers<void>()
     const flushes: unknown[] = []
     const port = createControllerPort({
-      agents: { get: id => (id === agent.id ? agent : undefined), list: () => [agent], resume: () => Promise.reject(new Error('no resume')) } as never,
+      agents: { get: (id: string) => (id === agent.id ? agent : undefined), list: () => [agent], resume: () => Promise.reject(new Error('no resume')) } as never,
       sessionController: () => undefined,
       defaultModel: () => undefined,
       flush: async given => {
@@ -371,7 +371,7 @@ describe('"recorded" on the local path', () => {
       },
     }, new WokenSessions())
     let done = false
-    const waiting = port.waitRecorded({ sessionId: agent.id, woke: false, running: false }, requestId, { timeoutMs: 1000, signal: new AbortController().signal }).then(recorded => {
+    const waiting = port.waitRecorded({ sessionId: agent.id, woke: false, running: false }, requestId, { timeoutMs: 1000, signal: new AbortController().signal, settleForInbox: false }).then(recorded => {
       done = true
       return recorded
     })
