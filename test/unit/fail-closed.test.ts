@@ -120,7 +120,7 @@ describe('a store locked past the wait while the process starts', () => {
     await new Promise(resolve => setTimeout(resolve, 0))
     lock.release()
     expect(await sending).toMatch(/^accepted for session-old .*\(woke a cold session\)/)
-  })
+  }, 20_000)
 })
 
 describe('a store of a newer release on the home', () => {
@@ -143,7 +143,7 @@ describe('a store of a newer release on the home', () => {
     expect(again.prepare('SELECT value FROM meta WHERE key = \'version\'').get()).toEqual({ value: '99' })
     expect(again.prepare('SELECT mode FROM inbound WHERE session_id = \'session-quiet\'').get()).toEqual({ mode: 'refuse' })
     again.close()
-  })
+  }, 20_000)
 })
 
 describe('the supervised store', () => {
@@ -186,6 +186,9 @@ describe('the supervised store', () => {
     const { supervisor } = supervised(home, 2)
     const status = async () => await answerChannel({ runtime: { store: supervisor.store }, status: () => supervisor.status() } as unknown as Parameters<typeof answerChannel>[0], 'store.status', {}, new AbortController().signal)
     expect(await status()).toEqual({ ok: true, value: { open: false, why: 'database is locked', since: expect.any(Number) } })
+    // A decision the store cannot take is said as such, never as an internal failure.
+    const decide = await answerChannel({ runtime: { store: supervisor.store }, log: () => undefined } as unknown as Parameters<typeof answerChannel>[0], 'approvals.decide', { messageId: 'm', decision: 'refuse' }, new AbortController().signal)
+    expect(decide).toEqual({ ok: false, error: { code: 'unavailable', message: 'the cross-session store is unavailable (database is locked); nothing was changed; try again shortly', details: {} } })
     lock.release()
     const { dir, file } = storePaths(home)
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true })
