@@ -385,3 +385,25 @@ describe('"recorded" on the local path', () => {
     expect(await waiting).toEqual({ seq: 4, stage: 'conversation' })
   })
 })
+
+describe('the main store file deleted alone', () => {
+  it('its stale log is moved aside, never read into the new file: the new store opens empty and works', async () => {
+    const home = freshHome()
+    const tag = { pid: 2, start: 1 }
+    const supervisor = new StoreSupervisor(busyMs => openHomeStore(home, tag, () => true, () => undefined, Date.now, busyMs), storePaths(home).file, tag, () => undefined)
+    supervisor.start(RETRY_BUSY_MS)
+    cleanups.push(() => supervisor.close())
+    const { store } = supervisor
+    store.setInbound('s', 'hold')
+    expect(store.post({ messageId: 'old', target: 's', sender: 'a', hop: 1, mode: 'queue', text: 'x', mayWake: true }).ok).toBe(true)
+    rmSync(storePaths(home).file)
+    expect(store.message('old')).toBeUndefined()
+    expect(store.inboundOf('s')).toBeUndefined()
+    expect(store.post({ messageId: 'new', target: 's', sender: 'a', hop: 1, mode: 'queue', text: 'y', mayWake: true }).ok).toBe(true)
+    // Another process opens the same new file, and reads what was written there.
+    const other = openHomeStore(home, { pid: 3, start: 1 }, () => true)
+    cleanups.push(() => other.close())
+    expect(other.message('new')?.text).toBe('y')
+    expect(readdirSync(storePaths(home).dir).filter(name => name.includes('-wal.stale-'))).toHaveLength(1)
+  })
+})
