@@ -121,7 +121,15 @@ describe.skipIf(SKIP_E2E)('a store locked by another program, or whose file goes
 
     // The file goes (a user's cleanup); the web host notices on its watch's next tick and holds T in the new file.
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${storeFile(h)}${suffix}`, { force: true })
-    await waitFor(() => holderOf(h, targetId)?.pid === webPid || undefined, 'the web host to hold T in the new store file')
+    // (While the host makes the new file, it may have no tables yet.)
+    const heldByWeb = (): true | undefined => {
+      try {
+        return holderOf(h, targetId)?.pid === webPid || undefined
+      } catch {
+        return undefined
+      }
+    }
+    await waitFor(heldByWeb, 'the web host to hold T in the new store file')
 
     await runHeadless(h, model, 'ROLE:S2 message T, then stop', { patch })
     expect(resultOf(model, 'sessions_send', 1)).toMatch(new RegExp(`^accepted for ${targetId} \\| mode=queue .*\\| live in another dsh process \\(pid ${webPid}\\); delivered through the mailbox \\| recorded at seq \\d+\\n`))
