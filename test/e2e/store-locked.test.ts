@@ -133,7 +133,7 @@ describe.skipIf(SKIP_E2E)('a store locked by another program, or whose file goes
 
     await runHeadless(h, model, 'ROLE:S2 message T, then stop', { patch })
     expect(resultOf(model, 'sessions_send', 1)).toMatch(new RegExp(`^accepted for ${targetId} \\| mode=queue .*\\| live in another dsh process \\(pid ${webPid}\\); delivered through the mailbox \\| recorded at seq \\d+\\n`))
-    await waitFor(async () => transcript({ events: await historyEvents(fx.web!, targetId) }).some(line => line.role === 'assistant' && line.text.includes('T-ANSWER S2-BODY')) || undefined, 'T to answer S2 in the web host')
+    await waitFor(async () => transcript({ events: await historyEvents(fx.web!, targetId) }).some(line => line.role === 'assistant' && line.text.startsWith('T-ANSWER') && line.text.includes('S2-BODY')) || undefined, 'T to answer S2 in the web host')
     await fx.web.stop()
     const log = readSession(h, targetId)
     expectContiguous(log)
