@@ -28,8 +28,8 @@
  *    agent's inbox; both wrapped for several processes on one home (§8)
  *    — and keeps the three tools registered while `enabled` is true (a live
  *    `false` unregisters them);
- * 5. on disposal unregisters all three, clears its timer, cancels calls in
- *    flight (and their bounded waits), and disposes every session it woke.
+ * 5. on disposal unregisters all three, clears its timer, cancels calls in flight
+ *    (and their bounded waits), and disposes every session it woke once its turn ended.
  *
  * @module dsh-cross-session
  */
@@ -42,7 +42,7 @@ import { createSessionQueryPort } from './adapters/session-query.js'
 import { WokenSessions } from './adapters/woken.js'
 import { resolveCaller } from './model/caller.js'
 import { mountHome } from './home/mount.js'
-import type { HostContext, HostDefaultModel, HostSessionController } from './harness/host.js'
+import { sessionFlush, type HostContext, type HostDefaultModel, type HostSessionController } from './harness/host.js'
 import { SendLimits } from './model/limits.js'
 import { SettingsSource } from './settings/source.js'
 import { attachSettings, isScopedContext, type SettingsContext } from './settings/wiring.js'
@@ -106,8 +106,8 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
   const woken = new WokenSessions(lifetime.signal)
   // Appends of live sessions wake a send's record wait (`harness/session-events.ts`).
   const events = listenSessionEvents(ctx)
-  // The home store's shared corpus rows, once the home is mounted (docs/performance.md "What a new process reads").
-  const home: { corpus?: CorpusRows } = {}
+  // The home store's shared corpus rows, once the home is mounted and while its store can be used (docs/performance.md "What a new process reads").
+  const home: { corpus?: () => CorpusRows | undefined } = {}
   const local = {
     sessions: createIndexedSessionQueryPort({
       fallback: createSessionQueryPort(ctx.sessionQuery, ctx.agents, sessionController),
@@ -115,18 +115,18 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
       // Read per call: the JSONL corpus index (docs/performance.md) or, for any other backend, sessionQuery.
       persistence: () => ctx.get('sessionPersistence'),
       sessions: () => ctx.get('sessions'),
-      shared: () => home.corpus,
+      shared: () => home.corpus?.(),
       log: message => log('warn', message), lifetime: lifetime.signal,
     }),
-    controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel, events }, woken),
+    controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel, events, flush: sessionFlush(ctx) }, woken),
   }
   // Several dsh processes on one DSH_HOME: the home store (docs/architecture.md §8).
   const mounted = mountHome(ctx, local, log, () => source.current.inbound)
-  const { sessions, controller, runtime } = mounted
+  const { sessions, controller } = mounted
   home.corpus = mounted.corpus
   // `settings` is a getter: every tool call reads the current value (O(1), src/settings-source.ts).
   const deps = {
-    sessions, controller, limits: new SendLimits(), log: (message: string) => log('warn', message), inbound: runtime?.store,
+    sessions, controller, limits: new SendLimits(), log: (message: string) => log('warn', message), inbound: mounted.inbound,
     get settings() { return source.current },
   }
   const definitions = toolDefinitions(deps, exec => resolveCaller(exec, ctx.agents), lifetime.signal)

@@ -37,7 +37,7 @@ export const REFUSAL_CATALOG = {
   'empty-body': { contract: true, cause: 'the body is empty after trimming', next: 'supply a body' },
   'self-target': { contract: false, cause: 'the target is the calling session', next: 'pick a peer id' },
   'rate-limited': { contract: false, cause: 'hop limit, per-pair rate, or a duplicate body', next: 'stop relaying and report to the user / wait / read the target' },
-  'rejected': { contract: true, cause: 'no caller, the target takes no messages from peers (`inbound: refuse`), a backend failure (names the failing step), or the controller refused (its code)', next: 'as the text says (for `inbound: refuse`: ask the target\'s user)' },
+  'rejected': { contract: true, cause: 'no caller, the target takes no messages from peers (`inbound: refuse`), the cross-session store is unavailable, a backend failure (names the failing step), or the controller refused (its code)', next: 'as the text says (for `inbound: refuse`: ask the target\'s user; for an unavailable store: try again shortly)' },
 } as const satisfies Record<string, { readonly contract: boolean, readonly cause: string, readonly next: string }>
 
 /** Every refusal code this package returns. */
@@ -60,6 +60,9 @@ export type TargetFact =
   | { readonly kind: 'absent' }
   | { readonly kind: 'present', readonly header: SessionHeaderView, readonly live: boolean }
 
+/** The target's own inbound choice could not be read (never taken for `accept`): `unavailable` says why, no path. */
+export type InboundUnknown = { readonly unavailable: string }
+
 /** Facts about one send, gathered in order; a fact left `undefined` has not been fetched yet. */
 export interface SendFacts {
   /** Argument problem from schema validation, if any (one readable line). */
@@ -72,8 +75,8 @@ export interface SendFacts {
   readonly body: string
   /** Whether waking a cold target is allowed (`allowResume`). */
   readonly allowResume: boolean
-  /** What the target takes from peers: its own choice (home store), else the `inbound` setting. Read without touching the target. */
-  readonly inbound?: InboundMode
+  /** What the target takes from peers: its own choice (home store), else the `inbound` setting; unknown when the store could not be read. Read without touching the target. */
+  readonly inbound?: InboundMode | InboundUnknown
   /** The non-waking lookup (visibility already applied). */
   readonly target?: TargetFact
   /** Rate and hop limits. */
@@ -85,6 +88,7 @@ export type SendRefusal =
   | { readonly code: 'invalid-arguments', readonly problem: string }
   | { readonly code: 'rejected', readonly reason: 'no-caller' }
   | { readonly code: 'rejected', readonly reason: 'inbound-refused', readonly targetId: string }
+  | { readonly code: 'rejected', readonly reason: 'store-unavailable', readonly why: string }
   | { readonly code: 'empty-body' }
   | { readonly code: 'self-target', readonly targetId: string }
   | { readonly code: 'not-found', readonly targetId: string }
@@ -107,6 +111,12 @@ function present(facts: SendFacts): Extract<TargetFact, { kind: 'present' }> {
   return facts.target as Extract<TargetFact, { kind: 'present' }>
 }
 
+/** The target's own choice refuses, or cannot be read (then nothing is delivered: a `refuse` is never bypassed). */
+function inboundCheck({ inbound, ...facts }: SendFacts): SendRefusal | undefined {
+  if (typeof inbound === 'object') return { code: 'rejected', reason: 'store-unavailable', why: inbound.unavailable }
+  return inbound === 'refuse' ? { code: 'rejected', reason: 'inbound-refused', targetId: facts.targetId } : undefined
+}
+
 /**
  * `sessions_send`'s checks, in their fixed order (docs/tools.md#refusals-and-their-order).
  * `resolve` (may wake) and `admit` run only after `go`; `hold` answers
@@ -118,7 +128,7 @@ export const SEND_CHECKS: readonly SendCheck[] = [
   { step: 'caller', check: facts => facts.callerId === undefined ? { code: 'rejected', reason: 'no-caller' } : undefined },
   { step: 'body', check: facts => facts.body.trim().length === 0 ? { code: 'empty-body' } : undefined },
   { step: 'self', check: facts => facts.targetId === facts.callerId ? { code: 'self-target', targetId: facts.targetId } : undefined },
-  { step: 'inbound', needs: 'inbound', check: facts => facts.inbound === 'refuse' ? { code: 'rejected', reason: 'inbound-refused', targetId: facts.targetId } : undefined },
+  { step: 'inbound', needs: 'inbound', check: inboundCheck },
   { step: 'exists', needs: 'target', check: facts => facts.target?.kind === 'absent' ? { code: 'not-found', targetId: facts.targetId } : undefined },
   { step: 'top-level', check: facts => isSubagent(present(facts).header) ? { code: 'not-messageable', targetId: facts.targetId, owner: ownerOf(present(facts).header) } : undefined },
   { step: 'wake-allowed', check: facts => !present(facts).live && !facts.allowResume ? { code: 'resume-disabled', targetId: facts.targetId } : undefined },

@@ -31,9 +31,9 @@
  */
 
 import type { HostAgent, HostAgents, HostDefaultModel, HostSessionController, HostUserMessage } from '../harness/host.js'
-import type { Admitted, ControllerOutcome, ControllerPort, DeliveryReason, SendMode } from '../ports.js'
+import type { Admitted, ControllerOutcome, ControllerPort, DeliveryReason, RecordWaitOptions, ResolvedTarget, SendMode } from '../ports.js'
 import { relaySource, type RelayProvenance } from '../model/provenance.js'
-import { waitUntilRecorded } from '../harness/recorded.js'
+import { waitUntilRecorded, type Recorded } from '../harness/recorded.js'
 import type { SessionEvents } from '../harness/session-events.js'
 import { controllerFailure, controllerFailureDetail, isControllerNotFound } from './remote-errors.js'
 import { isNotFoundError } from './session-query.js'
@@ -87,6 +87,8 @@ interface ControllerServices {
   readonly defaultModel: () => HostDefaultModel | undefined
   /** Appends of live sessions (`session/event`), when the host delivers them: the record wait wakes on them instead of polling. */
   readonly events?: SessionEvents
+  /** Write a live session's log to disk now (rc.8 `ctx.sessions.flush`), so "recorded" means the durable log on this path too. */
+  readonly flush?: (agent: HostAgent) => Promise<unknown>
 }
 
 /** Deliver to a live agent's inbox directly (never wakes anything). */
@@ -155,21 +157,13 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
       if (admitted.ok && target.woke) woken.delivered(target.sessionId)
       return admitted
     },
-    async waitRecorded(target, requestId, { timeoutMs, signal, settleForInbox, from = 0 }) {
-      const events = services.events
-      if (events?.available !== true) return await waitUntilRecorded(() => agents.get(target.sessionId)?.session.events, requestId, { timeoutMs, signal, from, settleForInbox })
-      // Woken by the session's own appends: the agent is looked up again only after a quiet backstop (it may have gone).
-      let agent = agents.get(target.sessionId)
-      let quiet = false
-      const read = (): readonly unknown[] | undefined => {
-        if (quiet) agent = agents.get(target.sessionId)
-        quiet = false
-        return agent?.session.events
-      }
-      const appended = async (ms: number, wait: AbortSignal): Promise<void> => {
-        quiet = !await events.next(target.sessionId, ms, wait)
-      }
-      return await waitUntilRecorded(read, requestId, { timeoutMs, signal, from, settleForInbox, appended })
+    async waitRecorded(target, requestId, options) {
+      const recorded = await waitInMemory(target, requestId, options)
+      // As on the cross-process path (the holder flushes before it records): rc.8 writes a live log in batches
+      // (`@deepseek-ai/dsh-session-persistence@0.1.0-rc.8` lib/index.js `DEFAULT_WRITE_BATCH_MAX_DELAY_MS`).
+      const agent = recorded?.stage === 'conversation' ? agents.get(target.sessionId) : undefined
+      if (agent !== undefined && services.flush !== undefined) await services.flush(agent)
+      return recorded
     },
     async releaseWoken(target) {
       return await woken.giveUp(target.sessionId)
@@ -177,6 +171,24 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
     markDelivered(target) {
       if (target.woke) woken.delivered(target.sessionId)
     },
+  }
+
+  /** Wait, bounded, until the live log in memory holds the message. */
+  async function waitInMemory(target: ResolvedTarget, requestId: string, { timeoutMs, signal, settleForInbox, from = 0 }: RecordWaitOptions): Promise<Recorded | undefined> {
+    const events = services.events
+    if (events?.available !== true) return await waitUntilRecorded(() => agents.get(target.sessionId)?.session.events, requestId, { timeoutMs, signal, from, settleForInbox })
+    // Woken by the session's own appends: the agent is looked up again only after a quiet backstop (it may have gone).
+    let agent = agents.get(target.sessionId)
+    let quiet = false
+    const read = (): readonly unknown[] | undefined => {
+      if (quiet) agent = agents.get(target.sessionId)
+      quiet = false
+      return agent?.session.events
+    }
+    const appended = async (ms: number, wait: AbortSignal): Promise<void> => {
+      quiet = !await events.next(target.sessionId, ms, wait)
+    }
+    return await waitUntilRecorded(read, requestId, { timeoutMs, signal, from, settleForInbox, appended })
   }
 }
 

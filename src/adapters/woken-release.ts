@@ -13,6 +13,10 @@ export const IDLE_RELEASE_MS = 10 * 60_000
 export const MAX_RESIDENT_WOKEN = 8
 /** Interval of the idle sweep, ms. */
 export const SWEEP_INTERVAL_MS = 30_000
+/** How long a plugin disposal (a reload) lets a woken session's running turn end before it is put back to sleep, ms. */
+export const RELEASE_TURN_WAIT_MS = 5 * 60_000
+/** Interval at which that wait looks at the agent again, ms. */
+const TURN_POLL_MS = 250
 
 /**
  * A handle from a wake. `external`: the host's session controller keeps the
@@ -47,10 +51,22 @@ export function idleToRelease(held: ReadonlyMap<string, Held>, now: number): Arr
   return idle.filter(([, entry], index) => now - entry.lastActive >= IDLE_RELEASE_MS || idle.length - index > MAX_RESIDENT_WOKEN)
 }
 
-/** Dispose each handle; a failure is reported as `disposing <what> <id> failed: …`, never thrown. */
-export async function disposeEach(entries: ReadonlyArray<readonly [string, Held]>, report: (message: string) => void, what: string): Promise<void> {
+/** Resolve once `agent` runs no turn, or after `ms` (unref'd: a process that ends does not wait). */
+async function turnEnded(agent: { readonly status?: unknown }, ms: number): Promise<void> {
+  const until = Date.now() + ms
+  while (agent.status === 'running' && Date.now() < until) {
+    await new Promise(resolve => setTimeout(resolve, TURN_POLL_MS).unref?.())
+  }
+}
+
+/**
+ * Dispose each handle; a failure is reported as `disposing <what> <id> failed: …`, never thrown.
+ * @param turnWaitMs - how long a session running a turn may finish it first (a reload must not cut an answer off), ms.
+ */
+export async function disposeEach(entries: ReadonlyArray<readonly [string, Held]>, report: (message: string) => void, what: string, turnWaitMs = 0): Promise<void> {
   await Promise.all(entries.map(async ([sessionId, entry]) => {
     try {
+      if (turnWaitMs > 0) await turnEnded(entry.handle.agent, turnWaitMs)
       await entry.handle.dispose()
     } catch (error: unknown) {
       report(`disposing ${what} ${sessionId} failed: ${String(error)}`)

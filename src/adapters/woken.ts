@@ -29,7 +29,7 @@
 import type { HostAgent } from '../harness/host.js'
 import type { ReleaseOutcome } from '../ports.js'
 import { raceAbort } from '../model/service-boundary.js'
-import { disposeEach, idleToRelease, SWEEP_INTERVAL_MS, type Held, type WakeHandle } from './woken-release.js'
+import { disposeEach, idleToRelease, RELEASE_TURN_WAIT_MS, SWEEP_INTERVAL_MS, type Held, type WakeHandle } from './woken-release.js'
 
 /** Outcome of {@link WokenSessions.wake}. */
 type WakeOutcome =
@@ -168,12 +168,12 @@ export class WokenSessions {
     return release.map(([sessionId]) => sessionId)
   }
 
-  /** Dispose every handle (plugin disposal). Failures are reported, not thrown. */
+  /** Dispose every handle (plugin disposal), each once its running turn ended (bounded). Failures are reported, not thrown. */
   async releaseAll(report: (message: string) => void): Promise<void> {
     this.stopSweeping()
     const held = [...this.held.entries()]
     this.held.clear()
-    await disposeEach(held, report, 'woken session')
+    await disposeEach(held, report, 'woken session', RELEASE_TURN_WAIT_MS)
   }
 
   /** Number of sessions currently held awake by this plugin. */

@@ -8,6 +8,7 @@
  */
 import { SETTINGS_NAMESPACE } from '../settings/table.ts'
 import { CardController, SettingsCard } from './settings-card.jsx'
+import { callChannel } from './channel.js'
 import { ReceivedRow, RECEIVED_KIND, receivedDefinition } from './received.jsx'
 import { injectStyles } from './styles.js'
 import { TOOL_ROWS } from './tool-rows.jsx'
@@ -36,7 +37,7 @@ export function apply(ctx) {
     name: 'settings.plugin.item',
     key: SETTINGS_NAMESPACE,
     locale: NS,
-    inject: () => ({ controller: card, lang, ctx }),
+    inject: () => ({ controller: card, lang, ctx, store: () => callChannel(ctx, 'store.status') }),
   }, SettingsCard))
   ctx.conversationEvents.register(receivedDefinition)
   ctx.slots.inject('conversation.chat.node', () => ctx.slots.register({

@@ -16,6 +16,7 @@ import { useState, useSyncExternalStore } from 'react'
 import { SETTINGS_TABLE } from '../settings/table.ts'
 import { currentValue, defaultText, isOverridden, planSave, rangeText, unlanded } from './card-model.ts'
 import { HomeWarning } from './home-warning.jsx'
+import { StoreLine } from './store-line.jsx'
 
 /**
  * Card state over one bound scope: drafts, the revision they were typed
@@ -155,12 +156,14 @@ function Chevron({ open }) {
 }
 
 /**
- * The card component (props: `controller`, `lang()`, the client `ctx`, and the slot's `t`).
+ * The card component (props: `controller`, `lang()`, the client `ctx`, the
+ * slot's `t`, and `store()`: the home store's state, shown as one line when
+ * it is not well).
  * Folded like the harness's own plugin cards (rc.8 ui-settings-plugins
  * `PluginCard`: a header button with name, description, an "unsaved" pill
  * and a chevron; the fields and a Discard / Save footer when open).
  */
-export function SettingsCard({ controller, lang, ctx, t }) {
+export function SettingsCard({ controller, lang, ctx, t, store }) {
   const state = useSyncExternalStore(controller.subscribe, controller.getSnapshot)
   const [open, setOpen] = useState(false)
   const [, force] = useState(0)
@@ -185,6 +188,7 @@ export function SettingsCard({ controller, lang, ctx, t }) {
         ? (
             <div className="xs-pcard-body">
               {view.status !== 'ready' ? <p className="xs-hint">{view.status === 'loading' ? t('card.loading') : t('card.unavailable')}</p> : null}
+              {store !== undefined ? <StoreLine load={store} active={open} t={t} /> : null}
               {SETTINGS_TABLE.map(row => (
                 <Field key={row.key} row={row} view={view} draft={state.drafts.get(row.key)} error={state.errors[row.key]} lang={language} t={t} disabled={disabled}
                   onEdit={(key, text) => { controller.edit(key, text); force(n => n + 1) }} />

@@ -141,3 +141,15 @@ export interface PresentedResult {
   readonly content: ReadonlyArray<{ readonly type: string, readonly text?: string }>
   readonly isError: boolean
 }
+
+/**
+ * Write a live session's log to disk now: rc.8 `@deepseek-ai/dsh-session`
+ * `SessionStore.flush(session)` (service `sessions`), read per call; resolves
+ * at once on a host without it.
+ */
+export function sessionFlush(ctx: { get(name: string): unknown }): (agent: HostAgent) => Promise<void> {
+  return async agent => {
+    const sessions = ctx.get('sessions') as { flush?: (session: unknown) => Promise<unknown> } | undefined
+    if (typeof sessions?.flush === 'function') await sessions.flush(agent.session)
+  }
+}

@@ -7,7 +7,9 @@
  * On Linux the start time is field 22 of `/proc/<pid>/stat` (clock ticks
  * since boot, proc(5)); it is read after the last `)` because the command
  * name (field 2) may itself hold spaces and parentheses. Elsewhere it is
- * unknown (`0`) and liveness falls back to the pid alone.
+ * unknown (`0`) and liveness falls back to the pid alone. A zombie (field
+ * 3, state `Z`, or `X` dead) is dead: it has exited and runs nothing, only
+ * its parent has not reaped it yet (proc(5)).
  *
  * @module dsh-cross-session/harness/process-tag
  */
@@ -25,13 +27,26 @@ export function parseStartTime(stat: string): number | undefined {
   return Number.isSafeInteger(value) && value >= 0 ? value : undefined
 }
 
-/** Start time of `pid`, or `undefined` when it has no `/proc` entry (dead, or not Linux). */
-export function readStartTime(pid: number): number | undefined {
+/** Field 3 (the state letter: `R`, `S`, `Z`, …) of a `/proc/<pid>/stat` line, or `undefined` when malformed. */
+export function parseState(stat: string): string | undefined {
+  const close = stat.lastIndexOf(')')
+  const state = close < 0 ? undefined : stat.slice(close + 2).split(' ')[0]
+  return state === undefined || state.length !== 1 ? undefined : state
+}
+
+/** `/proc/<pid>/stat` of `pid`, or `undefined` when it has none (dead, or not Linux). */
+function readStat(pid: number): string | undefined {
   try {
-    return parseStartTime(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+    return readFileSync(`/proc/${pid}/stat`, 'utf8')
   } catch {
     return undefined
   }
+}
+
+/** Start time of `pid`, or `undefined` when it has no `/proc` entry (dead, or not Linux). */
+export function readStartTime(pid: number): number | undefined {
+  const stat = readStat(pid)
+  return stat === undefined ? undefined : parseStartTime(stat)
 }
 
 let self: ProcessTag | undefined
@@ -48,14 +63,17 @@ interface Probe {
   readonly signal: 'alive' | 'dead'
   /** Its current start time, when readable. */
   readonly start: number | undefined
+  /** Its `/proc` state letter, when readable (`Z`: a zombie, `X`: dead). */
+  readonly state?: string | undefined
 }
 
 /**
- * Pure verdict: the tagged process is alive only if the pid exists and, when
- * both start times are known, they are equal (else the pid was reused).
+ * Pure verdict: the tagged process is alive only if the pid exists, is no
+ * zombie, and, when both start times are known, they are equal (else the
+ * pid was reused).
  */
 export function judgeAlive(tag: ProcessTag, probe: Probe): boolean {
-  if (probe.signal === 'dead') return false
+  if (probe.signal === 'dead' || probe.state === 'Z' || probe.state === 'X') return false
   if (tag.start === 0 || probe.start === undefined) return true
   return probe.start === tag.start
 }
@@ -68,7 +86,8 @@ function probe(pid: number): Probe {
   } catch (error: unknown) {
     if ((error as { code?: unknown }).code === 'ESRCH') signal = 'dead'
   }
-  return { signal, start: signal === 'dead' ? undefined : readStartTime(pid) }
+  const stat = signal === 'dead' ? undefined : readStat(pid)
+  return { signal, start: stat === undefined ? undefined : parseStartTime(stat), state: stat === undefined ? undefined : parseState(stat) }
 }
 
 /** Whether the process named by `tag` is alive (this process always is). */

@@ -19,6 +19,8 @@
  *   a `'temp'` root or a session's `'workspace'`);
  * - the rows' views, ./channel-views.ts: `sends.held`, `approvals.get`,
  *   `approvals.decided`, `sessions.about`, `changes.wait`.
+ * - `store.status` → `{ open, why?, since?, rebuilt? }`: whether the home store can be used now, and
+ *   whether an unreadable one was moved aside (`home/store-supervisor.ts` `StoreStatus`).
  *
  * @module dsh-cross-session/home/channel
  */
@@ -34,6 +36,8 @@ import { KEY_SOCKET_PATH, keySocketHandler } from './key-socket.js'
 import { PageKeys, refusalLog } from './page-gate.js'
 import type { HomeReachView } from './home-reach.js'
 import type { HomeRuntime } from './runtime.js'
+import type { StoreStatus } from './store-supervisor.js'
+import { storeFaultWhy } from './store-fault.js'
 
 /** The channel's path (the page calls `ctx.connection.rpc.call(CHANNEL, endpoint, payload)`). */
 export const CHANNEL = '/cross-session'
@@ -55,6 +59,8 @@ export interface ChannelHost {
   readonly log: (message: string) => void
   /** The store's directory and the sandbox-writable root it lies in, now (./home-reach.ts). */
   readonly home: () => HomeReachView
+  /** The home store's state (the settings card shows it). */
+  readonly status?: () => StoreStatus
 }
 
 const MODES: ReadonlyArray<InboundMode | null> = ['accept', 'hold', 'refuse', null]
@@ -105,6 +111,8 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
         store.setInbound(args.sessionId, mode === null ? undefined : mode as InboundMode)
         return { ok: true, value: { own: mode, host: host.inbound() } }
       }
+      case 'store.status':
+        return { ok: true, value: host.status?.() ?? { open: true } }
       case 'traffic.list': {
         const limit = typeof args.limit === 'number' && Number.isSafeInteger(args.limit) ? Math.min(Math.max(args.limit, 1), TRAFFIC_ROWS) : TRAFFIC_ROWS
         const rows = store.traffic(limit)
@@ -121,6 +129,9 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
         return await answerView({ store, sessions: host.sessions }, endpoint, args, signal) ?? fail('not-found', `no endpoint ${endpoint} on ${CHANNEL}`)
     }
   } catch (error: unknown) {
+    // A store that cannot be used now is said as such (the page shows it; the host log has said it once).
+    const why = storeFaultWhy(error)
+    if (why !== undefined) return fail('unavailable', `the cross-session store is unavailable (${why}); nothing was changed; try again shortly`)
     host.log(`${CHANNEL} ${endpoint} failed: ${String(error)}`)
     return fail('internal', `${endpoint} failed (see the cross-session log)`)
   }

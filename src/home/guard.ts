@@ -83,7 +83,11 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
       const agent = host.agentOf(sessionId)
       if (resolved.ok && agent !== undefined) {
         attempt.kept ??= runtime.holdWoken(agent)
-        await attempt.kept
+        await attempt.kept.catch(async (error: unknown) => {
+          // Held nowhere: a session this call woke is put back to sleep, never left awake for good.
+          if (resolved.value.woke) await inner.releaseWoken(resolved.value).catch(() => undefined)
+          throw error
+        })
       }
       return resolved
     } finally {

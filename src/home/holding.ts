@@ -14,7 +14,8 @@ import { admitClaimed, hasFound, recordFound, settle, type HeldSession } from '.
 import { reofferUnanswered } from './reoffer.js'
 import { fireEndedWatches } from './notices.js'
 import { PerSession } from './per-session.js'
-import type { HomeStore, LetGo } from './store.js'
+import type { HoldOutcome, HomeStore, LetGo } from './store.js'
+import { StoreUnavailableError } from './store-fault.js'
 import type { StoreWatch } from './store-watch.js'
 
 /** What holding needs from its process. */
@@ -51,7 +52,14 @@ export class Holdings {
     if (this.stopped || this.held.has(agent.id)) return
     const header = readHeader(agent.session?.header)
     if (header === undefined || isSubagent(header)) return
-    const held = this.store.markLive(agent.id)
+    let held: HoldOutcome
+    try {
+      held = this.store.markLive(agent.id)
+    } catch (error: unknown) {
+      // Not held until the store takes it: the reconcile tries again (`home/runtime.ts`); an unusable store is said once.
+      if (!(error instanceof StoreUnavailableError)) this.host.log(`holding ${agent.id} in the cross-session store failed (tried again shortly): ${String(error)}`)
+      return
+    }
     if (!held.ok) {
       this.host.log(`session ${agent.id} is live here and also held by dsh process ${held.holder.tag.pid}; the harness opened it here without a wake through this package`)
       return
@@ -82,8 +90,15 @@ export class Holdings {
     // (`@deepseek-ai/dsh-agent-loop@0.1.0-rc.8` lib/index.js: `detachAgent`, then `detachSession`, whose
     // `session/disposed` starts the drain), so a SIGKILL meanwhile would lose it. It returns to pending with
     // its claim, and the next holder finds it in the log on disk (docs/architecture.md §8).
+    // The store first: a release that fails leaves the session held here, and the reconcile tries again
+    // (`home/runtime.ts`), so no row stays `live` for a process that no longer has the session.
+    try {
+      this.store.release(sessionId, how)
+    } catch (error: unknown) {
+      this.host.log(`letting go of ${sessionId} in the cross-session store failed (tried again shortly): ${String(error)}`)
+      return
+    }
     this.held.delete(sessionId)
-    this.store.release(sessionId, how)
     this.watch.poke()
   }
 

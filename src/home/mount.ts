@@ -4,14 +4,17 @@
  * process), observe `agent/created` / `agent/disposed` / `session/event` on
  * the host context, and wrap the two ports.
  *
- * If the home cannot be used (a directory is a symlink, SQLite cannot open
- * the store), the failure is logged and the ports are returned unwrapped:
- * the tools then see only this process.
+ * If the store cannot be used (locked past the wait, full, an I/O error, a
+ * symlinked directory, a newer release's schema), the process fails closed
+ * (docs/architecture.md §8, "When the store fails"): it keeps retrying in
+ * the background (`home/store-supervisor.ts`), lists and reads work
+ * without presence, and every send is refused with the reason
+ * (`home/fail-closed.ts`); once the store opens, coordination is on.
  *
  * @module dsh-cross-session/home/mount
  */
 
-import type { HostAgent, HostAgents, HostSessionQuery } from '../harness/host.js'
+import { sessionFlush, type HostAgents, type HostSessionQuery } from '../harness/host.js'
 import type { ControllerPort, SessionQueryPort } from '../ports.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 import { guardController } from './guard.js'
@@ -20,7 +23,12 @@ import { isAlive, selfTag } from '../harness/process-tag.js'
 import { withPresence } from './query.js'
 import { HomeRuntime } from './runtime.js'
 import { openHomeStore, storePaths } from './store-open.js'
+import { RETRY_BUSY_MS, StoreSupervisor } from './store-supervisor.js'
+import { failClosed, unavailableInbound } from './fail-closed.js'
+import { agentOf, isLongLivedHost, persistedEvents, quietly, sessionIdOf } from './host-events.js'
+import type { ApprovalStore } from './approvals.js'
 import { StoreWatch } from './store-watch.js'
+import { topLevelOnly } from './adoption.js'
 import { approvalDecided } from './approval-notices.js'
 import type { Approval } from './approvals.js'
 import { serveChannel, type WebServerRoutes } from './channel.js'
@@ -39,6 +47,7 @@ interface HomeMountContext {
 
 interface Shared {
   runtime: HomeRuntime
+  supervisor: StoreSupervisor
   /** Whether session shells can write the home (the temp roots at start, each session's workspace). */
   reach: HomeReach
   users: number
@@ -52,81 +61,63 @@ function registry(): Map<string, Shared> {
   return holder[REGISTRY_KEY]
 }
 
-/** The agent an `agent/created` / `agent/disposed` listener was given (`{ agent }`, rc.8 `AgentRegistry`). */
-function agentOf(args: readonly unknown[]): HostAgent | undefined {
-  for (const arg of args) {
-    const agent = (arg as { agent?: unknown } | null)?.agent
-    if (typeof agent === 'object' && agent !== null && typeof (agent as { id?: unknown }).id === 'string') return agent as HostAgent
-  }
-  return undefined
-}
-
-/** The session id a `session/event` listener was given (its first argument is the session, rc.8 `dsh-session`). */
-function sessionIdOf(args: readonly unknown[]): string | undefined {
-  const id = (args[0] as { id?: unknown } | null | undefined)?.id
-  return typeof id === 'string' ? id : undefined
-}
-
-/**
- * A long-lived host is one that serves the web UI: rc.8 `dsh web` composes
- * `@deepseek-ai/dsh-host-webserver` (service `webServer`); a headless run
- * does not, and ends as soon as its own session is idle. Asked per use,
- * never once at activation: a plugin row may apply before the profile's
- * own rows have provided their services.
- */
-function isLongLivedHost(ctx: HomeMountContext): boolean {
-  return ctx.get('webServer') !== undefined
-}
-
-function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void): HomeRuntime {
-  const store = openHomeStore(home, selfTag(), isAlive, message => log('warn', message))
-  const watch = new StoreWatch(store, storePaths(home).dir)
-  const runtime = new HomeRuntime(store, watch, {
+function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void): Omit<Shared, 'users' | 'reach'> {
+  const warn = (message: string): void => log('warn', message)
+  const supervisor = new StoreSupervisor(busyMs => openHomeStore(home, selfTag(), isAlive, warn, Date.now, busyMs), storePaths(home).file, selfTag(), warn)
+  supervisor.start(RETRY_BUSY_MS) // a store busy longer is retried in the background; a send waits for it, unblocked
+  const watch = new StoreWatch(supervisor.store, storePaths(home).dir)
+  const runtime = new HomeRuntime(supervisor.store, watch, {
     agents: ctx.agents,
     log: message => log('warn', message),
     longLived: () => isLongLivedHost(ctx),
-    listEvents: async sessionId => {
-      // Read per call, as the guard's open-turn check does (rc.8 `sessionPersistence.readFrom(id, fromSeq)`).
-      const persistence = ctx.get('sessionPersistence') as { readFrom?: (id: string, fromSeq: number) => Promise<{ events?: unknown }> } | undefined
-      const read = typeof persistence?.readFrom === 'function' ? await persistence.readFrom(sessionId, 0) : undefined
-      return Array.isArray(read?.events) ? read.events as unknown[] : []
-    },
-    flush: async agent => {
-      // rc.8 `@deepseek-ai/dsh-session` `SessionStore.flush(session)`: resolves once the persistence backend wrote it.
-      const sessions = ctx.get('sessions') as { flush?: (session: unknown) => Promise<unknown> } | undefined
-      if (typeof sessions?.flush === 'function') await sessions.flush(agent.session)
-    },
+    // Read per call, as the guard's open-turn check does.
+    listEvents: async sessionId => await persistedEvents(ctx)?.(sessionId) ?? [],
+    flush: sessionFlush(ctx),
   })
+  supervisor.listen(() => runtime.rejoin()) // opened after a time without, or moved to a replaced file
   try {
     runtime.start()
   } catch (error: unknown) {
     runtime.stop()
     throw error
   }
-  return runtime
+  return { runtime, supervisor }
+}
+
+/** What {@link mountHome} gives the plugin. */
+export interface Mounted {
+  readonly sessions: SessionQueryPort
+  readonly controller: ControllerPort
+  /** The target's own inbound choice, held messages, the journal (throws while the store cannot be used). */
+  readonly inbound: Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'>
+  /** The store's shared corpus rows now (`undefined` while it cannot be used). */
+  readonly corpus?: () => CorpusRows | undefined
+  readonly runtime?: HomeRuntime
 }
 
 /**
  * Start (or join) the home runtime and wrap the ports.
- * @returns the wrapped ports and the store's shared corpus rows, or the
- *   given ports alone when the home is unusable.
+ * @returns the wrapped ports, the inbound port and the store's shared corpus
+ *   rows; when the home could not be started at all, ports that refuse
+ *   every send (never uncoordinated).
  */
-export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQueryPort, controller: ControllerPort }, log: (level: 'info' | 'warn', message: string) => void, inbound: () => InboundMode = () => 'accept'): { sessions: SessionQueryPort, controller: ControllerPort, corpus?: CorpusRows, runtime?: HomeRuntime } {
+export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQueryPort, controller: ControllerPort }, log: (level: 'info' | 'warn', message: string) => void, inbound: () => InboundMode = () => 'accept'): Mounted {
   const home = resolveHome()
   const runtimes = registry()
   let shared = runtimes.get(home)
   if (shared === undefined) {
     try {
-      const runtime = startRuntime(ctx, home, log)
-      shared = { runtime, users: 0, reach: new HomeReach(home, message => log('warn', message)) }
+      shared = { ...startRuntime(ctx, home, log), users: 0, reach: new HomeReach(home, message => log('warn', message)) }
     } catch (error: unknown) {
-      log('warn', `cross-process coordination is off: ${String(error)}; sessions live in other dsh processes are not seen`)
-      return ports
+      // Never uncoordinated: without a runtime every send is refused (lists and reads still work).
+      log('warn', `the cross-session home could not be started: ${String(error)}; sends to other sessions are refused`)
+      return { ...ports, controller: failClosed(ports.controller, true), inbound: unavailableInbound('the home could not be started') }
     }
     runtimes.set(home, shared)
   }
-  const { runtime, reach } = shared
+  const { runtime, supervisor, reach } = shared
   shared.users++
+  const warn = (message: string): void => log('warn', message)
   const decided = (approval: Approval): void => approvalDecided(runtime.store, approval, message => log('info', message))
   runtime.expired = decided
   const sessions = withPresence(ports.sessions, runtime.store)
@@ -135,7 +126,9 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     ctx.inject?.(['webServer'], inner => {
       const webServer = inner.get('webServer') as WebServerRoutes | undefined
       const own = (register: () => () => void): void => { inner.effect(register, 'cross-session: channel') }
-      if (webServer !== undefined) serveChannel(webServer, own, { runtime, sessions, inbound, decided, log: message => log('warn', message), home: () => reach.view() })
+      if (webServer !== undefined) {
+        serveChannel(webServer, own, { runtime, sessions, inbound, decided, log: warn, home: () => reach.view(), status: () => supervisor.status() })
+      }
     })
   }
   // `global`: rc.8 `dsh-scope` filters a preset-scoped listener to that preset's agents
@@ -144,16 +137,16 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   const global = { global: true }
   ctx.on?.('agent/created', (...args: unknown[]) => {
     const agent = agentOf(args)
-    if (agent !== undefined) runtime.track(agent)
+    if (agent !== undefined) quietly(() => runtime.track(agent), warn)
     if (agent !== undefined) reach.seeWorkspace(workspaceOf(agent.session.header))
   }, global)
   ctx.on?.('agent/disposed', (...args: unknown[]) => {
     const agent = agentOf(args)
-    if (agent !== undefined) runtime.untrack(agent.id)
+    if (agent !== undefined) quietly(() => runtime.untrack(agent.id), warn)
   }, global)
   ctx.on?.('session/event', (...args: unknown[]) => {
     const sessionId = sessionIdOf(args)
-    if (sessionId !== undefined) runtime.onSessionEvent(sessionId)
+    if (sessionId !== undefined) quietly(() => runtime.onSessionEvent(sessionId), warn)
   }, global)
   ctx.effect(() => () => {
     const entry = runtimes.get(home)
@@ -161,22 +154,13 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     runtimes.delete(home)
     entry.runtime.stop()
   }, 'cross-session.home')
-  const persistence = ctx.get('sessionPersistence') as { readFrom?: (id: string, fromSeq: number) => Promise<{ events?: unknown }> } | undefined
-  const listEvents = typeof persistence?.readFrom === 'function'
-    ? async (sessionId: string) => {
-      const read = await persistence.readFrom!(sessionId, 0)
-      return Array.isArray(read?.events) ? read.events as unknown[] : []
-    }
-    : undefined
+  const listEvents = persistedEvents(ctx)
   if (listEvents === undefined) log('info', 'the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
-  return {
-    corpus: runtime.store.corpus(),
-    runtime,
-    sessions,
-    controller: guardController(ports.controller, runtime, {
-      isLocal: sessionId => ctx.agents.get(sessionId) !== undefined,
-      agentOf: sessionId => ctx.agents.get(sessionId),
-      listEvents,
-    }),
-  }
+  const controller = failClosed(guardController(ports.controller, runtime, {
+    isLocal: sessionId => ctx.agents.get(sessionId) !== undefined,
+    agentOf: sessionId => ctx.agents.get(sessionId),
+    listEvents,
+  }))
+  if (runtime.adopt !== undefined) runtime.adopt = topLevelOnly(runtime.adopt, ports.sessions, runtime.store)
+  return { corpus: () => supervisor.corpus(), runtime, inbound: runtime.store, sessions, controller }
 }

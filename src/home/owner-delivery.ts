@@ -62,9 +62,10 @@ export interface HeldSession {
  */
 export function recordFound(store: HomeStore, held: HeldSession, only?: ReadonlySet<string>, answeredAt?: number): boolean {
   const found = [...held.found].filter(([messageId]) => only === undefined || only.has(messageId))
+  // The store first: a record that throws stays found, and the next flush records it (docs/architecture.md §8).
   for (const [messageId, at] of found) {
-    held.found.delete(messageId)
     store.record(messageId, at.seq, at.running)
+    held.found.delete(messageId)
   }
   if (answeredAt === undefined) return found.length > 0
   store.answered(held.target, answeredAt)
@@ -89,6 +90,8 @@ export function noticeMessage(id: string, text: string, summary: string): HostUs
 export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSession, claimed: readonly StoredMessage[], log: (message: string) => void): string[] {
   const awaiting: string[] = []
   let nudge = false
+  // The user's `refuse` holds for what waits too (docs/tools.md#inbound-messages); a notice answers the session's own send.
+  const refusing = store.inboundOf(agent.id) === 'refuse'
   for (const message of claimed) {
     if (message.target !== agent.id) {
       store.refuse(message.messageId, 'misaddressed')
@@ -107,6 +110,10 @@ export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSessi
       // (`in-turn`: a turn running here took it and appends it next; a new runtime of this process re-claimed it.)
       if (state.kind === 'inbox') nudge = true
       awaiting.push(message.messageId)
+      continue
+    }
+    if (refusing && message.notice === undefined) {
+      store.refuse(message.messageId, 'inbound-refused')
       continue
     }
     const delivered = relayMessage(message.messageId, message.text, { senderSessionId: message.sender, hop: message.hop, ...(message.notice === undefined ? {} : { notice: message.notice }) })
@@ -166,8 +173,8 @@ export function settle(store: HomeStore, agent: HostAgent, held: HeldSession): b
     for (const messageId of [...held.awaiting]) {
       const state = deliveryState(events, messageId).kind
       if (state !== 'cancelled' && state !== 'taken') continue
-      held.awaiting.delete(messageId)
       store.unclaim(messageId)
+      held.awaiting.delete(messageId)
       changed = true
     }
   }

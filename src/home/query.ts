@@ -11,10 +11,30 @@
 
 import type { SessionQueryPort, SessionRecordView } from '../ports.js'
 import type { HomeStore, Holder } from './store.js'
+import { storeFaultWhy } from './store-fault.js'
 
-/** Sessions live in other living processes (a wake under way elsewhere is not `live` yet). */
+/**
+ * Sessions live in other living processes (a wake under way elsewhere is
+ * not `live` yet). A store that cannot be used shows none: lists and reads
+ * keep working, without presence (docs/architecture.md §8, "When the store fails").
+ */
 function liveElsewhere(store: HomeStore): ReadonlyMap<string, Holder> {
-  return store.board().elsewhere
+  try {
+    return store.board().elsewhere
+  } catch (error: unknown) {
+    if (storeFaultWhy(error) === undefined) throw error
+    return new Map()
+  }
+}
+
+/** The holder of one session, or `undefined` (also while the store cannot be used). */
+function holderOf(store: HomeStore, sessionId: string): Holder | undefined {
+  try {
+    return store.view(sessionId).holder
+  } catch (error: unknown) {
+    if (storeFaultWhy(error) === undefined) throw error
+    return undefined
+  }
 }
 
 /** Pure: mark rows live elsewhere (rows already live here are left as they are). */
@@ -41,11 +61,11 @@ export function withPresence(inner: SessionQueryPort, store: HomeStore): Session
       return record === undefined ? undefined : markElsewhere(record, liveElsewhere(store))
     },
     isLive(sessionId) {
-      return inner.isLive(sessionId) || store.view(sessionId).holder?.state === 'live'
+      return inner.isLive(sessionId) || holderOf(store, sessionId)?.state === 'live'
     },
     liveElsewhere(sessionId) {
       if (inner.isLive(sessionId)) return undefined
-      const holder = store.view(sessionId).holder
+      const holder = holderOf(store, sessionId)
       return holder === undefined || holder.state !== 'live' || holder.tag.pid === store.self.pid ? undefined : { pid: holder.tag.pid }
     },
   }

@@ -15,6 +15,7 @@ import type { Admitted, ControllerOutcome, ControllerPort, MailboxStage, RecordW
 import type { Recorded } from '../harness/recorded.js'
 import type { HomeRuntime } from './runtime.js'
 import type { StoredMessage } from './store.js'
+import { isStoreFault } from './store-fault.js'
 
 /** How long a message handed to a long-lived host may wait for that host to wake its target before the sender wakes it itself, ms. */
 export const HANDOFF_GRACE_MS = 1500
@@ -33,6 +34,8 @@ export function postRemote(runtime: HomeRuntime, target: ResolvedTarget, prompt:
       mayWake: target.remote?.mayWake ?? false,
     })
   } catch (error: unknown) {
+    // A store that cannot be used now is tried again, then refused as unavailable (home/fail-closed.ts).
+    if (isStoreFault(error)) throw error
     // SQLite's code only (e.g. SQLITE_FULL, SQLITE_BUSY): paths and raw messages stay out of the model's text.
     const code = error as { errstr?: unknown, code?: unknown } | null
     const why = typeof code?.errstr === 'string' ? code.errstr : typeof code?.code === 'string' ? code.code : 'write failed'

@@ -19,6 +19,8 @@ import { OrphanWatches, type ListEvents } from './orphan-watches.js'
 import type { HomeStore, LetGo } from './store.js'
 import type { Approval } from './approvals.js'
 import type { StoreWatch } from './store-watch.js'
+import { StoreUnavailableError, storeFaultWhy } from './store-fault.js'
+import { holdAgain, joinStore, leaveStore } from './join.js'
 
 /** How long recorded and refused messages stay in the store (their senders have long read them), ms. */
 export const RETAIN_MS = 60 * 60_000
@@ -67,18 +69,34 @@ export class HomeRuntime {
     return this.host.longLived()
   }
 
-  /** Join the store, sweep, hold the sessions live now, start reacting to changes. */
+  /**
+   * Join the store, sweep, hold the sessions live now, start reacting to
+   * changes. A store that cannot be used now is joined once it can be
+   * ({@link rejoin}, `home/store-supervisor.ts`).
+   */
   start(): void {
     this.longLived = this.host.longLived()
-    this.store.join(this.longLived)
-    // Rows an earlier runtime of this process left (a plugin reload) for sessions no longer live here.
-    for (const sessionId of this.store.heldHere()) if (this.host.agents.get(sessionId) === undefined) this.store.release(sessionId, 'released')
-    // Claims an earlier runtime of this process left in flight are delivered again, after the log check.
-    this.store.unclaimAll()
+    try {
+      joinStore(this.store, this.longLived, sessionId => this.host.agents.get(sessionId) !== undefined)
+    } catch (error: unknown) {
+      if (storeFaultWhy(error) === undefined) throw error
+    }
     process.once('exit', this.onExit)
     this.removeListener = this.watch.listen(() => this.tick())
     this.timer = setInterval(() => this.tick(), RECONCILE_MS)
     this.timer.unref?.()
+    this.tick()
+  }
+
+  /** The store can be used again, or its file was replaced: join it, hold again what is held here, deliver what waits. */
+  rejoin(): void {
+    if (this.stopped) return
+    try {
+      joinStore(this.store, this.longLived, sessionId => this.host.agents.get(sessionId) !== undefined)
+      holdAgain(this.store, this.holdings.ids(), this.host.log)
+    } catch (error: unknown) {
+      this.host.log(`joining the cross-session store failed: ${String(error)}`)
+    }
     this.tick()
   }
 
@@ -128,7 +146,8 @@ export class HomeRuntime {
         this.store.sweep(Date.now(), RETAIN_MS)
       }
     } catch (error: unknown) {
-      this.host.log(`the cross-session store could not be read: ${String(error)}`)
+      // An unusable store is said once, by the supervisor; the next tick tries again.
+      if (!(error instanceof StoreUnavailableError)) this.host.log(`the cross-session store could not be read: ${String(error)}`)
     }
   }
 
@@ -164,13 +183,8 @@ export class HomeRuntime {
     return this.holdings.drain(sessionId)
   }
 
-  private readonly onExit = (): void => {
-    try {
-      this.store.leave('exited')
-    } catch {
-      // The store is gone with the process; its rows are judged by pid + start time.
-    }
-  }
+  // A store gone with the process is left as it is: its rows are judged by pid + start time.
+  private readonly onExit = (): void => void leaveStore(this.store, 'exited')
 
   /**
    * Stop (plugin disposal). Sessions no longer live here are let go; any
@@ -186,8 +200,10 @@ export class HomeRuntime {
     if (this.timer !== undefined) clearInterval(this.timer)
     this.watch.stop()
     if (this.holdings.ids().length > 0) return // the exit listener lets them go when the process ends
+    // A store that cannot be written now: the exit listener tries again when the process ends.
+    const failed = leaveStore(this.store, 'released')
+    if (failed !== undefined) return this.host.log(`letting go of the cross-session store failed: ${String(failed)}`)
     process.removeListener('exit', this.onExit)
-    this.store.leave('released')
     this.store.close()
   }
 }

@@ -9,14 +9,15 @@
  * at one log revision (`index/surface-cache.ts` says when it is used); a
  * log gone from the root takes its surface with it.
  *
- * Writes are one `BEGIN IMMEDIATE` transaction per call (a process killed
- * mid-write leaves the rows as they were); reads take no lock (WAL).
+ * Writes are `BEGIN IMMEDIATE` transactions of at most {@link CORPUS_BATCH_ROWS}
+ * rows (a process killed mid-write leaves each row as it was or as written);
+ * reads take no lock (WAL).
  *
  * @module dsh-cross-session/home/store-corpus
  */
 
 import type { StatementSync } from 'node:sqlite'
-import type { CorpusRow, CorpusRows } from '../index/shared-rows.js'
+import type { CorpusChanges, CorpusRow, CorpusRows } from '../index/shared-rows.js'
 import type { SessionHeaderView } from '../ports.js'
 import { readHeader } from '../model/sessions.js'
 
@@ -72,6 +73,9 @@ function rowOf(row: Row): CorpusRow | undefined {
   return { path: row.path, sessionId: row.session_id, dirName: row.dir_name, identity: row.identity, header, title }
 }
 
+/** Rows written per transaction: about 25 ms of write lock each (a 100,000-row write held it 2.65 s in one). */
+export const CORPUS_BATCH_ROWS = 1000
+
 /** The statements and transaction of the store connection this runs on. */
 interface Connection {
   sql(text: string): StatementSync
@@ -112,27 +116,31 @@ export function storeCorpusRows(connection: Connection): CorpusRows {
       return raw === undefined ? undefined : rows([raw])[0]
     },
     write(root, changes) {
-      if (changes.headers.length === 0 && changes.removed.length === 0 && changes.titles.length === 0) return
-      tx(() => {
-        const remove = sql('DELETE FROM corpus_logs WHERE path = ?')
-        const removeSurface = sql('DELETE FROM corpus_surfaces WHERE path = ?')
-        for (const path of changes.removed) {
-          remove.run(path)
-          removeSurface.run(path)
-        }
-        const insert = sql(`INSERT INTO corpus_logs (root, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      const remove = (path: string): void => {
+        sql('DELETE FROM corpus_logs WHERE path = ?').run(path)
+        sql('DELETE FROM corpus_surfaces WHERE path = ?').run(path)
+      }
+      const insert = (row: CorpusRow): void => {
+        const title = row.title
+        sql(`INSERT INTO corpus_logs (root, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (path) DO UPDATE SET root = excluded.root, session_id = excluded.session_id, dir_name = excluded.dir_name,
             identity = excluded.identity, header = excluded.header, title_revision = excluded.title_revision,
             title_identity = excluded.title_identity, title = excluded.title, title_bytes = excluded.title_bytes`)
-        for (const row of changes.headers) {
-          const title = row.title
-          insert.run(root, row.path, row.sessionId, row.dirName, row.identity, JSON.stringify(row.header),
+          .run(root, row.path, row.sessionId, row.dirName, row.identity, JSON.stringify(row.header),
             title?.revision ?? null, title?.identity ?? null, title?.value ?? null, title?.completeBytes ?? null)
-        }
-        // A title is kept only on the row of the file it was folded from.
-        const retitle = sql('UPDATE corpus_logs SET title_revision = ?, title_identity = ?, title = ?, title_bytes = ? WHERE path = ? AND identity = ?')
-        for (const { path, title } of changes.titles) retitle.run(title.revision, title.identity, title.value ?? null, title.completeBytes, path, title.identity)
-      })
+      }
+      // A title is kept only on the row of the file it was folded from.
+      const retitle = ({ path, title }: CorpusChanges['titles'][number]): void => {
+        sql('UPDATE corpus_logs SET title_revision = ?, title_identity = ?, title = ?, title_bytes = ? WHERE path = ? AND identity = ?')
+          .run(title.revision, title.identity, title.value ?? null, title.completeBytes, path, title.identity)
+      }
+      const steps = [...changes.removed.map(path => () => remove(path)), ...changes.headers.map(row => () => insert(row)), ...changes.titles.map(each => () => retitle(each))]
+      // Small transactions: other processes wait for the write lock at most one batch (docs/architecture.md §8, "The store").
+      for (let at = 0; at < steps.length; at += CORPUS_BATCH_ROWS) {
+        tx(() => {
+          for (const step of steps.slice(at, at + CORPUS_BATCH_ROWS)) step()
+        })
+      }
     },
     surface(path) {
       const raw = sql('SELECT path, session_id, identity, revision, surface FROM corpus_surfaces WHERE path = ?').get(path) as SurfaceRow | undefined

@@ -9,10 +9,16 @@
  *   (a transition waits for another process's transaction instead of
  *   failing), `synchronous = FULL` (a committed transition survives a power
  *   loss, not only a crash).
- * - A file that is not a database, or is corrupt, or of another schema
- *   version, is moved aside (`store.sqlite.broken-<ms>`) and a new one is
- *   made: the store is this package's own, and the harness's session logs
- *   stay the record of what was delivered.
+ * - A store of an earlier schema version is migrated in place
+ *   (`home/store-migrate.ts`): every choice, held and pending message is
+ *   kept. A store of a newer version (a newer release of this package on
+ *   the same home) is left as it is and this process does without it until
+ *   it can use it (`home/store-supervisor.ts`): two releases never move
+ *   each other's store aside.
+ * - Only a file SQLite cannot read at all (not a database, corrupt) is moved
+ *   aside (`store.sqlite.broken-<ms>`) and a new one made; the move is noted
+ *   in the new store's `meta` (`rebuilt`), so every process and the web UI
+ *   can say so, and logged once, by the process that moved it.
  *
  * `node:sqlite` is loaded here, on first open (`home/sqlite-module.ts`:
  * its experimental warning on one line), so a process that never opens the
@@ -21,13 +27,15 @@
  * @module dsh-cross-session/home/store-open
  */
 
-import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync } from 'node:fs'
+import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs'
 import type { DatabaseSync } from 'node:sqlite'
 import { join } from 'node:path'
 import type { ProcessTag } from '../harness/dsh-home.js'
 import { loadSqlite } from '../harness/sqlite-module.js'
 import { SCHEMA, STORE_VERSION } from './store-schema.js'
 import { SqliteHomeStore } from './store-sqlite.js'
+import { storeFault } from './store-fault.js'
+import { migrateInPlace } from './store-migrate.js'
 
 /** The `meta` table alone (as in the schema, idempotent): read for the version before the schema runs. */
 const META_SCHEMA = 'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;'
@@ -44,20 +52,35 @@ export function storePaths(home: string): { dir: string, file: string } {
 function plainDirectory(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const stat = lstatSync(dir)
-  if (!stat.isDirectory() || stat.isSymbolicLink()) throw new Error(`${dir} is not a plain directory; refusing to use it`)
+  if (!stat.isDirectory() || stat.isSymbolicLink()) throw storeFault(`${dir} is not a plain directory; refusing to use it`, 'its directory is not a plain directory')
 }
 
 function createOwnerOnly(file: string): void {
   // O_NOFOLLOW: a symlink planted in the file's place is refused, never written through.
-  const fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)
+  let fd: number
+  try {
+    fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)
+  } catch (error: unknown) {
+    if ((error as { code?: unknown }).code === 'ELOOP') throw storeFault(`${file} is a symbolic link; refusing to use it`, 'the store file is a symbolic link')
+    throw error
+  }
   closeSync(fd)
-  if (!lstatSync(file).isFile()) throw new Error(`${file} is not a regular file; refusing to use it`)
+  if (!lstatSync(file).isFile()) throw storeFault(`${file} is not a regular file; refusing to use it`, 'the store file is not a regular file')
 }
 
-function connect(file: string): DatabaseSync {
+/** Pure: what a stored schema version means to this release. */
+export function versionVerdict(stored: string | undefined): 'new' | 'same' | 'older' | 'newer' | 'foreign' {
+  if (stored === undefined) return 'new'
+  if (stored === STORE_VERSION) return 'same'
+  const version = Number(stored)
+  if (!Number.isSafeInteger(version) || version < 1) return 'foreign'
+  return version < Number(STORE_VERSION) ? 'older' : 'newer'
+}
+
+function connect(file: string, busyMs: number, log: (message: string) => void): DatabaseSync {
   const db = new (loadSqlite().DatabaseSync)(file)
   try {
-    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    db.exec(`PRAGMA busy_timeout = ${busyMs}`)
     db.exec('PRAGMA journal_mode = WAL')
     db.exec('PRAGMA synchronous = FULL')
     // A checkpoint truncates the WAL back to this size (bytes), so a large sweep does not leave it grown.
@@ -65,16 +88,21 @@ function connect(file: string): DatabaseSync {
     db.exec('BEGIN IMMEDIATE')
     // The version is read before the schema runs: this version's indexes name
     // columns an older store lacks, and running them first would fail with
-    // "no such column" instead of rebuilding the store.
+    // "no such column" instead of migrating the store.
     db.exec(META_SCHEMA)
-    const version = db.prepare('SELECT value FROM meta WHERE key = \'version\'').get() as { value: string } | undefined
-    if (version !== undefined && version.value !== STORE_VERSION) {
+    const version = (db.prepare('SELECT value FROM meta WHERE key = \'version\'').get() as { value: string } | undefined)?.value
+    const verdict = versionVerdict(version)
+    if (verdict === 'newer' || verdict === 'foreign') {
       db.exec('ROLLBACK')
-      throw Object.assign(new Error(`store schema ${version.value}, expected ${STORE_VERSION}`), { storeMismatch: true })
+      throw storeFault(`store schema ${String(version)}, this release writes ${STORE_VERSION}`, `it was written by ${verdict === 'newer' ? 'a newer' : 'another'} release of dsh-cross-session (schema ${String(version)}); this one writes schema ${STORE_VERSION}`)
     }
+    const migrated = verdict === 'older' ? migrateInPlace(db) : []
     db.exec(SCHEMA)
-    if (version === undefined) db.prepare('INSERT INTO meta (key, value) VALUES (\'version\', ?)').run(STORE_VERSION)
+    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (\'version\', ?)').run(STORE_VERSION)
     db.exec('COMMIT')
+    // Opening waits `busyMs`; a transition then waits the full wait (docs/architecture.md §8, "When the store fails").
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    if (verdict === 'older') log(`the cross-session store was migrated in place from schema ${String(version)} to ${STORE_VERSION}${migrated.length === 0 ? '' : ` (${migrated.join('; ')})`}; every choice and message was kept`)
     return db
   } catch (error: unknown) {
     try {
@@ -86,11 +114,41 @@ function connect(file: string): DatabaseSync {
   }
 }
 
-/** Whether an open error means the file is not a usable store of this version (then it is rebuilt). */
+/** Whether an open error means SQLite cannot read the file at all (then, only then, it is moved aside). */
 function isBroken(error: unknown): boolean {
-  const { errcode, storeMismatch } = error as { errcode?: unknown, storeMismatch?: unknown }
-  // SQLITE_CORRUPT (11), SQLITE_NOTADB (26).
-  return storeMismatch === true || errcode === 11 || errcode === 26
+  const { errcode } = error as { errcode?: unknown }
+  // SQLITE_CORRUPT (11), SQLITE_NOTADB (26), extended codes included.
+  return typeof errcode === 'number' && ((errcode & 0xff) === 11 || (errcode & 0xff) === 26)
+}
+
+/**
+ * A store file replaced (or deleted alone) under running processes leaves the old file's
+ * `-wal` and `-shm` at the path, and SQLite would read the new file through
+ * the old log (sqlite.org/howtocorrupt.html, "mispairing database files and
+ * hot journals"). When the `-wal` at the path is still the one the old
+ * connection used (`wal`, its identity then), both are moved aside
+ * (`.stale-<ms>`); a log another process made for the new file is left alone.
+ */
+export function setAsideStaleWal(file: string, wal: string | undefined): void {
+  if (wal === undefined || fileIdentity(`${file}-wal`) !== wal) return
+  const at = Date.now()
+  for (const suffix of ['-wal', '-shm']) {
+    try {
+      renameSync(`${file}${suffix}`, `${file}${suffix}.stale-${at}`)
+    } catch {
+      // Gone meanwhile: another process moved it.
+    }
+  }
+}
+
+/** dev and inode of `file`, or `undefined` when it is gone. */
+export function fileIdentity(file: string): string | undefined {
+  try {
+    const stat = statSync(file)
+    return `${stat.dev}:${stat.ino}`
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -99,17 +157,22 @@ function isBroken(error: unknown): boolean {
  * @param alive - liveness of another process (pid + start time).
  * @param log - where a rebuilt store is reported.
  * @param now - clock, ms (tests inject one).
- * @throws when the directory or file is unsafe (a symlink, not a directory) or SQLite cannot open it.
+ * @param busyMs - how long opening waits for another process's write lock, ms (transitions wait {@link BUSY_TIMEOUT_MS}).
+ * @throws when the directory or file is unsafe (a symlink, not a directory), the store is of a newer
+ *   release, or SQLite cannot open it (locked past the wait, full, an I/O error): `home/store-fault.ts` names each.
  */
-export function openHomeStore(home: string, self: ProcessTag, alive: (tag: ProcessTag) => boolean, log: (message: string) => void = () => undefined, now: () => number = Date.now): SqliteHomeStore {
+export function openHomeStore(home: string, self: ProcessTag, alive: (tag: ProcessTag) => boolean, log: (message: string) => void = () => undefined, now: () => number = Date.now, busyMs: number = BUSY_TIMEOUT_MS): SqliteHomeStore {
   const { dir, file } = storePaths(home)
   plainDirectory(dir)
   createOwnerOnly(file)
+  const found = fileIdentity(file)
   let db: DatabaseSync
   try {
-    db = connect(file)
+    db = connect(file, busyMs, log)
   } catch (error: unknown) {
     if (!isBroken(error)) throw error
+    // Another process may have moved it aside and made a new one meanwhile: that one is used, never moved.
+    if (fileIdentity(file) !== found) return openHomeStore(home, self, alive, log, now, busyMs)
     const aside = `${file}.broken-${Date.now()}`
     // The WAL and shared-memory files belong to the broken database: never replayed into the new one.
     for (const suffix of ['', '-wal', '-shm']) {
@@ -119,9 +182,10 @@ export function openHomeStore(home: string, self: ProcessTag, alive: (tag: Proce
         // Absent (no WAL yet).
       }
     }
-    log(`the cross-session store ${file} could not be used (${String(error)}); moved to ${aside} and started a new one`)
+    log(`the cross-session store ${file} could not be read at all (${String(error)}); moved to ${aside} and started a new one: the inbound choices, held and waiting messages it kept are lost (they stay in ${aside})`)
     createOwnerOnly(file)
-    db = connect(file)
+    db = connect(file, busyMs, log)
+    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (\'rebuilt\', ?)').run(JSON.stringify({ at: Date.now(), aside }))
   }
   return new SqliteHomeStore(db, file, self, alive, now)
 }

@@ -168,7 +168,7 @@ export function sameTag(a: ProcessTag | undefined, b: ProcessTag | undefined): b
 
 /** A stored refusal reason, read defensively (an older or foreign row reads `unknown`). */
 function holderRefusalOf(reason: string): HolderRefusal {
-  return reason === 'misaddressed' || reason === 'target-gone' || reason === 'expired' ? reason : 'unknown'
+  return reason === 'misaddressed' || reason === 'target-gone' || reason === 'expired' || reason === 'inbound-refused' ? reason : 'unknown'
 }
 
 /** A `messages` row as the port's {@link StoredMessage}. */

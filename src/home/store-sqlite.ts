@@ -102,6 +102,17 @@ export class SqliteHomeStore extends StoreApprovals implements HomeStore {
     return storeCorpusRows({ sql: text => this.sql(text), tx: work => this.tx(work) })
   }
 
+  /** When and where an unreadable store was moved aside before this one was made (`home/store-open.ts`), if it was. */
+  rebuilt(): { readonly at: number, readonly aside: string } | undefined {
+    const row = this.sql('SELECT value FROM meta WHERE key = \'rebuilt\'').get() as { value: string } | undefined
+    try {
+      const value = row === undefined ? undefined : JSON.parse(row.value) as { at?: unknown, aside?: unknown }
+      return typeof value?.at === 'number' && typeof value.aside === 'string' ? { at: value.at, aside: value.aside } : undefined
+    } catch {
+      return undefined
+    }
+  }
+
   longLivedHost(): ProcessTag | undefined {
     const rows = this.sql('SELECT pid, start FROM processes WHERE long_lived = 1 ORDER BY joined_at').all() as Array<{ pid: number, start: number }>
     return rows.map(row => ({ pid: row.pid, start: row.start })).find(tag => !sameTag(tag, this.self) && this.alive(tag))

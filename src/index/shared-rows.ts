@@ -66,7 +66,7 @@ export interface CorpusRows {
   bySession(root: string, sessionId: string): CorpusRow | undefined
   /** The row of one log path, if any. */
   byPath(path: string): CorpusRow | undefined
-  /** Apply `changes` to `root` in one transaction. */
+  /** Apply `changes` to `root`, in transactions of a bounded number of rows (each row stands alone: a batch that did not commit costs a re-read). */
   write(root: string, changes: CorpusChanges): void
   /** The surface kept for one log path, if any (one indexed query). */
   surface(path: string): StoredSurface | undefined

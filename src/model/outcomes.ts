@@ -21,12 +21,14 @@ export type DeliveryReason =
   | { readonly kind: 'open-turn', readonly ageMs: number }
   /** The home store refused the write; `why` is SQLite's error code or text, never a path. */
   | { readonly kind: 'store-write-failed', readonly why: string }
+  /** The home store cannot be used now (locked past the wait, full, an I/O error, …): nothing that depends on another process's state is done. */
+  | { readonly kind: 'store-unavailable', readonly why: string }
 
 /** What happened to a session a failed send woke (`ControllerPort.releaseWoken`, `src/ports.ts`). */
 export type ReleaseOutcome = 'not-held' | 'claimed-by-another' | 'delivered-by-another' | 'kept-by-controller' | 'put-back-to-sleep'
 
 /** Why the holding process refused a stored message. */
-export type HolderRefusal = 'misaddressed' | 'target-gone' | 'expired' | 'unknown'
+export type HolderRefusal = 'misaddressed' | 'target-gone' | 'expired' | 'inbound-refused' | 'unknown'
 
 /**
  * How the turn a notice reports on ended (docs/tools.md#notices), from rc.8's

@@ -34,6 +34,8 @@ export const argumentProblems = {
   noMatch: (names: readonly string[]): string => `arguments do not match the schema; ${accepted(names)}`,
   emptyId: (): string => 'argument "session_id" is empty; pass an id exactly as sessions_list prints it',
   idWhiteSpace: (sessionId: string): string => `argument "session_id" contains white space (${JSON.stringify(clipLine(sessionId, 60))}); pass the id exactly as sessions_list prints it`,
+  /** A subagent asked for a notice: no process ever holds a subagent, so a notice to it would never be delivered. */
+  subagentNotify: (): string => 'argument "notify" is true, but this session is a subagent: no dsh process holds a subagent, so a notice could never reach it; call again without "notify" and check the target with sessions_read',
   forbiddenChar: (found: ForbiddenCharView): string => `argument "message" contains ${found.kind === 'control character' ? 'a' : 'an'} ${found.kind} (${found.codePoint}) at character ${found.position}; remove it (tab and newline are fine)`,
 } as const
 

@@ -58,6 +58,12 @@ export const sendRefusals = {
     cause: `the same message was already delivered to ${shownId(target)} ${Math.max(1, Math.round(agoMs / 1000))} s ago`,
     next: 'It is not delivered twice. Read the target with sessions_read to see whether it answered.',
   }),
+  /** The home store could not be used: nothing that depends on another process's state is done (docs/architecture.md §8). */
+  storeUnavailable: (why: string): Refusal => ({
+    code: 'rejected',
+    cause: `the cross-session store is unavailable (${clipLine(oneLine(why), 120)})`,
+    next: 'No session was woken. Try again shortly; if it keeps failing, tell your user (the store is cross-session/store.sqlite under DSH_HOME).',
+  }),
   /** A delivery step failed; `reason` is this package's own text or a failure-table row. */
   rejected: (reason: string, step: string): Refusal => ({
     code: 'rejected',
@@ -70,7 +76,9 @@ export const sendRefusals = {
 export function sendRefusalText(refusal: SendRefusal): Refusal {
   switch (refusal.code) {
     case 'invalid-arguments': return commonRefusals.invalidArguments(refusal.problem, TOOL_NAMES.send)
-    case 'rejected': return refusal.reason === 'no-caller' ? commonRefusals.noCaller() : inboundRefused(refusal.targetId)
+    case 'rejected':
+      if (refusal.reason === 'no-caller') return commonRefusals.noCaller()
+      return refusal.reason === 'store-unavailable' ? sendRefusals.storeUnavailable(refusal.why) : inboundRefused(refusal.targetId)
     case 'empty-body': return sendRefusals.emptyBody()
     case 'self-target': return sendRefusals.selfTarget(refusal.targetId)
     case 'not-found': return commonRefusals.notFound(refusal.targetId)
@@ -126,6 +134,8 @@ export const deliveryReasons = {
   wentColdAfterWake: 'the session went cold again right after it was woken, before delivery',
   /** @param why - SQLite's error text or code (never a path). */
   storeWriteFailed: (why: string): string => `the message could not be written to the cross-session store under DSH_HOME (${why}); nothing was posted`,
+  /** @param why - SQLite's error text or this package's words (never a path). */
+  storeUnavailable: (why: string): string => `the cross-session store is unavailable (${why}); no session was woken. Try again shortly`,
   storeFull: 'that session already has 256 messages waiting for it in the cross-session store; nothing was posted. Wait until it has read them (check with sessions_read) before sending more',
   /** A recent open turn blocks the wake (docs/architecture.md §8, `src/home/open-turn.ts`). */
   openTurn: (ageMs: number): string => {
@@ -146,6 +156,7 @@ export function deliveryReasonText(reason: DeliveryReason): string {
     case 'failure': return failureText(reason.failure)
     case 'open-turn': return deliveryReasons.openTurn(reason.ageMs)
     case 'store-write-failed': return deliveryReasons.storeWriteFailed(clipLine(oneLine(reason.why), 120))
+    case 'store-unavailable': return deliveryReasons.storeUnavailable(clipLine(oneLine(reason.why), 120))
   }
 }
 
@@ -154,6 +165,7 @@ export const holderRefusals: Readonly<Record<HolderRefusal, string>> = {
   'misaddressed': 'the message names another session than the one it was claimed for',
   'target-gone': 'that session no longer exists (it was deleted before it could be woken)',
   'expired': 'it expired before that session could take it',
+  'inbound-refused': 'its user set it to refuse messages from peers before this one reached it; it was never delivered',
   'unknown': 'no reason given',
 }
 

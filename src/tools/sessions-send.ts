@@ -31,6 +31,7 @@ import { gatherAndDecide } from './send/gather.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 import { holdMessage } from './send/hold.js'
 import type { LocalDelivery } from '../home/approvals.js'
+import { isSubagent } from '../model/sessions.js'
 
 /** Journal a send for the traffic view; a store that cannot be written only loses that row (logged). */
 function journal(deps: ToolDeps, entry: LocalDelivery): void {
@@ -74,11 +75,13 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   }
 
   // Deliver (steps 9–10, then the bounded wait).
+  // A subagent never gets a notice (no process holds it): `notify: true` was refused in step 1, `notifyByDefault` is not applied.
+  const notify = (args.notify ?? settings.notifyByDefault) && !isSubagent(caller.header)
   const cut = truncateChars(args.message, settings.maxSendChars)
   const out: Outgoing = { callerId: caller.sessionId, targetId: args.session_id, mode, hop: decided.hop, requestId, body: cut.text }
   // The target's user approves messages from peers: kept for them, nothing touches the target (docs/tools.md#inbound-messages).
   if (decided.kind === 'hold') {
-    const held = await holdMessage({ out, cut, notify: args.notify ?? settings.notifyByDefault }, call, deps)
+    const held = await holdMessage({ out, cut, notify }, call, deps)
     if (held.startsWith('accepted')) {
       limits.recordDelivery(caller.sessionId, args.session_id, args.message)
       limits.recordCall(caller.sessionId, identity, held)
@@ -88,7 +91,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   const text = await messageText(out, call, deps)
   if (typeof text === 'string') return text
   // Watched before admission, so the turn that takes it cannot end first (docs/tools.md#notices).
-  const notice = (args.notify ?? settings.notifyByDefault) ? watchAnswer(out, deps) : undefined
+  const notice = notify ? watchAnswer(out, deps) : undefined
   const admitted = await resolveAndAdmit(out, text.text, call, deps)
   if (typeof admitted === 'string') {
     if (notice !== undefined && notice !== 'unavailable') unwatchAnswer(out, deps)

@@ -17,7 +17,7 @@ import type { ApprovalStore } from '../home/approvals.js'
  * deliveries (docs/tools.md#inbound-messages). Absent when this process has
  * no usable home store.
  */
-export type InboundPort = Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'>
+export type InboundPort = Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'> & Partial<Pick<ApprovalStore, 'approvals'>>
 
 /** Everything a tool executor depends on (built once per plugin instance). */
 export interface ToolDeps {

@@ -7,12 +7,12 @@
  *
  * @module test/unit/home-pure
  */
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { isAlive, judgeAlive, markElsewhere, openHomeStore, parseStartTime, readStartTime, resolveHome, selfTag, sessionsList, sessionsRead, withPresence, type ProcessTag } from '../../src/testing.js'
+import { isAlive, judgeAlive, markElsewhere, openHomeStore, parseStartTime, parseState, readStartTime, resolveHome, selfTag, sessionsList, sessionsRead, withPresence, type ProcessTag } from '../../src/testing.js'
 import { makeWorld, session } from '../support/fakes.js'
 import { useOtherProcess } from '../support/other-process.js'
 
@@ -47,6 +47,25 @@ describe('process tags', () => {
     expect(judgeAlive({ pid: 5, start: 100 }, { signal: 'dead', start: undefined })).toBe(false)
     expect(judgeAlive({ pid: 5, start: 0 }, { signal: 'alive', start: 7 })).toBe(true)
     expect(judgeAlive({ pid: 5, start: 100 }, { signal: 'alive', start: undefined })).toBe(true)
+    expect(judgeAlive({ pid: 5, start: 100 }, { signal: 'alive', start: 100, state: 'Z' })).toBe(false)
+    expect(judgeAlive({ pid: 5, start: 100 }, { signal: 'alive', start: 100, state: 'X' })).toBe(false)
+    expect(judgeAlive({ pid: 5, start: 100 }, { signal: 'alive', start: 100, state: 'S' })).toBe(true)
+    expect(parseState('42 (a) b) Z 1 2')).toBe('Z')
+    expect(parseState('garbage')).toBeUndefined()
+  })
+
+  it('a real zombie (exited, not yet reaped by its parent) is dead', async () => {
+    // `sh` starts a child that exits shortly, then becomes `sleep`, which never reaps it (proc(5): state Z).
+    const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] })
+    try {
+      const pid = Number(await new Promise<string>(resolve => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))))
+      const stat = (): string => readFileSync(`/proc/${pid}/stat`, 'utf8')
+      // Until the child has exited it is a living process; then its /proc entry stays, in state Z.
+      while (parseState(stat()) !== 'Z') await new Promise(resolve => setImmediate(resolve))
+      expect(isAlive({ pid, start: parseStartTime(stat())! })).toBe(false)
+    } finally {
+      parent.kill('SIGKILL')
+    }
   })
 
   it('judges real processes: this one, a living other, the other with another start time, one that exited', () => {

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
-import { MAX_WAITING_PER_TARGET, openHomeStore, RETAIN_MS, storePaths, type HomeStore, type NewMessage, type ProcessTag } from '../../src/testing.js'
+import { MAX_WAITING_PER_TARGET, openHomeStore, RETAIN_MS, STORE_VERSION, storePaths, type HomeStore, type NewMessage, type ProcessTag } from '../../src/testing.js'
 
 const dirs: string[] = []
 const opened: HomeStore[] = []
@@ -417,7 +417,7 @@ describe('opening the store', () => {
     const target = join(tempHome(), 'victim')
     writeFileSync(target, 'keep me')
     symlinkSync(target, file)
-    expect(() => openHomeStore(home, { pid: 1, start: 1 }, () => true)).toThrow(/ELOOP/)
+    expect(() => openHomeStore(home, { pid: 1, start: 1 }, () => true)).toThrow(/is a symbolic link; refusing to use it/)
     expect(readFileSync(target, 'utf8')).toBe('keep me')
   })
 
@@ -429,9 +429,11 @@ describe('opening the store', () => {
     const logs: string[] = []
     const store = openHomeStore(home, { pid: 1, start: 1 }, () => true, line => logs.push(line))
     opened.push(store)
-    expect(logs).toEqual([expect.stringMatching(/could not be used \(Error: file is not a database\); moved to .*store\.sqlite\.broken-\d+ and started a new one/)])
+    expect(logs).toEqual([expect.stringMatching(/could not be read at all \(Error: file is not a database\); moved to .*store\.sqlite\.broken-\d+ and started a new one: the inbound choices, held and waiting messages it kept are lost/)])
     const aside = readdirSync(dir).filter(name => name.startsWith('store.sqlite.broken-'))
     expect(aside).toHaveLength(1)
+    // Every process (and the web UI) can say so: the new store names the file moved aside.
+    expect(store.rebuilt()).toEqual({ at: expect.any(Number), aside: join(dir, aside[0]!) })
     expect(readFileSync(join(dir, aside[0]!), 'utf8')).toMatch(/^not a database at all/)
     store.markLive('s')
     const id = post(store, 's')
@@ -439,7 +441,7 @@ describe('opening the store', () => {
     expect(lstatSync(file).mode & 0o777).toBe(0o600)
   })
 
-  it('rebuilds a store of another schema version; a store of this version is kept', () => {
+  it('a store of a newer (or unknown) schema version is never moved aside nor changed: opening it fails, naming why', () => {
     const home = tempHome()
     const first = openHomeStore(home, { pid: 1, start: 1 }, () => true)
     const kept = post(first, 's')
@@ -448,19 +450,46 @@ describe('opening the store', () => {
     expect(again.message(kept)?.messageId).toBe(kept)
     again.close()
     const { dir, file } = storePaths(home)
+    for (const version of ['99', '0', 'x']) {
+      const db = new DatabaseSync(file)
+      db.prepare('UPDATE meta SET value = ? WHERE key = \'version\'').run(version)
+      db.close()
+      expect(() => openHomeStore(home, { pid: 1, start: 1 }, () => true, line => expect.fail(line))).toThrow(`store schema ${version}, this release writes ${STORE_VERSION}`)
+      expect(readdirSync(dir).filter(name => name.includes('broken'))).toEqual([])
+    }
     const db = new DatabaseSync(file)
-    db.exec('UPDATE meta SET value = \'0\' WHERE key = \'version\'')
+    expect(db.prepare('SELECT value FROM meta WHERE key = \'version\'').get()).toEqual({ value: 'x' })
+    expect(db.prepare('SELECT message_id FROM messages').all()).toEqual([{ message_id: kept }])
     db.close()
-    const logs: string[] = []
-    const rebuilt = openHomeStore(home, { pid: 1, start: 1 }, () => true, line => logs.push(line))
-    opened.push(rebuilt)
-    expect(logs).toEqual([expect.stringContaining('store schema 0, expected')])
-    expect(rebuilt.message(kept)).toBeUndefined()
-    expect(readdirSync(dir).filter(name => /^store\.sqlite\.broken-\d+$/.test(name))).toHaveLength(1)
-    expect(post(rebuilt, 's')).toMatch(/^m\d+$/)
   })
 
-  it('rebuilds a store an earlier release of this package made (schema 1), whose tables lack columns this schema indexes', () => {
+  it('migrates the previous release\'s store (schema 4) in place: inbound choices, held and pending messages are kept', () => {
+    const home = tempHome()
+    const previous = openHomeStore(home, { pid: 1, start: 1 }, () => true)
+    previous.setInbound('quiet', 'refuse')
+    previous.setInbound('careful', 'hold')
+    expect(previous.holdForApproval({ messageId: 'held-1', target: 'careful', sender: 'a', senderTitle: '', hop: 1, mode: 'queue', text: 't', body: 'b', mayWake: true, notify: false, expiresAt: Date.now() + 60_000 }).ok).toBe(true)
+    const pending = post(previous, 's')
+    previous.close()
+    // What schema 4 was: this schema without the corpus surfaces (git history of src/home/store-schema.ts).
+    const { dir, file } = storePaths(home)
+    const db = new DatabaseSync(file)
+    db.exec('DROP TABLE corpus_surfaces; UPDATE meta SET value = \'4\' WHERE key = \'version\'')
+    db.close()
+    const logs: string[] = []
+    const migrated = openHomeStore(home, { pid: 2, start: 1 }, () => true, line => logs.push(line))
+    opened.push(migrated)
+    expect(logs).toEqual([expect.stringContaining('migrated in place from schema 4 to 5')])
+    expect(readdirSync(dir).filter(name => name.includes('broken'))).toEqual([])
+    expect(migrated.inboundOf('quiet')).toBe('refuse')
+    expect(migrated.inboundOf('careful')).toBe('hold')
+    expect(migrated.approvals(Date.now()).map(approval => approval.messageId)).toEqual(['held-1'])
+    migrated.markLive('s')
+    expect(migrated.claim('s').map(each => each.messageId)).toEqual([pending])
+    expect(migrated.corpus().surface('/nowhere')).toBeUndefined()
+  })
+
+  it('migrates a store the first release made (schema 1) in place: its pending messages are kept and claimed first', () => {
     const home = tempHome()
     const { dir, file } = storePaths(home)
     mkdirSync(dir, { mode: 0o700 })
@@ -468,15 +497,17 @@ describe('opening the store', () => {
     const db = new DatabaseSync(file)
     db.exec(V1_SCHEMA)
     db.exec('INSERT INTO meta (key, value) VALUES (\'version\', \'1\')')
+    db.exec(`INSERT INTO messages (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at)
+      VALUES ('old-1', 's', 'a', 1, 'queue', 'from release 1', 1, 'pending', 1, 1)`)
     db.close()
     const logs: string[] = []
-    const rebuilt = openHomeStore(home, { pid: 1, start: 1 }, () => true, line => logs.push(line))
-    opened.push(rebuilt)
-    expect(logs).toEqual([expect.stringContaining('store schema 1, expected')])
-    expect(readdirSync(dir).filter(name => /^store\.sqlite\.broken-\d+$/.test(name))).toHaveLength(1)
-    rebuilt.markLive('s')
-    const id = post(rebuilt, 's')
-    expect(rebuilt.claim('s').map(each => each.messageId)).toEqual([id])
+    const store = openHomeStore(home, { pid: 1, start: 1 }, () => true, line => logs.push(line))
+    opened.push(store)
+    expect(logs).toEqual([expect.stringMatching(/migrated in place from schema 1 to 5 \(messages: added notice, expires_at\)/)])
+    expect(readdirSync(dir).filter(name => name.includes('broken'))).toEqual([])
+    store.markLive('s')
+    const id = post(store, 's')
+    expect(store.claim('s').map(each => each.messageId)).toEqual(['old-1', id])
   })
 
   it('a transition waits for another process\'s write lock (busy_timeout) instead of failing', async () => {

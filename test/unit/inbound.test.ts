@@ -88,6 +88,29 @@ describe('sessions_send and the target\'s inbound choice', () => {
     expect(peer.events).toHaveLength(0)
   })
 
+  it('keeps sender→target order across hold and accept: while an earlier message of a sender is held, its next one is held behind it', async () => {
+    const { w, me, peer } = world()
+    const home = mkdtempSync(join(tmpdir(), 'xs-fifo-'))
+    const store = openHomeStore(home, { pid: 100, start: 1 }, () => true)
+    const deps = { ...w.deps, inbound: store }
+    try {
+      store.setInbound('session-peer', 'hold')
+      expect(await sessionsSend({ session_id: 'session-peer', message: 'first' }, w.call(me, { callId: 'f1' }), deps)).toMatch(/held for its user's approval/)
+      // Its user now accepts peers; the first message still waits for a decision.
+      store.setInbound('session-peer', 'accept')
+      expect(await sessionsSend({ session_id: 'session-peer', message: 'second' }, w.call(me, { callId: 'f2' }), deps)).toMatch(/held for its user's approval/)
+      expect(store.approvals(Date.now(), 'session-peer').map(held => held.body)).toEqual(['first', 'second'])
+      expect(peer.events).toHaveLength(0)
+      // Another sender is not held behind them.
+      const other = session('session-other', 4000, { live: true, title: 'Other' })
+      w.corpus.add(other)
+      expect(await sessionsSend({ session_id: 'session-peer', message: 'third' }, w.call(other, { callId: 'f3' }), deps)).toMatch(/^accepted for session-peer .* recorded at seq/)
+    } finally {
+      store.close()
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+
   it('journals a local delivery with the seq it was recorded at', async () => {
     const { w, me } = world()
     await sessionsSend({ session_id: 'session-peer', message: 'hello' }, w.call(me), w.deps)

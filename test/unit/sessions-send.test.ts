@@ -304,6 +304,19 @@ describe('sessions_send: notify (docs/tools.md#notices)', () => {
     expect(w.controller.calls.watchAnswer).toBe(1)
   })
 
+  it('refuses notify: true from a subagent (no process holds one, a notice would never reach it); notifyByDefault asks for none', async () => {
+    const { w, child } = world()
+    child.live = true
+    const text = await sessionsSend({ session_id: 'session-peer', message: 'tell me when done', notify: true }, w.call(child), w.deps)
+    expect(text).toBe('refused: invalid-arguments | argument "notify" is true, but this session is a subagent: no dsh process holds a subagent, so a notice could never reach it; call again without "notify" and check the target with sessions_read\n'
+      + `${NOTHING} Fix that argument and call sessions_send again.`)
+    expect(w.controller.calls).toEqual({})
+    const byDefault = world({ notifyByDefault: true })
+    byDefault.child.live = true
+    expect(await sessionsSend({ session_id: 'session-peer', message: 'no notice' }, byDefault.w.call(byDefault.child), byDefault.w.deps)).not.toContain('Notice:')
+    expect(byDefault.w.controller.calls.watchAnswer).toBeUndefined()
+  })
+
   it('says when this process cannot watch (no home store)', async () => {
     const { w, me } = world()
     w.controller.canWatch = false

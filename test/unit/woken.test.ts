@@ -163,6 +163,22 @@ describe('woken sessions do not pile up', () => {
     expect(handles.every(h => h.disposed)).toBe(true)
   })
 
+  it('a plugin disposal (a reload) lets a woken session finish the turn it runs before putting it back to sleep', async () => {
+    const woken = new WokenSessions(never)
+    const h = handle('s1')
+    let running = true
+    Object.defineProperty(h.agent, 'status', { get: () => (running ? 'running' : 'idle') })
+    await woken.wake('s1', async () => h, noneLive, never)
+    woken.delivered('s1')
+    const released = woken.releaseAll(() => undefined)
+    // Still answering the peer message it was woken for: not cut off.
+    await new Promise(resolve => setImmediate(resolve))
+    expect(h.disposed).toBe(false)
+    running = false
+    await released
+    expect(h.disposed).toBe(true)
+  })
+
   it('a session woken for a call that gave up before anyone claimed it goes back to sleep', async () => {
     const woken = new WokenSessions(never)
     const gate = deferred<void>()

@@ -15,16 +15,23 @@ import { argumentProblems } from '../../presentation/arguments.js'
 import { SessionsSendArgs } from '../../model/schemas.js'
 import { sessionIdProblem, validateArguments } from '../arguments.js'
 import type { SendFacts } from '../../refusals.js'
+import { isSubagent } from '../../model/sessions.js'
 
 /** Re-exported where the send step builds it (the channel builds the same id, src/home/channel-views.ts). */
 export { requestIdFor } from '../../model/limits.js'
 
-/** Problems step 1 adds to schema validation: malformed ids, forbidden characters. */
-function extraArgumentProblem(sessionId: string, message: string): string | undefined {
-  const idProblem = sessionIdProblem(sessionId)
+/**
+ * Problems step 1 adds to schema validation: malformed ids, forbidden
+ * characters, and `notify: true` from a subagent (a notice is addressed to
+ * its sender, and no process holds a subagent: it would wait unread until
+ * it expires, docs/tools.md#notices).
+ */
+function extraArgumentProblem(args: SessionsSendArgs, caller: Caller | undefined): string | undefined {
+  const idProblem = sessionIdProblem(args.session_id)
   if (idProblem !== undefined) return idProblem
-  const forbidden = findForbiddenChar(message)
+  const forbidden = findForbiddenChar(args.message)
   if (forbidden !== undefined) return argumentProblems.forbiddenChar(forbidden)
+  if (args.notify === true && caller !== undefined && isSubagent(caller.header)) return argumentProblems.subagentNotify()
   return undefined
 }
 
@@ -86,7 +93,7 @@ export function readSendInput(rawArgs: unknown, caller: Caller | undefined, call
   return {
     args,
     facts: {
-      argumentProblem: parsed.ok ? extraArgumentProblem(parsed.value.session_id, parsed.value.message) : parsed.problem,
+      argumentProblem: parsed.ok ? extraArgumentProblem(parsed.value, caller) : parsed.problem,
       callerId: caller?.sessionId,
       targetId: args?.session_id ?? '',
       body: args?.message ?? '',

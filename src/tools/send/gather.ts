@@ -14,7 +14,9 @@ import { NOTHING_DELIVERED, renderRefusal } from '../../presentation/common.js'
 import { sendRefusalText } from '../../presentation/send.js'
 import type { RelayProvenance } from '../../model/provenance.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
-import { decideSend, type SendFacts } from '../../refusals.js'
+import { decideSend, type InboundUnknown, type SendFacts } from '../../refusals.js'
+import { storeFaultWhy } from '../../home/store-fault.js'
+import { retryStore } from '../../home/store-retry.js'
 import { lookUpTarget } from './target.js'
 import type { InboundMode } from '../../settings/resolve.js'
 
@@ -37,7 +39,7 @@ export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext,
     }
     if (decision.kind === 'go' || decision.kind === 'hold') return { kind: decision.kind, hop: decision.hop }
     if (decision.fact === 'inbound') {
-      facts = { ...facts, inbound: inboundOf(facts.targetId, deps) }
+      facts = { ...facts, inbound: await inboundOf(facts.targetId, facts.callerId, call, deps) }
     } else if (decision.fact === 'target') {
       const target = await lookUpTarget(facts.targetId, call, deps)
       if (typeof target === 'string') return { kind: 'refused', text: target }
@@ -51,15 +53,24 @@ export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext,
 /**
  * The target's inbound choice: its own (home store), else the `inbound`
  * setting. Read from the store and the settings only, never from the target
- * (docs/tools.md#refusals-and-their-order, guarantee 3); a store that cannot
- * be read leaves the setting.
+ * (docs/tools.md#refusals-and-their-order, guarantee 3). A store that cannot
+ * be read leaves the choice unknown, and the send is refused: the target's
+ * own `refuse` or `hold` is never bypassed (docs/architecture.md §8). While
+ * an earlier message of this sender waits for the target's user, `accept`
+ * reads `hold`: this one waits behind it, so a later message never overtakes
+ * an earlier one of the same sender (docs/tools.md#inbound-messages).
  */
-function inboundOf(targetId: string, deps: ToolDeps): InboundMode {
+async function inboundOf(targetId: string, callerId: string | undefined, call: ToolCallContext, deps: ToolDeps): Promise<InboundMode | InboundUnknown> {
   try {
-    return deps.inbound?.inboundOf(targetId) ?? deps.settings.inbound
+    // A store locked for a moment is waited for, with the event loop free (home/store-retry.ts).
+    return await retryStore(() => {
+      const mode = deps.inbound?.inboundOf(targetId) ?? deps.settings.inbound
+      const earlierHeld = mode === 'accept' && deps.inbound?.approvals?.(Date.now(), targetId).some(held => held.sender === callerId) === true
+      return earlierHeld ? 'hold' : mode
+    }, call.signal)
   } catch (error: unknown) {
-    deps.log(`reading the inbound choice of ${targetId} failed: ${String(error)}; the inbound setting applies`)
-    return deps.settings.inbound
+    deps.log(`reading the inbound choice of ${targetId} failed: ${String(error)}; the send is refused`)
+    return { unavailable: storeFaultWhy(error) ?? 'it could not be read' }
   }
 }
 

@@ -1,0 +1,86 @@
+/**
+ * Bring a store written by an earlier release of this package up to this
+ * release's schema in place, inside the transaction that opens it, so every
+ * session's own `inbound` choice, every held message and every message
+ * still pending or claimed is kept (docs/architecture.md §8, "When the store
+ * fails").
+ *
+ * Every release so far only added tables, columns and indexes
+ * (`home/store-schema.ts`): the tables this release has and the file lacks
+ * are created by the schema itself (`CREATE TABLE IF NOT EXISTS`); a column
+ * this release has and the file's table lacks is added with
+ * `ALTER TABLE … ADD COLUMN` (a `NOT NULL` column without a default gets
+ * `0` or `''`: SQLite refuses to add it otherwise, sqlite.org/lang_altertable.html).
+ * The corpus tables are a cache of the session logs: when theirs differ
+ * they are dropped and made again, and the index fills them from the logs.
+ *
+ * The columns this release expects are read from the schema applied to an
+ * in-memory database (`PRAGMA table_info`), never from a hand-kept list.
+ *
+ * @module dsh-cross-session/home/store-migrate
+ */
+
+import type { DatabaseSync } from 'node:sqlite'
+import { loadSqlite } from '../harness/sqlite-module.js'
+import { SCHEMA } from './store-schema.js'
+
+/** One column as `PRAGMA table_info` gives it. */
+interface Column {
+  readonly name: string
+  readonly type: string
+  readonly notnull: number
+  readonly dflt_value: string | null
+  readonly pk: number
+}
+
+/** Tables that only cache what the session logs hold: rebuilt rather than migrated. */
+const CACHE_TABLES: ReadonlySet<string> = new Set(['corpus_logs', 'corpus_surfaces'])
+
+function tables(db: DatabaseSync): string[] {
+  return (db.prepare('SELECT name FROM sqlite_master WHERE type = \'table\' AND name NOT LIKE \'sqlite_%\'').all() as Array<{ name: string }>).map(row => row.name)
+}
+
+function columns(db: DatabaseSync, table: string): Column[] {
+  return db.prepare(`PRAGMA table_info(${JSON.stringify(table)})`).all() as unknown as Column[]
+}
+
+/** The `ADD COLUMN` definition of one column of this release. */
+function columnDefinition(column: Column): string {
+  const fallback = column.dflt_value ?? (column.notnull === 1 ? (column.type === 'TEXT' ? '\'\'' : '0') : null)
+  return `${JSON.stringify(column.name)} ${column.type}${column.notnull === 1 ? ' NOT NULL' : ''}${fallback === null ? '' : ` DEFAULT ${fallback}`}`
+}
+
+/**
+ * Add to `db` (an open transaction on an older store) what this release's
+ * schema has and it lacks; the caller then runs the schema and writes the
+ * new version.
+ * @returns the changes made, in words (for the log).
+ */
+export function migrateInPlace(db: DatabaseSync): string[] {
+  const target = new (loadSqlite().DatabaseSync)(':memory:')
+  const done: string[] = []
+  try {
+    target.exec(SCHEMA)
+    const present = new Set(tables(db))
+    for (const table of tables(target)) {
+      if (!present.has(table)) continue
+      const have = new Set(columns(db, table).map(column => column.name))
+      const missing = columns(target, table).filter(column => !have.has(column.name))
+      if (missing.length === 0) continue
+      if (CACHE_TABLES.has(table)) {
+        db.exec(`DROP TABLE ${JSON.stringify(table)}`)
+        done.push(`${table} rebuilt (a cache of the logs)`)
+        continue
+      }
+      for (const column of missing) {
+        // A key column cannot be added; no release so far added one.
+        if (column.pk > 0) throw new Error(`cannot add key column ${table}.${column.name}`)
+        db.exec(`ALTER TABLE ${JSON.stringify(table)} ADD COLUMN ${columnDefinition(column)}`)
+      }
+      done.push(`${table}: added ${missing.map(column => column.name).join(', ')}`)
+    }
+    return done
+  } finally {
+    target.close()
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * A step of a send that met a store fault (`home/store-fault.ts`) is tried
+ * again, asynchronously, for a bounded time, so a store locked for a moment
+ * (another process's transaction, a backup, a process starting) costs the
+ * sender a short wait with the event loop free, not a refusal; and a store
+ * still unusable at the bound is refused with its reason
+ * (docs/architecture.md §8, "When the store fails").
+ *
+ * Only steps that did nothing before the fault are retried: a store
+ * transition is one transaction (it committed or it did not), the guard's
+ * wake takes the store before it wakes anything, and a post is idempotent
+ * by message id (`home/store.ts`).
+ *
+ * @module dsh-cross-session/home/store-retry
+ */
+
+import { storeFaultWhy } from './store-fault.js'
+
+/** How long a send keeps trying a store that cannot be used, ms. */
+export const STORE_RETRY_MS = 5000
+/** First pause between two tries, ms; it doubles up to {@link STORE_RETRY_PAUSE_MAX_MS}. */
+const STORE_RETRY_PAUSE_MS = 25
+const STORE_RETRY_PAUSE_MAX_MS = 500
+
+/** An unref'd pause, cut short by `signal`. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise(resolve => {
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      resolve()
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    timer.unref?.()
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/**
+ * Run `step`; while it throws a store fault, pause and run it again, for at
+ * most `budgetMs` (or until `signal` aborts).
+ * @returns what `step` returned.
+ * @throws the last store fault once the budget is spent; any other error at once.
+ */
+export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSignal, budgetMs: number = STORE_RETRY_MS): Promise<T> {
+  const until = Date.now() + budgetMs
+  let wait = STORE_RETRY_PAUSE_MS
+  for (;;) {
+    try {
+      return await step()
+    } catch (error: unknown) {
+      const left = until - Date.now()
+      if (storeFaultWhy(error) === undefined || left <= 0 || signal.aborted) throw error
+      await pause(Math.min(wait, left), signal)
+      wait = Math.min(wait * 2, STORE_RETRY_PAUSE_MAX_MS)
+    }
+  }
+}

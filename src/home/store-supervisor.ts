@@ -1,0 +1,199 @@
+/**
+ * One home store for the life of a process, whatever happens to its file
+ * (docs/architecture.md §8, "When the store fails"):
+ *
+ * - **cannot be used** (locked past the wait, full, an I/O error, cannot be
+ *   opened, unsafe, a newer release's schema): every call of the store
+ *   throws {@link StoreUnavailableError} at once, said once in the log; the
+ *   process retries in the background (an unref'd timer, backing off from
+ *   {@link RETRY_FIRST_MS} to {@link RETRY_MAX_MS}; each try waits at most
+ *   {@link RETRY_BUSY_MS} for a lock) and on each call once the next try is
+ *   due. Callers refuse what depends on another process's state.
+ * - **opened again**: the listeners hear `opened` (the runtime joins, `home/runtime.ts`); the log says so.
+ * - **deleted or replaced**: the path's dev and inode are compared with the
+ *   opened file's before every call (one `stat`, a few µs; the store watch
+ *   calls `changed()` every second, `home/store-watch.ts`). On a change the
+ *   old connection is closed, the file now at the path opened (made if it is
+ *   gone: every process then opens that one file), and the listeners hear
+ *   `moved`. What only the old file held is not seen again.
+ *
+ * {@link StoreSupervisor.store} is the {@link HomeStore} the home uses: each call goes to the store open now.
+ *
+ * @module dsh-cross-session/home/store-supervisor
+ */
+
+import type { CorpusRows } from '../index/shared-rows.js'
+import type { ProcessTag } from '../harness/dsh-home.js'
+import type { HomeStore } from './store.js'
+import type { SqliteHomeStore } from './store-sqlite.js'
+import { fileIdentity, setAsideStaleWal } from './store-open.js'
+import { StoreUnavailableError, storeFaultWhy } from './store-fault.js'
+
+/** First delay of the background retry, ms; it doubles after each failed try. */
+export const RETRY_FIRST_MS = 250
+/** Longest delay of the background retry, ms. */
+export const RETRY_MAX_MS = 30_000
+/** How long opening (at start, and each retry) waits for another process's write lock, ms (the event loop waits meanwhile). */
+export const RETRY_BUSY_MS = 100
+
+/** What the listeners hear: the store could be used again, or the process moved to the file now at the path. */
+export type StoreEvent = 'opened' | 'moved'
+
+/** The store's state, for the log and the web UI. */
+export interface StoreStatus {
+  readonly open: boolean
+  /** Why it cannot be used (no path), while it cannot. */
+  readonly why?: string
+  /** Since when it cannot be used, ms. */
+  readonly since?: number
+  /** An unreadable store was moved aside before this one was made: when, and where it is. */
+  readonly rebuilt?: { readonly at: number, readonly aside: string }
+}
+
+/** Opens the store once; throws what `openHomeStore` throws. */
+type Open = (busyMs: number) => SqliteHomeStore
+
+/** The supervised home store of one process. */
+export class StoreSupervisor {
+  /** The store to use: every call goes to the store open now, or throws {@link StoreUnavailableError}. */
+  readonly store: HomeStore
+  private readonly open: Open
+  private readonly file: string
+  private readonly log: (message: string) => void
+  private readonly now: () => number
+  private readonly listeners = new Set<(event: StoreEvent) => void>()
+  private current: SqliteHomeStore | undefined
+  private identity: string | undefined
+  /** The identity of the `-wal` file while the store was open (to tell it from a new file's). */
+  private wal: string | undefined
+  private down: { why: string, since: number } | undefined
+  private rebuilt: StoreStatus['rebuilt']
+  private nextTry = 0
+  private delay = RETRY_FIRST_MS
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private closed = false
+  private rows: { of: SqliteHomeStore, rows: CorpusRows } | undefined
+
+  /**
+   * @param open - opens the store (`openHomeStore` of the home), waiting at most `busyMs` for a lock.
+   * @param file - the store's path (its identity is compared before each call).
+   * @param self - this process.
+   */
+  constructor(open: Open, file: string, self: ProcessTag, log: (message: string) => void, now: () => number = Date.now) {
+    this.open = open
+    this.file = file
+    this.log = log
+    this.now = now
+    this.store = new Proxy({} as HomeStore, {
+      get: (_target, key) => {
+        if (key === 'self') return self
+        if (key === 'close') return () => this.close()
+        if (typeof key !== 'string' || key === 'then') return undefined
+        return (...args: unknown[]) => {
+          const store = this.use() as unknown as Record<string, (...given: unknown[]) => unknown>
+          return store[key]!.apply(store, args)
+        }
+      },
+    })
+  }
+
+  /** Open the store now, waiting up to `busyMs` for a lock (at start: the full wait); on failure the background retry starts. */
+  start(busyMs: number): void {
+    this.attempt(busyMs)
+  }
+
+  /** Hear `opened` and `moved`; returns the removal. */
+  listen(listener: (event: StoreEvent) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** The store's state now. */
+  status(): StoreStatus {
+    if (this.down !== undefined) return { open: false, why: this.down.why, since: this.down.since }
+    return this.rebuilt === undefined ? { open: this.current !== undefined } : { open: this.current !== undefined, rebuilt: this.rebuilt }
+  }
+
+  /** The corpus index's shared rows of the store open now (`undefined` while none is). */
+  corpus(): CorpusRows | undefined {
+    try {
+      const store = this.use()
+      if (this.rows?.of !== store) this.rows = { of: store, rows: store.corpus() }
+      return this.rows.rows
+    } catch (error: unknown) {
+      if (storeFaultWhy(error) === undefined) throw error
+      return undefined
+    }
+  }
+
+  close(): void {
+    this.closed = true
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
+    this.current?.close()
+    this.current = undefined
+  }
+
+  private use(): SqliteHomeStore {
+    if (this.closed) throw new StoreUnavailableError('the store was closed')
+    const current = this.current
+    if (current !== undefined && fileIdentity(this.file) === this.identity) return current
+    if (current !== undefined || this.now() >= this.nextTry) this.attempt(RETRY_BUSY_MS)
+    if (this.current === undefined) throw new StoreUnavailableError(this.down?.why ?? 'it is not open')
+    return this.current
+  }
+
+  /** One try: open the file at the path; on success swap it in and tell the listeners, else fail closed and retry later. */
+  private attempt(busyMs: number): boolean {
+    const before = this.current
+    // A connection to a file no longer at the path is never used again: writing there would split the home.
+    before?.close()
+    this.current = undefined
+    if (before !== undefined) setAsideStaleWal(this.file, this.wal)
+    try {
+      const next = this.open(busyMs)
+      this.current = next
+      this.identity = fileIdentity(this.file)
+      this.wal = fileIdentity(`${this.file}-wal`)
+      this.rebuilt = next.rebuilt()
+    } catch (error: unknown) {
+      this.current?.close()
+      this.current = undefined
+      const why = storeFaultWhy(error) ?? 'it could not be opened'
+      if (this.down === undefined) {
+        this.log(`the cross-session store is unavailable (${why}): sends to other sessions are refused, and sessions live here are not shown to other dsh processes, until it can be used; retrying in the background (${String(error)})`)
+        this.down = { why, since: this.now() }
+      } else {
+        this.down = { why, since: this.down.since }
+      }
+      this.retryLater()
+      return false
+    }
+    const wasDown = this.down !== undefined
+    this.down = undefined
+    this.delay = RETRY_FIRST_MS
+    if (wasDown) this.log('the cross-session store can be used again: cross-process coordination is on')
+    if (before !== undefined) this.log(`the cross-session store file was deleted or replaced while in use; this process now uses the file at ${this.file} (what only the old file held is not seen)`)
+    const event: StoreEvent = before === undefined ? 'opened' : 'moved'
+    // After the call that noticed it: a listener uses the store itself.
+    if (wasDown || before !== undefined) queueMicrotask(() => this.emit(event))
+    return true
+  }
+
+  /** Tell the listeners (the runtime's `rejoin` catches its own errors, `home/runtime.ts`). */
+  private emit(event: StoreEvent): void {
+    for (const listener of [...this.listeners]) listener(event)
+  }
+
+  private retryLater(): void {
+    this.nextTry = this.now() + this.delay
+    if (this.timer !== undefined || this.closed) return
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      if (this.closed || this.current !== undefined) return
+      this.attempt(RETRY_BUSY_MS)
+    }, this.delay)
+    this.timer.unref?.()
+    this.delay = Math.min(this.delay * 2, RETRY_MAX_MS)
+  }
+}
