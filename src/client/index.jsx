@@ -15,7 +15,6 @@ import { TOOL_ROWS } from './tool-rows.jsx'
 import { en, zh } from './dictionary.js'
 import { ApprovalDock, InboundAction } from './approvals.jsx'
 import { TrafficAction } from './traffic.jsx'
-import { callChannel } from './channel.js'
 
 /** Dictionary namespace owned by this plugin. */
 const NS = 'crossSession'
