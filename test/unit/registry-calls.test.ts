@@ -48,7 +48,7 @@ async function counted(scene: Counted, work: () => Promise<string>): Promise<{ g
   return { gets: scene.gets() - before, text }
 }
 
-describe.each([true, false])('registry lookups with session/event %s', sessionEvents => {
+describe.each([true, false])('registry lookups with session/event %s', { timeout: 60_000 }, sessionEvents => {
   it('a send that wakes a cold session asks the registry as often with 1,001 idle live sessions as with 1', async () => {
     const one = scene(1, sessionEvents)
     const many = scene(1001, sessionEvents)
@@ -115,5 +115,5 @@ describe('the home runtime\'s tick', () => {
   it('asks the registry for no session by id: one listing serves every held session', () => {
     expect(ticksOf(1)).toBe(0)
     expect(ticksOf(1001)).toBe(0)
-  })
+  }, 60_000) // 1,001 sessions held in a real store: seconds on a loaded 2-core machine
 })
