@@ -39,6 +39,8 @@ export interface CountedStore {
    * (a `DatabaseSync` call is synchronous; `busy_timeout` waits inside it).
    */
   longestLockWait(): number
+  /** The longest `COMMIT` since the last reset, ms (with `synchronous = FULL` it syncs the WAL to disk, on the event loop). */
+  longestCommit(): number
   resetLongest(): void
 }
 
@@ -55,10 +57,19 @@ function connectionOf(store: SqliteHomeStore): DatabaseSync {
 export function countStore(store: SqliteHomeStore): CountedStore {
   let counts: StoreCounts = { calls: {}, ms: 0, transactions: 0, statements: 0 }
   let longest = 0
+  let longestCommit = 0
   const db = connectionOf(store)
   const exec = db.exec.bind(db)
   const prepare = db.prepare.bind(db)
   db.exec = (sql: string): void => {
+    if (/^\s*COMMIT\b/i.test(sql)) {
+      const started = performance.now()
+      try {
+        return exec(sql)
+      } finally {
+        longestCommit = Math.max(longestCommit, performance.now() - started)
+      }
+    }
     if (!/^\s*BEGIN IMMEDIATE\b/i.test(sql)) return exec(sql)
     counts.transactions++
     const started = performance.now()
@@ -100,7 +111,11 @@ export function countStore(store: SqliteHomeStore): CountedStore {
     counts: () => ({ ...counts, calls: { ...counts.calls } }),
     reset: () => { counts = { calls: {}, ms: 0, transactions: 0, statements: 0 } },
     longestLockWait: () => longest,
-    resetLongest: () => { longest = 0 },
+    longestCommit: () => longestCommit,
+    resetLongest: () => {
+      longest = 0
+      longestCommit = 0
+    },
   }
 }
 

@@ -42,12 +42,16 @@ export interface Stall {
   p99: number
   /** Of it at most: the longest wait inside the store for another process's write lock (`BEGIN IMMEDIATE`). */
   lockWait: number
+  /** The longest `COMMIT` (with `synchronous = FULL`, a disk sync on the event loop). */
+  commit: number
 }
 
 /** What one poster reported. */
 export interface PosterReport {
   pid: number
   failures: string[]
+  /** Admitted: posted to the store (the rest were refused). */
+  accepted: number
   recorded: number
   ms: number
   transactions: number
@@ -62,6 +66,7 @@ export interface LoadResult {
   failed: number
   /** Distinct failure reasons, with how many times each. */
   reasons: Record<string, number>
+  accepted: number
   recorded: number
   /** Distinct messages the target's log holds, and how many of them it holds more than once. */
   delivered: { distinct: number, duplicates: number }
@@ -149,6 +154,7 @@ export async function runLoadBench(options: { perProcess: number, log: (line: st
       posted: PROCESSES * options.perProcess,
       failed: failures.length,
       reasons,
+      accepted: reports.reduce((sum, report) => sum + report.accepted, 0),
       recorded: reports.reduce((sum, report) => sum + report.recorded, 0),
       delivered: sent.delivered,
       posters: reports,
@@ -180,10 +186,10 @@ export function loadNotes(result: LoadResult): string[] {
   const reasons = Object.entries(result.reasons).map(([reason, times]) => `${times} × ${reason}`).join('; ')
   return [
     `- ${result.processes} processes posting at once against one home store (a holder process with ${IDLE_SESSIONS + 1} live sessions; each poster wired as a headless dsh, supervised store, fail-closed guard), ${result.perProcess} sequential sends each (resolve, admit, wait for \`recorded\`), ${(result.wallMs / 1000).toFixed(1)} s for all:`,
-    `  - failed posts ${result.failed}/${result.posted}${reasons === '' ? '' : ` (${reasons})`}; recorded ${result.recorded}; delivered to the target's log ${result.delivered.distinct}, of them more than once ${result.delivered.duplicates};`,
+    `  - failed posts ${result.failed}/${result.posted}${reasons === '' ? '' : ` (${reasons})`}; accepted ${result.accepted}; recorded ${result.recorded}; delivered to the target's log ${result.delivered.distinct}, of them more than once ${result.delivered.duplicates};`,
     `  - longest event-loop stall per poster (\`monitorEventLoopDelay\`): over its whole life from before it opened the store ${worst(report => report.stall.life.max)}; over the posting ${worst(report => report.stall.posting.max)}; the holder over the posting ${result.owner.stall.max.toFixed(0)} ms (p99 ${result.owner.stall.p99.toFixed(0)} ms);`,
-    `  - of which waiting inside the store for another process's write lock (the longest \`BEGIN IMMEDIATE\`; the rest is waiting for a core and the process's own work): posters over their life ${worst(report => report.stall.life.lockWait)}, the holder ${result.owner.stall.lockWait.toFixed(0)} ms;`,
+    `  - of which waiting inside the store for another process's write lock (the longest \`BEGIN IMMEDIATE\`, waited on the event loop up to the 5 s \`busy_timeout\`): posters over their life ${worst(report => report.stall.life.lockWait)}, the holder ${result.owner.stall.lockWait.toFixed(0)} ms; the longest \`COMMIT\` (its disk sync): posters ${worst(report => report.stall.life.commit)}, the holder ${result.owner.stall.commit.toFixed(0)} ms;`,
     `  - store transactions per delivered message, every process: ${result.transactionsPerDelivered.toFixed(2)} (holder ${(result.owner.transactions / Math.max(result.delivered.distinct, 1)).toFixed(2)});`,
-    `  - machine: ${machine.cpu}, ${machine.cores} cores, load average before the posting ${machine.loadBefore.map(value => value.toFixed(1)).join(' / ')}, after ${machine.loadAfter.map(value => value.toFixed(1)).join(' / ')} (a stall includes time a process waited for a core).`,
+    `  - machine: ${machine.cpu}, ${machine.cores} cores, load average before the posting ${machine.loadBefore.map(value => value.toFixed(1)).join(' / ')}, after ${machine.loadAfter.map(value => value.toFixed(1)).join(' / ')} (what a stall holds besides these is the process's own work and time it waited for a core).`,
   ]
 }

@@ -95,7 +95,7 @@ createInterface({ input: process.stdin }).on('line', line => {
     const now = process.resourceUsage()
     const wakeups = { voluntary: now.voluntaryContextSwitches - switches.voluntaryContextSwitches, involuntary: now.involuntaryContextSwitches - switches.involuntaryContextSwitches }
     const timeline = Object.fromEntries([...target.admittedAt].map(([id, at]) => [id, [at, target.recordedAt.get(id) ?? null]]))
-    process.stdout.write(`${JSON.stringify({ cpuMs: (used.user + used.system) / 1000, userMs: used.user / 1000, systemMs: used.system / 1000, wakeups, wallMs: performance.now() - wall, gc, counts: minusCounts(counted.counts(), counts), timeline, stall: { max: loop.max / 1e6, p99: loop.percentile(99) / 1e6, lockWait: counted.longestLockWait() }, delivered: delivered() })}\n`)
+    process.stdout.write(`${JSON.stringify({ cpuMs: (used.user + used.system) / 1000, userMs: used.user / 1000, systemMs: used.system / 1000, wakeups, wallMs: performance.now() - wall, gc, counts: minusCounts(counted.counts(), counts), timeline, stall: { max: loop.max / 1e6, p99: loop.percentile(99) / 1e6, lockWait: counted.longestLockWait(), commit: counted.longestCommit() }, delivered: delivered() })}\n`)
   } else if (line === 'exit') {
     runtime.stop()
     process.exit(0)

@@ -14,7 +14,8 @@
  * the longest event-loop stall (`perf_hooks.monitorEventLoopDelay`, ms) over
  * its whole life from before the store was opened and over the posting
  * alone, the longest of those spent waiting for another process's write
- * lock (`BEGIN IMMEDIATE`, ms), and the store transactions it ran
+ * lock (`BEGIN IMMEDIATE`, ms) and the longest `COMMIT` (its disk sync, ms),
+ * how many were accepted, and the store transactions it ran
  * (./instrument.ts). On `exit` it stops its runtime and exits.
  *
  * @module bench/home/poster
@@ -60,12 +61,14 @@ const inner: ControllerPort = { resolve: unused, admit: unused, releaseWoken: un
 const controller = failClosed(guardController(inner, runtime, { isLocal: () => false, agentOf: () => undefined, listEvents: undefined }))
 const transactions = (): number => counted.reduce((sum, store) => sum + store.counts().transactions, 0)
 const lockWait = (): number => Math.max(0, ...counted.map(store => store.longestLockWait()))
+const commit = (): number => Math.max(0, ...counted.map(store => store.longestCommit()))
 
 /** Send the messages; every failure is kept with its reason, never thrown. */
-async function post(messages: number): Promise<{ failures: string[], recorded: number, ms: number }> {
+async function post(messages: number): Promise<{ failures: string[], accepted: number, recorded: number, ms: number }> {
   const signal = new AbortController().signal
   const failures: string[] = []
   let recorded = 0
+  let accepted = 0
   const started = performance.now()
   for (let n = 0; n < messages; n++) {
     try {
@@ -81,6 +84,7 @@ async function post(messages: number): Promise<{ failures: string[], recorded: n
         failures.push(`admit: ${JSON.stringify(admitted.reason)}`)
         continue
       }
+      accepted++
       const outcome = await controller.waitRecorded(resolved.value, requestId, { timeoutMs: DEFAULT_SETTINGS.recordWaitMs, signal, settleForInbox: false, mailboxMessageId: admitted.value.mailboxMessageId })
       if (outcome?.stage === 'conversation') recorded++
       else failures.push(`not recorded within ${DEFAULT_SETTINGS.recordWaitMs} ms: ${JSON.stringify(outcome)}`)
@@ -88,7 +92,7 @@ async function post(messages: number): Promise<{ failures: string[], recorded: n
       failures.push(`threw: ${String(error)}`)
     }
   }
-  return { failures, recorded, ms: performance.now() - started }
+  return { failures, accepted, recorded, ms: performance.now() - started }
 }
 
 const stallMs = (histogram: ReturnType<typeof monitorEventLoopDelay>): { max: number, p99: number } => ({ max: histogram.max / 1e6, p99: histogram.percentile(99) / 1e6 })
@@ -99,11 +103,11 @@ createInterface({ input: process.stdin }).on('line', line => {
     const burst = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
     burst.enable()
     const before = transactions()
-    const atStart = lockWait()
+    const atStart = { lockWait: lockWait(), commit: commit() }
     for (const store of counted) store.resetLongest()
     void post(Number(count)).then(result => {
       burst.disable()
-      process.stdout.write(`${JSON.stringify({ ...result, transactions: transactions() - before, stall: { life: { ...stallMs(life), lockWait: Math.max(atStart, lockWait()) }, posting: { ...stallMs(burst), lockWait: lockWait() } } })}\n`)
+      process.stdout.write(`${JSON.stringify({ ...result, transactions: transactions() - before, stall: { life: { ...stallMs(life), lockWait: Math.max(atStart.lockWait, lockWait()), commit: Math.max(atStart.commit, commit()) }, posting: { ...stallMs(burst), lockWait: lockWait(), commit: commit() } } })}\n`)
     })
   } else if (line === 'exit') {
     runtime.stop()
