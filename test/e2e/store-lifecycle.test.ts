@@ -2,8 +2,8 @@
  * End to end, the life of the home store file (docs/architecture.md §8,
  * "When the store fails"): real `dsh` processes on one `DSH_HOME`.
  *
- * - `store.sqlite` deleted under a running `dsh web` host that holds a live
- *   session, then a send to that session from a new headless process: the
+ * - `store.sqlite` (alone, or with its `-wal` and `-shm`) deleted under a
+ *   running `dsh web` host that holds a live session, then a send to that session from a new headless process: the
  *   host notices, makes the file again and holds its session there, so the
  *   sender sees it live in the host and delivers through the store: once,
  *   no second copy woken (the log stays contiguous and a fresh process
@@ -68,7 +68,10 @@ function previousFrame(from: string, title: string, body: string, token: string)
 describe.skipIf(SKIP_E2E)('the life of the store file', () => {
   const fx = homeFixture()
 
-  it('store.sqlite deleted under a running web host, then a send from a new headless process: delivered once through the host, no fork', async () => {
+  it.each([
+    { deleted: 'store.sqlite', suffixes: [''] },
+    { deleted: 'store.sqlite with its -wal and -shm', suffixes: ['', '-wal', '-shm'] },
+  ])('$deleted deleted under a running web host, then a send from a new headless process: delivered once through the host, no fork', async ({ suffixes }) => {
     const h = fx.h = makeHome('sl-deleted')
     let targetId = ''
     const model = fx.model = await startFakeModel({
@@ -86,8 +89,8 @@ describe.skipIf(SKIP_E2E)('the life of the store file', () => {
     await fx.web.waitIdle(targetId)
     await waitFor(() => holderOf(h, targetId)?.pid === webPid && holderOf(h, targetId)?.state === 'live', 'the web host to hold T live in the store')
 
-    // The user deletes the store file while the host runs (its -wal and -shm stay: the host has them open).
-    rmSync(storeFile(h))
+    // The user deletes the store file (alone, or with its -wal and -shm, which the host has open) while the host runs.
+    for (const suffix of suffixes) rmSync(`${storeFile(h)}${suffix}`)
     expect(existsSync(storeFile(h))).toBe(false)
     // At once, a new process sends to T.
     await runHeadless(h, model, 'ROLE:S1 message T, then stop', { patch })
