@@ -175,20 +175,20 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
 
   /** Wait, bounded, until the live log in memory holds the message. */
   async function waitInMemory(target: ResolvedTarget, requestId: string, { timeoutMs, signal, settleForInbox, from = 0 }: RecordWaitOptions): Promise<Recorded | undefined> {
-      const events = services.events
-      if (events?.available !== true) return await waitUntilRecorded(() => agents.get(target.sessionId)?.session.events, requestId, { timeoutMs, signal, from, settleForInbox })
-      // Woken by the session's own appends: the agent is looked up again only after a quiet backstop (it may have gone).
-      let agent = agents.get(target.sessionId)
-      let quiet = false
-      const read = (): readonly unknown[] | undefined => {
-        if (quiet) agent = agents.get(target.sessionId)
-        quiet = false
-        return agent?.session.events
-      }
-      const appended = async (ms: number, wait: AbortSignal): Promise<void> => {
-        quiet = !await events.next(target.sessionId, ms, wait)
-      }
-      return await waitUntilRecorded(read, requestId, { timeoutMs, signal, from, settleForInbox, appended })
+    const events = services.events
+    if (events?.available !== true) return await waitUntilRecorded(() => agents.get(target.sessionId)?.session.events, requestId, { timeoutMs, signal, from, settleForInbox })
+    // Woken by the session's own appends: the agent is looked up again only after a quiet backstop (it may have gone).
+    let agent = agents.get(target.sessionId)
+    let quiet = false
+    const read = (): readonly unknown[] | undefined => {
+      if (quiet) agent = agents.get(target.sessionId)
+      quiet = false
+      return agent?.session.events
+    }
+    const appended = async (ms: number, wait: AbortSignal): Promise<void> => {
+      quiet = !await events.next(target.sessionId, ms, wait)
+    }
+    return await waitUntilRecorded(read, requestId, { timeoutMs, signal, from, settleForInbox, appended })
   }
 }
 

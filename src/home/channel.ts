@@ -23,6 +23,7 @@ import type { InboundMode } from '../settings/resolve.js'
 import type { Approval, ApprovalDecision } from './approvals.js'
 import type { HomeRuntime } from './runtime.js'
 import type { StoreStatus } from './store-supervisor.js'
+import { storeFaultWhy } from './store-fault.js'
 
 /** The channel's path (the page calls `ctx.connection.rpc.call(CHANNEL, endpoint, payload)`). */
 export const CHANNEL = '/cross-session'
@@ -110,6 +111,9 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
         return fail('not-found', `no endpoint ${endpoint} on ${CHANNEL}`)
     }
   } catch (error: unknown) {
+    // A store that cannot be used now is said as such (the page shows it; the host log has said it once).
+    const why = storeFaultWhy(error)
+    if (why !== undefined) return fail('unavailable', `the cross-session store is unavailable (${why}); nothing was changed; try again shortly`)
     host.log(`${CHANNEL} ${endpoint} failed: ${String(error)}`)
     return fail('internal', `${endpoint} failed (see the cross-session log)`)
   }

@@ -122,7 +122,7 @@ function isBroken(error: unknown): boolean {
 }
 
 /**
- * A store file replaced under running processes leaves the old file's
+ * A store file replaced (or deleted alone) under running processes leaves the old file's
  * `-wal` and `-shm` at the path, and SQLite would read the new file through
  * the old log (sqlite.org/howtocorrupt.html, "mispairing database files and
  * hot journals"). When the `-wal` at the path is still the one the old
@@ -130,7 +130,7 @@ function isBroken(error: unknown): boolean {
  * (`.stale-<ms>`); a log another process made for the new file is left alone.
  */
 export function setAsideStaleWal(file: string, wal: string | undefined): void {
-  if (wal === undefined || fileIdentity(file) === undefined || fileIdentity(`${file}-wal`) !== wal) return
+  if (wal === undefined || fileIdentity(`${file}-wal`) !== wal) return
   const at = Date.now()
   for (const suffix of ['-wal', '-shm']) {
     try {

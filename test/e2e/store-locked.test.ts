@@ -6,12 +6,16 @@
  * peers. The sender fails closed: both sends are refused readably, nothing
  * is woken (no fork: the target's log stays contiguous and loads), and once
  * the lock is gone the refusing session is still refused for its own choice.
+ * And the store file deleted under a running web host: the host moves to
+ * the new file and holds its live session there again, and a send from a
+ * new process is delivered once into it, without a fork.
  *
  * The test boots its own processes on a fresh home, bounds every wait, and
  * kills only the processes it started.
  * @module test/e2e/store-locked
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { resultOf, startFakeModel, textOf } from './support/fake-model.ts'
 import { historyEvents, homeFixture, makeHome, readSession, runHeadless, SKIP_E2E, startWeb, transcript, waitFor, writePatch } from './support/harness.ts'
@@ -32,7 +36,7 @@ function answering(turn: Turn) {
 
 const UNAVAILABLE = /^refused: rejected \| the cross-session store is unavailable \(database is locked\)\nNothing was delivered\. No session was woken\. Try again shortly/
 
-describe.skipIf(SKIP_E2E)('a store locked by another program', () => {
+describe.skipIf(SKIP_E2E)('a store locked by another program, or whose file goes', () => {
   const fx = homeFixture()
   let locker: ChildProcess | undefined
   afterEach(() => {
@@ -95,5 +99,45 @@ describe.skipIf(SKIP_E2E)('a store locked by another program', () => {
     const quiet = readSession(h, quietId)
     expectContiguous(quiet)
     expect(transcript(quiet).filter(line => line.role === 'user').map(line => line.text).join('\n')).not.toMatch(/QUIET-BODY/)
+  })
+
+  it('the store file deleted under a running web host: the host moves to the new file, and a send from a new process is delivered once, without a fork', async () => {
+    const h = fx.h = makeHome('store-deleted')
+    let targetId = ''
+    const model = fx.model = await startFakeModel({
+      scenario: router({
+        'ROLE:T': answering,
+        'ROLE:S1': steps([sendTo(() => targetId, 'S1-BODY')], 'S1 done'),
+        'ROLE:S2': steps([sendTo(() => targetId, 'S2-BODY')], 'S2 done'),
+      }),
+    })
+    const patch = writePatch(h)
+    targetId = (await runHeadless(h, model, 'ROLE:T rest', { patch })).sessionId
+    fx.web = await startWeb(h, model, { patch })
+    const webPid = fx.web.child.pid!
+    await runHeadless(h, model, 'ROLE:S1 message T, then stop', { patch })
+    await waitFor(async () => transcript({ events: await historyEvents(fx.web!, targetId) }).some(line => line.role === 'assistant' && line.text.includes('T-ANSWER S1-BODY')) || undefined, 'T to answer S1 in the web host')
+    expect(holderOf(h, targetId)).toMatchObject({ pid: webPid, state: 'live' })
+
+    // The file goes (a user's cleanup); the web host notices on its watch's next tick and holds T in the new file.
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${storeFile(h)}${suffix}`, { force: true })
+    // (While the host makes the new file, it may have no tables yet.)
+    const heldByWeb = (): true | undefined => {
+      try {
+        return holderOf(h, targetId)?.pid === webPid || undefined
+      } catch {
+        return undefined
+      }
+    }
+    await waitFor(heldByWeb, 'the web host to hold T in the new store file')
+
+    await runHeadless(h, model, 'ROLE:S2 message T, then stop', { patch })
+    expect(resultOf(model, 'sessions_send', 1)).toMatch(new RegExp(`^accepted for ${targetId} \\| mode=queue .*\\| live in another dsh process \\(pid ${webPid}\\); delivered through the mailbox \\| recorded at seq \\d+\\n`))
+    await waitFor(async () => transcript({ events: await historyEvents(fx.web!, targetId) }).some(line => line.role === 'assistant' && line.text.startsWith('T-ANSWER') && line.text.includes('S2-BODY')) || undefined, 'T to answer S2 in the web host')
+    await fx.web.stop()
+    const log = readSession(h, targetId)
+    expectContiguous(log)
+    expect(peerMessages(log, 'S1-BODY')).toHaveLength(1)
+    expect(peerMessages(log, 'S2-BODY')).toHaveLength(1)
   })
 })

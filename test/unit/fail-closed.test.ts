@@ -120,7 +120,7 @@ describe('a store locked past the wait while the process starts', () => {
     await new Promise(resolve => setTimeout(resolve, 0))
     lock.release()
     expect(await sending).toMatch(/^accepted for session-old .*\(woke a cold session\)/)
-  })
+  }, 20_000)
 })
 
 describe('a store of a newer release on the home', () => {
@@ -143,7 +143,7 @@ describe('a store of a newer release on the home', () => {
     expect(again.prepare('SELECT value FROM meta WHERE key = \'version\'').get()).toEqual({ value: '99' })
     expect(again.prepare('SELECT mode FROM inbound WHERE session_id = \'session-quiet\'').get()).toEqual({ mode: 'refuse' })
     again.close()
-  })
+  }, 20_000)
 })
 
 describe('the supervised store', () => {
@@ -186,6 +186,9 @@ describe('the supervised store', () => {
     const { supervisor } = supervised(home, 2)
     const status = async () => await answerChannel({ runtime: { store: supervisor.store }, status: () => supervisor.status() } as unknown as Parameters<typeof answerChannel>[0], 'store.status', {}, new AbortController().signal)
     expect(await status()).toEqual({ ok: true, value: { open: false, why: 'database is locked', since: expect.any(Number) } })
+    // A decision the store cannot take is said as such, never as an internal failure.
+    const decide = await answerChannel({ runtime: { store: supervisor.store }, log: () => undefined } as unknown as Parameters<typeof answerChannel>[0], 'approvals.decide', { messageId: 'm', decision: 'refuse' }, new AbortController().signal)
+    expect(decide).toEqual({ ok: false, error: { code: 'unavailable', message: 'the cross-session store is unavailable (database is locked); nothing was changed; try again shortly', details: {} } })
     lock.release()
     const { dir, file } = storePaths(home)
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true })
@@ -380,5 +383,27 @@ describe('"recorded" on the local path', () => {
     expect(done).toBe(false)
     flushed.resolve()
     expect(await waiting).toEqual({ seq: 4, stage: 'conversation' })
+  })
+})
+
+describe('the main store file deleted alone', () => {
+  it('its stale log is moved aside, never read into the new file: the new store opens empty and works', async () => {
+    const home = freshHome()
+    const tag = { pid: 2, start: 1 }
+    const supervisor = new StoreSupervisor(busyMs => openHomeStore(home, tag, () => true, () => undefined, Date.now, busyMs), storePaths(home).file, tag, () => undefined)
+    supervisor.start(RETRY_BUSY_MS)
+    cleanups.push(() => supervisor.close())
+    const { store } = supervisor
+    store.setInbound('s', 'hold')
+    expect(store.post({ messageId: 'old', target: 's', sender: 'a', hop: 1, mode: 'queue', text: 'x', mayWake: true }).ok).toBe(true)
+    rmSync(storePaths(home).file)
+    expect(store.message('old')).toBeUndefined()
+    expect(store.inboundOf('s')).toBeUndefined()
+    expect(store.post({ messageId: 'new', target: 's', sender: 'a', hop: 1, mode: 'queue', text: 'y', mayWake: true }).ok).toBe(true)
+    // Another process opens the same new file, and reads what was written there.
+    const other = openHomeStore(home, { pid: 3, start: 1 }, () => true)
+    cleanups.push(() => other.close())
+    expect(other.message('new')?.text).toBe('y')
+    expect(readdirSync(storePaths(home).dir).filter(name => name.includes('-wal.stale-'))).toHaveLength(1)
   })
 })

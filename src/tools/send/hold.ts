@@ -16,6 +16,8 @@ import { holdUnavailable, renderHeld } from '../../presentation/inbound.js'
 import { deliveryReasons } from '../../presentation/send.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
 import { messageText, watchAnswer, type Outgoing } from './deliver.js'
+import { retryStore } from '../../home/store-retry.js'
+import { storeFaultWhy } from '../../home/store-fault.js'
 
 /** One send to hold: the outgoing message and its body as cut. */
 export interface ToHold {
@@ -44,14 +46,15 @@ export async function holdMessage({ out, cut, notify }: ToHold, call: ToolCallCo
   const watched = notify ? watchAnswer(out, deps) : undefined
   let held
   try {
-    held = store.holdForApproval({
+    // A store locked for a moment is waited for, with the event loop free (home/store-retry.ts); a hold is idempotent by id.
+    held = await retryStore(() => store.holdForApproval({
       messageId: out.requestId, target: out.targetId, sender: out.callerId, senderTitle: senderTitle ?? '', hop: out.hop, mode: out.mode,
       text: framed.text, body: out.body, mayWake: deps.settings.allowResume, notify: watched !== undefined && watched !== 'unavailable', expiresAt: Date.now() + deps.settings.holdExpiryMs,
-    })
+    }), call.signal)
   } catch (error: unknown) {
     unwatch(watched, out, deps)
     deps.log(`holding a message for ${out.targetId} failed: ${String(error)}`)
-    return renderRefusal(holdUnavailable(out.targetId, deliveryReasons.storeWriteFailed(error instanceof Error && 'code' in error ? String(error.code) : 'SQLite error')), NOTHING_DELIVERED)
+    return renderRefusal(holdUnavailable(out.targetId, deliveryReasons.storeWriteFailed(storeFaultWhy(error) ?? (error instanceof Error && 'code' in error ? String(error.code) : 'SQLite error'))), NOTHING_DELIVERED)
   }
   if (!held.ok) unwatch(watched, out, deps)
   if (!held.ok) return renderRefusal(holdUnavailable(out.targetId, 'it already has 64 messages waiting for its user\'s approval'), NOTHING_DELIVERED)
