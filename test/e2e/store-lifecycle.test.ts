@@ -8,8 +8,9 @@
  *   sender sees it live in the host and delivers through the store: once,
  *   no second copy woken (the log stays contiguous and a fresh process
  *   reads it).
- * - A store written by the previous release of this package
- *   (`support/previous-store.ts`) opened by this one: every session's own
+ * - A store written by the previous release of this package, and one by
+ *   the release before it (an older schema, migrated in place)
+ *   (`support/previous-store.ts`), opened by this one: every session's own
  *   `inbound` choice (refuse, hold), the held message and the pending one
  *   are kept and acted on.
  *
@@ -19,11 +20,12 @@
  */
 import { existsSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
 import { resultOf, startFakeModel, textOf, type FakeModel } from './support/fake-model.ts'
-import { historyEvents, homeFixture, makeHome, readSession, runHeadless, SKIP_E2E, startWeb, transcript, waitFor, writePatch, type WebHarness } from './support/harness.ts'
+import { historyEvents, homeFixture, makeHome, readSession, runHeadless, SKIP_E2E, startWeb, transcript, waitFor, writePatch, type DshHome, type WebHarness } from './support/harness.ts'
 import { expectContiguous, idAt, peerMessages } from './support/logs.ts'
-import { writePreviousStore } from './support/previous-store.ts'
+import { OLDER_SCHEMA, OLDER_VERSION, PREVIOUS_SCHEMA, PREVIOUS_VERSION, writePreviousStore } from './support/previous-store.ts'
 import { firstUserText, router, steps, type Turn } from './support/scenario.ts'
 import { holderOf, messagesFor, storeFile } from './support/store.ts'
 
@@ -58,6 +60,16 @@ async function channel(web: WebHarness, endpoint: string, payload: unknown): Pro
 /** Whether a model request of the session whose first message holds `role` carried `text`. */
 function modelSaw(model: FakeModel, role: string, text: string): boolean {
   return model.requests.some(request => firstUserText(request).includes(role) && request.messages.some(message => textOf(message).includes(text)))
+}
+
+/** The schema version in the store's `meta`. */
+function storeVersion(h: DshHome): string | undefined {
+  const db = new DatabaseSync(storeFile(h), { readOnly: true })
+  try {
+    return (db.prepare('SELECT value FROM meta WHERE key = \'version\'').get() as { value: string } | undefined)?.value
+  } finally {
+    db.close()
+  }
 }
 
 /** A frame as the previous release built it (docs/tools.md#the-frame; src/framing.ts `buildFrame` of 3d73f13, unchanged since). */
@@ -116,7 +128,10 @@ describe.skipIf(SKIP_E2E)('the life of the store file', () => {
     expect(read).toContain('T-ANSWER S1-BODY')
   })
 
-  it('a store written by the previous release is opened by this one: refuse and hold choices, the held and the pending message kept', async () => {
+  it.each([
+    { release: 'the previous release (schema 5, opened as is)', schema: PREVIOUS_SCHEMA, version: PREVIOUS_VERSION },
+    { release: 'the release before it (schema 4, migrated in place)', schema: OLDER_SCHEMA, version: OLDER_VERSION },
+  ])('a store written by $release is opened by this one: refuse and hold choices, the held and the pending message kept', async release => {
     const h = fx.h = makeHome('sl-previous')
     const ids = { t: '', q: '', a: '' }
     const model = fx.model = await startFakeModel({
@@ -144,7 +159,7 @@ describe.skipIf(SKIP_E2E)('the life of the store file', () => {
       inbound: [{ session_id: ids.q, mode: 'refuse', updated_at: now - 50_000 }, { session_id: ids.a, mode: 'hold', updated_at: now - 50_000 }],
       messages: [{ message_id: pendingId, target: ids.t, sender: ids.q, hop: 1, mode: 'queue', text: previousFrame(ids.q, 'Q', 'PREV-PENDING-BODY from a peer', 'PrevToken0001'), may_wake: 1, state: 'pending', created_at: now - 40_000, updated_at: now - 40_000 }],
       approvals: [{ message_id: heldId, target: ids.a, sender: ids.q, sender_title: 'Q', hop: 1, mode: 'queue', text: previousFrame(ids.q, 'Q', 'PREV-HELD-BODY from a peer', 'PrevToken0002'), body: 'PREV-HELD-BODY from a peer', may_wake: 1, notify: 0, state: 'held', created_at: now - 30_000, expires_at: now + 3_600_000 }],
-    })
+    }, release)
 
     // This release on the home: a web host opens the file.
     fx.web = await startWeb(h, model, { patch })
@@ -168,8 +183,9 @@ describe.skipIf(SKIP_E2E)('the life of the store file', () => {
     expect(modelSaw(model, 'ROLE:A', 'S-HOLD-BODY')).toBe(false)
     await fx.web.stop()
 
-    // Nothing was moved aside: the file the previous release wrote is the store.
+    // Nothing was moved aside: the file the earlier release wrote is the store, at least at the previous release's version.
     expect(readdirSync(join(h.home, 'cross-session')).filter(name => name.includes('broken') || name.includes('stale'))).toEqual([])
+    expect(Number(storeVersion(h))).toBeGreaterThanOrEqual(Number(PREVIOUS_VERSION))
     const t = readSession(h, ids.t)
     expectContiguous(t)
     const pending = peerMessages(t, 'PREV-PENDING-BODY')

@@ -11,7 +11,12 @@
  * {@link PREVIOUS_VERSION} its `STORE_VERSION`. It wrote the version into
  * `meta` as `('version', '5')` when it made a store.
  *
- * A copy, on purpose: the proof is that a file made by the old code is read
+ * {@link OLDER_SCHEMA} is the release before it that already kept inbound
+ * choices and held messages: commit b8749b0, schema 4, the same tables
+ * without `corpus_surfaces` (added with schema 5 by 8a67f6d); this release
+ * migrates such a store in place.
+ *
+ * Copies, on purpose: the proof is that a file made by the old code is read
  * by the new code, so the old schema must not follow the new one.
  * @module test/e2e/support/previous-store
  */
@@ -99,16 +104,22 @@ CREATE TABLE IF NOT EXISTS corpus_surfaces (
 CREATE INDEX IF NOT EXISTS corpus_surfaces_by_root ON corpus_surfaces (root, written);
 `
 
+/** `STORE_VERSION` of the release before (b8749b0 src/home/store-schema.ts). */
+export const OLDER_VERSION = '4'
+
+/** Schema 4 (b8749b0 src/home/store-schema.ts `SCHEMA`): schema 5 without `corpus_surfaces`. */
+export const OLDER_SCHEMA = PREVIOUS_SCHEMA.slice(0, PREVIOUS_SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS corpus_surfaces'))
+
 /** A `sqlite` value a row may hold. */
 type Value = string | number | null
 
 /**
  * Replace the store of `h` (no `dsh` process may be running on it) with one
- * made by the previous release's schema, holding `rows` (table → rows, each
- * a column → value record). The file is 0600 in a 0700 directory, WAL, as
- * that release opened it.
+ * made by an earlier release's schema (default: the previous release's),
+ * holding `rows` (table → rows, each a column → value record). The file is
+ * 0600 in a 0700 directory, WAL, as those releases opened it.
  */
-export function writePreviousStore(h: DshHome, rows: Record<string, Array<Record<string, Value>>>): void {
+export function writePreviousStore(h: DshHome, rows: Record<string, Array<Record<string, Value>>>, release: { schema: string, version: string } = { schema: PREVIOUS_SCHEMA, version: PREVIOUS_VERSION }): void {
   const file = storeFile(h)
   mkdirSync(join(h.home, 'cross-session'), { recursive: true, mode: 0o700 })
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true })
@@ -117,8 +128,8 @@ export function writePreviousStore(h: DshHome, rows: Record<string, Array<Record
   try {
     db.exec('PRAGMA journal_mode = WAL')
     db.exec('BEGIN IMMEDIATE')
-    db.exec(PREVIOUS_SCHEMA)
-    db.prepare('INSERT INTO meta (key, value) VALUES (\'version\', ?)').run(PREVIOUS_VERSION)
+    db.exec(release.schema)
+    db.prepare('INSERT INTO meta (key, value) VALUES (\'version\', ?)').run(release.version)
     for (const [table, list] of Object.entries(rows)) {
       for (const row of list) {
         const columns = Object.keys(row)
