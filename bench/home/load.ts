@@ -126,7 +126,7 @@ export async function runLoadBench(options: { perProcess: number, log: (line: st
   const start = (script: string, args: string[]): ChildProcess => spawn(process.execPath, [...flags, '--disable-warning=ExperimentalWarning', fileURLToPath(new URL(script, import.meta.url)), ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
   const children: ChildProcess[] = []
   try {
-    const owner = lines(start('./owner.ts', [home, targetId, String(IDLE_SESSIONS)]), 'the owner')
+    const owner = lines(start('./owner.ts', [home, targetId, String(IDLE_SESSIONS), 'loop']), 'the owner')
     children.push(owner.child)
     await bounded('the owner to hold its sessions', owner.next())
     options.log(`load: starting ${PROCESSES} posting processes at once, ${options.perProcess} messages each, to a session held by pid ${owner.child.pid}`)

@@ -9,7 +9,7 @@
  * Every `session/event` of an agent is handed to `runtime.onSessionEvent`,
  * as mount.ts does.
  *
- * Usage: `owner.ts <home> <sessionId> <idleSessions>`. One JSON line each on
+ * Usage: `owner.ts <home> <sessionId> <idleSessions> [loop]` (`loop`: measure event-loop stalls). One JSON line each on
  * stdout: `{ready, pid}` once holding; on `mark` (stdin) it restarts its
  * CPU clock and counters and says so; on `report` it prints its CPU time
  * (user, system), context switches, wall time, V8 collections (count,
@@ -34,7 +34,7 @@ import type { ControllerPort } from '../../src/ports.js'
 import { benchAgent, type BenchAgent } from './agent.js'
 import { countStore, minusCounts } from './instrument.js'
 
-const [home, sessionId, idle] = process.argv.slice(2) as [string, string, string | undefined]
+const [home, sessionId, idle, watchLoop] = process.argv.slice(2) as [string, string, string | undefined, string | undefined]
 const log = (message: string): void => { process.stderr.write(`bench owner: ${message}\n`) }
 
 const counted = countStore(openHomeStore(home, selfTag(), isAlive, log))
@@ -64,9 +64,10 @@ new PerformanceObserver(list => {
     gc.count++
   }
 }).observe({ entryTypes: ['gc'] })
-// Event-loop stalls since the mark (a holder frozen by a store wait stops every session it holds).
-const loop = monitorEventLoopDelay({ resolution: 5 })
-loop.enable()
+// Event-loop stalls since the mark (a holder frozen by a store wait stops every session it holds). Only when
+// asked (`loop`): the monitor's own timer wakes the process every 20 ms, which the idle-CPU windows must not count.
+const loop = monitorEventLoopDelay({ resolution: 20 })
+if (watchLoop === 'loop') loop.enable()
 /** User messages in the target's log: distinct ids, and ids that occur more than once. */
 function delivered(): { distinct: number, duplicates: number } {
   const seen = new Map<string, number>()
