@@ -11,7 +11,8 @@
  *
  * Several processes on one home (docs/architecture.md §8, figures in
  * docs/performance.md): {@link homeVerdicts} — delivery between real `dsh`
- * processes, an idle owner's CPU, the store bounded by its sweep.
+ * processes, an idle owner's CPU, the store bounded by its sweep; and
+ * {@link loadVerdicts} — many processes posting at once.
  *
  * @module bench/budgets
  */
@@ -22,6 +23,7 @@ import type { LimiterRow, PluginSendRow } from './cases.js'
 import type { CrossProcessResult } from './home/cross-process.js'
 import type { RealResult } from './home/real.js'
 import type { StoreSizeResult } from './home/store-size.js'
+import type { LoadResult } from './home/load.js'
 import type { CaseRow } from './measure.js'
 
 /** Port calls of one accepted send. */
@@ -263,4 +265,26 @@ export function storeBounded(result: StoreSizeResult): { pass: boolean, measured
     pass: left.every(rows => rows === 0) && keptRecent && growth <= STORE_GROWTH_BUDGET,
     measured: `message rows after each sweep: ${left.join(', ')}; all ${first.messages} kept by a sweep at the real time: ${keptRecent ? 'yes' : 'NO'}; after the sweeps ${mb(first.swept.bytes.total)} then ${mb(second.swept.bytes.total)} (×${growth.toFixed(3)})`,
   }
+}
+
+/** docs/architecture.md §8 "When the store fails": no process's event loop stalls longer than this while many post at once, ms. */
+export const LOAD_STALL_BUDGET_MS = 50
+/**
+ * Store transactions (`BEGIN IMMEDIATE`) of every process per delivered message: one each of the transitions a
+ * message goes through (docs/architecture.md §8 "Transitions": `post`, `claim`, `record`, `answered`).
+ */
+export const LOAD_TX_PER_DELIVERED = 4
+
+/** Budgets over many processes posting at once against one home store (bench/home/load.ts). */
+export function loadVerdicts(result: LoadResult): Verdict[] {
+  const { processes, posted, failed, accepted, recorded, delivered } = result
+  const life = Math.max(...result.posters.map(report => report.stall.life.max))
+  const posting = Math.max(...result.posters.map(report => report.stall.posting.max))
+  const over = result.posters.filter(report => report.stall.life.max > LOAD_STALL_BUDGET_MS).length + (result.owner.stall.max > LOAD_STALL_BUDGET_MS ? 1 : 0)
+  return [
+    { budget: `${processes} processes posting at once: 0 failed posts, every message recorded`, measured: `${failed} failed of ${posted}; ${recorded} recorded`, pass: result.posters.length === processes && failed === 0 && recorded === posted },
+    { budget: `${processes} processes posting at once: 0 duplicates (every accepted message in the target's log exactly once)`, measured: `${delivered.distinct} distinct of ${accepted} accepted, ${delivered.duplicates} more than once`, pass: delivered.distinct === accepted && delivered.duplicates === 0 },
+    { budget: `${processes} processes posting at once: longest event-loop stall ≤ ${LOAD_STALL_BUDGET_MS} ms in every process (\`monitorEventLoopDelay\`; posters from their store's opening, the holder over the posting)`, measured: `posters ${life.toFixed(0)} ms (over the posting ${posting.toFixed(0)} ms), holder ${result.owner.stall.max.toFixed(0)} ms; ${over} of ${processes + 1} processes over; longest lock wait inside the store ${Math.max(result.owner.stall.lockWait, ...result.posters.map(report => report.stall.life.lockWait)).toFixed(0)} ms, longest commit ${Math.max(result.owner.stall.commit, ...result.posters.map(report => report.stall.life.commit)).toFixed(0)} ms; load average ${result.machine.loadBefore[0]?.toFixed(1)} on ${result.machine.cores} cores`, pass: result.posters.length === processes && over === 0 },
+    { budget: `store transactions per delivered message, every process ≤ ${LOAD_TX_PER_DELIVERED}`, measured: result.transactionsPerDelivered.toFixed(2), pass: delivered.distinct > 0 && result.transactionsPerDelivered <= LOAD_TX_PER_DELIVERED },
+  ]
 }

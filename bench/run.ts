@@ -17,8 +17,13 @@
  *    owner's CPU, the store's size before and after its sweep, and the
  *    same delivery between real `dsh` processes (headless → web host).
  *
+ * 4. Many processes posting at once against one home store
+ *    (bench/home/load.ts): failed posts, duplicates, each process's longest
+ *    event-loop stall, store transactions per delivered message.
+ *
  * Options: `--quick` (fewer iterations), `--no-harness` (no real `dsh`
- * process), `--only home` (part 3 alone), `--fresh` (re-seed the homes),
+ * process), `--only home` (parts 3 and 4 alone), `--only load` (part 4
+ * alone), `--fresh` (re-seed the homes),
  * `--out FILE` (also write the markdown report there; default
  * `.tmp/bench/report.md`), `--100k` (also the real harness at 100,000
  * sessions: seeding it takes minutes and ~1.7 GB). Exit code 1 when a
@@ -36,7 +41,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { controllerHostCases, controllerHostTable, controllerHostVerdicts, frameParseCase } from './controller-host.js'
 import { limiterCases, listCases, pluginSendCases, readCases, schemaBytes, sendCases, type PluginSendRow } from './cases.js'
-import { homeVerdicts, memoryVerdicts, pluginSendVerdicts, realVerdicts, wireSchemaVerdict, type Verdict } from './budgets.js'
+import { homeVerdicts, loadVerdicts, memoryVerdicts, pluginSendVerdicts, realVerdicts, wireSchemaVerdict, type Verdict } from './budgets.js'
 import { settingsReadCost } from './settings.js'
 import { ROOT } from './harness/dsh.js'
 import { runHarnessBench, type HarnessResult } from './harness/run-harness.js'
@@ -45,6 +50,7 @@ import { caseTable, corpusTable, homeTable, limiterTable, storeSizeTable, verdic
 import { crossProcessNotes, crossProcessRows, runCrossProcessBench } from './home/cross-process.js'
 import { realNotes, realRows, runRealCrossProcessBench, type RealResult } from './home/real.js'
 import { runStoreSizeBench, storeSizeNotes } from './home/store-size.js'
+import { loadNotes, PROCESSES, runLoadBench } from './home/load.js'
 
 const NODE_FLAGS = ['--expose-gc', '--max-semi-space-size=256']
 
@@ -57,7 +63,7 @@ const argv = new Set(process.argv.slice(2))
 const quick = argv.has('--quick')
 const onlyIndex = process.argv.indexOf('--only')
 const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : undefined
-if (only !== undefined && only !== 'home') throw new Error(`--only ${only}: the only part that runs alone is \`home\``)
+if (only !== undefined && only !== 'home' && only !== 'load') throw new Error(`--only ${only}: the parts that run alone are \`home\` and \`load\``)
 const harness = !argv.has('--no-harness')
 const outIndex = process.argv.indexOf('--out')
 const workDir = join(ROOT, '.tmp', 'bench')
@@ -134,15 +140,8 @@ function pluginSendTable(rows: PluginSendRow[]): string {
   ].join('\n')
 }
 
-async function main(): Promise<void> {
-  const started = Date.now()
-  const out: string[] = [`# dsh-cross-session benchmark`, '', `machine: ${machine()}`, `date: ${new Date().toISOString()}${quick ? ' (--quick)' : ''}`, '']
-
-  const verdicts: Verdict[] = []
-  if (only === undefined) await corpusParts(out, verdicts)
-  else if (harness) buildLib()
-
-  // Several dsh processes on one home (docs/architecture.md §8).
+/** Part 3: several dsh processes on one home (docs/architecture.md §8). */
+async function homePart(out: string[], verdicts: Verdict[]): Promise<void> {
   log('home: package path (two OS processes, one store)')
   const crossProcess = await runCrossProcessBench({ messages: quick ? 50 : 200, idleMs: quick ? 5000 : 10_000, log })
   log('home: store size and sweep')
@@ -153,6 +152,21 @@ async function main(): Promise<void> {
   out.push(...crossProcessNotes(crossProcess), ...(real === undefined ? [] : realNotes(real)), '')
   out.push(...storeSizeNotes(storeSize), '', storeSizeTable(storeSize), '')
   verdicts.push(...homeVerdicts({ crossProcess, storeSize, ...(real === undefined ? {} : { real }) }))
+}
+
+async function main(): Promise<void> {
+  const started = Date.now()
+  const out: string[] = [`# dsh-cross-session benchmark`, '', `machine: ${machine()}`, `date: ${new Date().toISOString()}${quick ? ' (--quick)' : ''}`, '']
+
+  const verdicts: Verdict[] = []
+  if (only === undefined) await corpusParts(out, verdicts)
+  else if (harness && only === 'home') buildLib()
+  if (only !== 'load') await homePart(out, verdicts)
+
+  log(`load: ${PROCESSES} processes posting at once`)
+  const load = await runLoadBench({ perProcess: quick ? 10 : 60, log })
+  out.push(`## ${PROCESSES} processes posting at once (docs/architecture.md §8)`, '', ...loadNotes(load), '')
+  verdicts.push(...loadVerdicts(load))
 
   out.push('## Budgets', '', verdictTable(verdicts), '')
   out.push(`Load average at the end: ${loadavg().map(value => value.toFixed(1)).join(' / ')} (shared machine: wall times scale with it).`, '')

@@ -33,6 +33,15 @@ export interface CountedStore {
   readonly store: HomeStore
   counts(): StoreCounts
   reset(): void
+  /**
+   * The longest `BEGIN IMMEDIATE` since the last {@link CountedStore.resetLongest}, ms: the
+   * time this process's event loop was blocked waiting for another process's write lock
+   * (a `DatabaseSync` call is synchronous; `busy_timeout` waits inside it).
+   */
+  longestLockWait(): number
+  /** The longest `COMMIT` since the last reset, ms (with `synchronous = FULL` it syncs the WAL to disk, on the event loop). */
+  longestCommit(): number
+  resetLongest(): void
 }
 
 /** The connection a `SqliteHomeStore` was opened with (its private `db`). */
@@ -47,12 +56,28 @@ function connectionOf(store: SqliteHomeStore): DatabaseSync {
 /** Count what `store` does from now on. */
 export function countStore(store: SqliteHomeStore): CountedStore {
   let counts: StoreCounts = { calls: {}, ms: 0, transactions: 0, statements: 0 }
+  let longest = 0
+  let longestCommit = 0
   const db = connectionOf(store)
   const exec = db.exec.bind(db)
   const prepare = db.prepare.bind(db)
   db.exec = (sql: string): void => {
-    if (/^\s*BEGIN IMMEDIATE\b/i.test(sql)) counts.transactions++
-    exec(sql)
+    if (/^\s*COMMIT\b/i.test(sql)) {
+      const started = performance.now()
+      try {
+        return exec(sql)
+      } finally {
+        longestCommit = Math.max(longestCommit, performance.now() - started)
+      }
+    }
+    if (!/^\s*BEGIN IMMEDIATE\b/i.test(sql)) return exec(sql)
+    counts.transactions++
+    const started = performance.now()
+    try {
+      exec(sql)
+    } finally {
+      longest = Math.max(longest, performance.now() - started)
+    }
   }
   db.prepare = (sql: string) => {
     counts.statements++
@@ -85,6 +110,12 @@ export function countStore(store: SqliteHomeStore): CountedStore {
     store: proxy,
     counts: () => ({ ...counts, calls: { ...counts.calls } }),
     reset: () => { counts = { calls: {}, ms: 0, transactions: 0, statements: 0 } },
+    longestLockWait: () => longest,
+    longestCommit: () => longestCommit,
+    resetLongest: () => {
+      longest = 0
+      longestCommit = 0
+    },
   }
 }
 

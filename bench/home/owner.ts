@@ -9,18 +9,20 @@
  * Every `session/event` of an agent is handed to `runtime.onSessionEvent`,
  * as mount.ts does.
  *
- * Usage: `owner.ts <home> <sessionId> <idleSessions>`. One JSON line each on
+ * Usage: `owner.ts <home> <sessionId> <idleSessions> [loop]` (`loop`: measure event-loop stalls). One JSON line each on
  * stdout: `{ready, pid}` once holding; on `mark` (stdin) it restarts its
  * CPU clock and counters and says so; on `report` it prints its CPU time
  * (user, system), context switches, wall time, V8 collections (count,
- * pause ms) and store counts since the
- * mark, and when it admitted and recorded each message for the target; on
+ * pause ms), store counts and its longest event-loop stall
+ * (`perf_hooks.monitorEventLoopDelay`, ms) since the mark, when it admitted
+ * and recorded each message for the target, and how many distinct messages
+ * the target's log holds and how many of them more than once; on
  * `exit` it stops its runtime and exits.
  *
  * @module bench/home/owner
  */
 
-import { PerformanceObserver } from 'node:perf_hooks'
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { createInterface } from 'node:readline'
 import { guardController } from '../../src/home/guard.js'
 import { isAlive, selfTag } from '../../src/harness/process-tag.js'
@@ -32,7 +34,7 @@ import type { ControllerPort } from '../../src/ports.js'
 import { benchAgent, type BenchAgent } from './agent.js'
 import { countStore, minusCounts } from './instrument.js'
 
-const [home, sessionId, idle] = process.argv.slice(2) as [string, string, string | undefined]
+const [home, sessionId, idle, watchLoop] = process.argv.slice(2) as [string, string, string | undefined, string | undefined]
 const log = (message: string): void => { process.stderr.write(`bench owner: ${message}\n`) }
 
 const counted = countStore(openHomeStore(home, selfTag(), isAlive, log))
@@ -62,6 +64,18 @@ new PerformanceObserver(list => {
     gc.count++
   }
 }).observe({ entryTypes: ['gc'] })
+// Event-loop stalls since the mark (a holder frozen by a store wait stops every session it holds). Only when
+// asked (`loop`): the monitor's own timer wakes the process every 20 ms, which the idle-CPU windows must not count.
+const loop = monitorEventLoopDelay({ resolution: 20 })
+if (watchLoop === 'loop') loop.enable()
+/** User messages in the target's log: distinct ids, and ids that occur more than once. */
+function delivered(): { distinct: number, duplicates: number } {
+  const seen = new Map<string, number>()
+  for (const event of target.events as Array<{ type: string, data: { id?: unknown } }>) {
+    if (event.type === 'user/message' && typeof event.data.id === 'string') seen.set(event.data.id, (seen.get(event.data.id) ?? 0) + 1)
+  }
+  return { distinct: seen.size, duplicates: [...seen.values()].filter(times => times > 1).length }
+}
 let cpu = process.cpuUsage()
 let switches = process.resourceUsage()
 let wall = performance.now()
@@ -74,13 +88,15 @@ createInterface({ input: process.stdin }).on('line', line => {
     wall = performance.now()
     counts = counted.counts()
     gc = { ms: 0, count: 0 }
+    loop.reset()
+    counted.resetLongest()
     process.stdout.write(`${JSON.stringify({ marked: true })}\n`)
   } else if (line === 'report') {
     const used = process.cpuUsage(cpu)
     const now = process.resourceUsage()
     const wakeups = { voluntary: now.voluntaryContextSwitches - switches.voluntaryContextSwitches, involuntary: now.involuntaryContextSwitches - switches.involuntaryContextSwitches }
     const timeline = Object.fromEntries([...target.admittedAt].map(([id, at]) => [id, [at, target.recordedAt.get(id) ?? null]]))
-    process.stdout.write(`${JSON.stringify({ cpuMs: (used.user + used.system) / 1000, userMs: used.user / 1000, systemMs: used.system / 1000, wakeups, wallMs: performance.now() - wall, gc, counts: minusCounts(counted.counts(), counts), timeline })}\n`)
+    process.stdout.write(`${JSON.stringify({ cpuMs: (used.user + used.system) / 1000, userMs: used.user / 1000, systemMs: used.system / 1000, wakeups, wallMs: performance.now() - wall, gc, counts: minusCounts(counted.counts(), counts), timeline, stall: { max: loop.max / 1e6, p99: loop.percentile(99) / 1e6, lockWait: counted.longestLockWait(), commit: counted.longestCommit() }, delivered: delivered() })}\n`)
   } else if (line === 'exit') {
     runtime.stop()
     process.exit(0)

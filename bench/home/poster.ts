@@ -1,0 +1,120 @@
+/**
+ * One posting process of the load bench (./load.ts): a separate OS process
+ * wired as src/home/mount.ts wires a headless `dsh` — the store supervised
+ * (`StoreSupervisor`, opened waiting at most `RETRY_BUSY_MS` at start and
+ * retried in the background), a `StoreWatch`, a short-lived `HomeRuntime`,
+ * the guard wrapped by `failClosed` — so a busy store is met the way a real
+ * send meets it (waited for with the event loop free, then refused).
+ *
+ * Usage: `poster.ts <home> <targetId> <index> <messages>`. One JSON line each
+ * on stdout: `{ready}` once its runtime started; on `go` (stdin) it sends
+ * `messages` messages to the target one after another, as `sessions_send`
+ * does after its checks (`resolve`, `admit`, `waitRecorded`), then prints
+ * what happened: each failure with its reason, how many were recorded,
+ * the longest event-loop stall (`perf_hooks.monitorEventLoopDelay`, ms) over
+ * its whole life from before the store was opened and over the posting
+ * alone, the longest of those spent waiting for another process's write
+ * lock (`BEGIN IMMEDIATE`, ms) and the longest `COMMIT` (its disk sync, ms),
+ * how many were accepted, and the store transactions it ran
+ * (./instrument.ts). On `exit` it stops its runtime and exits.
+ *
+ * @module bench/home/poster
+ */
+
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { createInterface } from 'node:readline'
+import { buildFrame } from '../../src/framing.js'
+import { failClosed } from '../../src/home/fail-closed.js'
+import { guardController } from '../../src/home/guard.js'
+import { isAlive, selfTag } from '../../src/harness/process-tag.js'
+import { HomeRuntime } from '../../src/home/runtime.js'
+import { openHomeStore, storePaths } from '../../src/home/store-open.js'
+import { RETRY_BUSY_MS, StoreSupervisor } from '../../src/home/store-supervisor.js'
+import { StoreWatch } from '../../src/home/store-watch.js'
+import type { ControllerPort } from '../../src/ports.js'
+import { DEFAULT_SETTINGS } from '../../src/settings/resolve.js'
+import { requestIdFor } from '../../src/tools/send/arguments.js'
+import { countStore, type CountedStore } from './instrument.js'
+
+/**
+ * Resolution of the event-loop delay histograms, ms: a stall is measured whole whatever the resolution,
+ * and 25 processes each waking every few ms would load a small machine themselves.
+ */
+const LOOP_RESOLUTION_MS = 20
+
+const life = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
+life.enable()
+const [home, targetId, index, count] = process.argv.slice(2) as [string, string, string, string]
+const senderId = `session-load-sender-${index}`
+const log = (message: string): void => { process.stderr.write(`bench poster ${index}: ${message}\n`) }
+// Every store the supervisor opens is counted (a replaced file is opened again).
+const counted: CountedStore[] = []
+const supervisor = new StoreSupervisor(busyMs => {
+  const store = openHomeStore(home, selfTag(), isAlive, log, Date.now, busyMs)
+  counted.push(countStore(store))
+  return store
+}, storePaths(home).file, selfTag(), log)
+supervisor.start(RETRY_BUSY_MS)
+const watch = new StoreWatch(supervisor.store, storePaths(home).dir)
+const unused = async (): Promise<never> => { throw new Error('local delivery is not used by the bench poster') }
+const runtime = new HomeRuntime(supervisor.store, watch, { agents: { get: () => undefined, resume: unused, list: () => [] }, log, longLived: () => false })
+supervisor.listen(() => runtime.rejoin())
+runtime.start()
+const inner: ControllerPort = { resolve: unused, admit: unused, releaseWoken: unused, waitRecorded: unused }
+const controller = failClosed(guardController(inner, runtime, { isLocal: () => false, agentOf: () => undefined, listEvents: undefined }))
+const transactions = (): number => counted.reduce((sum, store) => sum + store.counts().transactions, 0)
+const lockWait = (): number => Math.max(0, ...counted.map(store => store.longestLockWait()))
+const commit = (): number => Math.max(0, ...counted.map(store => store.longestCommit()))
+
+/** Send the messages; every failure is kept with its reason, never thrown. */
+async function post(messages: number): Promise<{ failures: string[], accepted: number, recorded: number, ms: number }> {
+  const signal = new AbortController().signal
+  const failures: string[] = []
+  let recorded = 0
+  let accepted = 0
+  const started = performance.now()
+  for (let n = 0; n < messages; n++) {
+    try {
+      const resolved = await controller.resolve(targetId, { mayWake: true, signal })
+      if (!resolved.ok) {
+        failures.push(`resolve: ${JSON.stringify(resolved.reason)}`)
+        continue
+      }
+      const requestId = requestIdFor(senderId, `call_${n}\u0000${n.toString(16).padStart(16, '0')}`)
+      const text = buildFrame({ fromSessionId: senderId, fromTitle: `Load bench sender ${index}`, mode: 'queue', hop: 1, body: `load message ${index}.${n}: please re-run the failing migration check.` }).text
+      const admitted = await controller.admit(resolved.value, { requestId, mode: 'queue', text, provenance: { senderSessionId: senderId, hop: 1 }, signal })
+      if (!admitted.ok) {
+        failures.push(`admit: ${JSON.stringify(admitted.reason)}`)
+        continue
+      }
+      accepted++
+      const outcome = await controller.waitRecorded(resolved.value, requestId, { timeoutMs: DEFAULT_SETTINGS.recordWaitMs, signal, settleForInbox: false, mailboxMessageId: admitted.value.mailboxMessageId })
+      if (outcome?.stage === 'conversation') recorded++
+      else failures.push(`not recorded within ${DEFAULT_SETTINGS.recordWaitMs} ms: ${JSON.stringify(outcome)}`)
+    } catch (error: unknown) {
+      failures.push(`threw: ${String(error)}`)
+    }
+  }
+  return { failures, accepted, recorded, ms: performance.now() - started }
+}
+
+const stallMs = (histogram: ReturnType<typeof monitorEventLoopDelay>): { max: number, p99: number } => ({ max: histogram.max / 1e6, p99: histogram.percentile(99) / 1e6 })
+
+process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid, open: supervisor.status().open })}\n`)
+createInterface({ input: process.stdin }).on('line', line => {
+  if (line === 'go') {
+    const burst = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
+    burst.enable()
+    const before = transactions()
+    const atStart = { lockWait: lockWait(), commit: commit() }
+    for (const store of counted) store.resetLongest()
+    void post(Number(count)).then(result => {
+      burst.disable()
+      process.stdout.write(`${JSON.stringify({ ...result, transactions: transactions() - before, stall: { life: { ...stallMs(life), lockWait: Math.max(atStart.lockWait, lockWait()), commit: Math.max(atStart.commit, commit()) }, posting: { ...stallMs(burst), lockWait: lockWait(), commit: commit() } } })}\n`)
+    })
+  } else if (line === 'exit') {
+    runtime.stop()
+    supervisor.close()
+    process.exit(0)
+  }
+})

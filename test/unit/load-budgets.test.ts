@@ -1,0 +1,62 @@
+/**
+ * The verdicts of the 24-process load bench (bench/budgets.ts
+ * `loadVerdicts`, bench/home/load.ts): each budget passes on figures that
+ * meet it and fails on figures that miss it, and nothing measured is not a
+ * pass.
+ *
+ * @module test/unit/load-budgets
+ */
+
+import { describe, expect, it } from 'vitest'
+import { LOAD_STALL_BUDGET_MS, LOAD_TX_PER_DELIVERED, loadVerdicts } from '../../bench/budgets.js'
+import type { LoadResult, PosterReport } from '../../bench/home/load.js'
+
+const stall = (max: number) => ({ max, p99: max / 2, lockWait: max / 2, commit: 1 })
+
+function poster(pid: number, max = 12): PosterReport {
+  return { pid, failures: [], accepted: 10, recorded: 10, ms: 900, transactions: 10, stall: { life: stall(max), posting: stall(max) } }
+}
+
+/** 24 posters × 10 messages, all delivered once, stalls of 12 ms, 2.5 transactions per message. */
+function figures(change: (result: LoadResult) => void = () => undefined): LoadResult {
+  const result: LoadResult = {
+    processes: 24,
+    perProcess: 10,
+    posted: 240,
+    failed: 0,
+    reasons: {},
+    accepted: 240,
+    recorded: 240,
+    delivered: { distinct: 240, duplicates: 0 },
+    posters: Array.from({ length: 24 }, (_, index) => poster(1000 + index)),
+    owner: { stall: stall(20), transactions: 360 },
+    transactionsPerDelivered: 2.5,
+    wallMs: 9000,
+    machine: { cpu: 'test CPU', cores: 2, loadBefore: [1, 1, 1], loadAfter: [1, 1, 1] },
+  }
+  change(result)
+  return result
+}
+
+const passes = (result: LoadResult): boolean[] => loadVerdicts(result).map(verdict => verdict.pass)
+
+describe('load bench verdicts', () => {
+  it('pass on figures within every budget', () => {
+    expect(passes(figures())).toEqual([true, true, true, true])
+  })
+
+  it('fail a failed post, a duplicate, one process over the stall budget, too many transactions', () => {
+    expect(passes(figures(result => { result.failed = 1; result.recorded = 239 }))[0]).toBe(false)
+    expect(passes(figures(result => { result.delivered = { distinct: 240, duplicates: 1 } }))[1]).toBe(false)
+    expect(passes(figures(result => { result.delivered = { distinct: 239, duplicates: 0 } }))[1]).toBe(false)
+    expect(passes(figures(result => { result.posters[7] = poster(1007, LOAD_STALL_BUDGET_MS + 1) }))[2]).toBe(false)
+    expect(passes(figures(result => { result.owner.stall = stall(LOAD_STALL_BUDGET_MS + 1) }))[2]).toBe(false)
+    expect(passes(figures(result => { result.transactionsPerDelivered = LOAD_TX_PER_DELIVERED + 0.01 }))[3]).toBe(false)
+  })
+
+  it('fail when a poster did not report, or nothing was delivered', () => {
+    expect(passes(figures(result => { result.posters.pop() }))[0]).toBe(false)
+    expect(passes(figures(result => { result.posters.pop() }))[2]).toBe(false)
+    expect(passes(figures(result => { result.delivered = { distinct: 0, duplicates: 0 } }))[3]).toBe(false)
+  })
+})
