@@ -19,6 +19,7 @@ import { OrphanWatches, type ListEvents } from './orphan-watches.js'
 import type { HomeStore, LetGo } from './store.js'
 import type { Approval } from './approvals.js'
 import type { StoreWatch } from './store-watch.js'
+import { PROCESS_CLOCK, type RuntimeClock } from './runtime-clock.js'
 
 /** How long recorded and refused messages stay in the store (their senders have long read them), ms. */
 export const RETAIN_MS = 60 * 60_000
@@ -33,6 +34,8 @@ export interface RuntimeHost extends HoldingHost {
   readonly longLived: () => boolean
   /** A session's log as persisted (rc.8 `sessionPersistence.readFrom`); absent: watches nobody holds wait for a holder. */
   readonly listEvents?: ListEvents
+  /** The reconcile timer and the exit hook; absent: the process's own (`home/runtime-clock.ts`). */
+  readonly clock?: RuntimeClock
 }
 
 /** The home runtime of one process. */
@@ -46,7 +49,8 @@ export class HomeRuntime {
   private longLived = false
   private stopped = false
   private removeListener: (() => void) | undefined
-  private timer: ReturnType<typeof setInterval> | undefined
+  private stopTimer: (() => void) | undefined
+  private removeExitHook: (() => void) | undefined
   private sweepAfter = 0
   /** Wakes a session here for adoption (set by the guard: the guarded wake). */
   adopt: ((sessionId: string) => Promise<boolean>) | undefined
@@ -75,10 +79,10 @@ export class HomeRuntime {
     for (const sessionId of this.store.heldHere()) if (this.host.agents.get(sessionId) === undefined) this.store.release(sessionId, 'released')
     // Claims an earlier runtime of this process left in flight are delivered again, after the log check.
     this.store.unclaimAll()
-    process.once('exit', this.onExit)
+    const clock = this.host.clock ?? PROCESS_CLOCK
+    this.removeExitHook = clock.atExit(this.onExit)
     this.removeListener = this.watch.listen(() => this.tick())
-    this.timer = setInterval(() => this.tick(), RECONCILE_MS)
-    this.timer.unref?.()
+    this.stopTimer = clock.every(RECONCILE_MS, () => this.tick())
     this.tick()
   }
 
@@ -172,10 +176,10 @@ export class HomeRuntime {
     this.stopped = true
     this.holdings.stopped = true
     this.removeListener?.()
-    if (this.timer !== undefined) clearInterval(this.timer)
+    this.stopTimer?.()
     this.watch.stop()
     if (this.holdings.ids().length > 0) return // the exit listener lets them go when the process ends
-    process.removeListener('exit', this.onExit)
+    this.removeExitHook?.()
     this.store.leave('released')
     this.store.close()
   }
