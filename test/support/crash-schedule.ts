@@ -461,6 +461,14 @@ class Checker {
     this.holders = db.prepare('SELECT session_id, pid, start, state FROM holders WHERE session_id IN (?, ?, ?)')
     this.messages = db.prepare('SELECT message_id, state, seq, answered_seq FROM messages WHERE n > ?')
     this.approvals = db.prepare('SELECT message_id, state FROM approvals WHERE message_id LIKE ?')
+    this.inbound = db.prepare('SELECT mode FROM inbound WHERE session_id = ?')
+  }
+
+  private readonly inbound: StatementSync
+
+  /** A session's own inbound choice, as the store has it now. */
+  inboundOf(sessionId: string): string | undefined {
+    return (this.inbound.get(sessionId) as { mode: string } | undefined)?.mode
   }
 
   private readonly approvals: StatementSync
@@ -499,7 +507,7 @@ class Checker {
  * on every call, and preparing is most of a transition's cost here. A
  * statement is reset before each run, so reusing it changes nothing else.
  */
-function connection(file: string): DatabaseSync {
+export function connection(file: string): DatabaseSync {
   const sqlite = process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite')
   const db = new sqlite.DatabaseSync(file)
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)

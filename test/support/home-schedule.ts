@@ -1,0 +1,788 @@
+/**
+ * Seeded, replayable crash schedules over the SHIPPED home code
+ * (docs/architecture.md §8): each simulated `dsh` process is a real
+ * `HomeRuntime` (with its `Holdings`, `Adoption`, `OrphanWatches`) and a
+ * real `guardController` on a `SqliteHomeStore` connection of its own, all
+ * on one store file. Only the process's surroundings are simulated:
+ * - rc.8 agents and their logs (`SessionLog`, `SimAgent` of
+ *   test/support/crash-schedule.ts, built from `@deepseek-ai/dsh-agent@0.1.0-rc.8`
+ *   `Inbox` and `@deepseek-ai/dsh-agent-loop@0.1.0-rc.8` `ReactLoopAgent`);
+ * - the inner controller port a real process has (rc.8 `agents.resume`, then
+ *   `followup`/`steer`: `adapters/controller.ts`), reduced to a resume from
+ *   the log on disk and an admission into the agent's inbox;
+ * - `sessions.flush` (a promise the schedule resolves, rejects, or never
+ *   settles when the process dies), the liveness probe (the real
+ *   `judgeAlive` over a simulated `/proc`: a SIGKILLed process is gone, a
+ *   zombie still answers `kill(pid, 0)` with its start time), the clock
+ *   (`Date.now` ticks once per reading) and the runtime's timer (a `tick`
+ *   step, `home/runtime-clock.ts`).
+ * A send runs the real decision (`tools/send/gather.ts` `gatherAndDecide`,
+ * reading the target's own `inbound` choice from the store), then the
+ * guard's `resolve` and `admit`. The user's choice is set through the real
+ * channel (`home/channel.ts` `inbound.set`).
+ *
+ * Steps interleave: a step starts real async work (a wake, a flush-awaiting
+ * record, an adoption) and the schedule lets it run to its next await before
+ * drawing the next step. A SIGKILL is armed, sometimes, inside a step: it
+ * throws at one of the process's store calls or log appends, and the
+ * process is gone from then on (no cleanup, its unwritten log tail lost).
+ * Store faults (variants): `busy` (a transition fails with SQLite's
+ * `database is locked`, as past the busy wait), `zombie` (a killed holder
+ * not yet reaped), `replace` (the store file deleted; later processes open a
+ * new one).
+ *
+ * After every step: ONE HOLDER (a session is held live by at most one living
+ * process, and the store agrees), ONE MESSAGE STATE (no id twice in a log;
+ * `recorded` at seq N means at seq N of the log on disk; a message refused
+ * by the store only for the target's choice), INBOUND (nothing sent while
+ * the target's own choice is `refuse` is posted or reaches its log). Then a
+ * calm phase (LIVENESS), and a recovery by a long-lived host that adopts
+ * every session with waiting messages: DELIVERY (each message that went
+ * through the store exactly once in its target's log; one admitted locally
+ * at most once) and ORDER per sender, target and mode.
+ *
+ * @module test/support/home-schedule
+ */
+
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { DatabaseSync } from 'node:sqlite'
+import { answerChannel, deliveryState, gatherAndDecide, guardController, HomeRuntime, judgeAlive, openHomeStore, SqliteHomeStore, storePaths, DEFAULT_SETTINGS, type ControllerPort, type HomeStore, type HostUserMessage, type ProcessTag, type StoreWatch } from '../../src/testing.js'
+import { connection, mulberry32, openCrashWorld, SessionLog, SimAgent, type CrashWorld } from './crash-schedule.js'
+
+/** A SIGKILL (or, for a dead process, any later act of its code): thrown from a crash point. */
+class Crash extends Error {}
+
+/** A broken invariant. */
+export class InvariantBroken extends Error {}
+
+/**
+ * The schedule's faults: `none`; `busy` (a transition fails with
+ * `database is locked`); `zombie` (a SIGKILLed holder stays a zombie until
+ * reaped); `replace` (the store file is deleted under running processes).
+ */
+export type StoreFault = 'none' | 'busy' | 'zombie' | 'replace'
+
+/** One message a sender sent, as the sender was told. */
+interface Sent {
+  readonly id: string
+  readonly sender: string
+  readonly target: string
+  readonly mode: 'queue' | 'steer'
+  /** `store`: posted to the store (remote); `local`: admitted into an agent live in the sending process. */
+  via?: 'store' | 'local'
+  /** Refused for the target's inbound choice. */
+  refused?: boolean
+  /** The target's own choice was `refuse` when the send started and stayed so. */
+  readonly refuseAtStart: boolean
+}
+
+/** The runtime's store watch, reduced to nothing: the schedule ticks each runtime itself. */
+const QUIET_WATCH = { listen: () => () => undefined, poke: () => undefined, stop: () => undefined } as unknown as StoreWatch
+
+const key = (tag: ProcessTag): string => `${tag.pid}.${tag.start}`
+
+/** Let every async continuation that can run now run (no timers are involved). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 4; i++) await new Promise<void>(resolve => setImmediate(resolve))
+}
+
+/** One simulated `dsh` process around the shipped runtime and guard. */
+class Proc {
+  readonly tag: ProcessTag
+  readonly longLived: boolean
+  readonly agents = new Map<string, SimAgent>()
+  readonly flushes: Array<{ readonly agent: SimAgent, readonly resolve: () => void, readonly reject: (error: Error) => void }> = []
+  readonly logged: string[] = []
+  runtime!: HomeRuntime
+  guard!: ControllerPort
+  store!: HomeStore
+  private readonly connections: DatabaseSync[] = []
+  /** Operations left before the SIGKILL armed for this step. */
+  budget: number | undefined
+  /** The next store call fails with `database is locked` (the `busy` fault). */
+  busy = false
+  /** Gone: every later call of its code throws. */
+  dead = false
+  private readonly run: HomeSchedule
+
+  constructor(run: HomeSchedule, pid: number, longLived: boolean) {
+    this.run = run
+    this.tag = { pid, start: 1 }
+    this.longLived = longLived
+  }
+
+  readonly op = (): void => {
+    if (this.dead || (this.budget !== undefined && this.budget-- <= 0)) {
+      this.dead = true
+      throw new Crash('SIGKILL')
+    }
+  }
+
+  /** Every store method first passes the crash point (and the `busy` fault, which leaves the store as it was). */
+  private crashable(store: SqliteHomeStore): HomeStore {
+    return new Proxy(store, {
+      get: (target, name) => {
+        const value = Reflect.get(target, name) as unknown
+        if (typeof value !== 'function') return value
+        // Connections go back to the pool when the process is gone, not when a runtime stops.
+        if (name === 'close') return () => undefined
+        return (...args: unknown[]) => {
+          this.op()
+          if (this.busy) {
+            this.busy = false
+            this.run.cover(`busy in ${String(name)}`)
+            throw Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5, errstr: 'database is locked' })
+          }
+          return (value as (...rest: unknown[]) => unknown).apply(target, args)
+        }
+      },
+    })
+  }
+
+  /** A store connection, as a new runtime opens it (after a `replace`, the file is made anew by `openHomeStore`). */
+  private openStore(): HomeStore {
+    const world = this.run.world
+    const alive = (tag: ProcessTag): boolean => this.run.alive(tag)
+    if (this.run.replaced) return this.crashable(openHomeStore(world.home, this.tag, alive))
+    const { file } = storePaths(world.home)
+    const db = world.idle.pop() ?? connection(file)
+    this.connections.push(db)
+    return this.crashable(new SqliteHomeStore(db, file, this.tag, alive))
+  }
+
+  /** `HomeRuntime` + `guardController` as `home/mount.ts` composes them, over this process's surroundings. */
+  start(): void {
+    this.store = this.openStore()
+    const logs = this.run.logs
+    const runtime = new HomeRuntime(this.store, QUIET_WATCH, {
+      agents: { get: id => this.agents.get(id), list: () => [...this.agents.values()], resume: () => Promise.reject(new Error('the guard resumes through its inner port')) },
+      log: line => this.logged.push(line),
+      longLived: () => this.longLived,
+      // rc.8 `sessions.flush`: resolves once everything appended so far is on disk.
+      flush: agent => new Promise<void>((resolve, reject) => {
+        this.op()
+        const log = logs.get(agent.id)!
+        this.flushes.push({ agent: agent as SimAgent, resolve: () => { log.persist(); resolve() }, reject })
+      }),
+      // rc.8 `sessionPersistence.readFrom(id, 0)`: the log as on disk.
+      listEvents: async id => {
+        this.op()
+        const log = logs.get(id)
+        return log === undefined ? [] : log.events.slice(0, log.persisted)
+      },
+      clock: { every: () => () => undefined, atExit: hook => { this.exitHook = hook; return () => { this.exitHook = undefined } } },
+    })
+    this.runtime = runtime
+    this.guard = guardController(this.inner(), runtime, {
+      isLocal: id => this.agents.has(id),
+      agentOf: id => this.agents.get(id),
+      listEvents: async id => {
+        this.op()
+        const log = logs.get(id)
+        return log === undefined ? [] : log.events.slice(0, log.persisted)
+      },
+    })
+    runtime.start()
+  }
+
+  exitHook: (() => void) | undefined
+
+  /** The rc.8 side of the controller (`adapters/controller.ts` over `agents`), reduced. */
+  private inner(): ControllerPort {
+    return {
+      resolve: async (sessionId, options) => {
+        this.op()
+        const live = this.agents.get(sessionId)
+        if (live !== undefined) return { ok: true, value: { sessionId, woke: false, running: live.status === 'running' } }
+        if (!options.mayWake) return { ok: false, reason: { kind: 'not-live' }, code: 'not-live' } as never
+        const agent = this.run.resume(sessionId, this)
+        this.agents.set(sessionId, agent)
+        // `agent/created` (home/mount.ts): the runtime tracks every session that goes live here.
+        this.runtime.track(agent)
+        return { ok: true, value: { sessionId, woke: true, running: false } }
+      },
+      admit: async (target, prompt) => {
+        this.op()
+        const agent = this.agents.get(target.sessionId)
+        if (agent === undefined) return { ok: false, reason: { kind: 'not-live' }, code: 'not-live' } as never
+        const message: HostUserMessage = { id: prompt.requestId, role: 'user', content: [{ type: 'text', text: prompt.text }], source: { kind: 'plugin' } }
+        if (prompt.mode === 'queue') agent.followup(message)
+        else agent.steer(message)
+        return { ok: true, value: { mode: prompt.mode, running: agent.status === 'running' } }
+      },
+      releaseWoken: async target => {
+        this.dispose(target.sessionId)
+        return 'released' as never
+      },
+      waitRecorded: async () => undefined,
+      markDelivered: () => undefined,
+    }
+  }
+
+  /** rc.8 disposes the agent (its inbox cancelled), `agent/disposed` lets it go, then its log is written. */
+  dispose(sessionId: string): void {
+    const agent = this.agents.get(sessionId)
+    if (agent === undefined) return
+    agent.dispose()
+    this.agents.delete(sessionId)
+    this.runtime.untrack(sessionId)
+    this.op()
+    this.run.logs.get(sessionId)!.persist()
+    this.run.logs.get(sessionId)!.writer = undefined
+  }
+
+  /** The process is gone: its connections go back to the pool (a SIGKILLed process's locks are gone with it). */
+  disconnect(): void {
+    this.run.world.idle.push(...this.connections.splice(0))
+  }
+}
+
+type Action = 'spawn' | 'send' | 'inbound' | 'turn' | 'tick' | 'flush' | 'write' | 'release' | 'exit' | 'kill' | 'reload' | 'fault'
+
+const WEIGHTS: ReadonlyArray<readonly [Action, number]> = [
+  ['spawn', 4], ['send', 14], ['inbound', 2], ['turn', 30], ['tick', 10], ['flush', 10], ['write', 4],
+  ['release', 3], ['exit', 1.2], ['kill', 2], ['reload', 0.8], ['fault', 2],
+]
+const TOTAL = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
+
+/** One schedule over the shared store file. */
+export class HomeSchedule {
+  readonly world: CrashWorld
+  readonly fault: StoreFault
+  readonly logs = new Map<string, SessionLog>()
+  readonly broken: string[] = []
+  readonly trace: string[] = []
+  readonly sessions: string[]
+  readonly senders: string[]
+  readonly sent: Sent[] = []
+  readonly processes: Proc[] = []
+  /** SIGKILLed processes not yet reaped (the `zombie` fault). */
+  readonly zombies = new Set<string>()
+  replaced = false
+  /** The calm phase or the recovery: no more SIGKILLs. */
+  calmed = false
+  crashes = 0
+  private readonly rng: () => number
+  private readonly maxProcesses: number
+  private readonly firstOrder: number
+  private readonly inFlight = new Set<Promise<void>>()
+  /** Where each sender session is live. */
+  private readonly senderIn = new Map<string, Proc>()
+  private readonly recordedSeq = new Map<string, number>()
+  private readonly tracing: boolean
+
+  constructor(world: CrashWorld, seed: number, fault: StoreFault, tracing: boolean) {
+    this.world = world
+    this.fault = fault
+    this.tracing = tracing
+    this.rng = mulberry32(seed)
+    const prefix = `h${seed}-${world.nextPid}`
+    this.sessions = Array.from({ length: 2 + this.int(2) }, (_, index) => `${prefix}-s${index}`)
+    this.senders = Array.from({ length: 2 + this.int(2) }, (_, index) => `${prefix}-from${index}`)
+    this.maxProcesses = 2 + this.int(3)
+    for (const sessionId of this.sessions) this.logs.set(sessionId, new SessionLog(sessionId, this.broken))
+    this.firstOrder = world.checker.lastOrder()
+  }
+
+  int(n: number): number {
+    return Math.floor(this.rng() * n)
+  }
+
+  pick<T>(values: readonly T[]): T | undefined {
+    return values.length === 0 ? undefined : values[this.int(values.length)]
+  }
+
+  fail(message: string): never {
+    throw new InvariantBroken(message)
+  }
+
+  cover(what: string): void {
+    this.world.covered.set(what, (this.world.covered.get(what) ?? 0) + 1)
+  }
+
+  note(text: string): void {
+    if (this.tracing) this.trace.push(text)
+  }
+
+  /** The liveness probe every store uses: the real `judgeAlive` over the simulated `/proc`. */
+  alive(tag: ProcessTag): boolean {
+    const dead = this.world.dead.has(key(tag))
+    if (dead && !this.zombies.has(key(tag))) return judgeAlive(tag, { signal: 'dead', start: undefined })
+    // A zombie answers `kill(pid, 0)` and keeps its start time; `/proc/<pid>/stat` field 3 says `Z`.
+    return judgeAlive(tag, { signal: 'alive', start: tag.start, ...(dead ? { state: 'Z' } : { state: 'S' }) } as Parameters<typeof judgeAlive>[1])
+  }
+
+  living(): Proc[] {
+    return this.processes.filter(process => !process.dead && !this.world.dead.has(key(process.tag)))
+  }
+
+  /** The session resumed in `process` from its log on disk. */
+  resume(sessionId: string, process: Proc): SimAgent {
+    const log = this.logs.get(sessionId)!
+    const writer = log.writer as Proc | undefined
+    if (writer !== undefined && writer !== process && !writer.dead && writer.agents.has(sessionId)) this.fail(`ONE HOLDER: p${process.tag.pid} resumes ${sessionId}, live in p${writer.tag.pid}`)
+    if (log.unpersisted > 0) this.fail(`the model: ${sessionId} resumed with ${log.unpersisted} events its last writer neither wrote nor lost`)
+    log.writer = process
+    this.cover('resumed')
+    return new SimAgent(log, process.op, text => this.note(text))
+  }
+
+  spawn(longLived = this.rng() < 0.3): Proc {
+    const process = new Proc(this, this.world.nextPid++, longLived)
+    this.processes.push(process)
+    this.note(`spawn p${process.tag.pid}${longLived ? ' (long-lived)' : ''}`)
+    this.as(process, 'start', () => process.start())
+    return process
+  }
+
+  /** SIGKILL: no cleanup; what its logs had not written is gone; its flushes never settle. */
+  kill(process: Proc, zombie = false): void {
+    process.dead = true
+    this.world.dead.add(key(process.tag))
+    if (zombie) this.zombies.add(key(process.tag))
+    for (const log of this.logs.values()) {
+      if (log.writer !== process) continue
+      if (log.lose().length > 0) this.cover('SIGKILL lost a user/message')
+    }
+    process.agents.clear()
+    process.flushes.length = 0
+    process.disconnect()
+    this.crashes++
+  }
+
+  /** A clean exit: each agent disposed (its log written), the flushes awaited settle, then the exit hook (`leave`). */
+  exit(process: Proc): void {
+    for (const sessionId of [...process.agents.keys()]) process.dispose(sessionId)
+    for (const flush of process.flushes.splice(0)) flush.resolve()
+    process.exitHook?.()
+    process.dead = true
+    this.world.dead.add(key(process.tag))
+    process.disconnect()
+  }
+
+  /** Run `work` as a step of `process`, with a SIGKILL armed inside it sometimes; async work goes on in the background. */
+  as(process: Proc, what: string, work: () => void | Promise<void>): void {
+    this.note(`p${process.tag.pid} ${what}`)
+    process.budget = this.calmed ? undefined : this.rng() < 0.04 ? this.int(4) : undefined
+    const crashed = (error: unknown): void => {
+      if (error instanceof Crash || process.dead) return
+      if (error instanceof InvariantBroken) this.broken.push(error.message)
+      else if (!isStoreFault(error)) this.broken.push(`p${process.tag.pid} ${what} threw: ${String((error as Error).stack ?? error)}`)
+    }
+    try {
+      const done = work()
+      if (done instanceof Promise) {
+        const tracked = done.catch(crashed).finally(() => this.inFlight.delete(tracked))
+        this.inFlight.add(tracked)
+      }
+    } catch (error: unknown) {
+      crashed(error)
+    } finally {
+      process.budget = undefined
+    }
+  }
+
+  /** After a step: a process whose code hit its SIGKILL is killed now. */
+  reap(): void {
+    for (const process of this.processes) {
+      if (process.dead && !this.world.dead.has(key(process.tag))) {
+        this.note(`  SIGKILL p${process.tag.pid}`)
+        this.cover('SIGKILL inside a step')
+        this.kill(process)
+      }
+    }
+  }
+
+  private action(): Action {
+    let roll = this.rng() * TOTAL
+    for (const [action, weight] of WEIGHTS) {
+      roll -= weight
+      if (roll < 0) return action
+    }
+    return 'send'
+  }
+
+  /** One random step; @returns whether anything was done. */
+  step(): boolean {
+    const living = this.living()
+    if (living.length === 0) {
+      this.spawn()
+      return true
+    }
+    const process = this.pick(living)!
+    const action = this.action()
+    this.cover(action)
+    switch (action) {
+      case 'spawn':
+        if (living.length >= this.maxProcesses) return false
+        this.spawn()
+        return true
+      case 'send':
+        return this.send(process)
+      case 'inbound': {
+        const target = this.pick(this.sessions)!
+        const mode = this.pick(['refuse', 'accept', null] as const)!
+        // The target's user, in the web UI of any process (the real channel).
+        this.as(process, `inbound ${target} ${mode}`, async () => {
+          const answered = await answerChannel({ runtime: process.runtime, sessions: {} as never, inbound: () => 'accept', decided: () => undefined, log: () => undefined }, 'inbound.set', { sessionId: target, mode }, new AbortController().signal)
+          if (answered.ok) this.cover(`inbound ${mode}`)
+        })
+        return true
+      }
+      case 'turn': {
+        const live = this.pick(living.flatMap(each => [...each.agents.values()].filter(agent => agent.status === 'running').map(agent => [each, agent] as const)))
+        if (live === undefined) return false
+        const [owner, agent] = live
+        this.as(owner, `turn ${agent.id}`, () => {
+          agent.step()
+          // rc.8 emits `session/event` as it appends; here most of the time.
+          if (this.rng() < 0.7) owner.runtime.onSessionEvent(agent.id)
+        })
+        return true
+      }
+      case 'tick':
+        this.as(process, 'tick', () => process.runtime.tick())
+        return true
+      case 'flush': {
+        const flush = process.flushes.shift()
+        if (flush === undefined) return false
+        const ok = this.rng() >= 0.08
+        this.as(process, `flush ${flush.agent.id}${ok ? '' : ' (rejected)'}`, () => {
+          process.op()
+          if (ok) flush.resolve()
+          else flush.reject(new Error('write failed'))
+        })
+        return true
+      }
+      case 'write': {
+        const log = this.pick([...this.logs.values()].filter(each => each.writer === process && each.unpersisted > 0))
+        if (log === undefined) return false
+        const upTo = log.persisted + 1 + this.int(log.unpersisted)
+        this.as(process, `write ${log.id} up to seq ${upTo}`, () => {
+          process.op()
+          log.persist(upTo)
+        })
+        return true
+      }
+      case 'release': {
+        const sessionId = this.pick([...process.agents.keys()])
+        if (sessionId === undefined) return false
+        this.as(process, `release ${sessionId}`, () => process.dispose(sessionId))
+        return true
+      }
+      case 'exit':
+        this.as(process, 'exit', () => this.exit(process))
+        return true
+      case 'kill':
+        this.note(`p${process.tag.pid} SIGKILL${this.fault === 'zombie' ? ' (a zombie until reaped)' : ''}`)
+        this.kill(process, this.fault === 'zombie')
+        return true
+      case 'reload':
+        // A plugin reload: the old runtime stops, a new one starts on a new connection, the agents still live.
+        this.as(process, 'reload', () => {
+          process.runtime.stop()
+          process.start()
+        })
+        return true
+      case 'fault':
+        return this.storeFault(process)
+    }
+  }
+
+  private storeFault(process: Proc): boolean {
+    switch (this.fault) {
+      case 'busy':
+        this.note(`p${process.tag.pid}: its next transition finds the store locked past the wait`)
+        process.busy = true
+        return true
+      case 'zombie': {
+        const zombie = this.pick([...this.zombies])
+        if (zombie === undefined) return false
+        this.note(`zombie ${zombie} reaped`)
+        this.zombies.delete(zombie)
+        this.cover('zombie reaped')
+        return true
+      }
+      case 'replace':
+        if (this.replaced) return false
+        this.note('the store file is deleted')
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${storePaths(this.world.home).file}${suffix}`, { force: true })
+        this.replaced = true
+        this.cover('store replaced')
+        return true
+      default:
+        return false
+    }
+  }
+
+  /** A sender sends through `process`: the real decision, then the guard. */
+  private send(anyProcess: Proc): boolean {
+    const sender = this.pick(this.senders)!
+    // A sender session is live in one process at a time; when that one is gone it is resumed in another.
+    let process = this.senderIn.get(sender)
+    if (process === undefined || process.dead) {
+      process = anyProcess
+      this.senderIn.set(sender, process)
+    }
+    const target = this.pick(this.sessions)!
+    const mode = this.rng() < 0.7 ? 'queue' as const : 'steer' as const
+    const id = `${target}-m${this.sent.length}`
+    const refuseAtStart = this.ownChoice(target) === 'refuse'
+    const message: Sent = { id, sender, target, mode, refuseAtStart }
+    this.sent.push(message)
+    const mayWake = this.rng() < 0.85
+    this.as(process, `send ${id} → ${target} (${mode})`, async () => {
+      const signal = new AbortController().signal
+      const call = { caller: { sessionId: sender, header: { id: sender, createdAt: 1 }, latestRelay: () => undefined }, callId: id, signal }
+      const deps = {
+        sessions: { lookup: async (sessionId: string) => ({ header: { id: sessionId, createdAt: 1 }, live: false }) },
+        controller: process.guard,
+        settings: { ...DEFAULT_SETTINGS, visibility: 'all' as const, inbound: 'accept' as const },
+        limits: { check: () => ({ kind: 'ok' as const }) },
+        inbound: process.store,
+        log: (line: string) => process.logged.push(line),
+      }
+      const decided = await gatherAndDecide({ callerId: sender, targetId: target, body: `text of ${id}`, allowResume: mayWake }, call as never, deps as never)
+      if (decided.kind === 'refused') {
+        message.refused = decided.inbound === true
+        if (decided.inbound === true) this.cover('send refused: inbound')
+        return
+      }
+      if (decided.kind === 'hold') return
+      const resolved = await process.guard.resolve(target, { mayWake, signal })
+      if (!resolved.ok) {
+        this.cover(`send not resolved: ${resolved.reason.kind}`)
+        return
+      }
+      const admitted = await process.guard.admit(resolved.value, { requestId: id, mode, text: `text of ${id}`, provenance: { senderSessionId: sender, hop: 1 }, signal })
+      if (!admitted.ok) return
+      message.via = resolved.value.remote === undefined ? 'local' : 'store'
+      this.cover(`sent ${message.via}${resolved.value.remote?.handoff === true ? ' (hand-over)' : resolved.value.woke ? ' (woke)' : ''}`)
+    })
+    return true
+  }
+
+  /** The target's own choice as the store has it now (read through the checker's connection). */
+  private ownChoice(target: string): string | undefined {
+    return this.world.checker.inboundOf(target)
+  }
+
+  /** The invariants, against the store as another connection reads it, and the logs. */
+  check(): void {
+    if (this.broken.length > 0) this.fail(this.broken[0]!)
+    const checker = this.world.checker
+    const rows = new Map(checker.holderRows(this.sessions).map(row => [row.session_id, row]))
+    for (const sessionId of this.sessions) {
+      const holders = this.living().filter(process => process.runtime.holds(sessionId))
+      if (holders.length > 1) this.fail(`ONE HOLDER: ${sessionId} is held by ${holders.map(process => `p${process.tag.pid}`).join(' and ')}`)
+      const row = rows.get(sessionId)
+      const stored = row?.pid === null || row?.pid === undefined || !this.alive({ pid: row.pid, start: row.start ?? 0 }) ? undefined : row
+      const holder = holders[0]
+      if (holder !== undefined && stored?.pid !== holder.tag.pid) this.fail(`ONE HOLDER: p${holder.tag.pid} holds ${sessionId} live; the store says ${stored === undefined ? 'nobody living' : `p${stored.pid}`}`)
+      // A `waking` row belongs to a wake under way in its process; a `live` row to a process that holds the session.
+      if (holder === undefined && stored !== undefined && stored.state === 'live' && !this.zombies.has(`${stored.pid}.${stored.start}`)) this.fail(`ONE HOLDER: the store says p${stored.pid} holds ${sessionId} live; it does not`)
+    }
+    const messages = new Map(checker.messageRows(this.firstOrder).map(row => [row.message_id, row]))
+    for (const message of this.sent) {
+      const row = messages.get(message.id)
+      const log = this.logs.get(message.target)!
+      if (message.refuseAtStart && this.ownChoice(message.target) === 'refuse' && (row !== undefined || log.userIndex(message.id) >= 0)) {
+        this.fail(`INBOUND: ${message.id} was sent while ${message.target}'s own choice was refuse, and ${row === undefined ? 'reached its log' : `is ${row.state} in the store`}`)
+      }
+      if (row === undefined) continue
+      const before = this.recordedSeq.get(message.id)
+      if (before !== undefined && (row.state !== 'recorded' || row.seq !== before)) this.fail(`ONE MESSAGE STATE: ${message.id} was recorded at seq ${before}, now ${row.state} ${row.seq}`)
+      if (row.state !== 'recorded') continue
+      const seq = row.seq ?? 0
+      const event = log.events[seq - 1]
+      if (event?.type !== 'user/message' || event.data.id !== message.id) this.fail(`ONE MESSAGE STATE: the store says ${message.id} is recorded at seq ${seq}; the log has ${event?.type ?? 'nothing'} there`)
+      if (seq > log.persisted) this.fail(`ONE MESSAGE STATE: the store says ${message.id} is recorded at seq ${seq}; the log on disk ends at seq ${log.persisted}`)
+      this.recordedSeq.set(message.id, seq)
+    }
+  }
+
+  /** Let what runs in the background run, then reap and check. */
+  async after(): Promise<void> {
+    await settle()
+    this.reap()
+    this.check()
+  }
+
+  /** The store watch of each other living process sees the step's commits (`home/store-watch.ts`): most tick now. */
+  async watched(): Promise<void> {
+    for (const process of this.living()) if (this.rng() < 0.5) this.as(process, 'tick (store watch)', () => process.runtime.tick())
+    await this.after()
+  }
+
+  /** No more faults, sends or crashes: every living process runs until nothing moves; then nothing waits for a session live in a living process. */
+  async calm(): Promise<void> {
+    this.note('calm')
+    this.calmed = true
+    // A zombie is dead (its code runs no more): a session it holds must not stay held until it is reaped.
+    const rows = this.world.checker.holderRows(this.sessions)
+    const zombie = rows.find(row => row.pid !== null && this.zombies.has(`${row.pid}.${row.start}`))
+    if (zombie !== undefined && this.alive({ pid: zombie.pid!, start: zombie.start ?? 0 })) this.fail(`LIVENESS: ${zombie.session_id} stays held by p${zombie.pid}, a zombie (killed, not yet reaped), judged alive`)
+    this.zombies.clear()
+    for (const process of this.living()) process.busy = false
+    await this.quiesce(() => this.living(), 'LIVENESS')
+    const live = new Set(this.living().flatMap(process => [...process.agents.keys()].filter(id => process.runtime.holds(id))))
+    const stalled = this.world.checker.messageRows(this.firstOrder).filter(row => (row.state === 'pending' || row.state === 'claimed') && live.has(this.targetOf(row.message_id)))
+    if (stalled.length > 0) this.fail(`LIVENESS: ${stalled.map(row => `${row.message_id} ${row.state}`).join(', ')} still wait for a session live in a living process`)
+  }
+
+  private targetOf(messageId: string): string {
+    return messageId.slice(0, messageId.lastIndexOf('-m'))
+  }
+
+  /** One round as the processes' own loops run it: flushes settle, turns run, a tick. @returns whether anything moved. */
+  private async round(processes: Proc[]): Promise<boolean> {
+    let moved = this.inFlight.size > 0
+    for (const process of processes) {
+      for (const flush of process.flushes.splice(0)) {
+        moved = true
+        this.as(process, `flush ${flush.agent.id}`, () => flush.resolve())
+      }
+      for (const agent of [...process.agents.values()]) {
+        while (agent.status === 'running' && agent.step()) moved = true
+        this.as(process, `settle ${agent.id}`, () => process.runtime.onSessionEvent(agent.id))
+      }
+      this.as(process, 'tick', () => process.runtime.tick())
+    }
+    await settle()
+    return moved || this.inFlight.size > 0 || processes.some(process => process.flushes.length > 0 || [...process.agents.values()].some(agent => agent.status === 'running'))
+  }
+
+  /** Rounds until three in a row move nothing (an adoption or a wake starts in one round and lands in the next). */
+  private async quiesce(processes: () => Proc[], what: string): Promise<void> {
+    for (let round = 0, idle = 0; idle < 3; round++) {
+      if (round > 300) this.fail(`${what}: the processes did not settle in 300 rounds`)
+      idle = await this.round(processes()) ? 0 : idle + 1
+      await this.after()
+    }
+  }
+
+  /** Every process ends; a long-lived recovery host adopts every session with waiting messages and runs until nothing moves. */
+  async recover(): Promise<void> {
+    for (const process of this.living()) {
+      if (this.rng() < 0.5) this.kill(process)
+      else this.as(process, 'exit', () => this.exit(process))
+    }
+    this.zombies.clear()
+    await this.after()
+    this.note('recovery')
+    const recovery = this.spawn(true)
+    await this.quiesce(() => [recovery], 'recovery')
+    const waiting = this.world.checker.messageRows(this.firstOrder).filter(row => row.state === 'pending' || row.state === 'claimed')
+    if (waiting.length > 0) this.fail(`recovery left ${waiting.map(row => `${row.message_id} ${row.state}`).join(', ')}`)
+    for (const sessionId of [...recovery.agents.keys()]) recovery.dispose(sessionId)
+    this.finalCheck(new Set(this.world.checker.messageRows(this.firstOrder).map(row => row.message_id)))
+    recovery.store.sweep(Date.now(), 0)
+    recovery.exitHook?.()
+    this.world.dead.add(key(recovery.tag))
+    recovery.dead = true
+    recovery.disconnect()
+  }
+
+  /** DELIVERY and ORDER. */
+  private finalCheck(stored: ReadonlySet<string>): void {
+    const last = new Map<string, number>()
+    for (const message of this.sent) {
+      const log = this.logs.get(message.target)!
+      const index = log.userIndex(message.id)
+      if (stored.has(message.id) && index < 0) this.fail(`DELIVERY: ${message.id} went through the store and never reached ${message.target} (${deliveryState(log.events, message.id).kind} in its log)`)
+      if (message.via === 'store' && !stored.has(message.id) && index < 0) this.fail(`DELIVERY: ${message.id} was accepted through the store and is neither in it nor in ${message.target}'s log`)
+      if (index >= 0 && message.via === undefined && !stored.has(message.id)) this.cover('delivered, its sender gone before the answer')
+      if (index < 0) continue
+      const lane = `${message.sender}→${message.target} ${message.mode}`
+      if ((last.get(lane) ?? -1) > index) this.fail(`ORDER: ${message.id} (${lane}) is in the log before a message its sender sent earlier`)
+      last.set(lane, index)
+    }
+  }
+
+  /** Wait for everything in flight (a process that died leaves promises that never settle: dropped). */
+  drop(): void {
+    this.inFlight.clear()
+  }
+}
+
+function isStoreFault(error: unknown): boolean {
+  return (error as { errstr?: unknown } | null)?.errstr === 'database is locked'
+}
+
+/** What a run of schedules found. */
+export interface HomeSeedsSummary {
+  readonly schedules: number
+  readonly sent: number
+  readonly crashes: number
+  readonly failures: ReadonlyArray<{ readonly seed: number, readonly message: string }>
+  readonly covered: Record<string, number>
+}
+
+/**
+ * Run the schedule of `seed` on `world`: `steps` random steps, each
+ * followed by the invariants, then the calm phase and the recovery.
+ * @throws {InvariantBroken} with the broken invariant (`trace` gets the steps).
+ */
+export async function runHomeSchedule(world: CrashWorld, seed: number, options: { steps?: number, fault?: StoreFault, trace?: string[] } = {}): Promise<{ sent: number, crashes: number }> {
+  const schedule = new HomeSchedule(world, seed, options.fault ?? 'none', options.trace !== undefined)
+  const realNow = Date.now
+  let clock = realNow()
+  Date.now = () => ++clock
+  try {
+    schedule.spawn()
+    await schedule.after()
+    const steps = options.steps ?? 30
+    for (let done = 0, tries = 0; done < steps && tries < steps * 10; tries++) {
+      if (!schedule.step()) continue
+      done++
+      await schedule.after()
+      await schedule.watched()
+    }
+    await schedule.calm()
+    await schedule.recover()
+    return { sent: schedule.sent.length, crashes: schedule.crashes }
+  } finally {
+    Date.now = realNow
+    schedule.drop()
+    options.trace?.push(...schedule.trace)
+    for (const process of schedule.processes) {
+      process.dead = true
+      world.dead.add(key(process.tag))
+      process.disconnect()
+    }
+  }
+}
+
+/** Schedules per store file (rows of sessions held once stay in `holders`; a small file keeps every scan short). */
+const SCHEDULES_PER_FILE = 250
+
+/** Run seeds `from`, `from + 1`, … (`count`) on store files under `dir`. */
+export async function runHomeSeeds(dir: string, from: number, count: number, options: { steps?: number, fault?: StoreFault, between?: () => void } = {}): Promise<HomeSeedsSummary> {
+  const failures: Array<{ seed: number, message: string }> = []
+  const covered = new Map<string, number>()
+  let world: CrashWorld | undefined
+  let sent = 0
+  let crashes = 0
+  const done = (): void => {
+    if (world === undefined) return
+    world.close()
+    rmSync(world.home, { recursive: true, force: true })
+  }
+  for (let seed = from; seed < from + count; seed++) {
+    if ((seed - from) % SCHEDULES_PER_FILE === 0 || options.fault === 'replace') {
+      done()
+      options.between?.()
+      world = openCrashWorld(join(dir, `batch-${seed}`), covered)
+    }
+    try {
+      const stats = await runHomeSchedule(world!, seed, options)
+      sent += stats.sent
+      crashes += stats.crashes
+    } catch (error: unknown) {
+      if (failures.length < 10) failures.push({ seed, message: error instanceof InvariantBroken ? error.message : String((error as Error).stack ?? error) })
+    }
+  }
+  done()
+  return { schedules: count, sent, crashes, failures, covered: Object.fromEntries(covered) }
+}
