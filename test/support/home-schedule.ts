@@ -47,7 +47,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
-import { answerChannel, deliveryState, gatherAndDecide, guardController, HomeRuntime, judgeAlive, openHomeStore, SqliteHomeStore, storePaths, DEFAULT_SETTINGS, type ControllerPort, type HomeStore, type HostUserMessage, type ProcessTag, type StoreWatch } from '../../src/testing.js'
+import { answerChannel, approvalDecided, deliveryState, gatherAndDecide, holdMessage, truncateChars, guardController, HomeRuntime, judgeAlive, openHomeStore, SqliteHomeStore, storePaths, DEFAULT_SETTINGS, type ControllerPort, type HomeStore, type HostUserMessage, type ProcessTag, type StoreWatch } from '../../src/testing.js'
 import { connection, mulberry32, openCrashWorld, SessionLog, SimAgent, type CrashWorld } from './crash-schedule.js'
 
 /** A SIGKILL (or, for a dead process, any later act of its code): thrown from a crash point. */
@@ -84,14 +84,21 @@ interface Sent {
   via?: 'store' | 'local'
   /** Refused for the target's inbound choice. */
   refused?: boolean
-  /** The target's own choice was `refuse` when the send started and stayed so. */
-  readonly refuseAtStart: boolean
+  /** Kept for the target's user (its choice was `hold`). */
+  held?: boolean
+  /** The target's own choice when the send started. */
+  readonly choiceAtStart: string | undefined
 }
+
+type ToolDeps = Parameters<typeof gatherAndDecide>[2]
 
 /** The runtime's store watch, reduced to nothing: the schedule ticks each runtime itself. */
 const QUIET_WATCH = { listen: () => () => undefined, poke: () => undefined, stop: () => undefined } as unknown as StoreWatch
 
 const key = (tag: ProcessTag): string => `${tag.pid}.${tag.start}`
+
+/** How long a held message waits for its user, in readings of the schedule's clock (a few steps' worth). */
+const HOLD_EXPIRY_MS = 1500
 
 /** Let every async continuation that can run now run (no timers are involved). */
 async function settle(): Promise<void> {
@@ -185,6 +192,8 @@ class Proc {
       clock: { every: () => () => undefined, atExit: hook => { this.exitHook = hook; return () => { this.exitHook = undefined } } },
     })
     this.runtime = runtime
+    // As home/mount.ts: a held message this process expired tells its sender, if it asked.
+    runtime.expired = approval => approvalDecided(runtime.store, approval, line => this.logged.push(line))
     this.guard = guardController(this.inner(), runtime, {
       isLocal: id => this.agents.has(id),
       agentOf: id => this.agents.get(id),
@@ -206,7 +215,7 @@ class Proc {
         this.op()
         const live = this.agents.get(sessionId)
         if (live !== undefined) return { ok: true, value: { sessionId, woke: false, running: live.status === 'running' } }
-        if (!options.mayWake) return { ok: false, reason: { kind: 'not-live' }, code: 'not-live' } as never
+        if (!options.mayWake) return { ok: false, reason: { kind: 'not-live' } }
         const agent = this.run.resume(sessionId, this)
         this.agents.set(sessionId, agent)
         // `agent/created` (home/mount.ts): the runtime tracks every session that goes live here.
@@ -216,7 +225,7 @@ class Proc {
       admit: async (target, prompt) => {
         this.op()
         const agent = this.agents.get(target.sessionId)
-        if (agent === undefined) return { ok: false, reason: { kind: 'not-live' }, code: 'not-live' } as never
+        if (agent === undefined) return { ok: false, reason: { kind: 'not-live' } }
         const message: HostUserMessage = { id: prompt.requestId, role: 'user', content: [{ type: 'text', text: prompt.text }], source: { kind: 'plugin' } }
         if (prompt.mode === 'queue') agent.followup(message)
         else agent.steer(message)
@@ -224,7 +233,7 @@ class Proc {
       },
       releaseWoken: async target => {
         this.dispose(target.sessionId)
-        return 'released' as never
+        return 'put-back-to-sleep'
       },
       waitRecorded: async () => undefined,
       markDelivered: () => undefined,
@@ -249,10 +258,10 @@ class Proc {
   }
 }
 
-type Action = 'spawn' | 'send' | 'inbound' | 'turn' | 'tick' | 'flush' | 'write' | 'release' | 'exit' | 'kill' | 'reload' | 'fault'
+type Action = 'spawn' | 'send' | 'inbound' | 'decide' | 'turn' | 'tick' | 'flush' | 'write' | 'release' | 'exit' | 'kill' | 'reload' | 'fault'
 
 const WEIGHTS: ReadonlyArray<readonly [Action, number]> = [
-  ['spawn', 4], ['send', 14], ['inbound', 2], ['turn', 30], ['tick', 10], ['flush', 10], ['write', 4],
+  ['spawn', 4], ['send', 14], ['inbound', 3], ['decide', 3], ['turn', 30], ['tick', 10], ['flush', 10], ['write', 4],
   ['release', 3], ['exit', 1.2], ['kill', 2], ['reload', 0.8], ['fault', 2],
 ]
 const TOTAL = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
@@ -441,11 +450,27 @@ export class HomeSchedule {
         return this.send(process)
       case 'inbound': {
         const target = this.pick(this.sessions)!
-        const mode = this.pick(['refuse', 'accept', null] as const)!
+        const mode = this.pick(['refuse', 'hold', 'accept', null] as const)!
         // The target's user, in the web UI of any process (the real channel).
         this.as(process, `inbound ${target} ${mode}`, async () => {
           const answered = await answerChannel({ runtime: process.runtime, sessions: {} as never, inbound: () => 'accept', decided: () => undefined, log: () => undefined }, 'inbound.set', { sessionId: target, mode }, new AbortController().signal)
           if (answered.ok) this.cover(`inbound ${mode}`)
+        })
+        return true
+      }
+      case 'decide': {
+        const held = this.pick(this.sent.filter(message => message.held === true))
+        if (held === undefined) return false
+        const decision = this.rng() < 0.6 ? 'deliver' : 'refuse'
+        // The target's user clicks Deliver or Refuse in the web UI of any process (the real channel, as home/mount.ts serves it).
+        this.as(process, `${decision} ${held.id}`, async () => {
+          const host = { runtime: process.runtime, sessions: {} as never, inbound: () => 'accept' as const, decided: (approval: Parameters<typeof approvalDecided>[1]) => approvalDecided(process.runtime.store, approval, line => process.logged.push(line)), log: (line: string) => process.logged.push(line) }
+          const answered = await answerChannel(host, 'approvals.decide', { messageId: held.id, decision }, new AbortController().signal)
+          if (!answered.ok) return
+          const { state, reason } = answered.value as { state: string, reason?: string }
+          if (reason === undefined) this.cover(`held message ${state}`)
+          const stored = this.world.checker.approvalRows(held.id).find(row => row.message_id === held.id)?.state
+          if (stored !== state) this.fail(`ONE DECISION: ${decision} of ${held.id} answered ${state}; the store says ${stored ?? 'nothing'}`)
         })
         return true
       }
@@ -547,29 +572,38 @@ export class HomeSchedule {
     const target = this.pick(this.sessions)!
     const mode = this.rng() < 0.7 ? 'queue' as const : 'steer' as const
     const id = `${target}-m${this.sent.length}`
-    const refuseAtStart = this.ownChoice(target) === 'refuse'
-    const message: Sent = { id, sender, target, mode, refuseAtStart }
+    const choiceAtStart = this.ownChoice(target)
+    const message: Sent = { id, sender, target, mode, choiceAtStart }
     this.sent.push(message)
     const mayWake = this.rng() < 0.85
     const notify = this.rng() < 0.35
     this.as(process, `send ${id} → ${target} (${mode})`, async () => {
       const signal = new AbortController().signal
-      const call = { caller: { sessionId: sender, header: { id: sender, createdAt: 1 }, latestRelay: () => undefined }, callId: id, signal }
-      const deps = {
-        sessions: { lookup: async (sessionId: string) => ({ header: { id: sessionId, createdAt: 1 }, live: false }) },
+      const call: Parameters<typeof gatherAndDecide>[1] = { caller: { sessionId: sender, header: { id: sender, createdAt: 1 }, latestRelay: () => undefined }, callId: id, signal }
+      const deps: Parameters<typeof gatherAndDecide>[2] = {
+        sessions: { lookup: async (sessionId: string) => ({ header: { id: sessionId, createdAt: 1 }, live: false }), readTitles: async () => new Map() } as unknown as ToolDeps['sessions'],
         controller: process.guard,
-        settings: { ...DEFAULT_SETTINGS, visibility: 'all' as const, inbound: 'accept' as const },
-        limits: { check: () => ({ kind: 'ok' as const }) },
+        settings: { ...DEFAULT_SETTINGS, visibility: 'all' as const, inbound: 'accept' as const, holdExpiryMs: HOLD_EXPIRY_MS },
+        limits: { check: () => ({ kind: 'ok' as const, hop: 1 }) } as unknown as ToolDeps['limits'],
         inbound: process.store,
         log: (line: string) => process.logged.push(line),
       }
-      const decided = await gatherAndDecide({ callerId: sender, targetId: target, body: `text of ${id}`, allowResume: mayWake }, call as never, deps as never)
+      const decided = await gatherAndDecide({ callerId: sender, targetId: target, body: `text of ${id}`, allowResume: mayWake }, call, deps)
+      this.note(`  ${id}: ${decided.kind}`)
       if (decided.kind === 'refused') {
         message.refused = decided.inbound === true
         if (decided.inbound === true) this.cover('send refused: inbound')
         return
       }
-      if (decided.kind === 'hold') return
+      if (decided.kind === 'hold') {
+        // The real hold (tools/send/hold.ts): kept for the target's user; nothing of the target is touched.
+        const out = { callerId: sender, targetId: target, mode, hop: decided.hop, requestId: id, body: `text of ${id}` }
+        const text = await holdMessage({ out, cut: truncateChars(out.body, 4000), notify }, call, deps)
+        message.held = text.includes('held for its user\'s approval')
+        this.note(`  ${text.split('\n')[0]!}`)
+        if (message.held) this.cover('sent held')
+        return
+      }
       const resolved = await process.guard.resolve(target, { mayWake, signal })
       if (!resolved.ok) {
         this.cover(`send not resolved: ${resolved.reason.kind}`)
@@ -609,12 +643,18 @@ export class HomeSchedule {
       if (holder === undefined && stored !== undefined && stored.state === 'live' && !this.zombies.has(`${stored.pid}.${stored.start}`)) this.fail(`ONE HOLDER: the store says p${stored.pid} holds ${sessionId} live; it does not`)
     }
     const messages = new Map(checker.messageRows(this.firstOrder).map(row => [row.message_id, row]))
+    const approvals = new Map(this.sent.some(message => message.held === true) ? checker.approvalRows(this.prefix).map(row => [row.message_id, row.state]) : [])
     for (const message of this.sent) {
       const row = messages.get(message.id)
       const log = this.logs.get(message.target)!
-      if (message.refuseAtStart && this.ownChoice(message.target) === 'refuse' && (row !== undefined || log.userIndex(message.id) >= 0)) {
+      const reached = row !== undefined || log.userIndex(message.id) >= 0
+      if (message.choiceAtStart === 'refuse' && this.ownChoice(message.target) === 'refuse' && reached) {
         this.fail(`INBOUND: ${message.id} was sent while ${message.target}'s own choice was refuse, and ${row === undefined ? 'reached its log' : `is ${row.state} in the store`}`)
       }
+      // NOTHING EARLY: a held message reaches the store's messages and the log only once its user delivered it.
+      const decided = message.held === true || message.choiceAtStart === 'hold' ? approvals.get(message.id) : undefined
+      if (message.choiceAtStart === 'hold' && this.ownChoice(message.target) === 'hold' && message.held !== true && reached) this.fail(`INBOUND: ${message.id} was sent while ${message.target}'s own choice was hold, and reached it without being held`)
+      if (message.held === true && decided !== 'delivered' && reached) this.fail(`NOTHING EARLY: ${message.id} is ${decided ?? 'gone'} for its user and ${row === undefined ? 'in its target\'s log' : `${row.state} in the store`}`)
       if (row === undefined) continue
       const before = this.recordedSeq.get(message.id)
       if (before !== undefined && (row.state !== 'recorded' || row.seq !== before)) this.fail(`ONE MESSAGE STATE: ${message.id} was recorded at seq ${before}, now ${row.state} ${row.seq}`)
@@ -624,6 +664,13 @@ export class HomeSchedule {
       if (event?.type !== 'user/message' || event.data.id !== message.id) this.fail(`ONE MESSAGE STATE: the store says ${message.id} is recorded at seq ${seq}; the log has ${event?.type ?? 'nothing'} there`)
       if (seq > log.persisted) this.fail(`ONE MESSAGE STATE: the store says ${message.id} is recorded at seq ${seq}; the log on disk ends at seq ${log.persisted}`)
       this.recordedSeq.set(message.id, seq)
+    }
+    // A notice is a message too: recorded means at that seq of its target's log on disk.
+    for (const row of messages.values()) {
+      if (!row.message_id.startsWith('notice:') || row.state !== 'recorded') continue
+      const log = this.logs.get(row.target)
+      const event = log?.events[(row.seq ?? 0) - 1]
+      if (log === undefined || event?.type !== 'user/message' || event.data.id !== row.message_id || (row.seq ?? 0) > log.persisted) this.fail(`ONE MESSAGE STATE: the store says ${row.message_id} is recorded at seq ${row.seq}; ${row.target}'s log ${log === undefined ? 'is not this schedule\'s' : `has ${event?.type ?? 'nothing'} there, on disk up to ${log.persisted}`}`)
     }
     this.checkNotices(new Set(messages.keys()))
   }
@@ -638,6 +685,8 @@ export class HomeSchedule {
       const notice = rows.has(`notice:${watch.message_id}`)
       if ((watch.state === 'noticed') !== notice) this.fail(`ONE NOTICE: watch ${watch.message_id} is ${watch.state} and its notice row ${notice ? 'exists' : 'is absent'}`)
       if (watch.state !== 'noticed') continue
+      // A held message refused or expired tells its sender so without any turn (home/approval-notices.ts: turn end 0).
+      if (watch.turn_end_seq === 0 && (watch.outcome === 'refused' || watch.outcome === 'expired')) continue
       const log = this.logs.get(watch.target)!
       const at = log.userIndex(watch.message_id)
       const end = at < 0 ? undefined : log.events.slice(at).find(event => event.type === 'turn/end')
@@ -694,7 +743,10 @@ export class HomeSchedule {
       this.as(process, 'tick', () => process.runtime.tick())
     }
     await settle()
-    return moved || this.inFlight.size > 0 || processes.some(process => process.flushes.length > 0 || [...process.agents.values()].some(agent => agent.status === 'running'))
+    if (moved || this.inFlight.size > 0 || processes.some(process => process.flushes.length > 0 || [...process.agents.values()].some(agent => agent.status === 'running'))) return true
+    // Something posted meanwhile (a notice, an expiry's notice) for a session live here: the next tick delivers it.
+    const live = new Set(processes.flatMap(process => [...process.agents.keys()]))
+    return this.world.checker.messageRows(this.firstOrder).some(row => row.state === 'pending' && live.has(row.target))
   }
 
   /** Rounds until three in a row move nothing (an adoption or a wake starts in one round and lands in the next). */
@@ -716,11 +768,15 @@ export class HomeSchedule {
     await this.after()
     this.note('recovery')
     const recovery = this.spawn(true)
+    // Time passes: every message still held for its user expires (its sender told, if it asked), as a tick would.
+    this.as(recovery, 'expire what is held', () => {
+      for (const approval of recovery.store.expireApprovals(Number.MAX_SAFE_INTEGER)) recovery.runtime.expired?.(approval)
+    })
     // It wakes every session through its guard (a sender too: a notice may wait for it without leave to wake it).
     for (const sessionId of this.everyone) this.as(recovery, `wake ${sessionId}`, async () => { await recovery.guard.resolve(sessionId, { mayWake: true, signal: new AbortController().signal }) })
     await this.quiesce(() => [recovery], 'recovery')
     const waiting = this.world.checker.messageRows(this.firstOrder).filter(row => row.state === 'pending' || row.state === 'claimed')
-    if (waiting.length > 0) this.fail(`recovery left ${waiting.map(row => `${row.message_id} ${row.state}`).join(', ')}`)
+    if (waiting.length > 0) this.fail(`recovery left ${waiting.map(row => `${row.message_id} ${row.state} for ${row.target}`).join(', ')} (live there: ${[...recovery.agents.keys()].join(', ')}; ${recovery.logged.join(' / ')})`)
     for (const sessionId of [...recovery.agents.keys()]) recovery.dispose(sessionId)
     const rows = this.world.checker.messageRows(this.firstOrder)
     this.finalCheck(new Set(rows.map(row => row.message_id)))

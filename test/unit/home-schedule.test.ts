@@ -34,10 +34,11 @@ import { openCrashWorld } from '../support/crash-schedule.js'
 import { runHomeSchedule, type HomeSeedsSummary, type OrderOver, type StoreFault } from '../support/home-schedule.js'
 
 /** The shipped step a broken variant replaces (none: the shipped code as it is). */
-const broken = vi.hoisted(() => ({ variant: 'none' as 'none' | 'no-log-check' | 'record-before-flush' }))
+const broken = vi.hoisted(() => ({ variant: 'none' as 'none' | 'no-log-check' | 'record-before-flush' | 'notice-before-flush' }))
 
 vi.mock('../../src/home/owner-delivery.js', async importOriginal => {
   const real = await importOriginal<typeof import('../../src/home/owner-delivery.js')>()
+  const notices = await import('../../src/home/notices.js')
   return {
     ...real,
     // Admission without asking the log where a re-claimed message stands: it is delivered again.
@@ -54,10 +55,10 @@ vi.mock('../../src/home/owner-delivery.js', async importOriginal => {
     // What the log shows is recorded at once, before `sessions.flush` has put it on disk.
     settle: (...args: Parameters<typeof real.settle>) => {
       const changed = real.settle(...args)
-      if (broken.variant === 'record-before-flush') {
-        const [store, , held] = args
-        real.recordFound(store, held, undefined, held.answeredAt)
-      }
+      const [store, agent, held] = args
+      if (broken.variant === 'record-before-flush') real.recordFound(store, held, undefined, held.answeredAt)
+      // A turn end seen in the live log is noticed at once, before `sessions.flush` has put it on disk.
+      if (broken.variant === 'notice-before-flush') notices.fireEndedWatches(store, agent)
       return changed
     },
   }
@@ -151,7 +152,10 @@ describe.skipIf(replaySeed !== undefined)('crash schedules over the shipped home
     // Not vacuous: every way a send goes, the user's choice, the persistence gap and SIGKILLs inside steps.
     const covered = new Map<string, number>()
     for (const summary of summaries) for (const [what, times] of Object.entries(summary.covered)) covered.set(what, (covered.get(what) ?? 0) + times)
-    const paths = ['sent local', 'sent local (woke)', 'sent store', 'sent store (hand-over)', 'send refused: inbound', 'inbound refuse', 'reload', 'release', 'exit', 'kill', 'SIGKILL inside a step', 'SIGKILL lost a user/message', 'flush', 'write']
+    const paths = [
+      'sent local', 'sent local (woke)', 'sent store', 'sent store (hand-over)', 'send refused: inbound', 'inbound refuse', 'inbound hold', 'sent held',
+      'held message delivered', 'held message refused', 'noticed', 'reload', 'release', 'exit', 'kill', 'SIGKILL inside a step', 'SIGKILL lost a user/message', 'flush', 'write',
+    ]
     for (const what of SEEDS < 10_000 ? [] : paths) expect(covered.get(what) ?? 0, what).toBeGreaterThan(10)
     console.info(`home schedules: ${SEEDS} × ${STEPS} steps, ${total('sent')} sends, ${total('crashes')} SIGKILLs, ${children} processes, ${Math.round(performance.now() - started)} ms`)
   }, 600_000)
@@ -168,7 +172,16 @@ describe.skipIf(replaySeed !== undefined)('crash schedules over the shipped home
   it('the invariants catch the shipped holder with a step broken: recording before the flush', async () => {
     broken.variant = 'record-before-flush'
     try {
-      expect((await firstCaught(500))?.message).toMatch(/ONE MESSAGE STATE: the store says \S+ is recorded at seq \d+; the log on disk ends at seq \d+/)
+      expect((await firstCaught(500))?.message).toMatch(/ONE MESSAGE STATE: the store says \S+ is recorded at seq \d+; the log on disk ends at seq \d+|DELIVERY: notice:\S+ never reached/)
+    } finally {
+      broken.variant = 'none'
+    }
+  }, 120_000)
+
+  it('the invariants catch the shipped holder with a step broken: a notice before the flush', async () => {
+    broken.variant = 'notice-before-flush'
+    try {
+      expect((await firstCaught(500))?.message).toMatch(/FROM THE DISK: watch \S+ noticed turn end \d+; \S+ log has it at \d+, on disk up to \d+/)
     } finally {
       broken.variant = 'none'
     }
