@@ -16,8 +16,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { answerChannel, guardController, HomeRuntime, noticeIdOf, openHomeStore, storePaths, StoreWatch, type ControllerPort, type HomeStore, type HostAgent, type NewApproval } from '../../src/testing.js'
-import { rc8Session } from '../support/crash-schedule.js'
+import { answerChannel, guardController, HomeRuntime, noticeIdOf, openHomeStore, storePaths, StoreWatch, type ControllerPort, type HomeStore, type HostAgent, type NewApproval, type ProcessTag } from '../../src/testing.js'
+import { rc8Session, SimAgent, type SessionLog } from '../support/crash-schedule.js'
 
 const cleanups: Array<() => void> = []
 afterEach(() => {
@@ -195,5 +195,73 @@ describe('the channel: a Refuse click delivers nothing', () => {
     // A later Deliver click on it is stale: still nothing delivered.
     expect(await answerChannel(host, 'approvals.decide', { messageId: 'm1', decision: 'deliver' }, signal)).toEqual({ ok: true, value: { state: 'refused', reason: 'stale' } })
     expect(store.message('m1')).toBeUndefined()
+  })
+})
+
+describe('order per sender and target across a local admission and a crash', () => {
+  /** A process whose inner port resumes `log` from what is on disk and admits into that agent (rc.8 `followup`), as the adapter does. */
+  function waker(home: string, pid: number, log: SessionLog, dead: Set<number>) {
+    const alive = (tag: ProcessTag) => !dead.has(tag.pid)
+    const store = openHomeStore(home, { pid, start: 1 }, alive)
+    const watch = new StoreWatch(store, storePaths(home).dir)
+    const live = new Map<string, SimAgent>()
+    const runtime = new HomeRuntime(store, watch, {
+      agents: { get: id => live.get(id), list: () => [...live.values()], resume: () => Promise.reject(new Error('through the inner port')) },
+      log: () => undefined,
+      longLived: () => false,
+      flush: async () => { log.persist() },
+    })
+    cleanups.push(() => {
+      watch.stop()
+      store.close()
+    })
+    const inner: ControllerPort = {
+      resolve: async sessionId => {
+        if (live.has(sessionId)) return { ok: true, value: { sessionId, woke: false, running: false } }
+        log.lose() // what the last writer had not written is gone; the resume reads the disk
+        const agent = new SimAgent(log, () => undefined, () => undefined)
+        live.set(sessionId, agent)
+        runtime.track(agent)
+        return { ok: true, value: { sessionId, woke: true, running: false } }
+      },
+      admit: async (target, prompt) => {
+        live.get(target.sessionId)!.followup({ id: prompt.requestId, role: 'user', content: [{ type: 'text', text: prompt.text }], source: { kind: 'plugin' } })
+        return { ok: true, value: { mode: prompt.mode, running: true } }
+      },
+      releaseWoken: async () => 'put-back-to-sleep',
+      waitRecorded: async () => undefined,
+    }
+    const guard = guardController(inner, runtime, { isLocal: id => live.has(id), agentOf: id => live.get(id), listEvents: async () => [] })
+    return { store, guard, live }
+  }
+  const prompt = (requestId: string) => ({ requestId, mode: 'queue' as const, text: requestId, provenance: { senderSessionId: 'session-from', hop: 1 }, signal })
+
+  // A later message admitted straight into the live target has no store row, so the next holder, which orders
+  // re-admissions by the stored posting order (home/owner-delivery.ts admitClaimed), puts the earlier one behind it.
+  it.fails('a stored message a dead turn took is delivered before a later one from the same sender admitted locally', async () => {
+    const home = freshHome()
+    const dead = new Set<number>()
+    const { log, broken } = rc8Session('s')
+    const first = waker(home, 731, log, dead)
+    // m0 went through the store (its target was held elsewhere, or handed to a host that died).
+    first.store.post({ messageId: 'm0', target: 's', sender: 'session-from', hop: 1, mode: 'queue', text: 'm0', mayWake: true })
+    // The same sender, now in this process, sends m1: the guard wakes `s` here, delivers m0 first, then admits m1 locally.
+    const resolved = await first.guard.resolve('s', { mayWake: true, signal })
+    if (!resolved.ok) throw new Error('expected a wake')
+    expect((await first.guard.admit(resolved.value, prompt('m1'))).ok).toBe(true)
+    const agent = first.live.get('s')!
+    expect(agent.inbox.nextTurn.map(message => message.id)).toEqual(['m0', 'm1'])
+    agent.step() // turn 1 takes m0 (rc.8 `Inbox.claim`)…
+    log.persist() // …and a background write puts that on disk; then the process is SIGKILLed before the user/message
+    dead.add(731)
+
+    const next = waker(home, 732, log, dead)
+    const again = await next.guard.resolve('s', { mayWake: true, signal })
+    expect(again.ok && again.value.woke).toBe(true)
+    const resumed = next.live.get('s')!
+    while (resumed.step()) { /* run every turn */ }
+    const order = log.events.filter(event => event.type === 'user/message').map(event => event.data.id)
+    expect(broken).toEqual([])
+    expect(order).toEqual(['m0', 'm1'])
   })
 })
