@@ -158,7 +158,7 @@ describe.skipIf(replaySeed !== undefined)('crash schedules over the shipped home
     ]
     for (const what of SEEDS < 10_000 ? [] : paths) expect(covered.get(what) ?? 0, what).toBeGreaterThan(10)
     console.info(`home schedules: ${SEEDS} × ${STEPS} steps, ${total('sent')} sends, ${total('crashes')} SIGKILLs, ${children} processes, ${Math.round(performance.now() - started)} ms`)
-  }, 600_000)
+  }, 900_000)
 
   it('the invariants catch the shipped holder with a step broken: admission without the log check delivers twice', async () => {
     broken.variant = 'no-log-check'
@@ -172,7 +172,7 @@ describe.skipIf(replaySeed !== undefined)('crash schedules over the shipped home
   it('the invariants catch the shipped holder with a step broken: recording before the flush', async () => {
     broken.variant = 'record-before-flush'
     try {
-      expect((await firstCaught(500))?.message).toMatch(/ONE MESSAGE STATE: the store says \S+ is recorded at seq \d+; the log on disk ends at seq \d+|DELIVERY: notice:\S+ never reached/)
+      expect((await firstCaught(500))?.message).toMatch(/ONE MESSAGE STATE: the store says \S+ is recorded at seq \d+; (the log on disk ends at seq \d+|\S+ log has \S+ there, on disk up to \d+)/)
     } finally {
       broken.variant = 'none'
     }
