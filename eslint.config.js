@@ -9,7 +9,7 @@ export default tseslint.config(
   // The web face's components are .jsx (src/client/).
   { files: ['**/*.jsx'] },
   {
-    ignores: ['lib/**', 'node_modules/**', 'e2e/**', 'tools/**', 'coverage/**', '**/*.d.ts'],
+    ignores: ['lib/**', 'node_modules/**', 'e2e/**', 'tools/**', 'coverage/**', '.tmp/**', 'reports/**', '**/*.d.ts'],
   },
   ...tseslint.configs.recommended,
   stylistic.configs.customize({ indent: 2, quotes: 'single', semi: false, jsx: true, braceStyle: '1tbs', arrowParens: false, commaDangle: 'always-multiline' }),

@@ -21,6 +21,8 @@ import type { Approval } from './approvals.js'
 import type { StoreWatch } from './store-watch.js'
 import { StoreUnavailableError, storeFaultWhy } from './store-fault.js'
 import { holdAgain, joinStore, leaveStore } from './join.js'
+import { PROCESS_CLOCK, type RuntimeClock } from './runtime-clock.js'
+import { reconcileLive } from './reconcile.js'
 
 /** How long recorded and refused messages stay in the store (their senders have long read them), ms. */
 export const RETAIN_MS = 60 * 60_000
@@ -35,6 +37,8 @@ export interface RuntimeHost extends HoldingHost {
   readonly longLived: () => boolean
   /** A session's log as persisted (rc.8 `sessionPersistence.readFrom`); absent: watches nobody holds wait for a holder. */
   readonly listEvents?: ListEvents
+  /** The reconcile timer and the exit hook; absent: the process's own (`home/runtime-clock.ts`). */
+  readonly clock?: RuntimeClock
 }
 
 /** The home runtime of one process. */
@@ -48,7 +52,8 @@ export class HomeRuntime {
   private longLived = false
   private stopped = false
   private removeListener: (() => void) | undefined
-  private timer: ReturnType<typeof setInterval> | undefined
+  private stopTimer: (() => void) | undefined
+  private removeExitHook: (() => void) | undefined
   private sweepAfter = 0
   /** Wakes a session here for adoption (set by the guard: the guarded wake). */
   adopt: ((sessionId: string) => Promise<boolean>) | undefined
@@ -69,11 +74,7 @@ export class HomeRuntime {
     return this.host.longLived()
   }
 
-  /**
-   * Join the store, sweep, hold the sessions live now, start reacting to
-   * changes. A store that cannot be used now is joined once it can be
-   * ({@link rejoin}, `home/store-supervisor.ts`).
-   */
+  /** Join the store (one unusable now is joined once it can be: {@link rejoin}), hold what is live, start reacting. */
   start(): void {
     this.longLived = this.host.longLived()
     try {
@@ -81,10 +82,10 @@ export class HomeRuntime {
     } catch (error: unknown) {
       if (storeFaultWhy(error) === undefined) throw error
     }
-    process.once('exit', this.onExit)
+    const clock = this.host.clock ?? PROCESS_CLOCK
+    this.removeExitHook = clock.atExit(this.onExit)
     this.removeListener = this.watch.listen(() => this.tick())
-    this.timer = setInterval(() => this.tick(), RECONCILE_MS)
-    this.timer.unref?.()
+    this.stopTimer = clock.every(RECONCILE_MS, () => this.tick())
     this.tick()
   }
 
@@ -151,26 +152,14 @@ export class HomeRuntime {
     }
   }
 
-  /**
-   * Hold what went live here unseen, let go of what is gone. One
-   * `agents.list()` and no lookup per held session, so a tick costs the
-   * same registry calls with 1 or 1,000 idle sessions live here
-   * (docs/performance.md, "Registry calls").
-   * @returns this process's live agents by id, or `undefined` for a registry without `list`.
-   */
+  /** Learn whether this process is long-lived now; then the registry diff (./reconcile.ts). */
   private reconcile(): Map<string, HostAgent> | undefined {
     const longLived = this.host.longLived()
     if (longLived !== this.longLived) {
       this.longLived = longLived
       this.store.join(longLived)
     }
-    const listed = this.host.agents.list?.()
-    const live = listed === undefined ? undefined : new Map(listed.map(agent => [agent.id, agent]))
-    for (const agent of listed ?? []) if (!this.holdings.holds(agent.id)) this.track(agent)
-    for (const sessionId of this.holdings.ids()) {
-      if (live === undefined ? this.host.agents.get(sessionId) === undefined : !live.has(sessionId)) this.untrack(sessionId)
-    }
-    return live
+    return reconcileLive(this.holdings, this.host.agents)
   }
 
   /** Post now the notices of watched turns of `sessionId` (held here) that ended, once its log is on disk. */
@@ -197,13 +186,13 @@ export class HomeRuntime {
     this.stopped = true
     this.holdings.stopped = true
     this.removeListener?.()
-    if (this.timer !== undefined) clearInterval(this.timer)
+    this.stopTimer?.()
     this.watch.stop()
     if (this.holdings.ids().length > 0) return // the exit listener lets them go when the process ends
     // A store that cannot be written now: the exit listener tries again when the process ends.
     const failed = leaveStore(this.store, 'released')
     if (failed !== undefined) return this.host.log(`letting go of the cross-session store failed: ${String(failed)}`)
-    process.removeListener('exit', this.onExit)
+    this.removeExitHook?.()
     this.store.close()
   }
 }

@@ -459,8 +459,31 @@ class Checker {
     this.version = db.prepare('PRAGMA data_version')
     this.top = db.prepare('SELECT MAX(n) AS n FROM messages')
     this.holders = db.prepare('SELECT session_id, pid, start, state FROM holders WHERE session_id IN (?, ?, ?)')
-    this.messages = db.prepare('SELECT message_id, state, seq, answered_seq FROM messages WHERE n > ?')
+    this.messages = db.prepare('SELECT n, message_id, target, state, seq, answered_seq FROM messages WHERE n > ?')
     this.approvals = db.prepare('SELECT message_id, state FROM approvals WHERE message_id LIKE ?')
+    this.inbound = db.prepare('SELECT mode FROM inbound WHERE session_id = ?')
+    this.anyHolders = db.prepare('SELECT session_id, pid, start, state FROM holders WHERE session_id IN (SELECT value FROM json_each(?))')
+    this.watches = db.prepare('SELECT message_id, target, state, turn_end_seq, outcome FROM watches WHERE message_id LIKE ?')
+  }
+
+  private readonly anyHolders: StatementSync
+  private readonly watches: StatementSync
+
+  /** The holder rows of any number of sessions. */
+  holdersOf(sessions: readonly string[]): Array<{ session_id: string, pid: number | null, start: number | null, state: string }> {
+    return this.anyHolders.all(JSON.stringify(sessions)) as never
+  }
+
+  /** Watches whose watched message id starts with `prefix` (a schedule's own). */
+  watchRows(prefix: string): Array<{ message_id: string, target: string, state: string, turn_end_seq: number | null, outcome: string | null }> {
+    return this.watches.all(`${prefix}%`) as never
+  }
+
+  private readonly inbound: StatementSync
+
+  /** A session's own inbound choice, as the store has it now. */
+  inboundOf(sessionId: string): string | undefined {
+    return (this.inbound.get(sessionId) as { mode: string } | undefined)?.mode
   }
 
   private readonly approvals: StatementSync
@@ -483,7 +506,7 @@ class Checker {
   }
 
   /** Messages posted after `after` (a schedule's own: those of earlier schedules are recorded and swept). */
-  messageRows(after: number): Array<{ message_id: string, state: string, seq: number | null, answered_seq: number | null }> {
+  messageRows(after: number): Array<{ n: number, message_id: string, target: string, state: string, seq: number | null, answered_seq: number | null }> {
     return this.messages.all(after) as never
   }
 
@@ -499,7 +522,7 @@ class Checker {
  * on every call, and preparing is most of a transition's cost here. A
  * statement is reset before each run, so reusing it changes nothing else.
  */
-function connection(file: string): DatabaseSync {
+export function connection(file: string): DatabaseSync {
   const sqlite = process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite')
   const db = new sqlite.DatabaseSync(file)
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)

@@ -1,0 +1,30 @@
+/**
+ * The runtime's two ties to its process: the reconcile timer and the exit
+ * hook. The default is the process's own (`setInterval`, unref'd so it
+ * keeps no process alive; `process.once('exit')`); the crash schedules
+ * (test/support/home-schedule.ts) pass one they drive, so many runtimes
+ * share one test process and tick only when a step says so.
+ *
+ * @module dsh-cross-session/home/runtime-clock
+ */
+
+/** How a runtime is ticked and told of its process's exit. */
+export interface RuntimeClock {
+  /** Run `tick` every `ms` (ms); returns its cancel. */
+  every(ms: number, tick: () => void): () => void
+  /** Run `hook` once when the process exits; returns its removal. */
+  atExit(hook: () => void): () => void
+}
+
+/** The process's own timer and exit event. */
+export const PROCESS_CLOCK: RuntimeClock = {
+  every(ms, tick) {
+    const timer = setInterval(tick, ms)
+    timer.unref?.()
+    return () => clearInterval(timer)
+  },
+  atExit(hook) {
+    process.once('exit', hook)
+    return () => process.removeListener('exit', hook)
+  },
+}

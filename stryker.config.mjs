@@ -1,0 +1,30 @@
+/**
+ * `npm run mutate`: StrykerJS over the home store and its orchestration
+ * (src/home/), the refusals (src/refusals.ts) and the send path
+ * (src/tools/sessions-send.ts, src/tools/send/), killing mutants with the
+ * unit tests named in vitest.mutate.config.ts. Not run in CI; the last
+ * report and how to read it: docs/mutation.md. A smaller run:
+ * `npm run mutate -- --mutate src/home/guard.ts`.
+ *
+ * @module stryker.config
+ */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutate.config.ts', related: false, pool: 'forks' },
+  coverageAnalysis: 'perTest',
+  mutate: [
+    'src/home/**/*.ts',
+    'src/refusals.ts',
+    'src/tools/sessions-send.ts',
+    'src/tools/send/**/*.ts',
+  ],
+  // The sandbox copy needs the sources and the tests only (e2e/ and tools/ are ~500 MB of installed harness and Node).
+  ignorePatterns: ['/e2e', '/tools', '/lib', '/bench', '/demo', '/.tmp', '/reports'],
+  concurrency: 2,
+  timeoutMS: 20_000,
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  tempDirName: '.tmp/stryker',
+  cleanTempDir: true,
+}

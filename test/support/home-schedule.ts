@@ -1,0 +1,903 @@
+/**
+ * Seeded, replayable crash schedules over the SHIPPED home code
+ * (docs/architecture.md §8): each simulated `dsh` process is a real
+ * `HomeRuntime` (with its `Holdings`, `Adoption`, `OrphanWatches`) and a
+ * real `guardController` on a `SqliteHomeStore` connection of its own, all
+ * on one store file. Only the process's surroundings are simulated:
+ * - rc.8 agents and their logs (`SessionLog`, `SimAgent` of
+ *   test/support/crash-schedule.ts, built from `@deepseek-ai/dsh-agent@0.1.0-rc.8`
+ *   `Inbox` and `@deepseek-ai/dsh-agent-loop@0.1.0-rc.8` `ReactLoopAgent`);
+ * - the inner controller port a real process has (rc.8 `agents.resume`, then
+ *   `followup`/`steer`: `adapters/controller.ts`), reduced to a resume from
+ *   the log on disk and an admission into the agent's inbox;
+ * - `sessions.flush` (a promise the schedule resolves, rejects, or never
+ *   settles when the process dies), the liveness probe (the real
+ *   `judgeAlive` over a simulated `/proc`: a SIGKILLed process is gone, a
+ *   zombie still answers `kill(pid, 0)` with its start time), the clock
+ *   (`Date.now` ticks once per reading) and the runtime's timer (a `tick`
+ *   step, `home/runtime-clock.ts`).
+ * A send runs the real decision (`tools/send/gather.ts` `gatherAndDecide`,
+ * reading the target's own `inbound` choice from the store), then the
+ * guard's `resolve` and `admit`. The user's choice is set through the real
+ * channel (`home/channel.ts` `inbound.set`).
+ *
+ * Steps interleave: a step starts real async work (a wake, a flush-awaiting
+ * record, an adoption) and the schedule lets it run to its next await before
+ * drawing the next step. A SIGKILL is armed, sometimes, inside a step: it
+ * throws at one of the process's store calls or log appends, and the
+ * process is gone from then on (no cleanup, its unwritten log tail lost).
+ * Store faults (variants): `busy` (a transition fails with SQLite's
+ * `database is locked`, as past the busy wait), `zombie` (a killed holder
+ * not yet reaped), `replace` (the store file deleted; later processes open a
+ * new one).
+ *
+ * After every step: ONE HOLDER (a session is held live by at most one living
+ * process, and the store agrees), ONE MESSAGE STATE (no id twice in a log;
+ * `recorded` at seq N means at seq N of the log on disk; a message refused
+ * by the store only for the target's choice), INBOUND (nothing sent while
+ * the target's own choice is `refuse` is posted or reaches its log). Then a
+ * calm phase (LIVENESS), and a recovery by a long-lived host that adopts
+ * every session with waiting messages: DELIVERY (each message that went
+ * through the store exactly once in its target's log; one admitted locally
+ * at most once) and ORDER per sender, target and mode.
+ *
+ * @module test/support/home-schedule
+ */
+
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { DatabaseSync } from 'node:sqlite'
+import { answerChannel, approvalDecided, deliveryState, gatherAndDecide, holdMessage, truncateChars, guardController, HomeRuntime, judgeAlive, openHomeStore, SqliteHomeStore, storePaths, DEFAULT_SETTINGS, type ControllerPort, type HomeStore, type HostUserMessage, type ProcessTag, type StoreWatch } from '../../src/testing.js'
+import { connection, mulberry32, openCrashWorld, SessionLog, SimAgent, type CrashWorld } from './crash-schedule.js'
+
+/** The channel's home view, for a host whose home no session's shell can write (src/home/home-reach.ts). */
+const NO_REACH = (): { path: string, sandboxRoot: undefined, kind: undefined } => ({ path: '/home', sandboxRoot: undefined, kind: undefined })
+
+/** A SIGKILL (or, for a dead process, any later act of its code): thrown from a crash point. */
+class Crash extends Error {}
+
+/** A broken invariant. */
+export class InvariantBroken extends Error {}
+
+/**
+ * The schedule's faults: `none`; `busy` (a transition fails with
+ * `database is locked`); `zombie` (a SIGKILLed holder stays a zombie until
+ * reaped); `replace` (the store file is deleted under running processes).
+ */
+export type StoreFault = 'none' | 'busy' | 'zombie' | 'replace'
+
+/**
+ * What ORDER is checked against: `store`, the messages that went through the
+ * store, in the order they entered it (a held message enters when its user
+ * delivers it); `sent`, the same messages in the order their sender sent
+ * them; `all`, also those admitted straight into an agent live in the
+ * sending process, in send order. `sent` fails today when a user delivers
+ * held messages in another order than they were sent; `all` when a holder
+ * re-admits an earlier stored message after a crash behind a later one
+ * admitted locally, which has no row (`home/owner-delivery.ts` orders by the
+ * stored posting order). Both are kept as `it.fails`
+ * (test/unit/home-schedule.test.ts).
+ */
+export type OrderOver = 'store' | 'sent' | 'all'
+
+/** One message a sender sent, as the sender was told. */
+interface Sent {
+  readonly id: string
+  readonly sender: string
+  readonly target: string
+  readonly mode: 'queue' | 'steer'
+  /** `store`: posted to the store (remote); `local`: admitted into an agent live in the sending process. */
+  via?: 'store' | 'local'
+  /** Refused for the target's inbound choice. */
+  refused?: boolean
+  /** Kept for the target's user (its choice was `hold`). */
+  held?: boolean
+  /** The target's own choice when the send started. */
+  readonly choiceAtStart: string | undefined
+}
+
+type ToolDeps = Parameters<typeof gatherAndDecide>[2]
+
+/** The runtime's store watch, reduced to nothing: the schedule ticks each runtime itself. */
+const QUIET_WATCH = { listen: () => () => undefined, poke: () => undefined, stop: () => undefined } as unknown as StoreWatch
+
+const key = (tag: ProcessTag): string => `${tag.pid}.${tag.start}`
+
+/** How long a held message waits for its user, in readings of the schedule's clock (a few steps' worth). */
+const HOLD_EXPIRY_MS = 1500
+
+/** Let every async continuation that can run now run (no timers are involved). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 4; i++) await new Promise<void>(resolve => setImmediate(resolve))
+}
+
+/** One simulated `dsh` process around the shipped runtime and guard. */
+class Proc {
+  readonly tag: ProcessTag
+  readonly longLived: boolean
+  readonly agents = new Map<string, SimAgent>()
+  readonly flushes: Array<{ readonly agent: SimAgent, readonly resolve: () => void, readonly reject: (error: Error) => void }> = []
+  readonly logged: string[] = []
+  runtime!: HomeRuntime
+  guard!: ControllerPort
+  store!: HomeStore
+  private readonly connections: DatabaseSync[] = []
+  /** Operations left before the SIGKILL armed for this step. */
+  budget: number | undefined
+  /** The next store call fails with `database is locked` (the `busy` fault). */
+  busy = false
+  /** Gone: every later call of its code throws. */
+  dead = false
+  private readonly run: HomeSchedule
+
+  constructor(run: HomeSchedule, pid: number, longLived: boolean) {
+    this.run = run
+    this.tag = { pid, start: 1 }
+    this.longLived = longLived
+  }
+
+  readonly op = (): void => {
+    if (this.dead || (this.budget !== undefined && this.budget-- <= 0)) {
+      this.dead = true
+      throw new Crash('SIGKILL')
+    }
+  }
+
+  /** Every store method first passes the crash point (and the `busy` fault, which leaves the store as it was). */
+  private crashable(store: SqliteHomeStore): HomeStore {
+    return new Proxy(store, {
+      get: (target, name) => {
+        const value = Reflect.get(target, name) as unknown
+        if (typeof value !== 'function') return value
+        // Connections go back to the pool when the process is gone, not when a runtime stops.
+        if (name === 'close') return () => undefined
+        return (...args: unknown[]) => {
+          this.op()
+          if (this.busy) {
+            this.busy = false
+            this.run.cover(`busy in ${String(name)}`)
+            throw Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5, errstr: 'database is locked' })
+          }
+          return (value as (...rest: unknown[]) => unknown).apply(target, args)
+        }
+      },
+    })
+  }
+
+  /** A store connection, as a new runtime opens it (after a `replace`, the file is made anew by `openHomeStore`). */
+  private openStore(): HomeStore {
+    const world = this.run.world
+    const alive = (tag: ProcessTag): boolean => this.run.alive(tag)
+    if (this.run.replaced) return this.crashable(openHomeStore(world.home, this.tag, alive))
+    const { file } = storePaths(world.home)
+    const db = world.idle.pop() ?? connection(file)
+    this.connections.push(db)
+    return this.crashable(new SqliteHomeStore(db, file, this.tag, alive))
+  }
+
+  /** `HomeRuntime` + `guardController` as `home/mount.ts` composes them, over this process's surroundings. */
+  start(): void {
+    this.store = this.openStore()
+    const logs = this.run.logs
+    const runtime = new HomeRuntime(this.store, QUIET_WATCH, {
+      agents: { get: id => this.agents.get(id), list: () => [...this.agents.values()], resume: () => Promise.reject(new Error('the guard resumes through its inner port')) },
+      log: line => this.logged.push(line),
+      longLived: () => this.longLived,
+      // rc.8 `sessions.flush`: resolves once everything appended so far is on disk.
+      flush: agent => new Promise<void>((resolve, reject) => {
+        this.op()
+        const log = logs.get(agent.id)!
+        this.flushes.push({ agent: agent as SimAgent, resolve: () => { log.persist(); resolve() }, reject })
+      }),
+      // rc.8 `sessionPersistence.readFrom(id, 0)`: the log as on disk.
+      listEvents: async id => {
+        this.op()
+        const log = logs.get(id)
+        return log === undefined ? [] : log.events.slice(0, log.persisted)
+      },
+      clock: { every: () => () => undefined, atExit: hook => { this.exitHook = hook; return () => { this.exitHook = undefined } } },
+    })
+    this.runtime = runtime
+    // As home/mount.ts: a held message this process expired tells its sender, if it asked.
+    runtime.expired = approval => approvalDecided(runtime.store, approval, line => this.logged.push(line))
+    this.guard = guardController(this.inner(), runtime, {
+      isLocal: id => this.agents.has(id),
+      agentOf: id => this.agents.get(id),
+      listEvents: async id => {
+        this.op()
+        const log = logs.get(id)
+        return log === undefined ? [] : log.events.slice(0, log.persisted)
+      },
+    })
+    runtime.start()
+  }
+
+  exitHook: (() => void) | undefined
+
+  /** The rc.8 side of the controller (`adapters/controller.ts` over `agents`), reduced. */
+  private inner(): ControllerPort {
+    return {
+      resolve: async (sessionId, options) => {
+        this.op()
+        const live = this.agents.get(sessionId)
+        if (live !== undefined) return { ok: true, value: { sessionId, woke: false, running: live.status === 'running' } }
+        if (!options.mayWake) return { ok: false, reason: { kind: 'not-live' } }
+        const agent = this.run.resume(sessionId, this)
+        this.agents.set(sessionId, agent)
+        // `agent/created` (home/mount.ts): the runtime tracks every session that goes live here.
+        this.runtime.track(agent)
+        return { ok: true, value: { sessionId, woke: true, running: false } }
+      },
+      admit: async (target, prompt) => {
+        this.op()
+        const agent = this.agents.get(target.sessionId)
+        if (agent === undefined) return { ok: false, reason: { kind: 'not-live' } }
+        const message: HostUserMessage = { id: prompt.requestId, role: 'user', content: [{ type: 'text', text: prompt.text }], source: { kind: 'plugin' } }
+        if (prompt.mode === 'queue') agent.followup(message)
+        else agent.steer(message)
+        return { ok: true, value: { mode: prompt.mode, running: agent.status === 'running' } }
+      },
+      releaseWoken: async target => {
+        this.dispose(target.sessionId)
+        return 'put-back-to-sleep'
+      },
+      waitRecorded: async () => undefined,
+      markDelivered: () => undefined,
+    }
+  }
+
+  /** rc.8 disposes the agent (its inbox cancelled), `agent/disposed` lets it go, then its log is written. */
+  dispose(sessionId: string): void {
+    const agent = this.agents.get(sessionId)
+    if (agent === undefined) return
+    agent.dispose()
+    this.agents.delete(sessionId)
+    this.runtime.untrack(sessionId)
+    this.op()
+    this.run.logs.get(sessionId)!.persist()
+    this.run.logs.get(sessionId)!.writer = undefined
+  }
+
+  /** The process is gone: its connections go back to the pool (a SIGKILLed process's locks are gone with it). */
+  disconnect(): void {
+    this.run.world.idle.push(...this.connections.splice(0))
+  }
+}
+
+type Action = 'spawn' | 'send' | 'inbound' | 'decide' | 'turn' | 'tick' | 'flush' | 'write' | 'release' | 'exit' | 'kill' | 'reload' | 'fault'
+
+const WEIGHTS: ReadonlyArray<readonly [Action, number]> = [
+  ['spawn', 4], ['send', 14], ['inbound', 3], ['decide', 3], ['turn', 30], ['tick', 10], ['flush', 10], ['write', 4],
+  ['release', 3], ['exit', 1.2], ['kill', 2], ['reload', 0.8], ['fault', 2],
+]
+const TOTAL = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
+
+/** One schedule over the shared store file. */
+export class HomeSchedule {
+  readonly world: CrashWorld
+  readonly fault: StoreFault
+  readonly logs = new Map<string, SessionLog>()
+  readonly broken: string[] = []
+  readonly trace: string[] = []
+  readonly sessions: string[]
+  readonly senders: string[]
+  /** Targets and senders: a sender is a session too (its notices are delivered into its log). */
+  readonly everyone: string[]
+  private readonly prefix: string
+  readonly sent: Sent[] = []
+  readonly processes: Proc[] = []
+  /** SIGKILLed processes not yet reaped (the `zombie` fault). */
+  readonly zombies = new Set<string>()
+  replaced = false
+  /** The calm phase or the recovery: no more SIGKILLs. */
+  calmed = false
+  crashes = 0
+  private readonly rng: () => number
+  private readonly maxProcesses: number
+  private readonly firstOrder: number
+  private readonly inFlight = new Set<Promise<void>>()
+  /** Where each sender session is live. */
+  private readonly senderIn = new Map<string, Proc>()
+  private readonly recordedSeq = new Map<string, number>()
+  private readonly tracing: boolean
+
+  readonly orderOver: OrderOver
+
+  constructor(world: CrashWorld, seed: number, fault: StoreFault, tracing: boolean, orderOver: OrderOver = 'store') {
+    this.world = world
+    this.fault = fault
+    this.orderOver = orderOver
+    this.tracing = tracing
+    this.rng = mulberry32(seed)
+    const prefix = `h${seed}-${world.nextPid}`
+    this.sessions = Array.from({ length: 2 + this.int(2) }, (_, index) => `${prefix}-s${index}`)
+    this.senders = Array.from({ length: 2 + this.int(2) }, (_, index) => `${prefix}-from${index}`)
+    this.maxProcesses = 2 + this.int(3)
+    this.everyone = [...this.sessions, ...this.senders]
+    for (const sessionId of this.everyone) this.logs.set(sessionId, new SessionLog(sessionId, this.broken))
+    this.prefix = `${prefix}-`
+    this.firstOrder = world.checker.lastOrder()
+  }
+
+  int(n: number): number {
+    return Math.floor(this.rng() * n)
+  }
+
+  pick<T>(values: readonly T[]): T | undefined {
+    return values.length === 0 ? undefined : values[this.int(values.length)]
+  }
+
+  fail(message: string): never {
+    throw new InvariantBroken(message)
+  }
+
+  cover(what: string): void {
+    this.world.covered.set(what, (this.world.covered.get(what) ?? 0) + 1)
+  }
+
+  note(text: string): void {
+    if (this.tracing) this.trace.push(text)
+  }
+
+  /** The liveness probe every store uses: the real `judgeAlive` over the simulated `/proc`. */
+  alive(tag: ProcessTag): boolean {
+    const dead = this.world.dead.has(key(tag))
+    if (dead && !this.zombies.has(key(tag))) return judgeAlive(tag, { signal: 'dead', start: undefined })
+    // A zombie answers `kill(pid, 0)` and keeps its start time; `/proc/<pid>/stat` field 3 says `Z`.
+    return judgeAlive(tag, { signal: 'alive', start: tag.start, ...(dead ? { state: 'Z' } : { state: 'S' }) } as Parameters<typeof judgeAlive>[1])
+  }
+
+  living(): Proc[] {
+    return this.processes.filter(process => !process.dead && !this.world.dead.has(key(process.tag)))
+  }
+
+  /** The session resumed in `process` from its log on disk. */
+  resume(sessionId: string, process: Proc): SimAgent {
+    const log = this.logs.get(sessionId)!
+    const writer = log.writer as Proc | undefined
+    if (writer !== undefined && writer !== process && !writer.dead && writer.agents.has(sessionId)) this.fail(`ONE HOLDER: p${process.tag.pid} resumes ${sessionId}, live in p${writer.tag.pid}`)
+    if (log.unpersisted > 0) this.fail(`the model: ${sessionId} resumed with ${log.unpersisted} events its last writer neither wrote nor lost`)
+    log.writer = process
+    this.cover('resumed')
+    return new SimAgent(log, process.op, text => this.note(text))
+  }
+
+  spawn(longLived = this.rng() < 0.3): Proc {
+    const process = new Proc(this, this.world.nextPid++, longLived)
+    this.processes.push(process)
+    this.note(`spawn p${process.tag.pid}${longLived ? ' (long-lived)' : ''}`)
+    this.as(process, 'start', () => process.start())
+    return process
+  }
+
+  /** SIGKILL: no cleanup; what its logs had not written is gone; its flushes never settle. */
+  kill(process: Proc, zombie = false): void {
+    process.dead = true
+    this.world.dead.add(key(process.tag))
+    if (zombie) this.zombies.add(key(process.tag))
+    for (const log of this.logs.values()) {
+      if (log.writer !== process) continue
+      if (log.lose().length > 0) this.cover('SIGKILL lost a user/message')
+    }
+    process.agents.clear()
+    process.flushes.length = 0
+    process.disconnect()
+    this.crashes++
+  }
+
+  /** A clean exit: each agent disposed (its log written), the flushes awaited settle, then the exit hook (`leave`). */
+  exit(process: Proc): void {
+    for (const sessionId of [...process.agents.keys()]) process.dispose(sessionId)
+    for (const flush of process.flushes.splice(0)) flush.resolve()
+    process.exitHook?.()
+    process.dead = true
+    this.world.dead.add(key(process.tag))
+    process.disconnect()
+  }
+
+  /** Run `work` as a step of `process`, with a SIGKILL armed inside it sometimes; async work goes on in the background. */
+  as(process: Proc, what: string, work: () => void | Promise<void>): void {
+    this.note(`p${process.tag.pid} ${what}`)
+    process.budget = this.calmed ? undefined : this.rng() < 0.04 ? this.int(4) : undefined
+    const crashed = (error: unknown): void => {
+      if (error instanceof Crash || process.dead) return
+      if (error instanceof InvariantBroken) this.broken.push(error.message)
+      else if (!isStoreFault(error)) this.broken.push(`p${process.tag.pid} ${what} threw: ${String((error as Error).stack ?? error)}`)
+    }
+    try {
+      const done = work()
+      if (done instanceof Promise) {
+        const tracked = done.catch(crashed).finally(() => this.inFlight.delete(tracked))
+        this.inFlight.add(tracked)
+      }
+    } catch (error: unknown) {
+      crashed(error)
+    } finally {
+      process.budget = undefined
+    }
+  }
+
+  /** After a step: a process whose code hit its SIGKILL is killed now. */
+  reap(): void {
+    for (const process of this.processes) {
+      if (process.dead && !this.world.dead.has(key(process.tag))) {
+        this.note(`  SIGKILL p${process.tag.pid}`)
+        this.cover('SIGKILL inside a step')
+        this.kill(process)
+      }
+    }
+  }
+
+  private action(): Action {
+    let roll = this.rng() * TOTAL
+    for (const [action, weight] of WEIGHTS) {
+      roll -= weight
+      if (roll < 0) return action
+    }
+    return 'send'
+  }
+
+  /** One random step; @returns whether anything was done. */
+  step(): boolean {
+    const living = this.living()
+    if (living.length === 0) {
+      this.spawn()
+      return true
+    }
+    const process = this.pick(living)!
+    const action = this.action()
+    this.cover(action)
+    switch (action) {
+      case 'spawn':
+        if (living.length >= this.maxProcesses) return false
+        this.spawn()
+        return true
+      case 'send':
+        return this.send(process)
+      case 'inbound': {
+        const target = this.pick(this.sessions)!
+        const mode = this.pick(['refuse', 'hold', 'accept', null] as const)!
+        // The target's user, in the web UI of any process (the real channel).
+        this.as(process, `inbound ${target} ${mode}`, async () => {
+          const answered = await answerChannel({ runtime: process.runtime, sessions: {} as never, inbound: () => 'accept', decided: () => undefined, log: () => undefined, home: NO_REACH }, 'inbound.set', { sessionId: target, mode }, new AbortController().signal)
+          if (answered.ok) this.cover(`inbound ${mode}`)
+        })
+        return true
+      }
+      case 'decide': {
+        const held = this.pick(this.sent.filter(message => message.held === true))
+        if (held === undefined) return false
+        const decision = this.rng() < 0.6 ? 'deliver' : 'refuse'
+        // The target's user clicks Deliver or Refuse in the web UI of any process (the real channel, as home/mount.ts serves it).
+        this.as(process, `${decision} ${held.id}`, async () => {
+          const host = { runtime: process.runtime, sessions: {} as never, inbound: () => 'accept' as const, decided: (approval: Parameters<typeof approvalDecided>[1]) => approvalDecided(process.runtime.store, approval, line => process.logged.push(line)), log: (line: string) => process.logged.push(line), home: NO_REACH }
+          const answered = await answerChannel(host, 'approvals.decide', { messageId: held.id, decision }, new AbortController().signal)
+          if (!answered.ok) return
+          const { state, reason } = answered.value as { state: string, reason?: string }
+          if (reason === undefined) this.cover(`held message ${state}`)
+          const stored = this.world.checker.approvalRows(held.id).find(row => row.message_id === held.id)?.state
+          if (stored !== state) this.fail(`ONE DECISION: ${decision} of ${held.id} answered ${state}; the store says ${stored ?? 'nothing'}`)
+        })
+        return true
+      }
+      case 'turn': {
+        const live = this.pick(living.flatMap(each => [...each.agents.values()].filter(agent => agent.status === 'running').map(agent => [each, agent] as const)))
+        if (live === undefined) return false
+        const [owner, agent] = live
+        this.as(owner, `turn ${agent.id}`, () => {
+          agent.step()
+          // rc.8 emits `session/event` as it appends; here most of the time.
+          if (this.rng() < 0.7) owner.runtime.onSessionEvent(agent.id)
+        })
+        return true
+      }
+      case 'tick':
+        this.as(process, 'tick', () => process.runtime.tick())
+        return true
+      case 'flush': {
+        const flush = process.flushes.shift()
+        if (flush === undefined) return false
+        const ok = this.rng() >= 0.08
+        this.as(process, `flush ${flush.agent.id}${ok ? '' : ' (rejected)'}`, () => {
+          process.op()
+          if (ok) flush.resolve()
+          else flush.reject(new Error('write failed'))
+        })
+        return true
+      }
+      case 'write': {
+        const log = this.pick([...this.logs.values()].filter(each => each.writer === process && each.unpersisted > 0))
+        if (log === undefined) return false
+        const upTo = log.persisted + 1 + this.int(log.unpersisted)
+        this.as(process, `write ${log.id} up to seq ${upTo}`, () => {
+          process.op()
+          log.persist(upTo)
+        })
+        return true
+      }
+      case 'release': {
+        const sessionId = this.pick([...process.agents.keys()])
+        if (sessionId === undefined) return false
+        this.as(process, `release ${sessionId}`, () => process.dispose(sessionId))
+        return true
+      }
+      case 'exit':
+        this.as(process, 'exit', () => this.exit(process))
+        return true
+      case 'kill':
+        this.note(`p${process.tag.pid} SIGKILL${this.fault === 'zombie' ? ' (a zombie until reaped)' : ''}`)
+        this.kill(process, this.fault === 'zombie')
+        return true
+      case 'reload':
+        // A plugin reload: the old runtime stops, a new one starts on a new connection, the agents still live.
+        this.as(process, 'reload', () => {
+          process.runtime.stop()
+          process.start()
+        })
+        return true
+      case 'fault':
+        return this.storeFault(process)
+    }
+  }
+
+  private storeFault(process: Proc): boolean {
+    switch (this.fault) {
+      case 'busy':
+        this.note(`p${process.tag.pid}: its next transition finds the store locked past the wait`)
+        process.busy = true
+        return true
+      case 'zombie': {
+        const zombie = this.pick([...this.zombies])
+        if (zombie === undefined) return false
+        this.note(`zombie ${zombie} reaped`)
+        this.zombies.delete(zombie)
+        this.cover('zombie reaped')
+        return true
+      }
+      case 'replace':
+        if (this.replaced) return false
+        this.note('the store file is deleted')
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${storePaths(this.world.home).file}${suffix}`, { force: true })
+        this.replaced = true
+        this.cover('store replaced')
+        return true
+      default:
+        return false
+    }
+  }
+
+  /** A sender sends through `process`: the real decision, then the guard. */
+  private send(anyProcess: Proc): boolean {
+    const sender = this.pick(this.senders)!
+    // A sender session is live in one process at a time; when that one is gone it is resumed in another.
+    let process = this.senderIn.get(sender)
+    if (process === undefined || process.dead) {
+      process = anyProcess
+      this.senderIn.set(sender, process)
+    }
+    const target = this.pick(this.sessions)!
+    const mode = this.rng() < 0.7 ? 'queue' as const : 'steer' as const
+    const id = `${target}-m${this.sent.length}`
+    const choiceAtStart = this.ownChoice(target)
+    const message: Sent = { id, sender, target, mode, choiceAtStart }
+    this.sent.push(message)
+    const mayWake = this.rng() < 0.85
+    const notify = this.rng() < 0.35
+    this.as(process, `send ${id} → ${target} (${mode})`, async () => {
+      const signal = new AbortController().signal
+      const call: Parameters<typeof gatherAndDecide>[1] = { caller: { sessionId: sender, header: { id: sender, createdAt: 1 }, latestRelay: () => undefined }, callId: id, signal }
+      const deps: Parameters<typeof gatherAndDecide>[2] = {
+        sessions: { lookup: async (sessionId: string) => ({ header: { id: sessionId, createdAt: 1 }, live: false }), readTitles: async () => new Map() } as unknown as ToolDeps['sessions'],
+        controller: process.guard,
+        settings: { ...DEFAULT_SETTINGS, visibility: 'all' as const, inbound: 'accept' as const, holdExpiryMs: HOLD_EXPIRY_MS },
+        limits: { check: () => ({ kind: 'ok' as const, hop: 1 }) } as unknown as ToolDeps['limits'],
+        inbound: process.store,
+        log: (line: string) => process.logged.push(line),
+      }
+      const decided = await gatherAndDecide({ callerId: sender, targetId: target, body: `text of ${id}`, allowResume: mayWake }, call, deps)
+      this.note(`  ${id}: ${decided.kind}`)
+      if (decided.kind === 'refused') {
+        message.refused = decided.inbound === true
+        if (decided.inbound === true) this.cover('send refused: inbound')
+        return
+      }
+      if (decided.kind === 'hold') {
+        // The real hold (tools/send/hold.ts): kept for the target's user; nothing of the target is touched.
+        const out = { callerId: sender, targetId: target, mode, hop: decided.hop, requestId: id, body: `text of ${id}` }
+        const text = await holdMessage({ out, cut: truncateChars(out.body, 4000), notify }, call, deps)
+        message.held = text.includes('held for its user\'s approval')
+        this.note(`  ${text.split('\n')[0]!}`)
+        if (message.held) this.cover('sent held')
+        return
+      }
+      const resolved = await process.guard.resolve(target, { mayWake, signal })
+      if (!resolved.ok) {
+        this.cover(`send not resolved: ${resolved.reason.kind}`)
+        return
+      }
+      // With `notify`, the watch is registered before the admission (tools/send/deliver.ts `watchAnswer`), withdrawn when not accepted.
+      const watched = notify && process.guard.watchAnswer?.({ requestId: id, senderSessionId: sender, targetId: target, hop: 1, mayWake: true, maxHops: 8, perMinute: 100, ttlMs: 3_600_000 }) === true
+      const admitted = await process.guard.admit(resolved.value, { requestId: id, mode, text: `text of ${id}`, provenance: { senderSessionId: sender, hop: 1 }, signal })
+      if (!admitted.ok) {
+        if (watched) process.guard.unwatchAnswer?.(id)
+        return
+      }
+      message.via = resolved.value.remote === undefined ? 'local' : 'store'
+      this.cover(`sent ${message.via}${resolved.value.remote?.handoff === true ? ' (hand-over)' : resolved.value.woke ? ' (woke)' : ''}`)
+    })
+    return true
+  }
+
+  /** The target's own choice as the store has it now (read through the checker's connection). */
+  private ownChoice(target: string): string | undefined {
+    return this.world.checker.inboundOf(target)
+  }
+
+  /** The invariants, against the store as another connection reads it, and the logs. */
+  check(): void {
+    if (this.broken.length > 0) this.fail(this.broken[0]!)
+    const checker = this.world.checker
+    const rows = new Map(checker.holdersOf(this.everyone).map(row => [row.session_id, row]))
+    for (const sessionId of this.everyone) {
+      const holders = this.living().filter(process => process.runtime.holds(sessionId))
+      if (holders.length > 1) this.fail(`ONE HOLDER: ${sessionId} is held by ${holders.map(process => `p${process.tag.pid}`).join(' and ')}`)
+      const row = rows.get(sessionId)
+      const stored = row?.pid === null || row?.pid === undefined || !this.alive({ pid: row.pid, start: row.start ?? 0 }) ? undefined : row
+      const holder = holders[0]
+      if (holder !== undefined && stored?.pid !== holder.tag.pid) this.fail(`ONE HOLDER: p${holder.tag.pid} holds ${sessionId} live; the store says ${stored === undefined ? 'nobody living' : `p${stored.pid}`}`)
+      // A `waking` row belongs to a wake under way in its process; a `live` row to a process that holds the session.
+      if (holder === undefined && stored !== undefined && stored.state === 'live' && !this.zombies.has(`${stored.pid}.${stored.start}`)) this.fail(`ONE HOLDER: the store says p${stored.pid} holds ${sessionId} live; it does not`)
+    }
+    const messages = new Map(checker.messageRows(this.firstOrder).map(row => [row.message_id, row]))
+    const approvals = new Map(this.sent.some(message => message.held === true) ? checker.approvalRows(this.prefix).map(row => [row.message_id, row.state]) : [])
+    for (const message of this.sent) {
+      const row = messages.get(message.id)
+      const log = this.logs.get(message.target)!
+      const reached = row !== undefined || log.userIndex(message.id) >= 0
+      if (message.choiceAtStart === 'refuse' && this.ownChoice(message.target) === 'refuse' && reached) {
+        this.fail(`INBOUND: ${message.id} was sent while ${message.target}'s own choice was refuse, and ${row === undefined ? 'reached its log' : `is ${row.state} in the store`}`)
+      }
+      // NOTHING EARLY: a held message reaches the store's messages and the log only once its user delivered it.
+      const decided = message.held === true || message.choiceAtStart === 'hold' ? approvals.get(message.id) : undefined
+      if (message.choiceAtStart === 'hold' && this.ownChoice(message.target) === 'hold' && message.held !== true && reached) this.fail(`INBOUND: ${message.id} was sent while ${message.target}'s own choice was hold, and reached it without being held`)
+      if (message.held === true && decided !== 'delivered' && reached) this.fail(`NOTHING EARLY: ${message.id} is ${decided ?? 'gone'} for its user and ${row === undefined ? 'in its target\'s log' : `${row.state} in the store`}`)
+      if (row === undefined) continue
+      const before = this.recordedSeq.get(message.id)
+      if (before !== undefined && (row.state !== 'recorded' || row.seq !== before)) this.fail(`ONE MESSAGE STATE: ${message.id} was recorded at seq ${before}, now ${row.state} ${row.seq}`)
+      if (row.state !== 'recorded') continue
+      const seq = row.seq ?? 0
+      const event = log.events[seq - 1]
+      if (event?.type !== 'user/message' || event.data.id !== message.id) this.fail(`ONE MESSAGE STATE: the store says ${message.id} is recorded at seq ${seq}; the log has ${event?.type ?? 'nothing'} there`)
+      if (seq > log.persisted) this.fail(`ONE MESSAGE STATE: the store says ${message.id} is recorded at seq ${seq}; the log on disk ends at seq ${log.persisted}`)
+      this.recordedSeq.set(message.id, seq)
+    }
+    // A notice is a message too: recorded means at that seq of its target's log on disk.
+    for (const row of messages.values()) {
+      if (!row.message_id.startsWith('notice:') || row.state !== 'recorded') continue
+      const log = this.logs.get(row.target)
+      const event = log?.events[(row.seq ?? 0) - 1]
+      if (log === undefined || event?.type !== 'user/message' || event.data.id !== row.message_id || (row.seq ?? 0) > log.persisted) this.fail(`ONE MESSAGE STATE: the store says ${row.message_id} is recorded at seq ${row.seq}; ${row.target}'s log ${log === undefined ? 'is not this schedule\'s' : `has ${event?.type ?? 'nothing'} there, on disk up to ${log.persisted}`}`)
+    }
+    this.checkNotices(new Set(messages.keys()))
+  }
+
+  /**
+   * ONE NOTICE: a watch is `noticed` exactly when its one notice row exists.
+   * FROM THE DISK: a noticed watch names the first turn end after its message
+   * in the target's log on disk, with that turn's outcome.
+   */
+  private checkNotices(rows: ReadonlySet<string>): void {
+    for (const watch of this.world.checker.watchRows(this.prefix)) {
+      const notice = rows.has(`notice:${watch.message_id}`)
+      if ((watch.state === 'noticed') !== notice) this.fail(`ONE NOTICE: watch ${watch.message_id} is ${watch.state} and its notice row ${notice ? 'exists' : 'is absent'}`)
+      if (watch.state !== 'noticed') continue
+      // A held message refused or expired tells its sender so without any turn (home/approval-notices.ts: turn end 0).
+      if (watch.turn_end_seq === 0 && (watch.outcome === 'refused' || watch.outcome === 'expired')) continue
+      const log = this.logs.get(watch.target)!
+      const at = log.userIndex(watch.message_id)
+      const end = at < 0 ? undefined : log.events.slice(at).find(event => event.type === 'turn/end')
+      if (end === undefined || end.seq !== watch.turn_end_seq || end.seq > log.persisted) {
+        this.fail(`FROM THE DISK: watch ${watch.message_id} noticed turn end ${watch.turn_end_seq}; ${watch.target}'s log ${end === undefined ? 'holds no turn end after the message' : `has it at ${end.seq}, on disk up to ${log.persisted}`}`)
+      }
+      this.cover('noticed')
+    }
+  }
+
+  /** Let what runs in the background run, then reap and check. */
+  async after(): Promise<void> {
+    await settle()
+    this.reap()
+    this.check()
+  }
+
+  /** The store watch of each other living process sees the step's commits (`home/store-watch.ts`): most tick now. */
+  async watched(): Promise<void> {
+    for (const process of this.living()) if (this.rng() < 0.5) this.as(process, 'tick (store watch)', () => process.runtime.tick())
+    await this.after()
+  }
+
+  /** No more faults, sends or crashes: every living process runs until nothing moves; then nothing waits for a session live in a living process. */
+  async calm(): Promise<void> {
+    this.note('calm')
+    this.calmed = true
+    // A zombie is dead (its code runs no more): a session it holds must not stay held until it is reaped.
+    const rows = this.world.checker.holdersOf(this.everyone)
+    const zombie = rows.find(row => row.pid !== null && this.zombies.has(`${row.pid}.${row.start}`))
+    if (zombie !== undefined && this.alive({ pid: zombie.pid!, start: zombie.start ?? 0 })) this.fail(`LIVENESS: ${zombie.session_id} stays held by p${zombie.pid}, a zombie (killed, not yet reaped), judged alive`)
+    this.zombies.clear()
+    for (const process of this.living()) process.busy = false
+    await this.quiesce(() => this.living(), 'LIVENESS')
+    const live = new Set(this.living().flatMap(process => [...process.agents.keys()].filter(id => process.runtime.holds(id))))
+    const stalled = this.world.checker.messageRows(this.firstOrder).filter(row => (row.state === 'pending' || row.state === 'claimed') && live.has(row.target))
+    if (stalled.length > 0) this.fail(`LIVENESS: ${stalled.map(row => `${row.message_id} ${row.state}`).join(', ')} still wait for a session live in a living process`)
+  }
+
+  /** One round as the processes' own loops run it: flushes settle, turns run, a tick. @returns whether anything moved. */
+  private async round(processes: Proc[]): Promise<boolean> {
+    let moved = this.inFlight.size > 0
+    for (const process of processes) {
+      for (const flush of process.flushes.splice(0)) {
+        moved = true
+        this.as(process, `flush ${flush.agent.id}`, () => flush.resolve())
+      }
+      // A resolved flush's continuation runs before the agent's next append (rc.8 appends from later I/O callbacks).
+      await settle()
+      for (const agent of [...process.agents.values()]) {
+        while (agent.status === 'running' && agent.step()) moved = true
+        this.as(process, `settle ${agent.id}`, () => process.runtime.onSessionEvent(agent.id))
+      }
+      this.as(process, 'tick', () => process.runtime.tick())
+    }
+    await settle()
+    if (moved || this.inFlight.size > 0 || processes.some(process => process.flushes.length > 0 || [...process.agents.values()].some(agent => agent.status === 'running'))) return true
+    // Something posted meanwhile (a notice, an expiry's notice) for a session live here: the next tick delivers it.
+    const live = new Set(processes.flatMap(process => [...process.agents.keys()]))
+    return this.world.checker.messageRows(this.firstOrder).some(row => row.state === 'pending' && live.has(row.target))
+  }
+
+  /** Rounds until three in a row move nothing (an adoption or a wake starts in one round and lands in the next). */
+  private async quiesce(processes: () => Proc[], what: string): Promise<void> {
+    for (let round = 0, idle = 0; idle < 3; round++) {
+      if (round > 300) this.fail(`${what}: the processes did not settle in 300 rounds`)
+      idle = await this.round(processes()) ? 0 : idle + 1
+      await this.after()
+    }
+  }
+
+  /** Every process ends; a long-lived recovery host adopts every session with waiting messages and runs until nothing moves. */
+  async recover(): Promise<void> {
+    for (const process of this.living()) {
+      if (this.rng() < 0.5) this.kill(process)
+      else this.as(process, 'exit', () => this.exit(process))
+    }
+    this.zombies.clear()
+    await this.after()
+    this.note('recovery')
+    const recovery = this.spawn(true)
+    // Time passes: every message still held for its user expires (its sender told, if it asked), as a tick would.
+    this.as(recovery, 'expire what is held', () => {
+      for (const approval of recovery.store.expireApprovals(Number.MAX_SAFE_INTEGER)) recovery.runtime.expired?.(approval)
+    })
+    // It wakes every session through its guard (a sender too: a notice may wait for it without leave to wake it).
+    for (const sessionId of this.everyone) this.as(recovery, `wake ${sessionId}`, async () => { await recovery.guard.resolve(sessionId, { mayWake: true, signal: new AbortController().signal }) })
+    await this.quiesce(() => [recovery], 'recovery')
+    const waiting = this.world.checker.messageRows(this.firstOrder).filter(row => row.state === 'pending' || row.state === 'claimed')
+    if (waiting.length > 0) this.fail(`recovery left ${waiting.map(row => `${row.message_id} ${row.state} for ${row.target}`).join(', ')} (live there: ${[...recovery.agents.keys()].join(', ')}; ${recovery.logged.join(' / ')})`)
+    for (const sessionId of [...recovery.agents.keys()]) recovery.dispose(sessionId)
+    const rows = this.world.checker.messageRows(this.firstOrder)
+    this.finalCheck(new Map(rows.map(row => [row.message_id, row.n])))
+    for (const row of rows) if (row.message_id.startsWith('notice:') && this.logs.get(row.target)!.userIndex(row.message_id) < 0) this.fail(`DELIVERY: ${row.message_id} never reached ${row.target}`)
+    for (const watch of this.world.checker.watchRows(this.prefix)) {
+      if (watch.state === 'watching' && this.logs.get(watch.target)!.userIndex(watch.message_id) >= 0) this.fail(`LIVENESS: watch ${watch.message_id} still watching after its message's turn ran`)
+    }
+    recovery.store.sweep(Date.now(), 0)
+    recovery.exitHook?.()
+    this.world.dead.add(key(recovery.tag))
+    recovery.dead = true
+    recovery.disconnect()
+  }
+
+  /** DELIVERY and ORDER. */
+  private finalCheck(stored: ReadonlyMap<string, number>): void {
+    const last = new Map<string, number>()
+    const inOrder = this.orderOver === 'store' ? [...this.sent].sort((a, b) => (stored.get(a.id) ?? 0) - (stored.get(b.id) ?? 0)) : this.sent
+    for (const message of inOrder) {
+      const log = this.logs.get(message.target)!
+      const index = log.userIndex(message.id)
+      if (stored.has(message.id) && index < 0) this.fail(`DELIVERY: ${message.id} went through the store and never reached ${message.target} (${deliveryState(log.events, message.id).kind} in its log)`)
+      if (message.via === 'store' && !stored.has(message.id) && index < 0) this.fail(`DELIVERY: ${message.id} was accepted through the store and is neither in it nor in ${message.target}'s log`)
+      if (index >= 0 && message.via === undefined && !stored.has(message.id)) this.cover('delivered, its sender gone before the answer')
+      // `store`: the order of what went through the store (a message admitted locally never has a row: see `OrderOver`).
+      if (index < 0 || (this.orderOver !== 'all' && !stored.has(message.id))) continue
+      const lane = `${message.sender}→${message.target} ${message.mode}`
+      if ((last.get(lane) ?? -1) > index) this.fail(`ORDER: ${message.id} (${lane}) is in the log before a message its sender sent earlier`)
+      last.set(lane, index)
+    }
+  }
+
+  /** Wait for everything in flight (a process that died leaves promises that never settle: dropped). */
+  drop(): void {
+    this.inFlight.clear()
+  }
+}
+
+function isStoreFault(error: unknown): boolean {
+  return (error as { errstr?: unknown } | null)?.errstr === 'database is locked'
+}
+
+/** What a run of schedules found. */
+export interface HomeSeedsSummary {
+  readonly schedules: number
+  readonly sent: number
+  readonly crashes: number
+  readonly failures: ReadonlyArray<{ readonly seed: number, readonly message: string }>
+  readonly covered: Record<string, number>
+}
+
+/**
+ * Run the schedule of `seed` on `world`: `steps` random steps, each
+ * followed by the invariants, then the calm phase and the recovery.
+ * @throws {InvariantBroken} with the broken invariant (`trace` gets the steps).
+ */
+export async function runHomeSchedule(world: CrashWorld, seed: number, options: { steps?: number, fault?: StoreFault, orderOver?: OrderOver, trace?: string[] } = {}): Promise<{ sent: number, crashes: number }> {
+  const schedule = new HomeSchedule(world, seed, options.fault ?? 'none', options.trace !== undefined, options.orderOver)
+  const realNow = Date.now
+  let clock = realNow()
+  Date.now = () => ++clock
+  try {
+    schedule.spawn()
+    await schedule.after()
+    const steps = options.steps ?? 30
+    for (let done = 0, tries = 0; done < steps && tries < steps * 10; tries++) {
+      if (!schedule.step()) continue
+      done++
+      await schedule.after()
+      await schedule.watched()
+    }
+    await schedule.calm()
+    await schedule.recover()
+    return { sent: schedule.sent.length, crashes: schedule.crashes }
+  } finally {
+    Date.now = realNow
+    schedule.drop()
+    options.trace?.push(...schedule.trace)
+    for (const process of schedule.processes) {
+      process.dead = true
+      world.dead.add(key(process.tag))
+      process.disconnect()
+    }
+  }
+}
+
+/** Schedules per store file (rows of sessions held once stay in `holders`; a small file keeps every scan short). */
+const SCHEDULES_PER_FILE = 250
+
+/** Run seeds `from`, `from + 1`, … (`count`) on store files under `dir`. */
+export async function runHomeSeeds(dir: string, from: number, count: number, options: { steps?: number, fault?: StoreFault, between?: () => void } = {}): Promise<HomeSeedsSummary> {
+  const failures: Array<{ seed: number, message: string }> = []
+  const covered = new Map<string, number>()
+  let world: CrashWorld | undefined
+  let sent = 0
+  let crashes = 0
+  const done = (): void => {
+    if (world === undefined) return
+    world.close()
+    rmSync(world.home, { recursive: true, force: true })
+  }
+  for (let seed = from; seed < from + count; seed++) {
+    if ((seed - from) % SCHEDULES_PER_FILE === 0 || options.fault === 'replace') {
+      done()
+      options.between?.()
+      world = openCrashWorld(join(dir, `batch-${seed}`), covered)
+    }
+    try {
+      const stats = await runHomeSchedule(world!, seed, options)
+      sent += stats.sent
+      crashes += stats.crashes
+    } catch (error: unknown) {
+      if (failures.length < 10) failures.push({ seed, message: error instanceof InvariantBroken ? error.message : String((error as Error).stack ?? error) })
+    }
+  }
+  done()
+  return { schedules: count, sent, crashes, failures, covered: Object.fromEntries(covered) }
+}

@@ -1,0 +1,213 @@
+/**
+ * Crash schedules over the shipped home code (test/support/home-schedule.ts):
+ * 10,000 seeded schedules of 2–4 simulated `dsh` processes, each a real
+ * `HomeRuntime` and `guardController` on one real SQLite store, sessions
+ * with rc.8-shaped logs, senders sending through the real decision and the
+ * guard, the targets' users setting `inbound` through the real channel, and
+ * a SIGKILL possible inside any step. After every step: ONE HOLDER, ONE
+ * MESSAGE STATE, INBOUND; after a calm phase: LIVENESS; after a recovery
+ * host adopted every session: DELIVERY and ORDER.
+ *
+ * Store faults are steps of their own schedules: a transition that finds the
+ * store locked past the busy wait, a holder that is a zombie until reaped,
+ * the store file deleted under running processes. Each breaks an invariant
+ * with the store code of this branch, and is kept as `it.fails` with the
+ * invariant it breaks (docs/mutation.md, "Crash schedules").
+ *
+ * The broken variants break the shipped code, not the simulation: a step of
+ * `home/owner-delivery.ts` is replaced, through vitest's module mock, for
+ * the holder (`home/holding.ts`) that imports it.
+ *
+ * The 10,000 seeds run in child processes (2 to 4); a failing seed is
+ * replayed here with its steps printed. `HOME_SEED=<n>` runs only that seed
+ * here and prints its steps; `HOME_SEEDS=<count>` runs fewer.
+ *
+ * @module test/unit/home-schedule
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it, vi } from 'vitest'
+import type { HostUserMessage } from '../../src/testing.js'
+import { openCrashWorld } from '../support/crash-schedule.js'
+import { runHomeSchedule, type HomeSeedsSummary, type OrderOver, type StoreFault } from '../support/home-schedule.js'
+
+/** The shipped step a broken variant replaces (none: the shipped code as it is). */
+const broken = vi.hoisted(() => ({ variant: 'none' as 'none' | 'no-log-check' | 'record-before-flush' | 'notice-before-flush' }))
+
+vi.mock('../../src/home/owner-delivery.js', async importOriginal => {
+  const real = await importOriginal<typeof import('../../src/home/owner-delivery.js')>()
+  const notices = await import('../../src/home/notices.js')
+  return {
+    ...real,
+    // Admission without asking the log where a re-claimed message stands: it is delivered again.
+    admitClaimed: (...args: Parameters<typeof real.admitClaimed>) => {
+      if (broken.variant !== 'no-log-check') return real.admitClaimed(...args)
+      const [, agent, , claimed] = args
+      for (const message of claimed) {
+        const delivered: HostUserMessage = { id: message.messageId, role: 'user', content: [{ type: 'text', text: message.text }], source: { kind: 'plugin' } }
+        if (message.mode === 'queue') agent.followup(delivered)
+        else agent.steer(delivered)
+      }
+      return claimed.map(message => message.messageId)
+    },
+    // What the log shows is recorded at once, before `sessions.flush` has put it on disk.
+    settle: (...args: Parameters<typeof real.settle>) => {
+      const changed = real.settle(...args)
+      const [store, agent, held] = args
+      if (broken.variant === 'record-before-flush') real.recordFound(store, held, undefined, held.answeredAt)
+      // A turn end seen in the live log is noticed at once, before `sessions.flush` has put it on disk.
+      if (broken.variant === 'notice-before-flush') notices.fireEndedWatches(store, agent)
+      return changed
+    },
+  }
+})
+
+const SEEDS = Number(process.env.HOME_SEEDS ?? 10_000)
+const STEPS = 30
+const ROOT = join(import.meta.dirname, '..', '..')
+const RUNNER = join(ROOT, 'test', 'support', 'home-runner.ts')
+const replaySeed = process.env.HOME_SEED === undefined ? undefined : Number(process.env.HOME_SEED)
+
+// tmpfs when there is one: the store syncs every commit, and the schedules test the protocol, not the disk.
+const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir()
+const homes: string[] = []
+function freshHome(): string {
+  const home = mkdtempSync(join(base, 'xs-home-schedule-'))
+  homes.push(home)
+  return home
+}
+afterAll(() => {
+  for (const home of homes) rmSync(home, { recursive: true, force: true })
+})
+
+/** Run one seed here, on a fresh store, with its steps. */
+async function replay(seed: number, fault: StoreFault = 'none'): Promise<{ error: unknown, trace: string[] }> {
+  const trace: string[] = []
+  const world = openCrashWorld(freshHome())
+  try {
+    await runHomeSchedule(world, seed, { steps: STEPS, fault, trace })
+    return { error: undefined, trace }
+  } catch (error: unknown) {
+    return { error, trace }
+  } finally {
+    world.close()
+  }
+}
+
+/** The first seed (from `from`, at most `seeds` of them) whose schedule breaks an invariant, and what it broke. */
+async function firstCaught(seeds: number, fault: StoreFault = 'none', from = 1, orderOver: OrderOver = 'store'): Promise<{ seed: number, message: string } | undefined> {
+  for (let seed = from; seed < from + seeds; seed++) {
+    const world = openCrashWorld(freshHome())
+    try {
+      await runHomeSchedule(world, seed, { steps: STEPS, fault, orderOver })
+    } catch (error: unknown) {
+      return { seed, message: (error as Error).message }
+    } finally {
+      world.close()
+    }
+  }
+  return undefined
+}
+
+/** The seeds `[from, from + count)` in a child process. */
+function runChild(from: number, count: number): Promise<HomeSeedsSummary> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--no-warnings', '--import', 'tsx', RUNNER, freshHome(), String(from), String(count), String(STEPS)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()))
+    child.on('error', reject)
+    child.on('exit', code => {
+      if (code === 0) resolve(JSON.parse(out) as HomeSeedsSummary)
+      else reject(new Error(`the schedule runner for seeds ${from}… exited with ${code}: ${err}`))
+    })
+  })
+}
+
+describe.runIf(replaySeed !== undefined)('one seed, replayed', () => {
+  it(`seed ${replaySeed}`, async () => {
+    const { error, trace } = await replay(replaySeed!, (process.env.HOME_FAULT ?? 'none') as StoreFault)
+    console.info(trace.join('\n'))
+    expect(error).toBeUndefined()
+  })
+})
+
+describe.skipIf(replaySeed !== undefined)('crash schedules over the shipped home code', () => {
+  it(`${SEEDS} seeded schedules keep one holder, one message state, the inbound choice, delivery and order`, async () => {
+    const children = Math.max(2, Math.min(4, availableParallelism()))
+    const share = Math.ceil(SEEDS / children)
+    const started = performance.now()
+    const summaries = await Promise.all(Array.from({ length: children }, (_, index) => runChild(1 + index * share, Math.min(share, SEEDS - index * share))))
+    const failures = summaries.flatMap(summary => summary.failures).sort((a, b) => a.seed - b.seed)
+    if (failures.length > 0) {
+      const { seed, message } = failures[0]!
+      const { trace } = await replay(seed)
+      expect.fail(`schedule ${seed} broke an invariant: ${message}\n(failing seeds include ${failures.map(failure => failure.seed).join(', ')}; replay one with HOME_SEED=${seed})\n${trace.join('\n')}`)
+    }
+    const total = (key: 'schedules' | 'sent' | 'crashes'): number => summaries.reduce((sum, summary) => sum + summary[key], 0)
+    expect(total('schedules')).toBe(SEEDS)
+    // Not vacuous: every way a send goes, the user's choice, the persistence gap and SIGKILLs inside steps.
+    const covered = new Map<string, number>()
+    for (const summary of summaries) for (const [what, times] of Object.entries(summary.covered)) covered.set(what, (covered.get(what) ?? 0) + times)
+    const paths = [
+      'sent local', 'sent local (woke)', 'sent store', 'sent store (hand-over)', 'send refused: inbound', 'inbound refuse', 'inbound hold', 'sent held',
+      'held message delivered', 'held message refused', 'noticed', 'reload', 'release', 'exit', 'kill', 'SIGKILL inside a step', 'SIGKILL lost a user/message', 'flush', 'write',
+    ]
+    for (const what of SEEDS < 10_000 ? [] : paths) expect(covered.get(what) ?? 0, what).toBeGreaterThan(10)
+    console.info(`home schedules: ${SEEDS} × ${STEPS} steps, ${total('sent')} sends, ${total('crashes')} SIGKILLs, ${children} processes, ${Math.round(performance.now() - started)} ms`)
+  }, 900_000)
+
+  it('the invariants catch the shipped holder with a step broken: admission without the log check delivers twice', async () => {
+    broken.variant = 'no-log-check'
+    try {
+      expect((await firstCaught(500))?.message).toMatch(/ONE MESSAGE STATE|DELIVERY|recovery left/)
+    } finally {
+      broken.variant = 'none'
+    }
+  }, 120_000)
+
+  it('the invariants catch the shipped holder with a step broken: recording before the flush', async () => {
+    broken.variant = 'record-before-flush'
+    try {
+      expect((await firstCaught(500))?.message).toMatch(/ONE MESSAGE STATE: the store says \S+ is recorded at seq \d+; (the log on disk ends at seq \d+|\S+ log has \S+ there, on disk up to \d+)/)
+    } finally {
+      broken.variant = 'none'
+    }
+  }, 120_000)
+
+  it('the invariants catch the shipped holder with a step broken: a notice before the flush', async () => {
+    broken.variant = 'notice-before-flush'
+    try {
+      expect((await firstCaught(500))?.message).toMatch(/FROM THE DISK: watch \S+ noticed turn end \d+; \S+ log has it at \d+, on disk up to \d+/)
+    } finally {
+      broken.variant = 'none'
+    }
+  }, 120_000)
+
+  // Store faults. With this branch's store each breaks an invariant; the failure each shows is pinned in the comment.
+  it.fails('a transition that finds the store locked past the wait keeps one holder (today: memory forgets the session before the write, "the store says pN holds S live; it does not")', async () => {
+    expect(await firstCaught(300, 'busy')).toBeUndefined()
+  }, 120_000)
+
+  it.fails('a zombie holder is dead (today: judged alive until reaped, "stays held by pN, a zombie")', async () => {
+    expect(await firstCaught(300, 'zombie')).toBeUndefined()
+  }, 120_000)
+
+  // Seed 971 (like test/unit/home-orchestration.test.ts, "order per sender and target across a local admission and a
+  // crash"): the next holder re-admits a stored message a dead turn took behind a later one admitted locally.
+  it.fails('ORDER per sender and target holds across a local admission and a crash (today: "ORDER: …-m3 … is in the log before a message its sender sent earlier")', async () => {
+    expect(await firstCaught(1, 'none', 971, 'all')).toBeUndefined()
+  }, 120_000)
+
+  // Seed 2532: the user delivers two held messages of one sender in the other order than they were sent.
+  it.fails('ORDER per sender and target in send order holds across hold and approval (today: delivered in the order the user decided, "ORDER: …-m6 … is in the log before a message its sender sent earlier")', async () => {
+    expect(await firstCaught(1, 'none', 2532, 'sent')).toBeUndefined()
+  }, 120_000)
+
+  it.fails('the store file deleted under running processes keeps one holder (today: new processes open a new file, "pN holds S live; the store says nobody living")', async () => {
+    expect(await firstCaught(100, 'replace')).toBeUndefined()
+  }, 120_000)
+})
