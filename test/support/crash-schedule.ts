@@ -459,7 +459,7 @@ class Checker {
     this.version = db.prepare('PRAGMA data_version')
     this.top = db.prepare('SELECT MAX(n) AS n FROM messages')
     this.holders = db.prepare('SELECT session_id, pid, start, state FROM holders WHERE session_id IN (?, ?, ?)')
-    this.messages = db.prepare('SELECT n, message_id, target, state, seq, answered_seq FROM messages WHERE n > ?')
+    this.messages = db.prepare('SELECT n, message_id, target, state, seq, answered_seq, reason FROM messages WHERE n > ?')
     this.approvals = db.prepare('SELECT message_id, state FROM approvals WHERE message_id LIKE ?')
     this.inbound = db.prepare('SELECT mode FROM inbound WHERE session_id = ?')
     this.anyHolders = db.prepare('SELECT session_id, pid, start, state FROM holders WHERE session_id IN (SELECT value FROM json_each(?))')
@@ -506,7 +506,7 @@ class Checker {
   }
 
   /** Messages posted after `after` (a schedule's own: those of earlier schedules are recorded and swept). */
-  messageRows(after: number): Array<{ n: number, message_id: string, target: string, state: string, seq: number | null, answered_seq: number | null }> {
+  messageRows(after: number): Array<{ n: number, message_id: string, target: string, state: string, seq: number | null, answered_seq: number | null, reason: string | null }> {
     return this.messages.all(after) as never
   }
 

@@ -785,7 +785,9 @@ export class HomeSchedule {
     if (waiting.length > 0) this.fail(`recovery left ${waiting.map(row => `${row.message_id} ${row.state} for ${row.target}`).join(', ')} (live there: ${[...recovery.agents.keys()].join(', ')}; ${recovery.logged.join(' / ')})`)
     for (const sessionId of [...recovery.agents.keys()]) recovery.dispose(sessionId)
     const rows = this.world.checker.messageRows(this.firstOrder)
-    this.finalCheck(new Map(rows.map(row => [row.message_id, row.n])))
+    // A message still waiting when its target's user chose `refuse` is refused, never delivered (docs/tools.md, "Inbound messages").
+    const refusedByUser = new Set(rows.filter(row => row.state === 'refused' && row.reason === 'inbound-refused').map(row => row.message_id))
+    this.finalCheck(new Map(rows.map(row => [row.message_id, row.n])), refusedByUser)
     for (const row of rows) if (row.message_id.startsWith('notice:') && this.logs.get(row.target)!.userIndex(row.message_id) < 0) this.fail(`DELIVERY: ${row.message_id} never reached ${row.target}`)
     for (const watch of this.world.checker.watchRows(this.prefix)) {
       if (watch.state === 'watching' && this.logs.get(watch.target)!.userIndex(watch.message_id) >= 0) this.fail(`LIVENESS: watch ${watch.message_id} still watching after its message's turn ran`)
@@ -798,12 +800,17 @@ export class HomeSchedule {
   }
 
   /** DELIVERY and ORDER. */
-  private finalCheck(stored: ReadonlyMap<string, number>): void {
+  private finalCheck(stored: ReadonlyMap<string, number>, refusedByUser: ReadonlySet<string>): void {
     const last = new Map<string, number>()
     const inOrder = this.orderOver === 'store' ? [...this.sent].sort((a, b) => (stored.get(a.id) ?? 0) - (stored.get(b.id) ?? 0)) : this.sent
     for (const message of inOrder) {
       const log = this.logs.get(message.target)!
       const index = log.userIndex(message.id)
+      if (refusedByUser.has(message.id)) {
+        if (index >= 0) this.fail(`INBOUND: ${message.id} was refused at its target's switch to refuse and is in ${message.target}'s log`)
+        this.cover('refused while waiting, at a switch to refuse')
+        continue
+      }
       if (stored.has(message.id) && index < 0) this.fail(`DELIVERY: ${message.id} went through the store and never reached ${message.target} (${deliveryState(log.events, message.id).kind} in its log)`)
       if (message.via === 'store' && !stored.has(message.id) && index < 0) this.fail(`DELIVERY: ${message.id} was accepted through the store and is neither in it nor in ${message.target}'s log`)
       if (index >= 0 && message.via === undefined && !stored.has(message.id)) this.cover('delivered, its sender gone before the answer')

@@ -198,7 +198,7 @@ describe.skipIf(replaySeed !== undefined)('crash schedules over the shipped home
 
   // Seed 971 (like test/unit/home-orchestration.test.ts, "order per sender and target across a local admission and a
   // crash"): the next holder re-admits a stored message a dead turn took behind a later one admitted locally.
-  it.fails('ORDER per sender and target holds across a local admission and a crash (today: "ORDER: …-m3 … is in the log before a message its sender sent earlier")', async () => {
+  it('ORDER per sender and target holds across a local admission and a crash (a local admission is recorded on disk before the send returns)', async () => {
     expect(await firstCaught(1, 'none', 971, 'all')).toBeUndefined()
   }, 120_000)
 
