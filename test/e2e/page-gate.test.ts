@@ -22,7 +22,6 @@
  */
 import { readFileSync, realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
 import { installByName, isCi, missingBrowser, openApp, openPluginSettings, openSession, shotPath, webFixture } from './support/browser.ts'
@@ -30,6 +29,7 @@ import { startFakeModel, textOf, type FakeModel, type ModelRequest, type Reply }
 import { makeHome, readLog, readSessions, ROOT, sleep, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome } from './support/harness.ts'
 import { firstUserText, turnOf } from './support/scenario.ts'
 import { storeFile } from './support/store.ts'
+import { outsideTemp } from '../support/outside-temp.ts'
 
 const noBrowser = missingBrowser()
 const skipForBrowser = noBrowser !== undefined && !isCi()
@@ -204,7 +204,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('the page gate: a peer\'s shell cann
   })
 
   it('shows no warning, and logs none, for a home outside every sandbox-writable root', async () => {
-    const h = fx.h = makeHome('page-gate-home', 'xs-e2e-', join(ROOT, '.tmp', 'e2e-homes'))
+    const h = fx.h = makeHome('page-gate-home', 'xs-e2e-', outsideTemp(ROOT, 'e2e-homes'))
     for (const root of ['/tmp', tmpdir()]) expect(realpathSync(h.home).startsWith(`${realpathSync(root)}/`)).toBe(false)
     installByName(h)
     const model = fx.model = await startFakeModel({ scenario: () => ({ text: 'here' }) })
@@ -222,7 +222,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('the page gate: a peer\'s shell cann
   })
 
   it('warns, once, when a session runs in a workspace that holds the home', async () => {
-    const h = fx.h = makeHome('page-gate-ws', 'xs-e2e-', join(ROOT, '.tmp', 'e2e-homes'))
+    const h = fx.h = makeHome('page-gate-ws', 'xs-e2e-', outsideTemp(ROOT, 'e2e-homes'))
     installByName(h)
     const model = fx.model = await startFakeModel({ scenario: () => ({ text: 'here' }) })
     const web = fx.web = await startWeb(h, model, { patch: webPatch(h) })

@@ -28,6 +28,7 @@ import { expectContiguous, idAt, peerMessages } from './support/logs.ts'
 import { OLDER_SCHEMA, OLDER_VERSION, PREVIOUS_SCHEMA, PREVIOUS_VERSION, writePreviousStore } from './support/previous-store.ts'
 import { firstUserText, router, steps, type Turn } from './support/scenario.ts'
 import { holderOf, messagesFor, storeFile } from './support/store.ts'
+import { pageCall } from './support/page-key.ts'
 
 /** One `sessions_send` of `body` to the session `target()` names. */
 function sendTo(target: () => string, body: string) {
@@ -49,12 +50,9 @@ async function answeredThere(web: WebHarness, sessionId: string, text: string): 
   return transcript({ events: await historyEvents(web, sessionId) }).some(line => line.role === 'assistant' && line.text.includes(text))
 }
 
-/** One call on the package's web channel (src/home/channel.ts), as the browser half makes it. */
-async function channel(web: WebHarness, endpoint: string, payload: unknown): Promise<any> {
-  const res = await fetch(`http://127.0.0.1:${web.port}/cross-session/${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId: `t-${endpoint}`, method: endpoint, payload }) })
-  const body = await res.json() as { result: { ok: boolean, value?: unknown } }
-  if (!body.result.ok) throw new Error(`${endpoint}: ${JSON.stringify(body)}`)
-  return body.result.value
+/** One call on the package's web channel (src/home/channel.ts), as the page makes it (test/e2e/support/page-key.ts). */
+async function channel(web: WebHarness, endpoint: string, payload: Record<string, unknown>): Promise<any> {
+  return await pageCall(web.port, endpoint, payload)
 }
 
 /** Whether a model request of the session whose first message holds `role` carried `text`. */

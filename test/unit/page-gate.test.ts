@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { acceptValue, CHANNEL, HomeReach, KEY_SOCKET_PATH, PageKeys, pageProvenance, refusalLog, REFUSALS_LOGGED, sandboxWarning, workspaceOf, serveChannel, textFrame, writableRootOf, type ChannelHost, type HomeRuntime, type NewApproval, type SqliteHomeStore, openHomeStore } from '../../src/testing.js'
+import { outsideTemp } from '../support/outside-temp.js'
 
 type Route = { path: string, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> }
 type Upgrade = { path: string, handler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void }
@@ -265,15 +266,16 @@ describe('the pieces', () => {
     const inTemp = new HomeReach(join(home, 'cross-home'), line => { logs.push(line) })
     expect(inTemp.view()).toMatchObject({ kind: 'temp' })
     expect(logs).toHaveLength(1)
-    const outside = join(process.cwd(), '.tmp', 'reach-home')
+    const workspace = outsideTemp(process.cwd(), 'reach-workspace')
+    const outside = join(workspace, 'reach-home')
     const reach = new HomeReach(outside, line => { logs.push(line) })
     expect(reach.view()).toEqual({ path: outside, sandboxRoot: undefined, kind: undefined })
-    reach.seeWorkspace(join(process.cwd(), 'src'))
+    reach.seeWorkspace(join(workspace, 'src'))
     reach.seeWorkspace(undefined)
     expect(reach.view().sandboxRoot).toBeUndefined()
-    reach.seeWorkspace(process.cwd())
-    reach.seeWorkspace(process.cwd())
-    expect(reach.view()).toEqual({ path: outside, sandboxRoot: process.cwd(), kind: 'workspace' })
+    reach.seeWorkspace(workspace)
+    reach.seeWorkspace(workspace)
+    expect(reach.view()).toEqual({ path: outside, sandboxRoot: workspace, kind: 'workspace' })
     expect(logs).toHaveLength(2)
     expect(logs[1]).toContain('the workspace of a session in this process')
     expect(workspaceOf({ cwd: '/w' })).toBe('/w')
