@@ -148,7 +148,8 @@ export async function waitUntilRecorded(
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** An unref'd pause of `ms`, cut short by `signal` (never rejects). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise(resolve => {
     const onAbort = (): void => {
       clearTimeout(timer)

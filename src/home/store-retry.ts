@@ -15,28 +15,13 @@
  */
 
 import { storeFaultWhy } from './store-fault.js'
+import { sleep } from '../harness/recorded.js'
 
 /** How long a send keeps trying a store that cannot be used, ms. */
 export const STORE_RETRY_MS = 5000
 /** First pause between two tries, ms; it doubles up to {@link STORE_RETRY_PAUSE_MAX_MS}. */
 const STORE_RETRY_PAUSE_MS = 25
 const STORE_RETRY_PAUSE_MAX_MS = 500
-
-/** An unref'd pause, cut short by `signal`. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise(resolve => {
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      resolve()
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    timer.unref?.()
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-}
 
 /**
  * Run `step`; while it throws a store fault, pause and run it again, for at
@@ -53,7 +38,7 @@ export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSig
     } catch (error: unknown) {
       const left = until - Date.now()
       if (storeFaultWhy(error) === undefined || left <= 0 || signal.aborted) throw error
-      await pause(Math.min(wait, left), signal)
+      await sleep(Math.min(wait, left), signal)
       wait = Math.min(wait * 2, STORE_RETRY_PAUSE_MAX_MS)
     }
   }
