@@ -57,7 +57,9 @@ export async function runHarnessBench(workDir: string, sessions: number, options
 
   // "First call" means the first call of a new process on a home an earlier process already indexed
   // (docs/performance.md "What a new process reads"): one process lists once (its query folds every title)
-  // and exits; the measured process comes after it.
+  // and exits; the measured process comes after it. The priming process starts on an unindexed home (its
+  // home store removed, an earlier bench run's rows with it), so its query is the unindexed first query.
+  rmSync(join(manifest.home, 'cross-session'), { recursive: true, force: true })
   const primeOut = join(workDir, `prime-${sessions}.json`)
   const primePatch = join(workDir, `bench-${sessions}-prime.patch.yml`)
   rmSync(primeOut, { force: true })
