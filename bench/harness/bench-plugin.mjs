@@ -311,15 +311,18 @@ async function timeRaw(row, run, warm) {
  */
 async function harnessRows(ctx, manifest, common, signal) {
   const persistence = ctx.get('sessionPersistence')
+  // The service as it is now, per call: the host may have replaced it since (a call on a replaced one's
+  // coordinator fails with "inactive context", seen under heavy load after the sends woke sessions).
+  const current = () => ctx.get('sessionPersistence') ?? persistence
   const rows = []
   if (persistence === undefined) return rows
   const warm = manifest.sessions > 5000 ? 1 : 2
   // Above 20,000 sessions rc.8's own listing (~0.75 ms a session) and an index built from nothing would take
   // minutes of the run's time limit: they are measured up to 10,000 sessions.
   const large = manifest.sessions > 20_000
-  if (!large) rows.push((await timeRaw({ ...common, tool: 'persistence', case: 'listSnapshots()' }, () => persistence.listSnapshots(), warm)).row)
+  if (!large) rows.push((await timeRaw({ ...common, tool: 'persistence', case: 'listSnapshots()' }, () => current().listSnapshots(), warm)).row)
   for (const [events, id] of [['small', manifest.smallId], ...Object.entries(manifest.longIds)]) {
-    const timed = await timeRaw({ ...common, tool: 'persistence', case: `inspect(id), ${events} events` }, () => persistence.inspect(id), 2)
+    const timed = await timeRaw({ ...common, tool: 'persistence', case: `inspect(id), ${events} events` }, () => current().inspect(id), 2)
     rows.push({ ...timed.row, events: timed.value.events.length })
   }
   const layout = jsonlLayout(persistence)
