@@ -62,7 +62,7 @@ export interface CaseRow {
    * what it is, after the first call and the median after the warm ones, ms.
    */
   floor?: { what: string, firstMs?: number, medianMs?: number }
-  /** 1-minute load average when the case ended. */
+  /** 1-minute load average of the case (real harness: when it started; in memory: when it ended). */
   load?: number
 }
 
