@@ -21,7 +21,8 @@
  * - `inbound`: a session's own choice of what peer messages do (`accept`,
  *   `hold`, `refuse`), set by its user; no row follows the `inbound` setting.
  * - `approvals`: one row per message held for its target's user (`held`,
- *   then `delivered` into `messages` in one transaction, `refused`, `expired`).
+ *   then `delivered` into `messages` in one transaction, `refused`, `expired`;
+ *   `refused` with reason `withdrawn` when its sender withdrew it, `home/store-withdraw.ts`).
  * - `traffic`: one row per message a process delivered to a session live
  *   in itself, or refused for its inbound choice (docs/architecture.md §8).
  *
@@ -35,7 +36,7 @@ import type { Holder, HolderView, LetGo, MessageState, StoredMessage } from './s
 import { CORPUS_SURFACES_SCHEMA } from './store-corpus.js'
 
 /** Schema version kept in `meta`; a store of another version is rebuilt. */
-export const STORE_VERSION = '5'
+export const STORE_VERSION = '6'
 
 /** The schema, idempotent. */
 export const SCHEMA = `
@@ -95,7 +96,7 @@ CREATE TABLE IF NOT EXISTS approvals (
   mode TEXT NOT NULL CHECK (mode IN ('queue', 'steer')),
   text TEXT NOT NULL, body TEXT NOT NULL, may_wake INTEGER NOT NULL, notify INTEGER NOT NULL,
   state TEXT NOT NULL CHECK (state IN ('held', 'delivered', 'refused', 'expired')),
-  created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, decided_at INTEGER) STRICT;
+  created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, decided_at INTEGER, reason TEXT) STRICT;
 CREATE INDEX IF NOT EXISTS approvals_held ON approvals (target, n) WHERE state = 'held';
 CREATE TABLE IF NOT EXISTS traffic (
   n INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -168,7 +169,7 @@ export function sameTag(a: ProcessTag | undefined, b: ProcessTag | undefined): b
 
 /** A stored refusal reason, read defensively (an older or foreign row reads `unknown`). */
 function holderRefusalOf(reason: string): HolderRefusal {
-  return reason === 'misaddressed' || reason === 'target-gone' || reason === 'expired' || reason === 'inbound-refused' ? reason : 'unknown'
+  return reason === 'misaddressed' || reason === 'target-gone' || reason === 'expired' || reason === 'inbound-refused' || reason === 'withdrawn' ? reason : 'unknown'
 }
 
 /** A `messages` row as the port's {@link StoredMessage}. */
