@@ -37,6 +37,7 @@ export const REFUSAL_CATALOG = {
   'empty-body': { contract: true, cause: 'the body is empty after trimming', next: 'supply a body' },
   'self-target': { contract: false, cause: 'the target is the calling session', next: 'pick a peer id' },
   'rate-limited': { contract: false, cause: 'hop limit, per-pair rate, or a duplicate body', next: 'stop relaying and report to the user / wait / read the target' },
+  'nothing-to-withdraw': { contract: false, cause: '`withdraw: true`, and no message this session sent to that target with that `message` (and `mode`) is known to the cross-session store', next: 'nothing to take back: read the target with `sessions_read` to see whether it has it' },
   'rejected': { contract: true, cause: 'no caller, the target takes no messages from peers (`inbound: refuse`), the cross-session store is unavailable, a backend failure (names the failing step), or the controller refused (its code)', next: 'as the text says (for `inbound: refuse`: ask the target\'s user; for an unavailable store: try again shortly)' },
 } as const satisfies Record<string, { readonly contract: boolean, readonly cause: string, readonly next: string }>
 
