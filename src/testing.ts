@@ -16,7 +16,7 @@ export { IDLE_RELEASE_MS, MAX_RESIDENT_WOKEN } from './adapters/woken-release.js
 export { WokenSessions } from './adapters/woken.js'
 export { currentValue, defaultText, durationText, isOverridden, planSave, rangeText, unlanded } from './client/card-model.js'
 export { isSettled, readHistory, sendStateOf } from './client/send-state.js'
-export { heldOf, isFinal, sendOutcome } from './client/send-outcome.js'
+export { canWithdraw, heldOf, isFinal, sendOutcome, storedOf } from './client/send-outcome.js'
 export type { ScopeView } from './client/card-model.js'
 export { Config, settingsTableMarkdown } from './settings/config.js'
 export { CONTROLLER_CODES, FILE_SYSTEM_CODES, SESSION_QUERY_CODES, classifyFailure } from './core/failure-kinds.js'

@@ -6,7 +6,7 @@
  * its text (src/model/notice-view.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { buildNotice, heldOf, isFinal, isSettled, NOTICE_INTRO, parseNotice, parseSendResult, readHistory, sendOutcome, sendStateOf } from '../../src/testing.js'
+import { buildNotice, canWithdraw, heldOf, storedOf, isFinal, isSettled, NOTICE_INTRO, parseNotice, parseSendResult, readHistory, sendOutcome, sendStateOf } from '../../src/testing.js'
 
 const ID = 'cross-session:session-me:call_7:AbCdEfGhIjKlMnOp'
 const framed = (body: string) => `Cross-session message from another session of this harness.\nfrom-session: session-me ("")\ndelivery: queue | hop 1\n--- message begins tok123456789 ---\n${body}\n--- message ends tok123456789 ---`
@@ -94,6 +94,22 @@ describe('sendOutcome: the send row\'s chip, from the call, the target\'s histor
     expect(heldOf({ messageId: 'm', held: null })).toBeUndefined()
     expect(heldOf({ held: { state: 'lost', expiresAt: 2 } })).toBeUndefined()
     expect(heldOf(undefined)).toBeUndefined()
+  })
+})
+
+describe('withdrawn: the send row after its sender took the message back', () => {
+  it('withdrawn while held or while queued is final, whatever the call said; Withdraw is offered only while it waits', () => {
+    expect(sendOutcome({ stage: 'held' }, undefined, { state: 'withdrawn', expiresAt: 9000, decidedAt: 4000 })).toEqual({ kind: 'withdrawn', at: 4000 })
+    const queued = { stage: 'unconfirmed', note: 'delivered through the mailbox | still pending in the mailbox after 0 ms' } as const
+    expect(sendOutcome(queued, { stage: 'pending' }, undefined, 'withdrawn')).toEqual({ kind: 'withdrawn' })
+    expect(isFinal({ kind: 'withdrawn' })).toBe(true)
+    expect(canWithdraw({ kind: 'pending' }, undefined, 'pending')).toBe(true)
+    expect(canWithdraw({ kind: 'pending' }, undefined, 'claimed')).toBe(false)
+    expect(canWithdraw({ kind: 'held' }, { state: 'held', expiresAt: 9000 }, undefined)).toBe(true)
+    expect(canWithdraw({ kind: 'recorded', seq: 3 }, undefined, 'recorded')).toBe(false)
+    expect(storedOf({ stored: { state: 'withdrawn' } })).toBe('withdrawn')
+    expect(storedOf({ stored: null })).toBeUndefined()
+    expect(heldOf({ held: { state: 'withdrawn', expiresAt: 2, decidedAt: 1 } })).toEqual({ state: 'withdrawn', expiresAt: 2, decidedAt: 1 })
   })
 })
 
