@@ -16,6 +16,7 @@ export function whereText(where, t) {
   switch (where?.kind) {
     case 'recorded': return where.answeredSeq === undefined ? t('withdraw.where.recorded', { seq: where.seq }) : `${t('withdraw.where.recorded', { seq: where.seq })} · ${t('traffic.answered', { seq: where.answeredSeq })}`
     case 'claimed': return t('withdraw.where.claimed', { pid: where.pid })
+    case 'handed-back': return t('withdraw.where.handedBack')
     case 'delivered-here': return t('withdraw.where.here')
     case 'expired': return t('withdraw.where.expired')
     default: return t('withdraw.where.refused')

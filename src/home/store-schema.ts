@@ -11,7 +11,9 @@
  * - `messages`: one row per message addressed to a session held elsewhere
  *   (or handed to another process to wake); `n` is the posting order. A
  *   notice (`notice` set: how the watched turn ended) is a message too, from
- *   the watched target to the sender, with an `expires_at`.
+ *   the watched target to the sender, with an `expires_at`. `claimed` is 1
+ *   once any holder claimed it: a claim handed back may have reached the
+ *   target's log already, so such a message is never withdrawn.
  * - `watches`: one row per message whose sender asked for a notice
  *   (`sessions_send` `notify`): `watching` until the target's turn that took
  *   it ends, then `noticed` (the notice posted in the same transaction) or
@@ -63,7 +65,7 @@ CREATE TABLE IF NOT EXISTS messages (
   seq INTEGER, running INTEGER, reason TEXT,
   answered_seq INTEGER, reoffered INTEGER NOT NULL DEFAULT 0,
   created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-  notice TEXT, expires_at INTEGER) STRICT;
+  notice TEXT, expires_at INTEGER, claimed INTEGER NOT NULL DEFAULT 0) STRICT;
 CREATE TABLE IF NOT EXISTS watches (
   message_id TEXT PRIMARY KEY,
   sender TEXT NOT NULL, target TEXT NOT NULL, hop INTEGER NOT NULL,

@@ -8,9 +8,10 @@
  * Stored as: a `messages` row `refused` with reason `withdrawn` (no claim,
  * sweep or re-offer ever takes a refused row), an `approvals` row
  * `refused` with reason `withdrawn` (never listed as held, never
- * decidable). A claimed message is never withdrawn, whether its claimer is
- * alive or not: a dead claimer may have put it into the target's log
- * before it died, and its next holder finds it there.
+ * decidable). A message any holder ever claimed is never withdrawn, whether
+ * its claimer is alive, dead, or let the session go and handed the claim
+ * back (`pending` again, `claimed = 1`): it may be in the target's log
+ * already, and its next holder finds it there.
  *
  * @module dsh-cross-session/home/store-withdraw
  */
@@ -23,7 +24,7 @@ export const WITHDRAWN = 'withdrawn'
 
 /** A message's row in each table that may hold it, as read inside the transaction. */
 interface Found {
-  readonly message?: { n: number, sender: string, target: string, state: string, claimer_pid: number | null, seq: number | null, answered_seq: number | null, reason: string | null, updated_at: number }
+  readonly message?: { n: number, sender: string, target: string, state: string, claimed: number, claimer_pid: number | null, seq: number | null, answered_seq: number | null, reason: string | null, updated_at: number }
   readonly approval?: { n: number, sender: string, target: string, state: string, reason: string | null, expires_at: number, decided_at: number | null }
   readonly local?: { sender: string, target: string, state: string, seq: number | null, answered_seq: number | null, reason: string | null }
 }
@@ -35,6 +36,7 @@ function whereabouts(found: Found): Whereabouts {
     if (row.state === 'recorded' && row.seq !== null) return { kind: 'recorded', seq: row.seq, ...(row.answered_seq === null ? {} : { answeredSeq: row.answered_seq }) }
     if (found.message?.state === 'claimed') return { kind: 'claimed', pid: found.message.claimer_pid ?? 0 }
     if (row.state === 'refused') return { kind: 'refused', reason: row.reason ?? 'unknown' }
+    if (found.message?.state === 'pending') return { kind: 'handed-back' }
     return { kind: 'delivered-here' }
   }
   if (found.approval?.state === 'expired') return { kind: 'expired' }
@@ -55,7 +57,7 @@ export class StoreWithdraw extends StoreApprovals implements WithdrawStore {
       // Withdrawn before: the same answer again.
       if (message?.state === 'refused' && message.reason === WITHDRAWN) return { ok: true, messageId, target, was: 'pending', at: message.updated_at }
       if (message === undefined && approval?.state === 'refused' && approval.reason === WITHDRAWN) return { ok: true, messageId, target, was: 'held', at: approval.decided_at ?? now }
-      if (message?.state === 'pending') {
+      if (message?.state === 'pending' && message.claimed === 0) {
         this.sql('UPDATE messages SET state = \'refused\', reason = ?, claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE n = ?').run(WITHDRAWN, now, message.n)
         this.dropWatch(messageId, now)
         return { ok: true, messageId, target, was: 'pending', at: now }
@@ -76,7 +78,7 @@ export class StoreWithdraw extends StoreApprovals implements WithdrawStore {
 
   /** The rows that hold `messageId`. */
   private found(messageId: string): Found {
-    const message = this.sql('SELECT n, sender, target, state, claimer_pid, seq, answered_seq, reason, updated_at FROM messages WHERE message_id = ?').get(messageId) as Found['message']
+    const message = this.sql('SELECT n, sender, target, state, claimed, claimer_pid, seq, answered_seq, reason, updated_at FROM messages WHERE message_id = ?').get(messageId) as Found['message']
     const approval = this.sql('SELECT n, sender, target, state, reason, expires_at, decided_at FROM approvals WHERE message_id = ?').get(messageId) as Found['approval']
     const local = this.sql('SELECT sender, target, state, seq, answered_seq, reason FROM traffic WHERE message_id = ?').get(messageId) as Found['local']
     return { ...(message === undefined ? {} : { message }), ...(approval === undefined ? {} : { approval }), ...(local === undefined ? {} : { local }) }

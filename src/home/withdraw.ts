@@ -4,8 +4,8 @@
  * transition, and which stored ids a model's withdraw names. The transition
  * itself is `home/store-withdraw.ts`.
  *
- * A message waiting in the home store — `pending` in `messages` (nobody has
- * claimed it) or `held` for its target's user — can be withdrawn by its
+ * A message waiting in the home store — `pending` in `messages` and never
+ * claimed by any holder, or `held` for its target's user — can be withdrawn by its
  * sender until the target's holder claims it. The transition either wins
  * (the message is `withdrawn`: final, never delivered, never claimed or
  * re-offered) or loses to whatever came first and says where the message
@@ -25,6 +25,8 @@ export type Whereabouts =
   | { readonly kind: 'recorded', readonly seq: number, readonly answeredSeq?: number }
   /** The target's holder (process `pid`) claimed it and is putting it into the log. */
   | { readonly kind: 'claimed', readonly pid: number }
+  /** A holder claimed it and let the session go (or died) before recording it: it may be in the log already; the next holder delivers it or finds it there. */
+  | { readonly kind: 'handed-back' }
   /** Delivered by the sender's own process to a session live there: never waiting in the store. */
   | { readonly kind: 'delivered-here' }
   /** Refused: by its target's user (`user`), the target's inbound choice (`inbound`) or its holder (the holder's reason). */

@@ -38,6 +38,7 @@ export function whereaboutsText(where: Whereabouts, targetId: string): string {
   switch (where.kind) {
     case 'recorded': return `recorded at seq ${where.seq} in ${target}'s log${where.answeredSeq === undefined ? '' : `, answered by the turn that ended at seq ${where.answeredSeq}`}`
     case 'claimed': return `process ${where.pid} holds ${target} and is putting it into its log`
+    case 'handed-back': return `a process took it for ${target} and let that session go before confirming it; it may already be in its log, and the next process to hold ${target} delivers it or finds it there`
     case 'delivered-here': return `delivered by this dsh process to ${target}, live here; it never waited`
     case 'expired': return `it was held for ${target}'s user and expired undecided; it was never delivered`
     case 'refused': return where.reason === 'user'

@@ -503,7 +503,7 @@ describe('opening the store', () => {
     const logs: string[] = []
     const store = openHomeStore(home, { pid: 1, start: 1 }, () => true, line => logs.push(line))
     opened.push(store)
-    expect(logs).toEqual([expect.stringMatching(/migrated in place from schema 1 to 6 \(messages: added notice, expires_at\)/)])
+    expect(logs).toEqual([expect.stringMatching(/migrated in place from schema 1 to 6 \(messages: added notice, expires_at, claimed\)/)])
     expect(readdirSync(dir).filter(name => name.includes('broken'))).toEqual([])
     store.markLive('s')
     const id = post(store, 's')

@@ -130,6 +130,18 @@ describe('withdraw loses cleanly and says where the message is', () => {
     expect(sender.message(id)?.state).toBe('recorded')
   })
 
+  it('a claim handed back (the holder let the session go before recording) is never withdrawn: it may be in the log', () => {
+    const { sender, holder } = processes()
+    const id = post(sender, 'T')
+    holder.markLive('T')
+    holder.claim('T')
+    holder.release('T', 'released')
+    expect(sender.message(id)?.state).toBe('pending')
+    expect(sender.withdraw(SENDER, { messageId: id })).toEqual({ ok: false, reason: 'too-late', messageId: id, target: 'T', where: { kind: 'handed-back' } })
+    holder.markLive('T')
+    expect(holder.claim('T').map(message => message.messageId)).toEqual([id])
+  })
+
   it('a claim whose claimer died is never withdrawn (it may be in the log already)', () => {
     const { sender, holder, dead } = processes()
     const id = post(sender, 'T')
@@ -166,15 +178,18 @@ describe('the store of the previous release (schema 5)', () => {
   it('is migrated in place: its held message can be withdrawn', () => {
     const { home, sender } = processes()
     const id = held(sender, 'T')
+    const waiting = post(sender, 'U')
     sender.close()
     const db = new DatabaseSync(storePaths(home).file)
-    // Schema 5 was this one without `approvals.reason` (git history of src/home/store-schema.ts).
-    db.exec('ALTER TABLE approvals DROP COLUMN reason; UPDATE meta SET value = \'5\' WHERE key = \'version\'')
+    // Schema 5 was this one without `approvals.reason` and `messages.claimed` (git history of src/home/store-schema.ts).
+    db.exec('ALTER TABLE approvals DROP COLUMN reason; ALTER TABLE messages DROP COLUMN claimed; UPDATE meta SET value = \'5\' WHERE key = \'version\'')
     db.close()
     const logs: string[] = []
     const migrated = openHomeStore(home, { pid: 103, start: 7 }, () => true, line => logs.push(line))
     opened.push(migrated)
-    expect(logs).toEqual([expect.stringContaining('migrated in place from schema 5 to 6 (approvals: added reason)')])
+    expect(logs).toEqual([expect.stringContaining('migrated in place from schema 5 to 6 (messages: added claimed; approvals: added reason)')])
     expect(migrated.withdraw(SENDER, { messageId: id })).toMatchObject({ ok: true, was: 'held' })
+    // Whether a message waiting then was ever claimed is unknown: taken as claimed, never withdrawn.
+    expect(migrated.withdraw(SENDER, { messageId: waiting })).toMatchObject({ ok: false, where: { kind: 'handed-back' } })
   })
 })
