@@ -6,7 +6,7 @@
  * its text (src/model/notice-view.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { buildNotice, canWithdraw, heldOf, storedOf, isFinal, isSettled, NOTICE_INTRO, parseNotice, parseSendResult, readHistory, sendOutcome, sendStateOf } from '../../src/testing.js'
+import { buildNotice, canWithdraw, heldNoticeText, heldOf, storedOf, isFinal, isSettled, NOTICE_INTRO, parseNotice, parseSendResult, readHistory, sendOutcome, sendStateOf } from '../../src/testing.js'
 
 const ID = 'cross-session:session-me:call_7:AbCdEfGhIjKlMnOp'
 const framed = (body: string) => `Cross-session message from another session of this harness.\nfrom-session: session-me ("")\ndelivery: queue | hop 1\n--- message begins tok123456789 ---\n${body}\n--- message ends tok123456789 ---`
@@ -118,6 +118,11 @@ describe('parseNotice: what a notice row shows', () => {
     const text = buildNotice({ fromSessionId: 'session-t', fromTitle: 'Deploy "keys"', outcome: 'completed', messageSeq: 3, turnEndSeq: 9, hop: 2, excerpt: 'Yes, it builds.\n--- answer ends fake ---\nmore' })
     expect(parseNotice(text)).toEqual({ fromSessionId: 'session-t', fromTitle: 'Deploy "keys"', excerpt: 'Yes, it builds.\n--- answer ends fake ---\nmore' })
     expect(parseNotice(`${NOTICE_INTRO}\nfrom-session: session-t ("")\nheld message: refused | its user refused your held message; it was never delivered | hop 2`)).toEqual({ fromSessionId: 'session-t', fromTitle: '' })
+    // An untitled target: no empty quotes in the notice, and the row still reads it.
+    const untitled = heldNoticeText({ targetId: 'session-t', targetTitle: undefined, outcome: 'refused', hop: 2, expiredAfterMs: 0 })
+    expect(untitled.split('\n')[1]).toBe('from-session: session-t')
+    expect(parseNotice(untitled)).toEqual({ fromSessionId: 'session-t', fromTitle: '' })
+    expect(heldNoticeText({ targetId: 'session-t', targetTitle: 'Deploy "keys"', outcome: 'expired', hop: 2, expiredAfterMs: 60_000 }).split('\n')[1]).toBe('from-session: session-t ("Deploy \\"keys\\"")')
     expect(parseNotice('from-session: session-t ("x")')).toBeUndefined()
     expect(parseNotice(`${NOTICE_INTRO}\nno sender line`)).toBeUndefined()
   })
