@@ -7,7 +7,7 @@ describe('tool schemas', () => {
   it('declare exactly the arguments of docs/tools.md and refuse unknown ones', () => {
     expect(Object.keys(parametersOf(TOOL_NAMES.list).properties as object)).toEqual(['query', 'scope', 'live_only', 'limit'])
     expect(Object.keys(parametersOf(TOOL_NAMES.read).properties as object)).toEqual(['session_id', 'max_messages', 'include_injected', 'include_system', 'after_seq', 'before_seq'])
-    expect(Object.keys(parametersOf(TOOL_NAMES.send).properties as object)).toEqual(['session_id', 'message', 'mode', 'notify'])
+    expect(Object.keys(parametersOf(TOOL_NAMES.send).properties as object)).toEqual(['session_id', 'message', 'mode', 'notify', 'withdraw'])
     expect(parametersOf(TOOL_NAMES.read).required).toEqual(['session_id'])
     expect(parametersOf(TOOL_NAMES.send).required).toEqual(['session_id', 'message'])
     for (const { name } of TOOL_CATALOG) {
