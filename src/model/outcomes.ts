@@ -74,6 +74,8 @@ export interface AnswerWatch {
   readonly hop: number
   /** The sender's `allowResume`: the notice may wake the sender when it is cold. */
   readonly mayWake: boolean
+  /** The sender's `noticeWakesEndedRun`: from a short-lived process, the notice may wake it only with this (docs/tools.md#notices). */
+  readonly wakeEndedRun?: boolean
   readonly maxHops: number
   readonly perMinute: number
   /** `noticeTtlMs`: the watch and its notice expire after this long, ms. */

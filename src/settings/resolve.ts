@@ -54,6 +54,13 @@ export interface Settings {
   readonly notifyByDefault: boolean
   /** How long a notice waits for the watched turn to end and then for its sender, ms (60000–604800000). */
   readonly noticeTtlMs: number
+  /**
+   * Whether a notice to this session may resume it in a long-lived host
+   * (`dsh web`) once the short-lived process that sent (a headless run) has
+   * exited; off, the notice waits for the session's next turn wherever it
+   * runs (docs/tools.md#notices).
+   */
+  readonly noticeWakesEndedRun: boolean
   /** What a peer message does (docs/tools.md#inbound-messages): `accept`, `hold` for its user, `refuse`; a session's own choice wins. */
   readonly inbound: InboundMode
   /** How long a held message waits for its user's decision before it expires, ms (60000–86400000). */
@@ -81,6 +88,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   answerWaitMs: 120_000,
   notifyByDefault: false,
   noticeTtlMs: 12 * 60 * 60_000,
+  noticeWakesEndedRun: false,
   inbound: 'accept',
   holdExpiryMs: 600_000,
 })
@@ -109,6 +117,7 @@ export const SETTING_RULES: { readonly [K in keyof Settings]: SettingRule } = {
   answerWaitMs: { kind: 'integer', min: 0, max: 600_000 },
   notifyByDefault: { kind: 'boolean' },
   noticeTtlMs: { kind: 'integer', min: 60_000, max: 7 * 24 * 60 * 60_000 },
+  noticeWakesEndedRun: { kind: 'boolean' },
   inbound: { kind: 'enum', values: ['accept', 'hold', 'refuse'] },
   holdExpiryMs: { kind: 'integer', min: 60_000, max: 86_400_000 },
 }
