@@ -1,12 +1,11 @@
 /**
  * Every refusal code this package returns, and `sessions_send`'s fixed order
- * of checks with its two ordering guarantees, as pure functions.
+ * of checks with its three ordering guarantees, as pure functions.
  *
  * - {@link REFUSAL_CATALOG}: the closed catalog, one row per code: its cause
  *   and what the model should do next, in general terms, and whether the
- *   tool contract names it (the five codes of docs/tools.md#refusals-and-their-order)
- *   or this package added it. docs/tools.md's refusal table is checked
- *   against it (`test/unit/docs.test.ts`).
+ *   tool contract names it (docs/tools.md#refusals-and-their-order) or this
+ *   package added it; that page's table is checked (`test/unit/refusals.test.ts`).
  * - {@link SendRefusal}: one refusal of `sessions_send`'s checks, as closed
  *   data (the code and the values involved). Its wording is
  *   `presentation/send.ts`'s (`sendRefusalText`); this module writes no

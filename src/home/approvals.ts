@@ -41,7 +41,7 @@ export interface NewApproval {
   readonly expiresAt: number
 }
 
-/** Where a held message stands (`withdrawn`: its sender took it back while it was held, `home/withdraw.ts`). */
+/** Where a held message stands (`withdrawn`: its sender took it back while it was held, `model/withdraw.ts`). */
 export type ApprovalState = 'held' | 'delivered' | 'refused' | 'expired' | 'withdrawn'
 
 /** One held (or decided) message. */

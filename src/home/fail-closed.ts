@@ -16,7 +16,7 @@
 
 import type { ControllerOutcome, ControllerPort } from '../ports.js'
 import type { ApprovalStore } from './approvals.js'
-import type { WithdrawStore } from './withdraw.js'
+import type { WithdrawStore } from '../model/withdraw.js'
 import { StoreUnavailableError, storeFaultWhy } from './store-fault.js'
 import { retryStore } from './store-retry.js'
 

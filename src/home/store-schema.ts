@@ -11,9 +11,7 @@
  * - `messages`: one row per message addressed to a session held elsewhere
  *   (or handed to another process to wake); `n` is the posting order. A
  *   notice (`notice` set: how the watched turn ended) is a message too, from
- *   the watched target to the sender, with an `expires_at`. `claimed` is 1
- *   once any holder claimed it: a claim handed back may have reached the
- *   target's log already, so such a message is never withdrawn.
+ *   the watched target to the sender, with an `expires_at`.
  * - `watches`: one row per message whose sender asked for a notice
  *   (`sessions_send` `notify`): `watching` until the target's turn that took
  *   it ends, then `noticed` (the notice posted in the same transaction) or
@@ -23,8 +21,7 @@
  * - `inbound`: a session's own choice of what peer messages do (`accept`,
  *   `hold`, `refuse`), set by its user; no row follows the `inbound` setting.
  * - `approvals`: one row per message held for its target's user (`held`,
- *   then `delivered` into `messages` in one transaction, `refused`, `expired`;
- *   `refused` with reason `withdrawn` when its sender withdrew it, `home/store-withdraw.ts`).
+ *   then `delivered` into `messages` in one transaction, `refused`, `expired`).
  * - `traffic`: one row per message a process delivered to a session live
  *   in itself, or refused for its inbound choice (docs/architecture.md §8).
  *

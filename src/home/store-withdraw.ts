@@ -1,5 +1,5 @@
 /**
- * The withdraw half of the home store in SQLite (`home/withdraw.ts`): one
+ * The withdraw half of the home store in SQLite (`model/withdraw.ts`): one
  * `BEGIN IMMEDIATE` transaction (`home/store-connection.ts`) that reads
  * where the message is and, only when it is still waiting, marks it
  * withdrawn, so a withdraw and a claim (or the user's Deliver) never both
@@ -17,7 +17,7 @@
  */
 
 import { StoreApprovals } from './store-approvals.js'
-import { matchesSend, type Whereabouts, type WithdrawOutcome, type WithdrawStore, type WithdrawWhich } from './withdraw.js'
+import { matchesSend, type Whereabouts, type WithdrawOutcome, type WithdrawStore, type WithdrawWhich } from '../model/withdraw.js'
 
 /** The reason a withdrawn row keeps (`messages.reason`, `approvals.reason`). */
 export const WITHDRAWN = 'withdrawn'

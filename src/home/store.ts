@@ -15,7 +15,7 @@
  * - **one holder**: at most one living process holds a session (one row per
  *   session);
  * - **one message state**: `pending → claimed → recorded` (or `refused`, or
- *   `withdrawn` by its sender while `pending`, `home/withdraw.ts`); a
+ *   `withdrawn` by its sender while `pending`, `model/withdraw.ts`); a
  *   claim goes back to `pending` when its claimer dies or lets the session
  *   go; a message is never deleted before it is recorded or refused, and an
  *   id is admitted once;
@@ -32,7 +32,7 @@ import type { NoticeFields, NoticeStore } from './notice-port.js'
 
 export type { NewWatch, NoticeFields, StoredWatch, WatchDrop, WatchedTurnEnd, WatchState } from './notice-port.js'
 import type { ApprovalStore } from './approvals.js'
-import type { WithdrawStore } from './withdraw.js'
+import type { WithdrawStore } from '../model/withdraw.js'
 
 /** How a holder let a session go (kept on the session's row). */
 export type LetGo = 'released' | 'exited' | 'died' | 'wake-failed'

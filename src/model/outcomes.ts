@@ -27,7 +27,7 @@ export type DeliveryReason =
 /** What happened to a session a failed send woke (`ControllerPort.releaseWoken`, `src/ports.ts`). */
 export type ReleaseOutcome = 'not-held' | 'claimed-by-another' | 'delivered-by-another' | 'kept-by-controller' | 'put-back-to-sleep'
 
-/** Why the holding process refused a stored message (`withdrawn`: its sender withdrew it first, `home/withdraw.ts`). */
+/** Why the holding process refused a stored message (`withdrawn`: its sender withdrew it first, `model/withdraw.ts`). */
 export type HolderRefusal = 'misaddressed' | 'target-gone' | 'expired' | 'inbound-refused' | 'withdrawn' | 'unknown'
 
 /**

@@ -9,7 +9,7 @@
  * @module dsh-cross-session/presentation/withdraw
  */
 
-import type { Whereabouts, WithdrawOutcome } from '../home/withdraw.js'
+import type { Whereabouts, WithdrawOutcome } from '../model/withdraw.js'
 import { displayId, type Refusal } from './common.js'
 import { holderRefusals } from './send.js'
 import { clipLine, oneLine } from '../core/text.js'

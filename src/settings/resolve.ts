@@ -44,22 +44,13 @@ export interface Settings {
   readonly maxHops: number
   /** How long a send waits for its message to reach the target's log, ms (0–30000). */
   readonly recordWaitMs: number
-  /**
-   * How long a send from a short-lived (headless) process that woke its
-   * target waits for the turn that takes the message to end, so the process
-   * does not cut it off by exiting, ms (0–600000).
-   */
+  /** How long a send from a headless run that woke its target waits for that turn to end (its exit would cut it off), ms (0–600000). */
   readonly answerWaitMs: number
   /** Default of `sessions_send`'s `notify` (docs/tools.md#notices). */
   readonly notifyByDefault: boolean
   /** How long a notice waits for the watched turn to end and then for its sender, ms (60000–604800000). */
   readonly noticeTtlMs: number
-  /**
-   * Whether a notice to this session may resume it in a long-lived host
-   * (`dsh web`) once the short-lived process that sent (a headless run) has
-   * exited; off, the notice waits for the session's next turn wherever it
-   * runs (docs/tools.md#notices).
-   */
+  /** Whether a notice may resume this session in `dsh web` once its headless run exited (docs/tools.md#notices). */
   readonly noticeWakesEndedRun: boolean
   /** What a peer message does (docs/tools.md#inbound-messages): `accept`, `hold` for its user, `refuse`; a session's own choice wins. */
   readonly inbound: InboundMode

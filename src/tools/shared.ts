@@ -10,7 +10,7 @@ import type { Caller, ControllerPort, SessionQueryPort } from '../ports.js'
 import type { DiagnosticSink } from '../model/service-boundary.js'
 import type { Settings } from '../settings/resolve.js'
 import type { ApprovalStore } from '../home/approvals.js'
-import type { WithdrawStore } from '../home/withdraw.js'
+import type { WithdrawStore } from '../model/withdraw.js'
 
 /**
  * The home store's approval half as the tools use it: the target's own

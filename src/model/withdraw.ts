@@ -2,7 +2,7 @@
  * Withdrawing a message (docs/tools.md#withdrawing-a-message,
  * docs/architecture.md §8, "Withdraw"): the shapes of the store's one
  * transition, and which stored ids a model's withdraw names. The transition
- * itself is `home/store-withdraw.ts`.
+ * itself is `src/home/store-withdraw.ts`.
  *
  * A message waiting in the home store — `pending` in `messages` and never
  * claimed by any holder, or `held` for its target's user — can be withdrawn by its
@@ -11,7 +11,7 @@
  * re-offered) or loses to whatever came first and says where the message
  * is. A repeated withdraw gives the same answer.
  *
- * @module dsh-cross-session/home/withdraw
+ * @module dsh-cross-session/model/withdraw
  */
 
 /** Which message: by its id (the page), or by what its sender sent (the model: target and argument digests, see {@link matchesSend}). */
