@@ -22,11 +22,8 @@ import { PeerWhy, usePeer } from './peer.jsx'
 import { useChanges } from './changes.js'
 import { argsOf, FallbackRow, Head, RefusedRow, resultTextOf, Running, titleKey } from './row-parts.jsx'
 
-/**
- * A send row looks at its target's history again when the host reports a change (./changes.js: a record or an
- * answer moves the traffic rows); this slow poll is the fallback, ms, and it stops after FOLLOW_FOR_MS.
- */
-const FOLLOW_EVERY_MS = 15_000
+/** How often a send row looks at its target's history while its message can still move, ms, and for how long. */
+const FOLLOW_EVERY_MS = 2000
 const FOLLOW_FOR_MS = 10 * 60_000
 /** How often a row of a held message asks where it stands, ms, until its user decides or it expires; a change the host reports asks at once (./changes.js). */
 const HELD_EVERY_MS = 15_000
@@ -81,11 +78,8 @@ function useHeldState(ctx, held, callId, args, enabled) {
  * Follow the message in the target's history (src/client/send-state.ts):
  * `undefined` until the first look, or when the host serves no history.
  */
-function useSendState(ctx, history, target, callId, body, enabled) {
+function useSendState(history, target, callId, body, enabled) {
   const [view, setView] = useState(undefined)
-  const [nudge, setNudge] = useState(0)
-  const settled = view !== undefined && isSettled(view.state)
-  useChanges(ctx, () => { if (enabled && !settled) setNudge(n => n + 1) })
   useEffect(() => {
     if (!enabled || typeof history !== 'function' || target === undefined || typeof callId !== 'string') return undefined
     let stopped = false
@@ -108,7 +102,7 @@ function useSendState(ctx, history, target, callId, body, enabled) {
       stopped = true
       clearTimeout(timer)
     }
-  }, [history, target, callId, body, enabled, nudge])
+  }, [history, target, callId, body, enabled])
   return view
 }
 
@@ -161,7 +155,7 @@ export function SendRow({ block, callId, t, ctx, history, held }) {
   const [answer, setAnswer] = useState(undefined)
   // A held message joins the target's history only once its user delivers it: followed from then on.
   const follows = parsed !== undefined && (parsed.recorded.stage !== 'held' || heldView?.state === 'delivered')
-  const followed = useSendState(ctx, history, parsed?.sessionId, id, body, follows)
+  const followed = useSendState(history, parsed?.sessionId, id, body, follows)
   if (text === null) return <Running toolName={name} t={t} summary={target === undefined ? '' : shortId(target)} />
   const refusal = parseRefusal(text)
   const bodyBlock = <div className="xs-msg-head">{t('send.body')}</div>
