@@ -1,12 +1,11 @@
 /**
  * Every refusal code this package returns, and `sessions_send`'s fixed order
- * of checks with its two ordering guarantees, as pure functions.
+ * of checks with its three ordering guarantees, as pure functions.
  *
  * - {@link REFUSAL_CATALOG}: the closed catalog, one row per code: its cause
  *   and what the model should do next, in general terms, and whether the
- *   tool contract names it (the five codes of docs/tools.md#refusals-and-their-order)
- *   or this package added it. docs/tools.md's refusal table is checked
- *   against it (`test/unit/docs.test.ts`).
+ *   tool contract names it (docs/tools.md#refusals-and-their-order) or this
+ *   package added it; that page's table is checked (`test/unit/refusals.test.ts`).
  * - {@link SendRefusal}: one refusal of `sessions_send`'s checks, as closed
  *   data (the code and the values involved). Its wording is
  *   `presentation/send.ts`'s (`sendRefusalText`); this module writes no
@@ -37,6 +36,7 @@ export const REFUSAL_CATALOG = {
   'empty-body': { contract: true, cause: 'the body is empty after trimming', next: 'supply a body' },
   'self-target': { contract: false, cause: 'the target is the calling session', next: 'pick a peer id' },
   'rate-limited': { contract: false, cause: 'hop limit, per-pair rate, or a duplicate body', next: 'stop relaying and report to the user / wait / read the target' },
+  'nothing-to-withdraw': { contract: false, cause: '`withdraw: true`, and no message this session sent to that target with that `message` (and `mode`) is known to the cross-session store', next: 'nothing to take back: read the target with `sessions_read` to see whether it has it' },
   'rejected': { contract: true, cause: 'no caller, the target takes no messages from peers (`inbound: refuse`), the cross-session store is unavailable, a backend failure (names the failing step), or the controller refused (its code)', next: 'as the text says (for `inbound: refuse`: ask the target\'s user; for an unavailable store: try again shortly)' },
 } as const satisfies Record<string, { readonly contract: boolean, readonly cause: string, readonly next: string }>
 

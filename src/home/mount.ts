@@ -27,6 +27,7 @@ import { RETRY_BUSY_MS, StoreSupervisor } from './store-supervisor.js'
 import { failClosed, unavailableInbound } from './fail-closed.js'
 import { agentOf, isLongLivedHost, persistedEvents, quietly, sessionIdOf } from './host-events.js'
 import type { ApprovalStore } from './approvals.js'
+import type { WithdrawStore } from '../model/withdraw.js'
 import { StoreWatch } from './store-watch.js'
 import { topLevelOnly } from './adoption.js'
 import { approvalDecided } from './approval-notices.js'
@@ -89,7 +90,7 @@ export interface Mounted {
   readonly sessions: SessionQueryPort
   readonly controller: ControllerPort
   /** The target's own inbound choice, held messages, the journal (throws while the store cannot be used). */
-  readonly inbound: Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'>
+  readonly inbound: Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'> & WithdrawStore
   /** The store's shared corpus rows now (`undefined` while it cannot be used). */
   readonly corpus?: () => CorpusRows | undefined
   readonly runtime?: HomeRuntime

@@ -14,7 +14,8 @@
  * Invariants (docs/architecture.md §8, checked by the crash-schedule tests):
  * - **one holder**: at most one living process holds a session (one row per
  *   session);
- * - **one message state**: `pending → claimed → recorded` (or `refused`); a
+ * - **one message state**: `pending → claimed → recorded` (or `refused`, or
+ *   `withdrawn` by its sender while `pending`, `model/withdraw.ts`); a
  *   claim goes back to `pending` when its claimer dies or lets the session
  *   go; a message is never deleted before it is recorded or refused, and an
  *   id is admitted once;
@@ -31,6 +32,7 @@ import type { NoticeFields, NoticeStore } from './notice-port.js'
 
 export type { NewWatch, NoticeFields, StoredWatch, WatchDrop, WatchedTurnEnd, WatchState } from './notice-port.js'
 import type { ApprovalStore } from './approvals.js'
+import type { WithdrawStore } from '../model/withdraw.js'
 
 /** How a holder let a session go (kept on the session's row). */
 export type LetGo = 'released' | 'exited' | 'died' | 'wake-failed'
@@ -106,7 +108,7 @@ export type PostOutcome =
   | { readonly ok: false, readonly reason: 'full' }
 
 /** The store port. Every method is synchronous and atomic; none throws on a missing row. */
-export interface HomeStore extends NoticeStore, ApprovalStore {
+export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
   /** This process (pid + start time). */
   readonly self: ProcessTag
   /** Register this process; `longLived`: it is a host that outlives its sessions' turns (`dsh web`). */

@@ -21,6 +21,9 @@ interface NoticeView {
   readonly excerpt?: string
 }
 
+/** The sender line of a notice from an untitled session. */
+const UNTITLED_FROM_LINE = /^from-session: (\S+)$/
+
 /**
  * Read a notice built by `buildNotice` (or a held message's notice,
  * which has no answer): for display only; the outcome and the sender are the
@@ -30,9 +33,10 @@ interface NoticeView {
 export function parseNotice(text: string): NoticeView | undefined {
   if (typeof text !== 'string' || !text.startsWith(`${NOTICE_INTRO}\n`)) return undefined
   const lines = text.split('\n')
-  const from = FROM_LINE.exec(lines[1] ?? '')
+  // A held message's notice names an untitled target without a title (src/presentation/inbound.ts `heldNoticeText`).
+  const from = FROM_LINE.exec(lines[1] ?? '') ?? UNTITLED_FROM_LINE.exec(lines[1] ?? '')
   if (from === null) return undefined
-  const view = { fromSessionId: from[1] as string, fromTitle: unescapeTitle(from[2] as string) }
+  const view = { fromSessionId: from[1] as string, fromTitle: unescapeTitle(from[2] ?? '') }
   const begin = lines.findIndex(line => ANSWER_BEGINS.test(line))
   if (begin < 0) return view
   const end = lines.lastIndexOf(`--- answer ends ${ANSWER_BEGINS.exec(lines[begin]!)![1]} ---`)

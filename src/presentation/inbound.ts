@@ -54,16 +54,18 @@ export function renderHeld(view: HeldView): string {
 /**
  * The notice a sender gets when its held message was refused by the
  * target's user or expired undecided (docs/tools.md#inbound-messages): who
- * it was for and that it was never delivered. Built like every notice
- * (`NOTICE_INTRO`, `src/framing.ts`).
+ * it was for (its title when it has one) and that it was never delivered.
+ * Built like every notice (`NOTICE_INTRO`, `src/framing.ts`).
  */
 export function heldNoticeText(input: { readonly targetId: string, readonly targetTitle: string | undefined, readonly outcome: 'refused' | 'expired', readonly hop: number, readonly expiredAfterMs: number }): string {
   const what = input.outcome === 'refused'
     ? 'its user refused your held message; it was never delivered'
     : `your held message expired after ${duration(input.expiredAfterMs)} without a decision from its user; it was never delivered`
+  // An untitled target gets no empty quotes: `("")` reads as a title that is empty on purpose.
+  const title = frameTitle(input.targetTitle)
   return [
     NOTICE_INTRO,
-    `from-session: ${displayId(input.targetId)} ("${frameTitle(input.targetTitle)}")`,
+    `from-session: ${displayId(input.targetId)}${title === '' ? '' : ` ("${title}")`}`,
     `held message: ${input.outcome} | ${what} | hop ${input.hop}`,
     'Do not send it again unless your own user asks you to; tell them instead.',
   ].join('\n')

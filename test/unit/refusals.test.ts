@@ -155,7 +155,7 @@ describe('the three ordering guarantees, as properties of the order of checks', 
 describe('the refusal catalog', () => {
   it('holds the contract\'s five codes and this package\'s own, each with a cause and a next step', () => {
     expect(REFUSAL_CODES.filter(code => REFUSAL_CATALOG[code].contract).sort()).toEqual(['empty-body', 'not-found', 'not-messageable', 'rejected', 'resume-disabled'])
-    expect(REFUSAL_CODES.filter(code => !REFUSAL_CATALOG[code].contract).sort()).toEqual(['invalid-arguments', 'rate-limited', 'self-target'])
+    expect(REFUSAL_CODES.filter(code => !REFUSAL_CATALOG[code].contract).sort()).toEqual(['invalid-arguments', 'nothing-to-withdraw', 'rate-limited', 'self-target'])
   })
 
   it('every refusal the send checks produce renders with a catalog code', () => {
