@@ -19,7 +19,7 @@ import { OrphanWatches, type ListEvents } from './orphan-watches.js'
 import type { HomeStore, LetGo } from './store.js'
 import type { Approval } from './approvals.js'
 import type { StoreWatch } from './store-watch.js'
-import { StoreUnavailableError, storeFaultWhy } from './store-fault.js'
+import { isBusy, StoreUnavailableError, storeFaultWhy } from './store-fault.js'
 import { holdAgain, joinStore, leaveStore } from './join.js'
 import { PROCESS_CLOCK, type RuntimeClock } from './runtime-clock.js'
 import { reconcileLive } from './reconcile.js'
@@ -147,8 +147,8 @@ export class HomeRuntime {
         this.store.sweep(Date.now(), RETAIN_MS)
       }
     } catch (error: unknown) {
-      // An unusable store is said once, by the supervisor; the next tick tries again.
-      if (!(error instanceof StoreUnavailableError)) this.host.log(`the cross-session store could not be read: ${String(error)}`)
+      // An unusable store is said once, by the supervisor; a lock held by another process is not a fault to tell; the next tick tries again.
+      if (!(error instanceof StoreUnavailableError) && !isBusy(error)) this.host.log(`the cross-session store could not be read: ${String(error)}`)
     }
   }
 

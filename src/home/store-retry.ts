@@ -43,3 +43,27 @@ export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSig
     }
   }
 }
+
+/** How long a step left to the background (a holder letting go after a failed wake) keeps trying, ms. */
+export const BACKGROUND_RETRY_MS = 60_000
+const NEVER = new AbortController().signal
+
+/**
+ * Run `step` now; when it meets a store fault, run it again in the
+ * background (as {@link retryStore}, for at most `budgetMs`) while `still()`
+ * says it is still wanted; a fault left at the bound is logged. Used where
+ * the caller cannot wait and the step must not be lost (a row left `waking`
+ * by a failed wake would keep the session from every other process).
+ * @throws any error of the first run that is not a store fault.
+ */
+export function retryInBackground(step: () => void, still: () => boolean, log: (message: string) => void, budgetMs: number = BACKGROUND_RETRY_MS): void {
+  try {
+    step()
+    return
+  } catch (error: unknown) {
+    if (storeFaultWhy(error) === undefined) throw error
+  }
+  void retryStore(() => {
+    if (still()) step()
+  }, NEVER, budgetMs).catch((error: unknown) => log(`a cross-session store step failed and was given up after ${budgetMs} ms: ${String(error)}`))
+}
