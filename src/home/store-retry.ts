@@ -19,9 +19,19 @@ import { sleep } from '../harness/recorded.js'
 
 /** How long a send keeps trying a store that cannot be used, ms. */
 export const STORE_RETRY_MS = 5000
-/** First pause between two tries, ms; it doubles up to {@link STORE_RETRY_PAUSE_MAX_MS}. */
-const STORE_RETRY_PAUSE_MS = 25
-const STORE_RETRY_PAUSE_MAX_MS = 500
+/**
+ * Pauses between two tries, ms: the first, doubling up to the longest, each
+ * drawn at random between half and all of it. Short: a lock is held for one
+ * transaction, and with many processes waiting, one that has waited long must
+ * keep trying about as often as one that just came, or it starves. A holder
+ * tries more often than a sender ({@link HOLDER_PACE}): every sender waits for
+ * the holder's claim and record, so a holder outrun by its senders slows them all.
+ */
+export interface RetryPace { readonly firstMs: number, readonly longestMs: number }
+/** A sender's pace. */
+export const SENDER_PACE: RetryPace = { firstMs: 40, longestMs: 160 }
+/** A holder's pace (its drain and records, `home/holding.ts`). */
+export const HOLDER_PACE: RetryPace = { firstMs: 5, longestMs: 20 }
 
 /**
  * Run `step`; while it throws a store fault, pause and run it again, for at
@@ -29,17 +39,17 @@ const STORE_RETRY_PAUSE_MAX_MS = 500
  * @returns what `step` returned.
  * @throws the last store fault once the budget is spent; any other error at once.
  */
-export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSignal, budgetMs: number = STORE_RETRY_MS): Promise<T> {
+export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSignal, budgetMs: number = STORE_RETRY_MS, pace: RetryPace = SENDER_PACE): Promise<T> {
   const until = Date.now() + budgetMs
-  let wait = STORE_RETRY_PAUSE_MS
+  let wait = pace.firstMs
   for (;;) {
     try {
       return await step()
     } catch (error: unknown) {
       const left = until - Date.now()
       if (storeFaultWhy(error) === undefined || left <= 0 || signal.aborted) throw error
-      await sleep(Math.min(wait, left), signal)
-      wait = Math.min(wait * 2, STORE_RETRY_PAUSE_MAX_MS)
+      await sleep(Math.min(wait * (0.5 + Math.random() / 2), left), signal)
+      wait = Math.min(wait * 2, pace.longestMs)
     }
   }
 }
