@@ -41,7 +41,7 @@ import { isCurrent, migrateInPlace, SCHEMA_HASH } from './store-migrate.js'
 const META_SCHEMA = 'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;'
 
 /** How long a transition waits on the event loop for another process's write lock, ms; then `SQLITE_BUSY` (docs/architecture.md §8). */
-export const BUSY_TIMEOUT_MS = 5
+export const BUSY_TIMEOUT_MS = 25
 
 /** The store's directory and file under `home`. */
 export function storePaths(home: string): { dir: string, file: string } {

@@ -17,8 +17,15 @@
 import { storeFaultWhy } from './store-fault.js'
 import { sleep } from '../harness/recorded.js'
 
-/** How long a send keeps trying a store that cannot be used, ms. */
-export const STORE_RETRY_MS = 5000
+/**
+ * How long a send keeps trying a store that cannot be used, ms. Each try
+ * waits at most `BUSY_TIMEOUT_MS` on the event loop (`home/store-open.ts`);
+ * the rest of the wait is paced here with the loop free. Under heavy
+ * contention (24 processes posting at once on a loaded 2-core machine) a
+ * post can wait seconds for its turn (docs/performance.md, "Many processes
+ * posting at once").
+ */
+export const STORE_RETRY_MS = 10_000
 /**
  * Pauses between two tries, ms: the first, doubling up to the longest, each
  * drawn at random between half and all of it. Short: a lock is held for one
@@ -29,7 +36,7 @@ export const STORE_RETRY_MS = 5000
  */
 export interface RetryPace { readonly firstMs: number, readonly longestMs: number }
 /** A sender's pace. */
-export const SENDER_PACE: RetryPace = { firstMs: 40, longestMs: 160 }
+export const SENDER_PACE: RetryPace = { firstMs: 10, longestMs: 80 }
 /** A holder's pace (its drain and records, `home/holding.ts`). */
 export const HOLDER_PACE: RetryPace = { firstMs: 5, longestMs: 20 }
 
