@@ -14,7 +14,7 @@
  * @module dsh-cross-session/home/store-retry
  */
 
-import { storeFaultWhy } from './store-fault.js'
+import { isBusy, storeFaultWhy } from './store-fault.js'
 import { sleep } from '../harness/recorded.js'
 
 /**
@@ -34,11 +34,16 @@ export const STORE_RETRY_MS = 10_000
  * tries more often than a sender ({@link HOLDER_PACE}): every sender waits for
  * the holder's claim and record, so a holder outrun by its senders slows them all.
  */
-export interface RetryPace { readonly firstMs: number, readonly longestMs: number }
+export interface RetryPace {
+  readonly firstMs: number
+  readonly longestMs: number
+  /** Only another process's lock is waited out (`isBusy`); any other fault is thrown at once (a store that is down comes back through the supervisor). */
+  readonly busyOnly?: boolean
+}
 /** A sender's pace. */
 export const SENDER_PACE: RetryPace = { firstMs: 10, longestMs: 80 }
 /** A holder's pace (its drain and records, `home/holding.ts`). */
-export const HOLDER_PACE: RetryPace = { firstMs: 5, longestMs: 20 }
+export const HOLDER_PACE: RetryPace = { firstMs: 5, longestMs: 20, busyOnly: true }
 
 /**
  * Run `step`; while it throws a store fault, pause and run it again, for at
@@ -54,7 +59,7 @@ export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSig
       return await step()
     } catch (error: unknown) {
       const left = until - Date.now()
-      if (storeFaultWhy(error) === undefined || left <= 0 || signal.aborted) throw error
+      if (storeFaultWhy(error) === undefined || (pace.busyOnly === true && !isBusy(error)) || left <= 0 || signal.aborted) throw error
       await sleep(Math.min(wait * (0.5 + Math.random() / 2), left), signal)
       wait = Math.min(wait * 2, pace.longestMs)
     }
@@ -66,10 +71,12 @@ export const BACKGROUND_RETRY_MS = 60_000
 const NEVER = new AbortController().signal
 
 /**
- * Run `step` now; when it meets a store fault, run it again in the
- * background (as {@link retryStore}, for at most `budgetMs`) while `still()`
- * says it is still wanted; a fault left at the bound is logged. Used where
- * the caller cannot wait and the step must not be lost (a row left `waking`
+ * Run `step` now; when it meets another process's lock (`SQLITE_BUSY`), run
+ * it again in the background (for at most `budgetMs`, at the holder's pace)
+ * while `still()` says it is still wanted; a lock left at the bound is
+ * logged. Another store fault is left to the supervisor (the store is down:
+ * its rows are judged again once it is back). Used where the caller cannot
+ * wait and the step must not be lost to a moment's lock (a row left `waking`
  * by a failed wake would keep the session from every other process).
  * @throws any error of the first run that is not a store fault.
  */
@@ -79,8 +86,10 @@ export function retryInBackground(step: () => void, still: () => boolean, log: (
     return
   } catch (error: unknown) {
     if (storeFaultWhy(error) === undefined) throw error
+    // A store that is down comes back through the supervisor, whose listeners join again (`home/runtime.ts` `rejoin`).
+    if (!isBusy(error)) return
   }
   void retryStore(() => {
     if (still()) step()
-  }, NEVER, budgetMs).catch((error: unknown) => log(`a cross-session store step failed and was given up after ${budgetMs} ms: ${String(error)}`))
+  }, NEVER, budgetMs, HOLDER_PACE).catch((error: unknown) => log(`a cross-session store step failed and was given up after ${budgetMs} ms: ${String(error)}`))
 }
