@@ -150,7 +150,7 @@ describe('a store whose write lock another program holds while the process start
     const other = openHomeStore(home, { pid: 79, start: 7 }, () => true)
     cleanups.push(() => other.close())
     expect(other.view('session-old').holder?.tag.pid).toBe(process.pid)
-  }, 20_000)
+  }, 60_000) // a real file and several sends: tens of seconds on a loaded 2-core machine
 })
 
 describe('a store of a newer release on the home', () => {
