@@ -11,7 +11,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { parseFrame } from '../../src/testing.js'
-import { apply, MOUNT_GRACE_MS, name } from '../../src/plugin.js'
+import { apply, name } from '../../src/plugin.js'
+import { MOUNT_GRACE_MS } from '../../src/testing.js'
 import { withController } from '../support/controller-host.js'
 import { FakeHost, userMessageEvent, type LogEvent } from '../support/fake-host.js'
 
