@@ -13,7 +13,6 @@
 import type { FailureKind } from '../core/failure-kinds.js'
 import type { RefusalCode } from '../refusals.js'
 import type { SessionHeaderView } from '../ports.js'
-import { isSubagent } from '../model/sessions.js'
 import { clipLine, clipLineStart, oneLine } from '../core/text.js'
 import { failureText } from './failures.js'
 
