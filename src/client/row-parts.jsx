@@ -48,8 +48,8 @@ export function resultValueOf(block) {
 /** A refused or cancelled value as the refused row shows it: the code, and the cause in one line. */
 export function stoppedOf(value) {
   if (value?.kind === 'refused') return { outcome: 'refused', code: value.code, cause: value.cause }
-  if (value?.kind === 'cancelled') return { outcome: 'cancelled', code: 'cancelled', cause: `${value.tool} was cancelled while ${value.step}` }
-  return undefined
+  if (value?.kind !== 'cancelled') return undefined
+  return { outcome: 'cancelled', code: 'cancelled', cause: `${value.tool} was cancelled while ${value.step}` }
 }
 
 export function Head({ title, summary, chips = [], open, onToggle }) {

@@ -142,6 +142,9 @@ export function displayTitle(title: string | undefined): string {
   return line.length > 0 ? line : '(untitled)'
 }
 
+/** A row's workspace and preset as shown. */
+interface ShownMetadata { readonly cwd?: string | undefined, readonly preset?: string | undefined }
+
 /** A row's workspace and preset as shown: one line each, clipped (absent fields omitted). */
 export function shownMetadata(header: SessionHeaderView): { cwd?: string, preset?: string } {
   return {
@@ -152,7 +155,7 @@ export function shownMetadata(header: SessionHeaderView): { cwd?: string, preset
 }
 
 /** ` | cwd=… | preset=…` metadata of a list or read row (absent fields omitted); a header's fields are clipped first. */
-export function metadataSuffix(shown: { readonly cwd?: string | undefined, readonly preset?: string | undefined } | SessionHeaderView): string {
+export function metadataSuffix(shown: ShownMetadata | SessionHeaderView): string {
   const fields = 'id' in shown ? shownMetadata(shown) : shown
   return `${fields.cwd === undefined ? '' : ` | cwd=${fields.cwd}`}${fields.preset === undefined ? '' : ` | preset=${fields.preset}`}`
 }

@@ -42,7 +42,8 @@ function clip(text: string, max: number): string {
 
 /** The result's own text blocks, shown as they are on expand. */
 function textBlocks(result: PresentedResult): Array<{ type: 'text', text: string }> {
-  return [{ type: 'text', text: result.content.flatMap(block => block.type === 'text' && typeof block.text === 'string' ? [block.text] : []).join('\n') }]
+  const texts = result.content.flatMap(block => block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])
+  return [{ type: 'text', text: texts.join('\n') }]
 }
 
 /** What a send said of delivery, in a title. */

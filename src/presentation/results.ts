@@ -10,7 +10,8 @@
  * (`@deepseek-ai/dsh-tools@0.1.0-rc.8` lib/types/index.d.ts
  * `ToolOutputDefinition`). The presenters and the web rows read that value,
  * never the text (docs/architecture.md §7). Every field holds what the text
- * shows (ids, titles and paths already one line and clipped).
+ * shows: ids, titles and paths one line and clipped as printed (a send's
+ * target id as the call gave it; the text clips it at 200 code points).
  *
  * @module dsh-cross-session/presentation/results
  */

@@ -21,7 +21,7 @@
  * @module dsh-cross-session/tools/sessions-send
  */
 
-import type { MailboxStage, SendMode } from '../ports.js'
+import type { AnswerWait, MailboxStage, SendMode } from '../ports.js'
 import type { Recorded } from '../harness/recorded.js'
 import type { AcceptedValue } from '../presentation/accepted.js'
 import { commonRefusals, isStopped, NOTHING_DELIVERED, refused, type StoppedValue } from '../presentation/common.js'
@@ -53,6 +53,11 @@ function shownRecorded(recorded: Recorded | MailboxStage): Recorded | MailboxSta
     ...(typeof extra.running === 'boolean' ? { running: extra.running } : {}),
     ...(extra.takenOver === true ? { takenOver: true } : {}),
   } as Recorded | MailboxStage
+}
+
+/** How the wait for the woken session's answer ended, the fields a result shows only. */
+function shownAnswer(answer: AnswerWait): AnswerWait {
+  return answer.ended ? { ended: true, reason: answer.reason, seq: answer.seq } : { ended: false, waitedMs: answer.waitedMs }
 }
 
 /**
@@ -125,6 +130,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   if (refusedThere && notice !== undefined && notice !== 'unavailable') unwatchAnswer(out, deps)
 
   // Present.
+  const remote = admitted.target.remote
   const result: AcceptedValue = {
     kind: 'accepted',
     targetId: args.session_id,
@@ -135,10 +141,10 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     woke: admitted.target.woke,
     running: admitted.admitted.running,
     ...(wait.recorded === undefined ? {} : { recorded: shownRecorded(wait.recorded) }),
-    ...(admitted.target.remote === undefined ? {} : { remote: { pid: admitted.target.remote.pid, ...(admitted.target.remote.handoff === true ? { handoff: true } : {}) } }),
+    ...(remote === undefined ? {} : { remote: { pid: remote.pid, ...(remote.handoff === true ? { handoff: true } : {}) } }),
     recordWaitMs: settings.recordWaitMs,
     waitCancelled: wait.cancelled,
-    ...(answer === undefined ? {} : { answer: answer.ended ? { ended: true, reason: answer.reason, seq: answer.seq } : { ended: false, waitedMs: answer.waitedMs } }),
+    ...(answer === undefined ? {} : { answer: shownAnswer(answer) }),
     ...(notice === undefined || refusedThere ? {} : { notice }),
   }
   limits.recordCall(caller.sessionId, identity, result)

@@ -733,14 +733,18 @@ export class FakeHost {
   }
 
   /** {@link run}, with the value and the `meta` (`output.presentationMeta`) a client receives. */
-  async runResult(tool: string, args: unknown, agent: FakeAgent | undefined, callId = `call-${Math.random()}`): Promise<{ text: string, value: unknown, meta: unknown }> {
+  async runResult(tool: string, args: unknown, agent: FakeAgent | undefined, callId = `call-${Math.random()}`): Promise<RunResult> {
     const definition = this.registered.get(tool)
     if (definition === undefined) throw new Error(`tool ${tool} is not registered`)
-    const value = await definition.execute(args, { ...(agent === undefined ? {} : { agent }), signal: new AbortController().signal, callId })
+    const exec = { ...(agent === undefined ? {} : { agent }), signal: new AbortController().signal, callId }
+    const value = await definition.execute(args, exec)
     const text = definition.output.render(args, value).map(block => block.text).join('\n')
     return { text, value, meta: definition.output.presentationMeta?.(args, value) }
   }
 }
+
+/** One call as {@link FakeHost.runResult} reports it: the model's text, the value, and the `meta` a client receives. */
+export interface RunResult { readonly text: string, readonly value: unknown, readonly meta: unknown }
 
 /** A `user/message` event as the loop appends a claimed prompt (`surfaceOp: 'append'`). */
 export function userMessageEvent(seq: number, id: string, text: string, source: Record<string, unknown> = { kind: 'user' }): LogEvent {
