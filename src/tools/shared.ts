@@ -11,6 +11,9 @@ import type { DiagnosticSink } from '../model/service-boundary.js'
 import type { Settings } from '../settings/resolve.js'
 import type { ApprovalStore } from '../home/approvals.js'
 import type { WithdrawStore } from '../model/withdraw.js'
+import type { AcceptedValue } from '../presentation/accepted.js'
+import type { HeldValue } from '../presentation/inbound.js'
+import type { ResultValue } from '../presentation/results.js'
 
 /**
  * The home store's approval half as the tools use it: the target's own
@@ -26,7 +29,8 @@ export interface ToolDeps {
   readonly sessions: SessionQueryPort
   readonly controller: ControllerPort
   readonly settings: Settings
-  readonly limits: SendLimits
+  /** Send limits, and the first result of each delivered or held call (a retry returns it). */
+  readonly limits: SendLimits<AcceptedValue | HeldValue>
   /** Absent without a home store: the `inbound` setting alone applies, and `hold` cannot keep a message. */
   readonly inbound?: InboundPort | undefined
   /** Full diagnostics (stacks) go here, never to the model. */
@@ -43,7 +47,8 @@ export interface ToolCallContext {
 
 /**
  * One tool's executor: the arguments as the harness passed them (validated
- * inside), the call, the dependencies; resolves to the plain-text result and
- * never rejects on purpose (`src/tools/definitions.ts` catches the rest).
+ * inside), the call, the dependencies; resolves to the result's value (its
+ * text is `renderResult`'s, `src/presentation/results.ts`) and never rejects
+ * on purpose (`src/tools/definitions.ts` catches the rest).
  */
-export type ToolExecutor = (args: unknown, call: ToolCallContext, deps: ToolDeps) => Promise<string>
+export type ToolExecutor = (args: unknown, call: ToolCallContext, deps: ToolDeps) => Promise<ResultValue>
