@@ -19,8 +19,11 @@ import { clock, timeLeftText } from './clock.js'
 import { CopyId } from './copy-id.jsx'
 import { PeerWhy, usePeer } from './peer.jsx'
 
-/** One held message with its two buttons. */
-export function ApprovalCard({ approval, decide, openPeer, t }) {
+/**
+ * One held message with its two buttons; `behind`: an earlier message of the same sender is still held here, so Deliver
+ * waits for it (one sender's messages arrive in the order it sent them; the store refuses it too, `earlier-held`).
+ */
+export function ApprovalCard({ approval, decide, openPeer, t, behind = false }) {
   const [busy, setBusy] = useState(false)
   const act = async decision => {
     setBusy(true)
@@ -41,9 +44,11 @@ export function ApprovalCard({ approval, decide, openPeer, t }) {
       </div>
       <BodyText text={approval.body} t={t} />
       <div className="xs-actions">
-        <button type="button" className="xs-primary" data-xs-deliver={approval.messageId} disabled={busy} onClick={() => { void act('deliver') }}>{t('approval.deliver')}</button>
+        <button type="button" className="xs-primary" data-xs-deliver={approval.messageId} disabled={busy || behind}
+          onClick={() => { void act('deliver') }}>{t('approval.deliver')}
+        </button>
         <button type="button" data-xs-refuse={approval.messageId} disabled={busy} onClick={() => { void act('refuse') }}>{t('approval.refuse')}</button>
-        <span className="xs-hint">{t('approval.hint')}</span>
+        <span className="xs-hint" data-xs-behind={behind ? 'true' : undefined}>{t(behind ? 'approval.behind' : 'approval.hint')}</span>
       </div>
     </div>
   )
@@ -115,7 +120,10 @@ export function ApprovalDock({ ctx, sessionId, t }) {
   return (
     <div className="xs-dock" data-xs-dock={sessionId}>
       <PeerWhy why={peer.why} t={t} onClose={peer.dismiss} />
-      {approvals.map(approval => <ApprovalCard key={approval.messageId} approval={approval} decide={decide} openPeer={peer.open} t={t} />)}
+      {approvals.map((approval, index) => (
+        <ApprovalCard key={approval.messageId} approval={approval} decide={decide} openPeer={peer.open} t={t}
+          behind={approvals.slice(0, index).some(earlier => earlier.sender === approval.sender)} />
+      ))}
       {decided.map(item => <DecidedLine key={item.messageId} decided={item} onDismiss={dismiss} t={t} />)}
     </div>
   )

@@ -57,8 +57,14 @@ function Who({ role, id, titles, about, openPeer, t }) {
   )
 }
 
+/** Whether `other` is a message of the same sender to the same target, held, and sent before `row` (Deliver of `row` waits for it). */
+function heldBefore(other, row) {
+  return other.state === 'held' && other.messageId !== row.messageId && other.sender === row.sender && other.target === row.target
+    && other.at < row.at
+}
+
 /** One row of the view. */
-function TrafficRow({ row, titles, about, openPeer, decide, ctx, t }) {
+function TrafficRow({ row, titles, about, openPeer, decide, ctx, t, behind = false }) {
   const [answer, setAnswer] = useState(undefined)
   // A peer's message still waiting (held, or pending in the store's queue) can be withdrawn by its sender's user; a notice is this package's own.
   const withdrawable = row.notice !== true && (row.state === 'held' || row.state === 'pending') && answer?.state !== 'withdrawn'
@@ -79,7 +85,13 @@ function TrafficRow({ row, titles, about, openPeer, decide, ctx, t }) {
       {row.state === 'held' || withdrawable || answer !== undefined
         ? (
             <div className="xs-actions">
-              {row.state === 'held' ? <button type="button" className="xs-primary" data-xs-deliver={row.messageId} onClick={() => { void decide(row.messageId, 'deliver') }}>{t('approval.deliver')}</button> : null}
+              {row.state === 'held'
+                ? (
+                    <button type="button" className="xs-primary" data-xs-deliver={row.messageId} disabled={behind} title={behind ? t('approval.behind') : undefined}
+                      onClick={() => { void decide(row.messageId, 'deliver') }}>{t('approval.deliver')}
+                    </button>
+                  )
+                : null}
               {row.state === 'held' ? <button type="button" data-xs-refuse={row.messageId} onClick={() => { void decide(row.messageId, 'refuse') }}>{t('approval.refuse')}</button> : null}
               {withdrawable ? <WithdrawButton ctx={ctx} messageId={row.messageId} sender={row.sender} t={t} onAnswer={setAnswer} /> : null}
               <WithdrawAnswer answer={answer} t={t} />
@@ -129,7 +141,12 @@ export function TrafficAction({ ctx, wide, t }) {
                   <button type="button" className="xs-chip xs-filter" aria-pressed={filters.mine} data-xs-filter="mine" disabled={current === undefined} onClick={() => toggle('mine')}>{t('traffic.onlyThis')}</button>
                 </div>
                 {value !== undefined && shown.length === 0 ? <p className="xs-hint">{t(rows.length === 0 ? 'traffic.empty' : 'traffic.noneShown')}</p> : null}
-                <ul className="xs-traffic">{shown.map(row => <TrafficRow key={row.messageId} row={row} titles={value?.titles ?? {}} about={about.value ?? {}} openPeer={peer.open} decide={decide} ctx={ctx} t={t} />)}</ul>
+                <ul className="xs-traffic">
+                  {shown.map(row => (
+                    <TrafficRow key={row.messageId} row={row} titles={value?.titles ?? {}} about={about.value ?? {}} openPeer={peer.open} decide={decide} ctx={ctx} t={t}
+                      behind={row.state === 'held' && shown.some(other => heldBefore(other, row))} />
+                  ))}
+                </ul>
               </div>
             </section>
           )

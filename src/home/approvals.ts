@@ -60,10 +60,15 @@ export type HoldForApprovalOutcome =
 /** What the user decided. */
 export type ApprovalDecision = 'deliver' | 'refuse'
 
-/** Outcome of {@link ApprovalStore.decide}: `stale` when it was no longer held (decided elsewhere, or expired now). */
+/**
+ * Outcome of {@link ApprovalStore.decide}: `stale` when it was no longer held (decided elsewhere, or expired now);
+ * `full` when its target has too many messages waiting; `earlier-held` when Deliver was asked while an earlier
+ * message of the same sender to the same target is still held (messages of one sender reach a target in the order
+ * they were sent, docs/architecture.md §8 "Order"; Refuse is never stopped by it).
+ */
 export type DecideOutcome =
   | { readonly ok: true, readonly approval: Approval }
-  | { readonly ok: false, readonly reason: 'unknown' | 'stale' | 'full', readonly approval?: Approval }
+  | { readonly ok: false, readonly reason: 'unknown' | 'stale' | 'full' | 'earlier-held', readonly approval?: Approval }
 
 /** A message delivered by a process to a session live in itself, or refused for its inbound choice. */
 export interface LocalDelivery {

@@ -119,6 +119,10 @@ export class StoreApprovals extends StoreNotices implements ApprovalStore {
         return { ok: false, reason: 'stale', approval: approvalOf({ ...row, state: 'expired', decided_at: now }) }
       }
       if (decision === 'deliver') {
+        // First in, first out per sender→target: an earlier message of this sender still held for this target is decided first.
+        const earlier = this.sql('SELECT 1 FROM approvals WHERE target = ? AND sender = ? AND state = \'held\' AND expires_at > ? AND n < ? LIMIT 1')
+          .get(row.target, row.sender, now, row.n)
+        if (earlier !== undefined) return { ok: false, reason: 'earlier-held', approval: approvalOf(row) }
         const waiting = this.sql('SELECT COUNT(*) AS count FROM messages WHERE target = ? AND state IN (\'pending\', \'claimed\')').get(row.target) as { count: number }
         if (waiting.count >= MAX_WAITING_PER_TARGET) return { ok: false, reason: 'full', approval: approvalOf(row) }
         // Into `messages` as the sender would have posted it, in this same transaction: delivered exactly once, by whichever process holds the target.

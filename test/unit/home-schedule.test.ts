@@ -205,8 +205,9 @@ describe.skipIf(replaySeed !== undefined)('crash schedules over the shipped home
     expect(await firstCaught(1, 'none', 971, 'all')).toBeUndefined()
   }, 120_000)
 
-  // Seed 2532: the user delivers two held messages of one sender in the other order than they were sent.
-  it.fails('ORDER per sender and target in send order holds across hold and approval (today: delivered in the order the user decided, "ORDER: …-m6 … is in the log before a message its sender sent earlier")', async () => {
+  // Seed 2532: the user delivers two held messages of one sender in the other order than they were sent; the later Deliver
+  // waits for the earlier decision (`earlier-held`, src/home/store-approvals.ts).
+  it('ORDER per sender and target in send order holds across hold and approval', async () => {
     expect(await firstCaught(1, 'none', 2532, 'sent')).toBeUndefined()
   }, 120_000)
 

@@ -170,6 +170,20 @@ describe('the approval half of the home store', () => {
     expect(store.decide('nope', 'deliver', Date.now())).toEqual({ ok: false, reason: 'unknown' })
   })
 
+  it('delivers one sender\'s held messages to a target in the order they were sent: a later one waits for the earlier decision', () => {
+    const { store } = open()
+    store.holdForApproval(approval('a1'))
+    store.holdForApproval(approval('a2'))
+    store.holdForApproval(approval('b1', { sender: 'session-other' }))
+    // Deliver of the later one is refused while the earlier one is held, nothing is posted; another sender is not held up; Refuse always works.
+    expect(store.decide('a2', 'deliver', Date.now())).toMatchObject({ ok: false, reason: 'earlier-held', approval: { state: 'held' } })
+    expect(store.message('a2')).toBeUndefined()
+    expect(store.decide('b1', 'deliver', Date.now())).toMatchObject({ ok: true, approval: { state: 'delivered' } })
+    expect(store.decide('a1', 'refuse', Date.now())).toMatchObject({ ok: true })
+    expect(store.decide('a2', 'deliver', Date.now())).toMatchObject({ ok: true, approval: { state: 'delivered' } })
+    expect(store.message('a2')).toMatchObject({ state: 'pending' })
+  })
+
   it('a refused or expired held message whose sender asked for a notice posts one notice to the sender, once', () => {
     const { store } = open()
     const logs: string[] = []
