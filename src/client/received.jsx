@@ -22,7 +22,7 @@
  * @module dsh-cross-session/client/received
  */
 import { parseFrame } from '../framing.ts'
-import { parseNotice } from '../model/notice-view.ts'
+import { parseNotice } from '../framing.ts'
 import { deliveredProvenance } from '../model/provenance.ts'
 import { useEffect, useState } from 'react'
 import { BodyText } from './body-text.jsx'

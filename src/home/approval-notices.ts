@@ -14,7 +14,7 @@
  * @module dsh-cross-session/home/approval-notices
  */
 
-import { heldNoticeText } from '../presentation/inbound.js'
+import { heldNoticeText } from '../framing.js'
 import type { Approval } from './approvals.js'
 import type { HomeStore } from './store.js'
 

@@ -14,17 +14,13 @@
  * @module dsh-cross-session/home/notices
  */
 
-import { buildNotice } from '../framing.js'
+import { buildNotice, noticeExcerpt } from '../framing.js'
 import type { HostAgent } from '../harness/host.js'
 import { deliveryState, turnEnd } from '../harness/log-state.js'
 import { noticeOutcome } from '../model/outcomes.js'
 import { TOOL_NAMES } from '../model/tool-names.js'
 import { textOf } from '../model/message-text.js'
-import { sanitizeForDisplay, truncateVisibly } from '../core/text.js'
 import type { HomeStore, StoredWatch } from './store.js'
-
-/** Characters (code points) of the last answer a notice carries before its visible cut. */
-export const NOTICE_EXCERPT_CHARS = 300
 
 /** What the log says about the turn that took one message. */
 export interface WatchedTurn {
@@ -112,8 +108,7 @@ export function noticeText(watch: StoredWatch, turn: WatchedTurn): string {
     messageSeq: turn.messageSeq,
     turnEndSeq: turn.turnEndSeq,
     hop: watch.hop + 1,
-    // Peer text, shown as a read shows it (docs/tools.md#sessions_read: control characters as U+FFFD).
-    excerpt: turn.lastAnswer === undefined ? undefined : truncateVisibly(sanitizeForDisplay(turn.lastAnswer), NOTICE_EXCERPT_CHARS),
+    excerpt: noticeExcerpt(turn.lastAnswer),
   })
 }
 

@@ -16,7 +16,7 @@
 import { nanoid } from 'nanoid'
 import { relayMessage } from '../adapters/controller.js'
 import type { HostAgent, HostUserMessage } from '../harness/host.js'
-import { ownerNotices } from '../presentation/send.js'
+import { ownerNotices } from '../framing.js'
 import { deliveryState, turnEnd } from '../harness/log-state.js'
 import type { HomeStore, StoredMessage } from './store.js'
 

@@ -9,7 +9,7 @@
 
 import { nanoid } from 'nanoid'
 import type { HostAgent } from '../harness/host.js'
-import { ownerNotices } from '../presentation/send.js'
+import { ownerNotices } from '../framing.js'
 import { readRelaySource } from '../model/provenance.js'
 import { completedTurnAfter, turnEnd } from '../harness/log-state.js'
 import { noticeMessage } from './owner-delivery.js'

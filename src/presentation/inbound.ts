@@ -7,13 +7,8 @@
  * @module dsh-cross-session/presentation/inbound
  */
 
-import { frameTitle, NOTICE_INTRO } from '../framing.js'
+import { duration } from '../framing.js'
 import { displayId, NOTHING_DELIVERED, shownId, type Refusal } from './common.js'
-
-/** `10 min`, `90 s`: a wait as the model reads it. */
-function duration(ms: number): string {
-  return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`
-}
 
 /** The target takes no messages from peers (`inbound: refuse`, its own choice or the host's). */
 export function inboundRefused(targetId: string): Refusal {
@@ -49,24 +44,6 @@ export function renderHeld(view: HeldView): string {
     + (view.notice === undefined ? '' : view.notice === 'watched'
       ? '\nNotice: one notice comes to this session when its user refuses it or it expires, or, once delivered, when the turn that takes it ends; no need to wait or poll.'
       : '\nNotice: not available in this dsh process (no cross-session store); read its answer later with sessions_read.')
-}
-
-/**
- * The notice a sender gets when its held message was refused by the
- * target's user or expired undecided (docs/tools.md#inbound-messages): who
- * it was for and that it was never delivered. Built like every notice
- * (`NOTICE_INTRO`, `src/framing.ts`).
- */
-export function heldNoticeText(input: { readonly targetId: string, readonly targetTitle: string | undefined, readonly outcome: 'refused' | 'expired', readonly hop: number, readonly expiredAfterMs: number }): string {
-  const what = input.outcome === 'refused'
-    ? 'its user refused your held message; it was never delivered'
-    : `your held message expired after ${duration(input.expiredAfterMs)} without a decision from its user; it was never delivered`
-  return [
-    NOTICE_INTRO,
-    `from-session: ${displayId(input.targetId)} ("${frameTitle(input.targetTitle)}")`,
-    `held message: ${input.outcome} | ${what} | hop ${input.hop}`,
-    'Do not send it again unless your own user asks you to; tell them instead.',
-  ].join('\n')
 }
 
 /** A hold could not be kept (no home store in this process, or the store refused). */

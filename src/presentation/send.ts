@@ -169,20 +169,6 @@ export const holderRefusals: Readonly<Record<HolderRefusal, string>> = {
   'unknown': 'no reason given',
 }
 
-/** Notices this package steers into a session it woke (a `plugin` source, form `notice`: the model reads them as context, never as its user). */
-export const ownerNotices = {
-  restoredInbox: {
-    summary: 'Peer messages restored from the inbox',
-    text: '[dsh-cross-session notice] This session was opened again after the dsh process that held it stopped. Peer messages that were waiting in its inbox are delivered with this turn; answer them as usual.',
-  },
-  cutOff: (messages: ReadonlyArray<{ readonly sender: string, readonly seq: number | undefined }>): { summary: string, text: string } => ({
-    summary: `${messages.length} peer message${messages.length === 1 ? '' : 's'} left unanswered`,
-    text: '[dsh-cross-session notice] The dsh process running this session ended while it was answering, so these peer messages above got no answer: '
-      + messages.map(message => `from session ${message.sender}${message.seq === undefined ? '' : ` (seq ${message.seq})`}`).join('; ')
-      + '. Answer them now (with sessions_send to the sender if it asked for a reply).',
-  }),
-} as const
-
 /** What happened to a session a failed send woke (`src/adapters/woken.ts` `giveUp`), in words. */
 export const releaseTexts: Readonly<Record<ReleaseOutcome | 'release-failed', string>> = {
   'not-held': 'the session this call woke is no longer held by this plugin',

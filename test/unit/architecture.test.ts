@@ -18,7 +18,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // 0 leaves: pure helpers, and facts about the harness and the OS
   ['core/', 'harness/'],
   // 1 the model: ports, settings, argument schemas, sessions, surface, frames, refusals, provenance, limits
-  ['model/', 'settings/', 'ports.ts', 'framing.ts', 'refusals.ts'],
+  ['model/', 'settings/', 'ports.ts', 'framing.ts', 'framing/', 'refusals.ts'],
   // 2 every text the model (and a client) sees
   ['presentation/'],
   // 3 backends: the session query, the controller, the corpus index, the home (several processes)
