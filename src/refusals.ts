@@ -25,7 +25,7 @@
 
 import type { LimitVerdict } from './model/limits.js'
 import { isSubagent, ownerOf } from './model/sessions.js'
-import type { SessionHeaderView } from './ports.js'
+import type { SessionHeaderView } from './model/sessions.js'
 import type { InboundMode } from './settings/resolve.js'
 
 /** The closed refusal catalog (docs/tools.md#refusals-and-their-order). */

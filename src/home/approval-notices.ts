@@ -15,7 +15,7 @@
  */
 
 import { heldNoticeText } from '../framing.js'
-import type { Approval } from './approvals.js'
+import type { Approval } from '../ports.js'
 import type { HomeStore } from './store.js'
 
 /**

@@ -29,8 +29,7 @@
 
 import { createHash } from 'node:crypto'
 import { callIdentity, requestIdFor } from '../model/limits.js'
-import type { SessionQueryPort } from '../ports.js'
-import type { Approval } from './approvals.js'
+import type { Approval, SessionQueryPort } from '../ports.js'
 import type { RpcResult } from './channel-route.js'
 import type { HomeStore } from './store.js'
 

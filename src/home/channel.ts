@@ -27,9 +27,8 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
-import type { SessionQueryPort } from '../ports.js'
+import type { Approval, ApprovalDecision, SessionQueryPort } from '../ports.js'
 import type { InboundMode } from '../settings/resolve.js'
-import type { Approval, ApprovalDecision } from './approvals.js'
 import { channelRoute, type RpcResult } from './channel-route.js'
 import { answerView } from './channel-views.js'
 import { KEY_SOCKET_PATH, keySocketHandler } from './key-socket.js'

@@ -14,8 +14,7 @@
  * @module dsh-cross-session/home/fail-closed
  */
 
-import type { ControllerOutcome, ControllerPort } from '../ports.js'
-import type { ApprovalStore } from './approvals.js'
+import type { ApprovalStore, ControllerOutcome, ControllerPort } from '../ports.js'
 import { StoreUnavailableError, storeFaultWhy } from './store-fault.js'
 import { retryStore } from './store-retry.js'
 

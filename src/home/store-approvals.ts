@@ -1,5 +1,5 @@
 /**
- * The approval half of the home store in SQLite (`home/approvals.ts`): a
+ * The approval half of the home store in SQLite (`src/ports/approvals.ts`): a
  * session's own inbound choice, messages held for its user, the journal of
  * local deliveries, and the traffic view over all of them. Each method is
  * one `BEGIN IMMEDIATE` transaction (`home/store-connection.ts`), so two
@@ -10,7 +10,7 @@
  */
 
 import type { InboundMode } from '../settings/resolve.js'
-import { MAX_HELD_PER_TARGET, type Approval, type ApprovalDecision, type ApprovalStore, type DecideOutcome, type HoldForApprovalOutcome, type LocalDelivery, type NewApproval, type TrafficRow, type TrafficState } from './approvals.js'
+import { MAX_HELD_PER_TARGET, type Approval, type ApprovalDecision, type ApprovalStore, type DecideOutcome, type HoldForApprovalOutcome, type LocalDelivery, type NewApproval, type TrafficRow, type TrafficState } from '../ports.js'
 import { MAX_WAITING_PER_TARGET } from './store-messages.js'
 import { StoreNotices } from './store-notices.js'
 

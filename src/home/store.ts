@@ -24,13 +24,11 @@
  * @module dsh-cross-session/home/store
  */
 
-import type { HolderRefusal } from '../ports.js'
+import type { ApprovalStore, HolderRefusal, NoticeFields, NoticeStore } from '../ports.js'
 import type { ProcessTag } from '../harness/dsh-home.js'
 import type { CorpusRows } from '../index/shared-rows.js'
-import type { NoticeFields, NoticeStore } from './notice-port.js'
 
-export type { NewWatch, NoticeFields, StoredWatch, WatchDrop, WatchedTurnEnd, WatchState } from './notice-port.js'
-import type { ApprovalStore } from './approvals.js'
+export type { NewWatch, NoticeFields, StoredWatch, WatchDrop, WatchedTurnEnd, WatchState } from '../ports.js'
 
 /** How a holder let a session go (kept on the session's row). */
 export type LetGo = 'released' | 'exited' | 'died' | 'wake-failed'

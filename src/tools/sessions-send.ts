@@ -30,7 +30,7 @@ import { messageText, resolveAndAdmit, unwatchAnswer, waitForAnswer, waitForReco
 import { gatherAndDecide } from './send/gather.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 import { holdMessage } from './send/hold.js'
-import type { LocalDelivery } from '../home/approvals.js'
+import type { LocalDelivery } from '../ports.js'
 import { isSubagent } from '../model/sessions.js'
 
 /** Journal a send for the traffic view; a store that cannot be written only loses that row (logged). */

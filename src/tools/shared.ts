@@ -9,7 +9,7 @@ import type { SendLimits } from '../model/limits.js'
 import type { Caller, ControllerPort, SessionQueryPort } from '../ports.js'
 import type { DiagnosticSink } from '../model/service-boundary.js'
 import type { Settings } from '../settings/resolve.js'
-import type { ApprovalStore } from '../home/approvals.js'
+import type { ApprovalStore } from '../ports.js'
 
 /**
  * The home store's approval half as the tools use it: the target's own
