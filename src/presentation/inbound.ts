@@ -8,16 +8,11 @@
  */
 
 import { duration } from '../framing.js'
-import { displayId, NOTHING_DELIVERED, shownId, type Refusal } from './common.js'
+import { REFUSAL_CATALOG } from '../refusals.js'
+import { displayId } from './common.js'
 
 /** The target takes no messages from peers (`inbound: refuse`, its own choice or the host's). */
-export function inboundRefused(targetId: string): Refusal {
-  return {
-    code: 'rejected',
-    cause: `${shownId(targetId)} does not take messages from peer sessions (its user set inbound messages to refuse)`,
-    next: 'Do not send it again. Ask its user instead (tell your own user what you wanted to say and to whom).',
-  }
-}
+export const inboundRefused = REFUSAL_CATALOG.rejected.texts.inboundRefused
 
 /** One held send, as its sender reads it. */
 export interface HeldView {
@@ -47,10 +42,4 @@ export function renderHeld(view: HeldView): string {
 }
 
 /** A hold could not be kept (no home store in this process, or the store refused). */
-export function holdUnavailable(targetId: string, why: string): Refusal {
-  return {
-    code: 'rejected',
-    cause: `${shownId(targetId)} holds messages from peers for its user's approval, and this one could not be kept: ${why}`,
-    next: `${NOTHING_DELIVERED} Ask its user instead, or try again later.`,
-  }
-}
+export const holdUnavailable = REFUSAL_CATALOG.rejected.texts.holdUnavailable

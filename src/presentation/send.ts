@@ -12,64 +12,23 @@
 
 import { clipLine, oneLine } from '../core/text.js'
 import type { DeliveryReason, HolderRefusal, ReleaseOutcome } from '../ports.js'
-import type { SendRefusal } from '../refusals.js'
+import { REFUSAL_CATALOG, type SendRefusal } from '../refusals.js'
 import { failureText } from './failures.js'
 import { commonRefusals, shownId, type Refusal } from './common.js'
 import { TOOL_NAMES } from '../model/tool-names.js'
 import { inboundRefused } from './inbound.js'
 
-/** Refusals only `sessions_send` returns. */
+/** Refusals only `sessions_send` returns (texts of `src/refusals/catalog.ts`). */
 export const sendRefusals = {
-  notMessageable: (sessionId: string, owner: string | undefined): Refusal => ({
-    code: 'not-messageable',
-    cause: owner === undefined
-      ? `${shownId(sessionId)} is a subagent session`
-      : `${shownId(sessionId)} is a subagent session owned by ${shownId(owner)}`,
-    next: 'It is owned by another agent; there is no supported way to message it from here.'
-      + (owner === undefined ? '' : ` You may message its owner ${shownId(owner)} instead.`),
-  }),
-  resumeDisabled: (sessionId: string): Refusal => ({
-    code: 'resume-disabled',
-    cause: `${shownId(sessionId)} is cold and waking sessions is disabled (allowResume: false)`,
-    next: 'The session was left untouched; either target a live session or ask the user to enable waking.',
-  }),
-  emptyBody: (): Refusal => ({
-    code: 'empty-body',
-    cause: 'the message is empty after trimming white space',
-    next: 'Supply a body.',
-  }),
-  selfTarget: (sessionId: string): Refusal => ({
-    code: 'self-target',
-    cause: `${shownId(sessionId)} is this session; a session cannot message itself`,
-    next: 'Pick a peer id from sessions_list (this session is the row marked "this session").',
-  }),
-  hopLimit: (hop: number, maxHops: number, chain: string): Refusal => ({
-    code: 'rate-limited',
-    cause: `this would be hop ${hop} of a relay chain limited to ${maxHops} hops (chain: ${clipLine(oneLine(chain), 400)})`,
-    next: 'Stop relaying: answer from what you have and report to your user instead of messaging another session.',
-  }),
-  pairRate: (target: string, count: number, perMinute: number, retryInMs: number): Refusal => ({
-    code: 'rate-limited',
-    cause: `${count} messages were already sent to ${shownId(target)} in the last minute (limit ${perMinute} per minute)`,
-    next: `Wait about ${Math.ceil(retryInMs / 1000)} s, or combine what you have into one message.`,
-  }),
-  duplicate: (target: string, agoMs: number): Refusal => ({
-    code: 'rate-limited',
-    cause: `the same message was already delivered to ${shownId(target)} ${Math.max(1, Math.round(agoMs / 1000))} s ago`,
-    next: 'It is not delivered twice. Read the target with sessions_read to see whether it answered.',
-  }),
-  /** The home store could not be used: nothing that depends on another process's state is done (docs/architecture.md §8). */
-  storeUnavailable: (why: string): Refusal => ({
-    code: 'rejected',
-    cause: `the cross-session store is unavailable (${clipLine(oneLine(why), 120)})`,
-    next: 'No session was woken. Try again shortly; if it keeps failing, tell your user (the store is cross-session/store.sqlite under DSH_HOME).',
-  }),
-  /** A delivery step failed; `reason` is this package's own text or a failure-table row. */
-  rejected: (reason: string, step: string): Refusal => ({
-    code: 'rejected',
-    cause: `${step} failed: ${reason}`,
-    next: 'The reason above is the backend\'s own; try again later or tell your user.',
-  }),
+  notMessageable: REFUSAL_CATALOG['not-messageable'].texts.notMessageable,
+  resumeDisabled: REFUSAL_CATALOG['resume-disabled'].texts.resumeDisabled,
+  emptyBody: REFUSAL_CATALOG['empty-body'].texts.emptyBody,
+  selfTarget: REFUSAL_CATALOG['self-target'].texts.selfTarget,
+  hopLimit: REFUSAL_CATALOG['rate-limited'].texts.hopLimit,
+  pairRate: REFUSAL_CATALOG['rate-limited'].texts.pairRate,
+  duplicate: REFUSAL_CATALOG['rate-limited'].texts.duplicate,
+  storeUnavailable: REFUSAL_CATALOG.rejected.texts.storeUnavailable,
+  rejected: REFUSAL_CATALOG.rejected.texts.rejected,
 } as const
 
 /** The text of one refusal of `sessions_send`'s checks (`src/refusals.ts` `decideSend`). */
@@ -93,24 +52,6 @@ export function sendRefusalText(refusal: SendRefusal): Refusal {
   }
 }
 
-/** What the model should do next, per controller error code. */
-const NEXT_BY_CODE: Readonly<Record<string, string>> = {
-  'session/agent-busy': 'That session refused the message (busy, or owned by subagent routing). Check it with sessions_read and send once more after its current turn; if it is a subagent, message its owner instead.',
-  'session/model-unavailable': 'That session\'s model is not served by this host; tell your user to select a model for it. Do not resend until then.',
-  'session/steer-unavailable': 'Its current turn no longer accepts steering; send again with mode "queue".',
-  'session/queue-item-not-found': 'Its queue changed meanwhile; send again with mode "queue".',
-  'session/conflict': 'That session belongs to another workspace in this host; tell your user.',
-  'session/workspace-attach-failed': 'That session\'s workspace is not available; tell your user.',
-  'workspace/not-found': 'That session\'s workspace is not available; tell your user.',
-  'agent-preset/not-found': 'That session\'s agent preset is not available in this host; tell your user.',
-  'agent-preset/invalid': 'That session\'s agent preset is not valid in this host; tell your user.',
-  'agent-preset/locked': 'That session\'s agent preset is locked; tell your user.',
-  'agent-preset/conflict': 'That session\'s agent preset conflicts with this host\'s; tell your user.',
-  'gateway/cancelled': 'The host cancelled the request; send again if it is still needed.',
-  'gateway/bad-request': 'The host rejected the request as malformed (a plugin or host fault); tell your user.',
-  'gateway/internal': 'The host failed internally; try sessions_send once more later, and if it keeps failing, tell your user.',
-}
-
 /**
  * The refusal for a controller step that refused.
  * @param code - the controller's error code, if any (`session/agent-busy`, …; `not-found` for a missing session).
@@ -121,10 +62,7 @@ const NEXT_BY_CODE: Readonly<Record<string, string>> = {
 export function controllerRefusal(code: string | undefined, reason: string, targetId: string, step: string): Refusal {
   // Worded exactly as the not-found of rc.8's non-waking lookup.
   if (code === 'not-found' || code === 'session/not-found') return commonRefusals.notFound(targetId)
-  // Own keys only: a code named like an Object.prototype member is unknown.
-  const next = code !== undefined && Object.hasOwn(NEXT_BY_CODE, code) ? NEXT_BY_CODE[code] : undefined
-  const base = sendRefusals.rejected(reason, step)
-  return next === undefined ? base : { ...base, next }
+  return REFUSAL_CATALOG.rejected.texts.controller(code, reason, step)
 }
 
 /** Texts of the delivery path's reasons (they become the cause of a `rejected` refusal). */
