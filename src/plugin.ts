@@ -82,7 +82,7 @@ export function missingServiceMessage(missing: readonly string[]): string {
     + 'Mount this plugin in a dsh host or preset composition that provides it.'
 }
 
-/** Cordis context as `apply` needs it (structural; see src/host.ts). */
+/** Cordis context as `apply` needs it (structural; see src/harness/host.ts). */
 export interface PluginContext extends HostContext {
   get(name: string): unknown
   inject(deps: string[], callback: (ctx: PluginContext) => void): unknown
@@ -124,7 +124,7 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
   const mounted = mountHome(ctx, local, log, () => source.current.inbound)
   const { sessions, controller } = mounted
   home.corpus = mounted.corpus
-  // `settings` is a getter: every tool call reads the current value (O(1), src/settings-source.ts).
+  // `settings` is a getter: every tool call reads the current value (O(1), src/settings/source.ts).
   const deps = {
     sessions, controller, limits: new SendLimits(), log: (message: string) => log('warn', message), inbound: mounted.inbound,
     get settings() { return source.current },

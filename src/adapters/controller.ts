@@ -14,12 +14,12 @@
  * went cold between resolution and admission is refused, not woken.
  *
  * Delivery, on both host lines, is `Agent.followup` / `Agent.steer` on the
- * live agent with this package's relay source (`src/provenance.ts`), so the
+ * live agent with this package's relay source (`src/model/provenance.ts`), so the
  * provenance is durable in the log. Not `sessionController.prompt`: in
  * 0.1.2-alpha.2 it overwrites the source with `{ kind: 'user', rpcId }`
  * (lib/index.js `SessionCommandController.prompt`), which would leave the
  * hop count and the sender to text a model can write. The
- * wait still recognises a message by `source.rpcId` (`src/recorded.ts`).
+ * wait still recognises a message by `source.rpcId` (`src/harness/recorded.ts`).
  *
  * A wake is recorded as one (`woke: true`) on both lines. rc.8: this plugin
  * holds the `AgentHandle` (`src/adapters/woken.ts`: shared resume, claims,

@@ -4,7 +4,7 @@
  * from the session's log — `recorded` once its own `user/message` is there,
  * back to `pending` when rc.8 cancelled its insertion.
  *
- * Before admitting, the log decides (`home/log-state.ts`): a message a dead
+ * Before admitting, the log decides (`harness/log-state.ts`): a message a dead
  * holder already got recorded is only marked recorded; one whose insertion
  * is pending again after a resume is left where it is and the session is
  * nudged to run it; anything else is admitted with `followup` (`queue`) or

@@ -1,6 +1,6 @@
 /**
  * The notice half of the home store in SQLite (the port:
- * `home/notice-port.ts`; docs/architecture.md §8, "Notices"): watches, and
+ * `ports/notices.ts`; docs/architecture.md §8, "Notices"): watches, and
  * the one transaction that turns a watch into a notice message for its
  * sender or drops it. Each method is one `BEGIN IMMEDIATE` transaction
  * (`home/store-connection.ts`).

@@ -20,7 +20,7 @@
  *   in the new store's `meta` (`rebuilt`), so every process and the web UI
  *   can say so, and logged once, by the process that moved it.
  *
- * `node:sqlite` is loaded here, on first open (`home/sqlite-module.ts`:
+ * `node:sqlite` is loaded here, on first open (`harness/sqlite-module.ts`:
  * its experimental warning on one line), so a process that never opens the
  * store never loads it.
  *

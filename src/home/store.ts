@@ -8,7 +8,7 @@
  * `BEGIN IMMEDIATE` transaction, `home/store-sqlite.ts`); a caller never
  * composes two of them into one decision. Liveness of another process is
  * judged inside the transition by the `alive` probe the store was opened
- * with (pid + start time, `home/process-tag.ts`), so "a dead holder is
+ * with (pid + start time, `harness/process-tag.ts`), so "a dead holder is
  * replaced" and "the new holder is installed" are one step.
  *
  * Invariants (docs/architecture.md §8, checked by the crash-schedule tests):

@@ -13,7 +13,7 @@ import type { SessionHeaderView, SessionRecordView } from '../model/sessions.js'
 
 /**
  * One current-surface snapshot (rc.8 `SessionSurfaceSnapshot`). `events` are
- * raw surface events; `src/surface.ts` reads them defensively.
+ * raw surface events; `src/model/surface.ts` reads them defensively.
  */
 export interface SurfaceView {
   readonly session: SessionHeaderView
@@ -59,7 +59,7 @@ export interface Caller {
   readonly header: SessionHeaderView
   /**
    * What this plugin recorded on the message that started the caller's
-   * current turn (`src/provenance.ts`), used for the causal hop count;
+   * current turn (`src/model/provenance.ts`), used for the causal hop count;
    * `undefined` when a human (or nothing) started it. Never read from text.
    */
   latestRelay(): RelayProvenance | undefined

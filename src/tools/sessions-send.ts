@@ -7,7 +7,7 @@
  * both ordering guarantees).
  *
  * Reads top to bottom: validate (`send/arguments.ts`) → gather facts and
- * decide (`send/target.ts`, `send/decide.ts`: nothing touches the target
+ * decide (`send/gather.ts` over `src/refusals/order.ts`: nothing touches the target
  * before the checks that must come first) → deliver (`send/deliver.ts`) →
  * present (`src/presentation/accepted.ts`).
  *

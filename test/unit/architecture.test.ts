@@ -3,7 +3,7 @@
  * layer back up; every module says its job in a `@module` docstring and
  * stays near 200 lines. The layer list is the map in docs/architecture.md.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
@@ -148,5 +148,43 @@ describe('modules', () => {
     const text = readFileSync(join(SRC, file), 'utf8')
     expect(text).toMatch(/@module /)
     expect(text.split('\n').length - 1).toBeLessThanOrEqual(200)
+  })
+})
+
+const ROOT = join(SRC, '..')
+
+/** Whether `dir` (relative to ROOT) holds a folder named `name`. */
+function hasFolder(dir: string, name: string): boolean {
+  const path = join(ROOT, dir, name)
+  return existsSync(path) && statSync(path).isDirectory()
+}
+
+/**
+ * The repository paths a module's comments name: `src/…`, `docs/…`, or a
+ * path under one of src/'s folders or the module's own (`home/store.ts`,
+ * `send/deliver.ts`). A package's file (`lib/index.js`) and a bare file
+ * name are citations of published code, not of this repository.
+ */
+function commentPaths(file: string): string[] {
+  const text = readFileSync(join(SRC, file), 'utf8')
+  const comments = [...text.matchAll(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g)].map(match => match[0]).join('\n')
+  const paths = [...comments.matchAll(/(?<![\w@/.-])([a-z][\w-]*\/[\w./-]*\w\/?)(?![\w*-])/g)].map(match => match[1] ?? '')
+  return paths.flatMap(path => {
+    const head = path.split('/')[0] ?? ''
+    if (head === 'src' || head === 'docs') return [path]
+    // Without src/ or docs/ only a file counts (`settings/updated` is an event name).
+    if (!/\.(ts|js|jsx|md)$/.test(path)) return []
+    if (hasFolder('src', head)) return [`src/${path}`]
+    if (hasFolder(join('src', dirname(file)), head)) return [join('src', dirname(file), path)]
+    return []
+  })
+}
+
+describe('comments', () => {
+  it('every src/… or docs/… path a comment names exists', () => {
+    const missing = files.flatMap(file => commentPaths(file)
+      .filter(path => !existsSync(join(ROOT, path)) && !existsSync(join(ROOT, path.replace(/\.js$/, '.ts'))))
+      .map(path => `${file}: ${path}`))
+    expect(missing).toEqual([])
   })
 })
