@@ -74,7 +74,8 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
     }
   }
 
-  async function resolveThrough(attempt: WakeAttempt, sessionId: string, options: Parameters<ControllerPort['resolve']>[1]): Promise<ControllerOutcome<ResolvedTarget>> {
+  async function resolveThrough(attempt: WakeAttempt, sessionId: string,
+    options: Parameters<ControllerPort['resolve']>[1]): Promise<ControllerOutcome<ResolvedTarget>> {
     const verdict = await attempt.checked
     if (verdict !== undefined) return verdict
     attempt.callers++
@@ -100,7 +101,8 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
   }
 
   /** Steps 5–7 for one caller. */
-  async function wakeHere(sessionId: string, options: Parameters<ControllerPort['resolve']>[1]): Promise<ControllerOutcome<ResolvedTarget>> {
+  async function wakeHere(sessionId: string,
+    options: Parameters<ControllerPort['resolve']>[1]): Promise<ControllerOutcome<ResolvedTarget>> {
     const joined = attempts.get(sessionId)
     if (joined !== undefined) return await resolveThrough(joined, sessionId, options)
     const held = store.acquire(sessionId)

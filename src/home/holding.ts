@@ -32,7 +32,9 @@ export class Holdings {
   private readonly watch: StoreWatch
   private readonly host: HoldingHost
   private readonly held = new Map<string, HeldSession>()
-  private readonly work = new PerSession((sessionId, error) => this.host.log(`delivering stored messages to ${sessionId} failed: ${String(error)}`))
+  private readonly work = new PerSession((sessionId, error) =>
+    this.host.log(`delivering stored messages to ${sessionId} failed: ${String(error)}`))
+
   /** Set once the runtime stops: nothing new is held or delivered. */
   stopped = false
 
@@ -57,15 +59,18 @@ export class Holdings {
       held = this.store.markLive(agent.id)
     } catch (error: unknown) {
       // Not held until the store takes it: the reconcile tries again (`home/runtime.ts`); an unusable store is said once.
-      if (!(error instanceof StoreUnavailableError)) this.host.log(`holding ${agent.id} in the cross-session store failed (tried again shortly): ${String(error)}`)
+      if (!(error instanceof StoreUnavailableError))
+        this.host.log(`holding ${agent.id} in the cross-session store failed (tried again shortly): ${String(error)}`)
       return
     }
     if (!held.ok) {
-      this.host.log(`session ${agent.id} is live here and also held by dsh process ${held.holder.tag.pid}; the harness opened it here without a wake through this package`)
+      this.host.log(`session ${agent.id} is live here and also held by dsh process ${held.holder.tag.pid}; the harness opened it here `
+        + `without a wake through this package`)
       return
     }
     // A watched turn may have ended under an earlier holder: look once its log is on disk.
-    this.held.set(agent.id, { target: agent.id, awaiting: new Set(), found: new Map(), scanned: agent.session.events.length, watchLook: true })
+    this.held.set(agent.id,
+      { target: agent.id, awaiting: new Set(), found: new Map(), scanned: agent.session.events.length, watchLook: true })
     void this.drain(agent.id)
     this.onSessionEvent(agent.id)
   }

@@ -45,7 +45,8 @@ interface RawEvent {
 /** `session_id` of a `sessions_send` tool-call block (rc.8 `ToolCallBlock`: `arguments` is the raw JSON string). */
 function sendTargetOf(block: unknown): { callId: string, sessionId: string } | undefined {
   const call = block as { type?: unknown, id?: unknown, name?: unknown, arguments?: unknown } | null
-  if (call?.type !== 'tool-call' || call.name !== TOOL_NAMES.send || typeof call.id !== 'string' || typeof call.arguments !== 'string') return undefined
+  if (call?.type !== 'tool-call' || call.name !== TOOL_NAMES.send || typeof call.id !== 'string' || typeof call.arguments !== 'string')
+    return undefined
   try {
     const sessionId = (JSON.parse(call.arguments) as { session_id?: unknown } | null)?.session_id
     return typeof sessionId === 'string' ? { callId: call.id, sessionId } : undefined
@@ -78,7 +79,9 @@ export function watchedTurn(events: readonly unknown[], messageId: string): Watc
     if (event?.type === 'session/title' && typeof event.data?.title === 'string') title = event.data.title
     if (typeof event?.seq !== 'number' || event.seq <= recorded.seq) continue
     const end = turnEnd(event)
-    if (end !== undefined) return { messageSeq: recorded.seq, turnEndSeq: end.seq, reason: end.reason, ...(lastAnswer === undefined ? {} : { lastAnswer }), sentTo, ...(title === undefined ? {} : { title }) }
+    if (end !== undefined)
+      return { messageSeq: recorded.seq, turnEndSeq: end.seq, reason: end.reason, ...(lastAnswer === undefined ? {} : { lastAnswer }),
+        sentTo, ...(title === undefined ? {} : { title }) }
     const content = event.data?.message?.content
     if (!Array.isArray(content)) continue
     if (event.type === 'assistant/message') {

@@ -19,7 +19,9 @@ import type { HomeStore } from './store.js'
  * Messages this package delivered (its relay source) that no completed turn
  * followed: id, sender and seq of each, in log order. Pure.
  */
-export function unansweredRelays(events: readonly unknown[]): Array<{ readonly id: string, readonly sender: string, readonly seq: number }> {
+export function unansweredRelays(
+  events: readonly unknown[],
+): Array<{ readonly id: string, readonly sender: string, readonly seq: number }> {
   let open: Array<{ id: string, sender: string, seq: number }> = []
   for (const value of events) {
     const event = value as { type?: unknown, seq?: unknown, data?: unknown } | null

@@ -37,7 +37,8 @@ interface Column {
 const CACHE_TABLES: ReadonlySet<string> = new Set(['corpus_logs', 'corpus_surfaces'])
 
 function tables(db: DatabaseSync): string[] {
-  return (db.prepare('SELECT name FROM sqlite_master WHERE type = \'table\' AND name NOT LIKE \'sqlite_%\'').all() as Array<{ name: string }>).map(row => row.name)
+  return (db.prepare('SELECT name FROM sqlite_master WHERE type = \'table\' AND name NOT LIKE \'sqlite_%\'')
+    .all() as Array<{ name: string }>).map(row => row.name)
 }
 
 function columns(db: DatabaseSync, table: string): Column[] {
@@ -47,7 +48,8 @@ function columns(db: DatabaseSync, table: string): Column[] {
 /** The `ADD COLUMN` definition of one column of this release. */
 function columnDefinition(column: Column): string {
   const fallback = column.dflt_value ?? (column.notnull === 1 ? (column.type === 'TEXT' ? '\'\'' : '0') : null)
-  return `${JSON.stringify(column.name)} ${column.type}${column.notnull === 1 ? ' NOT NULL' : ''}${fallback === null ? '' : ` DEFAULT ${fallback}`}`
+  return `${JSON.stringify(column.name)} ${column.type}${column.notnull === 1 ? ' NOT NULL' : ''}${fallback === null
+    ? '' : ` DEFAULT ${fallback}`}`
 }
 
 /**

@@ -52,7 +52,8 @@ export function storePaths(home: string): { dir: string, file: string } {
 function plainDirectory(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const stat = lstatSync(dir)
-  if (!stat.isDirectory() || stat.isSymbolicLink()) throw storeFault(`${dir} is not a plain directory; refusing to use it`, 'its directory is not a plain directory')
+  if (!stat.isDirectory() || stat.isSymbolicLink())
+    throw storeFault(`${dir} is not a plain directory; refusing to use it`, 'its directory is not a plain directory')
 }
 
 function createOwnerOnly(file: string): void {
@@ -61,11 +62,13 @@ function createOwnerOnly(file: string): void {
   try {
     fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)
   } catch (error: unknown) {
-    if ((error as { code?: unknown }).code === 'ELOOP') throw storeFault(`${file} is a symbolic link; refusing to use it`, 'the store file is a symbolic link')
+    if ((error as { code?: unknown }).code === 'ELOOP')
+      throw storeFault(`${file} is a symbolic link; refusing to use it`, 'the store file is a symbolic link')
     throw error
   }
   closeSync(fd)
-  if (!lstatSync(file).isFile()) throw storeFault(`${file} is not a regular file; refusing to use it`, 'the store file is not a regular file')
+  if (!lstatSync(file).isFile())
+    throw storeFault(`${file} is not a regular file; refusing to use it`, 'the store file is not a regular file')
 }
 
 /** Pure: what a stored schema version means to this release. */
@@ -94,7 +97,9 @@ function connect(file: string, busyMs: number, log: (message: string) => void): 
     const verdict = versionVerdict(version)
     if (verdict === 'newer' || verdict === 'foreign') {
       db.exec('ROLLBACK')
-      throw storeFault(`store schema ${String(version)}, this release writes ${STORE_VERSION}`, `it was written by ${verdict === 'newer' ? 'a newer' : 'another'} release of dsh-cross-session (schema ${String(version)}); this one writes schema ${STORE_VERSION}`)
+      throw storeFault(`store schema ${String(version)}, this release writes ${STORE_VERSION}`,
+        `it was written by ${verdict === 'newer'
+          ? 'a newer' : 'another'} release of dsh-cross-session (schema ${String(version)}); this one writes schema ${STORE_VERSION}`)
     }
     const migrated = verdict === 'older' ? migrateInPlace(db) : []
     db.exec(SCHEMA)
@@ -102,7 +107,9 @@ function connect(file: string, busyMs: number, log: (message: string) => void): 
     db.exec('COMMIT')
     // Opening waits `busyMs`; a transition then waits the full wait (docs/architecture.md §8, "When the store fails").
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
-    if (verdict === 'older') log(`the cross-session store was migrated in place from schema ${String(version)} to ${STORE_VERSION}${migrated.length === 0 ? '' : ` (${migrated.join('; ')})`}; every choice and message was kept`)
+    if (verdict === 'older')
+      log(`the cross-session store was migrated in place from schema ${String(version)} to ${STORE_VERSION}${migrated.length === 0
+        ? '' : ` (${migrated.join('; ')})`}; every choice and message was kept`)
     return db
   } catch (error: unknown) {
     try {
@@ -161,7 +168,8 @@ export function fileIdentity(file: string): string | undefined {
  * @throws when the directory or file is unsafe (a symlink, not a directory), the store is of a newer
  *   release, or SQLite cannot open it (locked past the wait, full, an I/O error): `home/store-fault.ts` names each.
  */
-export function openHomeStore(home: string, self: ProcessTag, alive: (tag: ProcessTag) => boolean, log: (message: string) => void = () => undefined, now: () => number = Date.now, busyMs: number = BUSY_TIMEOUT_MS): SqliteHomeStore {
+export function openHomeStore(home: string, self: ProcessTag, alive: (tag: ProcessTag) => boolean,
+  log: (message: string) => void = () => undefined, now: () => number = Date.now, busyMs: number = BUSY_TIMEOUT_MS): SqliteHomeStore {
   const { dir, file } = storePaths(home)
   plainDirectory(dir)
   createOwnerOnly(file)
@@ -182,7 +190,8 @@ export function openHomeStore(home: string, self: ProcessTag, alive: (tag: Proce
         // Absent (no WAL yet).
       }
     }
-    log(`the cross-session store ${file} could not be read at all (${String(error)}); moved to ${aside} and started a new one: the inbound choices, held and waiting messages it kept are lost (they stay in ${aside})`)
+    log(`the cross-session store ${file} could not be read at all (${String(error)}); moved to ${aside} and started a new one: the `
+      + `inbound choices, held and waiting messages it kept are lost (they stay in ${aside})`)
     createOwnerOnly(file)
     db = connect(file, busyMs, log)
     db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (\'rebuilt\', ?)').run(JSON.stringify({ at: Date.now(), aside }))

@@ -131,7 +131,10 @@ export interface HomeStore extends NoticeStore, ApprovalStore {
   longLivedHost(): ProcessTag | undefined
   /** Post a message; a repeated id returns the stored one. Refused when its target has too many waiting. */
   post(message: NewMessage): PostOutcome
-  /** Claim, in posting order, every message for `sessionId` that is pending or whose claimer is dead — only while this process holds it live. */
+  /**
+   * Claim, in posting order, every message for `sessionId` that is pending or whose claimer is dead — only while this
+   * process holds it live.
+   */
   claim(sessionId: string): StoredMessage[]
   /** The target's log holds it at `seq`: `claimed` by this process → `recorded`. */
   record(messageId: string, seq: number, running: boolean): boolean

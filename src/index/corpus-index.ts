@@ -64,7 +64,8 @@ export class CorpusIndex {
     const listed = await this.files.list(signal)
     // The same listing, no entry put or dropped, no log in a listed directory without one: the same entries.
     const last = this.lastRefresh
-    if (last?.listed === listed && last.changes === this.entries.changes && !loglessMoved(last.logless, log => this.files.restat(log))) return last.entries
+    if (last?.listed === listed && last.changes === this.entries.changes && !loglessMoved(last.logless, log => this.files.restat(log)))
+      return last.entries
     const plan = planScan(this.entries.byPath, listed, entry => entry.log.identity)
     for (const path of plan.removed) this.forget(path)
     // Known logs: listed, not `stat`ed (their revision is checked when a title or a read needs it: `check`).

@@ -20,7 +20,8 @@ import { planTitle, type CachedTitle, type ScannedLog } from './plan.js'
 const HEADER_BATCH = 256
 
 /** {@link LogFiles.readHeaders} of `logs` in batches, yielding to the event loop between them; `each` gets every log and its header. */
-export async function readHeaderBatches(files: LogFiles, logs: readonly ScannedLog[], signal: AbortSignal, each: (log: ScannedLog, header: SessionHeaderView | undefined) => void): Promise<void> {
+export async function readHeaderBatches(files: LogFiles, logs: readonly ScannedLog[], signal: AbortSignal,
+  each: (log: ScannedLog, header: SessionHeaderView | undefined) => void): Promise<void> {
   for (let start = 0; start < logs.length; start += HEADER_BATCH) {
     if (start > 0) {
       await new Promise(resolve => setImmediate(resolve))
@@ -36,7 +37,8 @@ export async function readHeaderBatches(files: LogFiles, logs: readonly ScannedL
  * The title of `entry` at `entry.log`'s revision, and the fold to remember
  * (`undefined` when the cached one still holds).
  */
-export function foldTitle(files: LogFiles, entry: IndexEntry, counters: IndexCounters): { value: string | undefined, folded?: CachedTitle } {
+export function foldTitle(files: LogFiles, entry: IndexEntry,
+  counters: IndexCounters): { value: string | undefined, folded?: CachedTitle } {
   const plan = planTitle(entry.title, entry.log)
   if (plan === 'cached') return { value: entry.title?.value }
   const log = entry.log
@@ -52,5 +54,6 @@ export function foldTitle(files: LogFiles, entry: IndexEntry, counters: IndexCou
   }
   const read = files.readTitle(log, 0)
   counters.titleFolds++
-  return { value: read.value, folded: { revision: log.revision, identity: log.identity, value: read.value, completeBytes: read.completeBytes } }
+  return { value: read.value,
+    folded: { revision: log.revision, identity: log.identity, value: read.value, completeBytes: read.completeBytes } }
 }

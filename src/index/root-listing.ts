@@ -72,7 +72,8 @@ export class RootListing {
       // Plain concatenation: the same string `join` makes here (an absolute normalised root, plain
       // segments), at a fraction of its cost over 100,000 entries. A kept listing keeps its
       // objects, so their path strings keep their cached hashes for the index's lookups.
-      const listed = this.listing(base, () => entryNames(base).map(dirName => ({ path: `${base}/${dirName}/${this.fileName}`, dirName }))) ?? []
+      const listed = this.listing(base, () => entryNames(base).map(dirName => ({ path: `${base}/${dirName}/${this.fileName}`, dirName })))
+        ?? []
       for (const log of listed) logs.push(log)
       await new Promise(resolve => setImmediate(resolve))
       signal.throwIfAborted()
@@ -119,7 +120,8 @@ export function loglessMoved(dirs: readonly LoglessDir[], restat: (log: ListedLo
 }
 
 /** `restat` of each listed log that is new to the index; one that is not a file now is noted in `logless`. */
-export function restatListed(logs: readonly ListedLog[], restat: (log: ListedLog) => ScannedLog | undefined, logless: LoglessDir[]): ScannedLog[] {
+export function restatListed(logs: readonly ListedLog[], restat: (log: ListedLog) => ScannedLog | undefined,
+  logless: LoglessDir[]): ScannedLog[] {
   const fresh: ScannedLog[] = []
   for (const log of logs) {
     const scanned = restat(log)

@@ -50,6 +50,15 @@ export interface Admitted {
   readonly mailboxMessageId?: string
 }
 
+/** One user-source prompt for {@link ControllerPort.admit}. */
+export interface AdmitPrompt {
+  readonly requestId: string
+  readonly mode: SendMode
+  readonly text: string
+  readonly provenance: RelayProvenance
+  readonly signal: AbortSignal
+}
+
 /** Options of {@link ControllerPort.waitRecorded}; `from` and `mailboxMessageId` come from {@link Admitted}. */
 export interface RecordWaitOptions {
   readonly timeoutMs: number
@@ -72,7 +81,7 @@ export interface ControllerPort {
    */
   resolve(sessionId: string, options: { mayWake: boolean, signal: AbortSignal }): Promise<ControllerOutcome<ResolvedTarget>>
   /** Admit one user-source prompt. `requestId` is the correlation id; the same id admitted twice is delivered once. */
-  admit(target: ResolvedTarget, prompt: { requestId: string, mode: SendMode, text: string, provenance: RelayProvenance, signal: AbortSignal }): Promise<ControllerOutcome<Admitted>>
+  admit(target: ResolvedTarget, prompt: AdmitPrompt): Promise<ControllerOutcome<Admitted>>
   /**
    * Put back to sleep a session that {@link resolve} woke but that did not
    * take the prompt, so nothing is left woken and abandoned.
@@ -90,7 +99,8 @@ export interface ControllerPort {
    * In a short-lived process that woke the target: wait, at most `timeoutMs`, until the turn that took the
    * message ends, so the process does not cut it off by exiting; `undefined` when there is nothing to wait for.
    */
-  waitAnswered?(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal }): Promise<AnswerWait | undefined>
+  waitAnswered?(target: ResolvedTarget, requestId: string, options: { timeoutMs: number, signal: AbortSignal }):
+    Promise<AnswerWait | undefined>
   /**
    * Ask for one notice to the sender when the target's turn that takes the
    * message `watch.requestId` ends (docs/tools.md#notices). Called before

@@ -48,7 +48,8 @@ const CATALOG = {
     },
   },
   'not-found': {
-    contract: true, cause: 'no session with that id (or one outside the caller\'s visibility)', next: 're-run `sessions_list` for a valid id',
+    contract: true, cause: 'no session with that id (or one outside the caller\'s visibility)',
+    next: 're-run `sessions_list` for a valid id',
     texts: {
       notFound: (sessionId: string): Text => ({
         cause: `no session with id ${JSON.stringify(clipLine(sessionId, 120))}`,
@@ -57,7 +58,8 @@ const CATALOG = {
     },
   },
   'not-messageable': {
-    contract: true, cause: 'target is a subagent session (names its owner)', next: 'there is no supported way to message it; message its owner instead',
+    contract: true, cause: 'target is a subagent session (names its owner)',
+    next: 'there is no supported way to message it; message its owner instead',
     texts: {
       notMessageable: (sessionId: string, owner: string | undefined): Text => ({
         cause: owner === undefined
@@ -95,7 +97,8 @@ const CATALOG = {
     },
   },
   'rate-limited': {
-    contract: false, cause: 'hop limit, per-pair rate, or a duplicate body', next: 'stop relaying and report to the user / wait / read the target',
+    contract: false, cause: 'hop limit, per-pair rate, or a duplicate body',
+    next: 'stop relaying and report to the user / wait / read the target',
     texts: {
       hopLimit: (hop: number, maxHops: number, chain: string): Text => ({
         cause: `this would be hop ${hop} of a relay chain limited to ${maxHops} hops (chain: ${clipLine(oneLine(chain), 400)})`,
@@ -165,7 +168,9 @@ type Coded<T> = { readonly [K in keyof T]: T[K] extends (...args: infer A) => Te
 /** One catalog entry: the docs row, and the texts the model reads. */
 type Entry<C extends RefusalCode> = Omit<(typeof CATALOG)[C], 'texts'> & { readonly texts: Coded<(typeof CATALOG)[C]['texts']> }
 
-function coded(code: RefusalCode, texts: Readonly<Record<string, (...args: never[]) => Text>>): Record<string, (...args: never[]) => Refusal> {
+type Texts<R> = Readonly<Record<string, (...args: never[]) => R>>
+
+function coded(code: RefusalCode, texts: Texts<Text>): Texts<Refusal> {
   return Object.fromEntries(Object.entries(texts).map(([name, text]) => [name, (...args: never[]) => ({ code, ...text(...args) })]))
 }
 

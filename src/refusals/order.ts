@@ -42,7 +42,10 @@ export interface SendFacts {
   readonly body: string
   /** Whether waking a cold target is allowed (`allowResume`). */
   readonly allowResume: boolean
-  /** What the target takes from peers: its own choice (home store), else the `inbound` setting; unknown when the store could not be read. Read without touching the target. */
+  /**
+   * What the target takes from peers: its own choice (home store), else the `inbound` setting; unknown when the store
+   * could not be read. Read without touching the target.
+   */
   readonly inbound?: InboundMode | InboundUnknown
   /** The non-waking lookup (visibility already applied). */
   readonly target?: TargetFact
@@ -68,7 +71,8 @@ type SendFact = 'inbound' | 'target' | 'limits'
 
 /** One check of the fixed order: the fact it needs first, and its verdict once that fact is known. */
 interface SendCheck {
-  readonly step: 'arguments' | 'caller' | 'body' | 'self' | 'inbound' | 'exists' | 'top-level' | 'wake-allowed' | 'limits' | 'hold' | 'resolve' | 'admit'
+  readonly step: 'arguments' | 'caller' | 'body' | 'self' | 'inbound' | 'exists' | 'top-level' | 'wake-allowed' | 'limits' | 'hold'
+    | 'resolve' | 'admit'
   readonly needs?: SendFact
   /** The refusal, or `undefined` when this check passes (called only once `needs` is known). */
   readonly check?: (facts: SendFacts) => SendRefusal | undefined
@@ -91,15 +95,20 @@ function inboundCheck({ inbound, ...facts }: SendFacts): SendRefusal | undefined
  * resolved or admitted).
  */
 export const SEND_CHECKS: readonly SendCheck[] = [
-  { step: 'arguments', check: facts => facts.argumentProblem === undefined ? undefined : { code: 'invalid-arguments', problem: facts.argumentProblem } },
+  { step: 'arguments', check: facts => facts.argumentProblem === undefined
+    ? undefined : { code: 'invalid-arguments', problem: facts.argumentProblem } },
   { step: 'caller', check: facts => facts.callerId === undefined ? { code: 'rejected', reason: 'no-caller' } : undefined },
   { step: 'body', check: facts => facts.body.trim().length === 0 ? { code: 'empty-body' } : undefined },
   { step: 'self', check: facts => facts.targetId === facts.callerId ? { code: 'self-target', targetId: facts.targetId } : undefined },
   { step: 'inbound', needs: 'inbound', check: inboundCheck },
-  { step: 'exists', needs: 'target', check: facts => facts.target?.kind === 'absent' ? { code: 'not-found', targetId: facts.targetId } : undefined },
-  { step: 'top-level', check: facts => isSubagent(present(facts).header) ? { code: 'not-messageable', targetId: facts.targetId, owner: ownerOf(present(facts).header) } : undefined },
-  { step: 'wake-allowed', check: facts => !present(facts).live && !facts.allowResume ? { code: 'resume-disabled', targetId: facts.targetId } : undefined },
-  { step: 'limits', needs: 'limits', check: facts => facts.limits?.kind === 'ok' || facts.limits === undefined ? undefined : { code: 'rate-limited', targetId: facts.targetId, limit: facts.limits } },
+  { step: 'exists', needs: 'target', check: facts => facts.target?.kind === 'absent'
+    ? { code: 'not-found', targetId: facts.targetId } : undefined },
+  { step: 'top-level', check: facts => isSubagent(present(facts).header)
+    ? { code: 'not-messageable', targetId: facts.targetId, owner: ownerOf(present(facts).header) } : undefined },
+  { step: 'wake-allowed', check: facts => !present(facts).live && !facts.allowResume
+    ? { code: 'resume-disabled', targetId: facts.targetId } : undefined },
+  { step: 'limits', needs: 'limits', check: facts => facts.limits?.kind === 'ok' || facts.limits === undefined
+    ? undefined : { code: 'rate-limited', targetId: facts.targetId, limit: facts.limits } },
   { step: 'hold' },
   { step: 'resolve' },
   { step: 'admit' },
@@ -123,7 +132,8 @@ export function decideSend(facts: SendFacts): SendDecision {
     if (check.needs !== undefined && facts[check.needs] === undefined) return { kind: 'need', fact: check.needs }
     const refusal = check.check?.(facts)
     if (refusal !== undefined) return { kind: 'refuse', refusal }
-    if (check.step === 'hold' && facts.inbound === 'hold') return { kind: 'hold', hop: (facts.limits as Extract<LimitVerdict, { kind: 'ok' }>).hop, targetLive: present(facts).live }
+    if (check.step === 'hold' && facts.inbound === 'hold')
+      return { kind: 'hold', hop: (facts.limits as Extract<LimitVerdict, { kind: 'ok' }>).hop, targetLive: present(facts).live }
   }
   const limits = facts.limits as Extract<LimitVerdict, { kind: 'ok' }>
   return { kind: 'go', hop: limits.hop, targetLive: present(facts).live }
@@ -140,7 +150,8 @@ function position(order: readonly SendCheck[], step: SendCheck['step']): number 
  */
 export function resumeDisabledBeforeResolve(order: readonly SendCheck[] = SEND_CHECKS): boolean {
   const decided = position(order, 'wake-allowed')
-  return decided >= 0 && decided < position(order, 'resolve') && order.slice(0, decided).every(check => check.step !== 'resolve' && check.step !== 'admit')
+  return decided >= 0 && decided < position(order, 'resolve') && order.slice(0, decided)
+    .every(check => check.step !== 'resolve' && check.step !== 'admit')
 }
 
 /**
@@ -163,5 +174,6 @@ export function notMessageableRightAfterLookup(order: readonly SendCheck[] = SEN
 export function inboundRefusedBeforeLookup(order: readonly SendCheck[] = SEND_CHECKS): boolean {
   const decided = position(order, 'inbound')
   return decided >= 0 && order[decided]?.needs === 'inbound'
-    && order.slice(0, decided).every(check => check.needs !== 'target' && check.step !== 'resolve' && check.step !== 'admit' && check.step !== 'hold')
+    && order.slice(0, decided)
+      .every(check => check.needs !== 'target' && check.step !== 'resolve' && check.step !== 'admit' && check.step !== 'hold')
 }
