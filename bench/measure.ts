@@ -18,6 +18,7 @@
  * @module bench/measure
  */
 
+import { loadavg } from 'node:os'
 import { PerformanceObserver, performance } from 'node:perf_hooks'
 import { parseReadResult } from '../src/testing.js'
 
@@ -56,6 +57,13 @@ export interface CaseRow {
   firstCalls?: Record<string, number>
   /** Retained heap of a structure after a full GC, MB (the corpus index row). */
   retainedMB?: number
+  /**
+   * The floor of this call measured in the same process right after each call (bench/harness/floors.mjs):
+   * what it is, after the first call and the median after the warm ones, ms.
+   */
+  floor?: { what: string, firstMs?: number, medianMs?: number }
+  /** 1-minute load average of the case (real harness: when it started; in memory: when it ended). */
+  load?: number
 }
 
 /**
@@ -181,5 +189,6 @@ export async function measureCase(
     outputHead: output.split('\n').slice(0, 2).join(' / ').slice(0, 160),
     ...(shownRows(output) === undefined ? {} : { shown: shownRows(output) }),
     ...readOverheadOf(output),
+    load: loadavg()[0],
   }
 }

@@ -168,7 +168,7 @@ async function main(): Promise<void> {
   out.push(`## ${PROCESSES} processes posting at once (docs/architecture.md §8)`, '', ...loadNotes(load), '')
   verdicts.push(...loadVerdicts(load))
 
-  out.push('## Budgets', '', verdictTable(verdicts), '')
+  out.push('## Budgets', '', `CPU: ${cpus()[0]?.model ?? 'unknown'} (nproc ${cpus().length}); load average now ${loadavg().map(value => value.toFixed(1)).join(' / ')}; each timed figure below carries the 1-minute load when it was taken.`, '', verdictTable(verdicts), '')
   out.push(`Load average at the end: ${loadavg().map(value => value.toFixed(1)).join(' / ')} (shared machine: wall times scale with it).`, '')
   const seconds = ((Date.now() - started) / 1000).toFixed(0)
   out.push(`Bench wall time: ${seconds} s.`)

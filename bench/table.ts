@@ -34,8 +34,8 @@ function count(value: number | undefined): string {
 
 /** The case table. */
 export function caseTable(rows: CaseRow[]): string {
-  const head = '| tool | case | sessions | events | median ms | first ms | backend calls per call | titles folded | peak heap MB | call alloc MB | output chars |'
-  const rule = '|---|---|--:|--:|--:|--:|---|--:|--:|--:|--:|'
+  const head = '| tool | case | sessions | events | median ms | first ms | floor ms (first / warm) | backend calls per call | titles folded | peak heap MB | call alloc MB | output chars | load |'
+  const rule = '|---|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|'
   const lines = rows.map(row => [
     row.tool,
     row.case + (row.gcInCall === true ? ' (gc in call)' : ''),
@@ -43,11 +43,13 @@ export function caseTable(rows: CaseRow[]): string {
     count(row.events),
     num(row.medianMs),
     num(row.firstMs),
+    row.floor === undefined ? '' : `${num(row.floor.firstMs, 1) || '–'} / ${num(row.floor.medianMs, 1) || '–'}`,
     calls(row),
     Number.isInteger(row.titlesFolded) ? String(row.titlesFolded) : row.titlesFolded.toFixed(1),
     num(row.peakHeapMB, 1),
     num(row.callAllocMB, 1),
     count(row.outputChars) + (row.outputUnits === undefined ? '' : ` (${count(row.outputUnits)} UTF-16)`),
+    num(row.load, 1),
   ].join(' | '))
   return [head, rule, ...lines.map(line => `| ${line} |`)].join('\n')
 }
@@ -78,14 +80,24 @@ export function corpusTable(rows: CaseRow[]): string {
   const lines: Array<[string, (corpus: number) => string]> = [
     ['`sessions_list {}`', corpus => pair(pick(corpus, 'sessions_list', row => row.case === 'no query'))],
     // The measured process's query row, not the priming process's ('query, first process on an unindexed home').
+    ['… its floor: readdir of root + projects, every `corpus_logs` row, 25 stats (after the first call)', corpus => floorPair(pick(corpus, 'sessions_list', row => row.case === 'no query'))],
     ['`sessions_list {query}`', corpus => pair(pick(corpus, 'sessions_list', row => row.case === 'query (title word)'))],
+    ['… its floor: a stat of every candidate log (after each call)', corpus => floorPair(pick(corpus, 'sessions_list', row => row.case === 'query (title word)'))],
+    ['`sessions_list {query}`, first process on an unindexed home', corpus => pair(pick(corpus, 'sessions_list', row => row.case.startsWith('query, first process')))],
+    ['… its floor: readdir of root + projects, every log read whole', corpus => floorPair(pick(corpus, 'sessions_list', row => row.case.startsWith('query, first process')))],
     ['cold `sessions_read` (~20 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) < 100))],
     ['cold `sessions_read` (~10,000 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) > 5000 && (row.events ?? 0) < 50_000))],
     ['its own log\'s parse: `inspect(id)`, ~10,000 events', corpus => pair(pick(corpus, 'persistence', row => row.case.startsWith('inspect') && (row.events ?? 0) > 5000 && (row.events ?? 0) < 50_000))],
     ['cold `sessions_read` (~100,000 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) >= 50_000))],
+    ['… its first read on the home (priming process)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold, in the priming process' && (row.events ?? 0) >= 50_000))],
     ['its own log\'s parse: `inspect(id)`, ~100,000 events', corpus => pair(pick(corpus, 'persistence', row => row.case.startsWith('inspect') && (row.events ?? 0) >= 50_000))],
     ['`sessions_send` refused before wake', corpus => pair(pick(corpus, 'sessions_send', row => row.case.startsWith('resume-disabled')))],
     ['rc.8 `persistence.listSnapshots()` alone', corpus => pair(pick(corpus, 'persistence', row => row.case === 'listSnapshots()'))],
+    ['1-minute load average when the lists ran (list / query)', corpus => {
+      const list = pick(corpus, 'sessions_list', row => row.case === 'no query')
+      const query = pick(corpus, 'sessions_list', row => row.case === 'query (title word)')
+      return `${num(list?.load, 1)} | ${num(query?.load, 1)}`
+    }],
     ['corpus index: retained heap MB (estimate MB)', corpus => {
       const row = pick(corpus, 'corpus index', () => true)
       return row === undefined ? '' : `${num(row.retainedMB, 1)} (${row.calls['estimated MB'] ?? ''})`
@@ -102,6 +114,13 @@ export function corpusTable(rows: CaseRow[]): string {
 
 function pair(row: CaseRow | undefined): string {
   return row === undefined ? ' | ' : `${num(row.firstMs, 0)} | ${num(row.medianMs, 0)}`
+}
+
+/** A row's floor (first, warm median) with the row's load, for the corpus table. */
+function floorPair(row: CaseRow | undefined): string {
+  if (row?.floor === undefined) return ' | '
+  const load = row.load === undefined ? '' : ` (load ${row.load.toFixed(1)})`
+  return `${num(row.floor.firstMs, 0) || '–'}${load} | ${num(row.floor.medianMs, 0) || '–'}`
 }
 
 /** One row of the home table (docs/architecture.md §8): a latency sample and, when counted, what each process asked of its store per message. */

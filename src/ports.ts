@@ -4,7 +4,8 @@
  * calling session (`ports/session-query.ts`), the controller
  * (`ports/controller.ts`), and the home store's halves the tools and the
  * web face reach: messages held for a user's approval
- * (`ports/approvals.ts`) and notices (`ports/notices.ts`).
+ * (`ports/approvals.ts`), notices (`ports/notices.ts`) and withdrawing a
+ * waiting message (`ports/withdraw.ts`).
  *
  * The tools never touch the Cordis `ctx`: `src/plugin.ts` builds these ports
  * from whatever services the host composes (`src/adapters/*`, `src/home/*`),
@@ -23,3 +24,4 @@ export type * from './ports/session-query.js'
 export type * from './ports/controller.js'
 export * from './ports/approvals.js'
 export type * from './ports/notices.js'
+export type * from './ports/withdraw.js'

@@ -23,11 +23,14 @@
  * @module bench/harness/bench-plugin
  */
 import { writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { activate } from '../../lib/plugin.js'
 import { SettingsSource } from '../../lib/settings/source.js'
 import { CorpusIndex } from '../../lib/index/corpus-index.js'
 import { jsonlFiles, jsonlLayout } from '../../lib/index/jsonl-files.js'
+import { corpusFloors, FLOOR_WHAT } from './floors.mjs'
 
 export const name = 'dsh-cross-session-bench'
 
@@ -141,9 +144,14 @@ function codePoints(text) {
 /**
  * Time one case: `argsFor(i)` gives the arguments of call i (call 0 is the
  * first, cold call; the median is over calls 1..n). Counters are per call.
+ * `floor` (./floors.mjs), when given, is measured right after each call:
+ * `first` after call 0, `warm` after each other one.
  */
-async function timeCase(row, definition, argsFor, iterations, exec, counters) {
+async function timeCase(row, definition, argsFor, iterations, exec, counters, floor) {
   const durations = []
+  const floorWarm = []
+  let floorFirst
+  const load = loadavg()[0]
   let first = 0
   let output = ''
   let peak = 0
@@ -168,9 +176,11 @@ async function timeCase(row, definition, argsFor, iterations, exec, counters) {
     if (index === 0) {
       first = ms
       firstCalls = { ...counters.calls, titlesFolded: counters.titlesFolded }
+      if (floor?.first !== undefined) floorFirst = floor.first()
       continue
     }
     durations.push(ms)
+    if (floor?.warm !== undefined) floorWarm.push(floor.warm())
     for (const [key, value] of Object.entries(counters.calls)) bump(totals, key, value)
     totals.titlesFolded += counters.titlesFolded
     void base
@@ -188,6 +198,8 @@ async function timeCase(row, definition, argsFor, iterations, exec, counters) {
     outputChars: codePoints(output),
     outputHead: output.split('\n').slice(0, 2).join(' / ').slice(0, 160),
     ...(/^(\d+) of \d+ considered sessions$/m.test(output) ? { shown: Number(/^(\d+) of \d+ considered sessions$/m.exec(output)[1]) } : {}),
+    load,
+    ...(floor === undefined ? {} : { floor: { what: floor.what, ...(floorFirst === undefined ? {} : { firstMs: floorFirst }), ...(floorWarm.length === 0 ? {} : { medianMs: median(floorWarm) }) } }),
   }
 }
 
@@ -222,6 +234,7 @@ async function runAll(ctx, config, exec) {
   let serial = 0
   const execFor = () => () => ({ agent: exec.agent, signal: exec.signal, callId: `bench-${++serial}` })
   const rows = []
+  let floors
   try {
     const waking = packageDefinitions(ctx, {}, counters, disposers)
     const noWake = packageDefinitions(ctx, { allowResume: false }, counters, disposers)
@@ -231,19 +244,25 @@ async function runAll(ctx, config, exec) {
     const sendNoWake = noWake.definitions.get('sessions_send')
     const common = { suite: 'real', corpus }
     const slow = Math.max(2, Math.min(iterations, corpus > 500 ? 2 : 3))
+    // The floors (./floors.mjs) of the same root, read from the same store file, on this thread.
+    const layout = jsonlLayout(ctx.get('sessionPersistence'))
+    floors = layout === undefined ? undefined : await corpusFloors(layout, join(manifest.home, 'cross-session', 'store.sqlite'))
+    const floorOf = (name, first, warm) => floors === undefined ? undefined : { what: FLOOR_WHAT[name], first: first ? floors[name] : undefined, warm: warm ? floors[name] : undefined }
     if (config.prime === true) {
-      // The priming process (bench/harness/run-harness.ts): the first process on this home indexes it, once,
-      // and reads each long log once (what an earlier process read, the measured one finds kept: index/surface-cache.ts).
-      rows.push(await timeCase({ ...common, tool: 'sessions_list', case: 'query, first process on an unindexed home' }, list, () => ({ query: manifest.smallWord }), 1, execFor(), counters))
+      // The priming process (bench/harness/run-harness.ts): the first process on this home (its store removed
+      // before) indexes it, once, and reads each long log once (what an earlier process read, the measured one
+      // finds kept: index/surface-cache.ts).
+      rows.push(await timeCase({ ...common, tool: 'sessions_list', case: 'query, first process on an unindexed home' }, list, () => ({ query: manifest.smallWord }), 1, execFor(), counters, floorOf('unindexedQuery', true, false)))
       for (const [events, id] of Object.entries(manifest.longIds)) {
         rows.push(await timeCase({ ...common, tool: 'sessions_read', case: 'cold, in the priming process', events: Number(events) }, read, () => ({ session_id: id }), 1, execFor(), counters))
       }
       return rows
     }
 
-    rows.push(await timeCase({ ...common, tool: 'sessions_list', case: 'no query' }, list, () => ({}), iterations, execFor(), counters))
+    rows.push(await timeCase({ ...common, tool: 'sessions_list', case: 'no query' }, list, () => ({}), iterations, execFor(), counters, floorOf('listFirst', true, false)))
     rows.push(await timeCase({ ...common, tool: 'sessions_list', case: 'live_only' }, list, () => ({ live_only: true }), iterations, execFor(), counters))
-    rows.push(await timeCase({ ...common, tool: 'sessions_list', case: 'query (title word)' }, list, () => ({ query: manifest.smallWord }), slow, execFor(), counters))
+    // A query's floor after every call: the same stat of every candidate, first (worker thread start) and warm.
+    rows.push(await timeCase({ ...common, tool: 'sessions_list', case: 'query (title word)' }, list, () => ({ query: manifest.smallWord }), Math.max(slow, 3), execFor(), counters, floorOf('queryWarm', true, true)))
 
     rows.push(await timeCase({ ...common, tool: 'sessions_read', case: 'self (live)', events: exec.agent?.session?.events?.length }, read, () => ({ session_id: exec.agent.session.id }), iterations, execFor(), counters))
     const small = await countEvents(ctx, manifest.smallId)
@@ -260,6 +279,7 @@ async function runAll(ctx, config, exec) {
     rows.push(await timeCase({ ...common, tool: 'sessions_send', case: 'accepted, live peer' }, send, index => ({ session_id: targets[1], message: `follow-up note ${index}` }), 3, execFor(), counters))
     rows.push(...await harnessRows(ctx, manifest, common, exec.signal))
   } finally {
+    floors?.close()
     restorePersistence()
     for (const dispose of disposers.reverse()) {
       try { await dispose?.() } catch { /* reported by the package's own logger */ }
@@ -281,7 +301,7 @@ async function timeRaw(row, run, warm) {
     if (index === 0) first = ms
     else durations.push(ms)
   }
-  return { row: { ...row, iterations: warm, firstMs: first, medianMs: durations.length > 0 ? median(durations) : first, calls: {}, titlesFolded: 0, peakHeapMB: process.memoryUsage().heapUsed / MB, outputChars: 0 }, value }
+  return { row: { ...row, load: loadavg()[0], iterations: warm, firstMs: first, medianMs: durations.length > 0 ? median(durations) : first, calls: {}, titlesFolded: 0, peakHeapMB: process.memoryUsage().heapUsed / MB, outputChars: 0 }, value }
 }
 
 /**
@@ -291,15 +311,18 @@ async function timeRaw(row, run, warm) {
  */
 async function harnessRows(ctx, manifest, common, signal) {
   const persistence = ctx.get('sessionPersistence')
+  // The service as it is now, per call: the host may have replaced it since (a call on a replaced one's
+  // coordinator fails with "inactive context", seen under heavy load after the sends woke sessions).
+  const current = () => ctx.get('sessionPersistence') ?? persistence
   const rows = []
   if (persistence === undefined) return rows
   const warm = manifest.sessions > 5000 ? 1 : 2
   // Above 20,000 sessions rc.8's own listing (~0.75 ms a session) and an index built from nothing would take
   // minutes of the run's time limit: they are measured up to 10,000 sessions.
   const large = manifest.sessions > 20_000
-  if (!large) rows.push((await timeRaw({ ...common, tool: 'persistence', case: 'listSnapshots()' }, () => persistence.listSnapshots(), warm)).row)
+  if (!large) rows.push((await timeRaw({ ...common, tool: 'persistence', case: 'listSnapshots()' }, () => current().listSnapshots(), warm)).row)
   for (const [events, id] of [['small', manifest.smallId], ...Object.entries(manifest.longIds)]) {
-    const timed = await timeRaw({ ...common, tool: 'persistence', case: `inspect(id), ${events} events` }, () => persistence.inspect(id), 2)
+    const timed = await timeRaw({ ...common, tool: 'persistence', case: `inspect(id), ${events} events` }, () => current().inspect(id), 2)
     rows.push({ ...timed.row, events: timed.value.events.length })
   }
   const layout = jsonlLayout(persistence)

@@ -6,14 +6,17 @@
  * minutes — not only where it was when the call returned. A message held
  * for the target's user is followed in the home store until its user
  * decides it or it expires (src/client/send-outcome.ts); refused or
- * expired, the row says so and when.
+ * expired, the row says so and when. While the message waits (held, or
+ * pending in the store's queue) the row has a Withdraw button
+ * (./withdraw.jsx); withdrawn, the row says so.
  * @module dsh-cross-session/client/send-row
  */
 import { useEffect, useState } from 'react'
 import { parseRefusal, parseSendResult, shortId } from '../core/tool-results.ts'
 import { TOOL_NAMES } from '../model/tool-names.ts'
 import { isSettled, readHistory, sendStateOf } from './send-state.ts'
-import { heldOf, sendOutcome } from './send-outcome.ts'
+import { canWithdraw, heldOf, sendOutcome, storedOf } from './send-outcome.ts'
+import { WithdrawAnswer, WithdrawButton } from './withdraw.jsx'
 import { clock, timeLeftText } from './clock.js'
 import { PeerWhy, usePeer } from './peer.jsx'
 import { useChanges } from './changes.js'
@@ -26,16 +29,20 @@ const FOLLOW_FOR_MS = 10 * 60_000
 const HELD_EVERY_MS = 15_000
 
 /**
- * Follow a held message in the home store (the channel's `sends.held`):
- * `undefined` until the first answer, or when the call held nothing.
+ * Follow a message that waits in the home store (the channel's `sends.held`):
+ * held for its user, or in the store's queue. `{ view, stored, messageId }`,
+ * each `undefined` until the first answer that names it.
  */
 function useHeldState(ctx, held, callId, args, enabled) {
   const [view, setView] = useState(undefined)
+  const [stored, setStored] = useState(undefined)
+  const [messageId, setMessageId] = useState(undefined)
   const [nudge, setNudge] = useState(0)
   const [unknown, setUnknown] = useState(false)
   const key = JSON.stringify(args)
-  // A change the host reports: look again now, while the message is (or may be) still held.
-  const settled = unknown || (view !== undefined && view.state !== 'held')
+  // A change the host reports: look again now, while the message is (or may be) still waiting.
+  const waiting = (view !== undefined && view.state === 'held') || stored === 'pending' || stored === 'claimed'
+  const settled = unknown || (!waiting && (view !== undefined || stored !== undefined))
   useChanges(ctx, () => { if (enabled && !settled) setNudge(n => n + 1) })
   useEffect(() => {
     if (!enabled || typeof held !== 'function' || typeof callId !== 'string') return undefined
@@ -50,10 +57,13 @@ function useHeldState(ctx, held, callId, args, enabled) {
       }
       if (stopped) return
       const next = heldOf(answer)
+      const queue = storedOf(answer)
       if (next !== undefined) setView(next)
-      // `held: null`: this call held nothing the store still keeps; nothing more to learn.
-      if (answer?.held === null) setUnknown(true)
-      else if (next === undefined || next.state === 'held') timer = setTimeout(look, HELD_EVERY_MS)
+      if (queue !== undefined) setStored(queue)
+      if (typeof answer?.messageId === 'string') setMessageId(answer.messageId)
+      // Neither held nor queued: the store keeps nothing of this call; nothing more to learn.
+      if (answer?.held === null && answer?.stored == null) setUnknown(true)
+      else if (next?.state === 'held' || queue === 'pending' || queue === 'claimed' || (next === undefined && queue === undefined)) timer = setTimeout(look, HELD_EVERY_MS)
     }
     void look()
     return () => {
@@ -61,7 +71,7 @@ function useHeldState(ctx, held, callId, args, enabled) {
       clearTimeout(timer)
     }
   }, [held, callId, key, enabled, nudge])
-  return view
+  return { view, stored, messageId }
 }
 
 /**
@@ -107,6 +117,7 @@ function chipOf(outcome, t) {
     case 'held': return { style: 'xs-state-held', text: outcome.expiresAt === undefined ? t('send.held') : `${t('send.held')} · ${t('approval.expires', { left: timeLeftText(outcome.expiresAt, t) })}` }
     case 'refused': return { style: 'xs-refused', text: t('send.heldRefused', { time: clock(outcome.at) }) }
     case 'expired': return { style: 'xs-refused', text: t('send.heldExpired', { time: clock(outcome.at) }) }
+    case 'withdrawn': return { style: 'xs-refused', text: outcome.at === undefined ? t('send.withdrawn') : t('send.withdrawnAt', { time: clock(outcome.at) }) }
     default: return { style: 'xs-pending', text: `${approved}${t('send.pending')}` }
   }
 }
@@ -138,7 +149,10 @@ export function SendRow({ block, callId, t, ctx, history, held }) {
   const id = callId ?? block?.call?.id ?? block?.id
   // Hooks before any return: a row goes from running to settled in place.
   const parsed = text === null ? undefined : parseSendResult(text)
-  const heldView = useHeldState(ctx, held, id, args, parsed?.recorded.stage === 'held')
+  const waits = parsed?.recorded.stage === 'held' || parsed?.recorded.stage === 'unconfirmed'
+  const store = useHeldState(ctx, held, id, args, waits)
+  const heldView = store.view
+  const [answer, setAnswer] = useState(undefined)
   // A held message joins the target's history only once its user delivers it: followed from then on.
   const follows = parsed !== undefined && (parsed.recorded.stage !== 'held' || heldView?.state === 'delivered')
   const followed = useSendState(history, parsed?.sessionId, id, body, follows)
@@ -148,7 +162,9 @@ export function SendRow({ block, callId, t, ctx, history, held }) {
   if (refusal !== undefined) return <RefusedRow toolName={name} t={t} target={target} refusal={refusal} text={text} extra={<>{bodyBlock}<pre>{body}</pre><div className="xs-msg" /></>} />
   const sent = parsed
   if (sent === undefined) return <FallbackRow toolName={name} text={text} args={args} />
-  const outcome = sendOutcome(sent.recorded, followed?.state, heldView)
+  const outcome = answer?.state === 'withdrawn' ? { kind: 'withdrawn', at: answer.at } : sendOutcome(sent.recorded, followed?.state, heldView, store.stored)
+  const sender = ctx?.sessions?.list?.getSnapshot?.().current
+  const withdrawable = store.messageId !== undefined && sender !== undefined && canWithdraw(outcome, heldView, store.stored)
   // A message that never reached the target's history (held, refused) takes the title from the page's session list.
   const title = followed?.title ?? ctx?.sessions?.list?.getSnapshot?.().byId?.[sent.sessionId]?.title
   const titled = title === undefined ? shortId(sent.sessionId) : `${shortId(sent.sessionId)} "${title}"`
@@ -168,6 +184,9 @@ export function SendRow({ block, callId, t, ctx, history, held }) {
         onToggle={() => setOpen(!open)}
       />
       <PeerWhy why={peer.why} t={t} onClose={peer.dismiss} />
+      {withdrawable || answer !== undefined
+        ? <div className="xs-actions">{withdrawable ? <WithdrawButton ctx={ctx} messageId={store.messageId} sender={sender} t={t} onAnswer={setAnswer} /> : null}<WithdrawAnswer answer={answer} t={t} /></div>
+        : null}
       {open ? <div className="xs-body">{bodyBlock}<pre data-xs-body="true">{body}</pre></div> : null}
     </div>
   )

@@ -88,7 +88,7 @@ const INBOUND_CSS = `
 .xs-traffic-body{color:var(--dsw-alias-label-tertiary);font-size:12px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .xs-state-held{color:var(--dsw-alias-state-business-primary,#4d6bfe);border-color:currentColor}
 .xs-state-recorded,.xs-state-answered{color:var(--dsw-alias-state-success-primary,#1a7f37);border-color:currentColor}
-.xs-state-refused,.xs-state-expired{color:var(--dsw-alias-state-error-primary,#cf222e);border-color:currentColor}
+.xs-state-refused,.xs-state-expired,.xs-state-withdrawn{color:var(--dsw-alias-state-error-primary,#cf222e);border-color:currentColor}
 .xs-state-pending{color:var(--dsw-alias-state-warning-primary,#9a6700);border-color:currentColor}
 `
 

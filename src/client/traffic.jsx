@@ -1,8 +1,8 @@
 /**
  * The traffic view: every message between sessions on this home — who
  * messaged whom, when, the mode, and its state (held, pending, recorded,
- * answered, refused, expired) — newest first, with Deliver and Refuse on
- * held ones. A footer button of the sidebar (the list slot
+ * answered, refused, expired, withdrawn) — newest first, with Deliver and
+ * Refuse on held ones and Withdraw (./withdraw.jsx) on waiting ones. A footer button of the sidebar (the list slot
  * `sidebar.footer.action`, beside rc.8 ui-cordis's plugin panel, whose
  * button and panel it follows) opens it; Escape or × closes it; two
  * filters narrow it to held messages and to the open session's. It reads the
@@ -25,6 +25,7 @@ import { preview } from './body-text.jsx'
 import { clock, timeLeftText } from './clock.js'
 import { CopyId } from './copy-id.jsx'
 import { PeerWhy, usePeer, whereText } from './peer.jsx'
+import { WithdrawAnswer, WithdrawButton } from './withdraw.jsx'
 
 /** The view refreshes when the host reports a change (./changes.js); this slow poll is the fallback, ms. */
 const FALLBACK_MS = 15_000
@@ -57,7 +58,10 @@ function Who({ role, id, titles, about, openPeer, t }) {
 }
 
 /** One row of the view. */
-function TrafficRow({ row, titles, about, openPeer, decide, t }) {
+function TrafficRow({ row, titles, about, openPeer, decide, ctx, t }) {
+  const [answer, setAnswer] = useState(undefined)
+  // A peer's message still waiting (held, or pending in the store's queue) can be withdrawn by its sender's user; a notice is this package's own.
+  const withdrawable = row.notice !== true && (row.state === 'held' || row.state === 'pending') && answer?.state !== 'withdrawn'
   const recorded = row.seq === undefined ? [] : [t('traffic.recorded', { seq: row.seq })]
   const answered = row.answeredSeq === undefined ? [] : [t('traffic.answered', { seq: row.answeredSeq })]
   const detail = row.state === 'held' ? t('approval.expires', { left: timeLeftText(row.expiresAt ?? 0, t) }) : [...recorded, ...answered].join(' · ')
@@ -72,11 +76,13 @@ function TrafficRow({ row, titles, about, openPeer, decide, t }) {
       <Who role="from" id={row.sender} titles={titles} about={about} openPeer={openPeer} t={t} />
       <Who role="to" id={row.target} titles={titles} about={about} openPeer={openPeer} t={t} />
       {row.body === undefined ? null : <div className="xs-traffic-body" title={row.body}>{preview(row.body.split('\n')[0] ?? '', 160).shown}</div>}
-      {row.state === 'held'
+      {row.state === 'held' || withdrawable || answer !== undefined
         ? (
             <div className="xs-actions">
-              <button type="button" className="xs-primary" data-xs-deliver={row.messageId} onClick={() => { void decide(row.messageId, 'deliver') }}>{t('approval.deliver')}</button>
-              <button type="button" data-xs-refuse={row.messageId} onClick={() => { void decide(row.messageId, 'refuse') }}>{t('approval.refuse')}</button>
+              {row.state === 'held' ? <button type="button" className="xs-primary" data-xs-deliver={row.messageId} onClick={() => { void decide(row.messageId, 'deliver') }}>{t('approval.deliver')}</button> : null}
+              {row.state === 'held' ? <button type="button" data-xs-refuse={row.messageId} onClick={() => { void decide(row.messageId, 'refuse') }}>{t('approval.refuse')}</button> : null}
+              {withdrawable ? <WithdrawButton ctx={ctx} messageId={row.messageId} sender={row.sender} t={t} onAnswer={setAnswer} /> : null}
+              <WithdrawAnswer answer={answer} t={t} />
             </div>
           )
         : null}
@@ -123,7 +129,7 @@ export function TrafficAction({ ctx, wide, t }) {
                   <button type="button" className="xs-chip xs-filter" aria-pressed={filters.mine} data-xs-filter="mine" disabled={current === undefined} onClick={() => toggle('mine')}>{t('traffic.onlyThis')}</button>
                 </div>
                 {value !== undefined && shown.length === 0 ? <p className="xs-hint">{t(rows.length === 0 ? 'traffic.empty' : 'traffic.noneShown')}</p> : null}
-                <ul className="xs-traffic">{shown.map(row => <TrafficRow key={row.messageId} row={row} titles={value?.titles ?? {}} about={about.value ?? {}} openPeer={peer.open} decide={decide} t={t} />)}</ul>
+                <ul className="xs-traffic">{shown.map(row => <TrafficRow key={row.messageId} row={row} titles={value?.titles ?? {}} about={about.value ?? {}} openPeer={peer.open} decide={decide} ctx={ctx} t={t} />)}</ul>
               </div>
             </section>
           )

@@ -1,7 +1,7 @@
 /**
  * The notice a sender gets when its held message was refused by the
  * target's user or expired undecided (docs/tools.md#inbound-messages): who
- * it was for and that it was never delivered. Built like every notice
+ * it was for (its title when it has one) and that it was never delivered. Built like every notice
  * (`NOTICE_INTRO`, `src/framing/notice.ts`), with no answer between markers.
  *
  * @module dsh-cross-session/framing/held-notice
@@ -31,10 +31,13 @@ export function heldNoticeText(input: HeldNoticeInput): string {
   const what = input.outcome === 'refused'
     ? 'its user refused your held message; it was never delivered'
     : `your held message expired after ${duration(input.expiredAfterMs)} without a decision from its user; it was never delivered`
+  // An untitled target gets no empty quotes: `("")` reads as a title that is empty on purpose.
+  const title = frameTitle(input.targetTitle)
+  // An id from the store, shown as output shows ids (one line, at most 200 code points).
+  const id = clipLine(oneLine(input.targetId), 200)
   return [
     NOTICE_INTRO,
-    // An id from the store, shown as output shows ids (one line, at most 200 code points).
-    `from-session: ${clipLine(oneLine(input.targetId), 200)} ("${frameTitle(input.targetTitle)}")`,
+    `from-session: ${id}${title === '' ? '' : ` ("${title}")`}`,
     `held message: ${input.outcome} | ${what} | hop ${input.hop}`,
     'Do not send it again unless your own user asks you to; tell them instead.',
   ].join('\n')

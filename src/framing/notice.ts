@@ -75,6 +75,9 @@ export function buildNotice(input: NoticeInput): string {
 
 const ANSWER_BEGINS = /^--- answer begins ([0-9A-Za-z]{8,64}) ---$/
 
+/** The sender line of a notice from an untitled session. */
+const UNTITLED_FROM_LINE = /^from-session: (\S+)$/
+
 /** What a notice says about who it is from and, for a finished turn, the start of the answer. */
 interface NoticeView {
   readonly fromSessionId: string
@@ -93,9 +96,10 @@ interface NoticeView {
 export function parseNotice(text: string): NoticeView | undefined {
   if (typeof text !== 'string' || !text.startsWith(`${NOTICE_INTRO}\n`)) return undefined
   const lines = text.split('\n')
-  const from = FROM_LINE.exec(lines[1] ?? '')
+  // A held message's notice names an untitled target without a title (`src/framing/held-notice.ts`).
+  const from = FROM_LINE.exec(lines[1] ?? '') ?? UNTITLED_FROM_LINE.exec(lines[1] ?? '')
   if (from === null) return undefined
-  const view = { fromSessionId: from[1] as string, fromTitle: unescapeTitle(from[2] as string) }
+  const view = { fromSessionId: from[1] as string, fromTitle: unescapeTitle(from[2] ?? '') }
   const begin = lines.findIndex(line => ANSWER_BEGINS.test(line))
   if (begin < 0) return view
   const end = lines.lastIndexOf(`--- answer ends ${ANSWER_BEGINS.exec(lines[begin]!)![1]} ---`)

@@ -7,7 +7,15 @@
  *   it (the sender, the call id and a digest of the arguments, the same
  *   `requestIdFor(sender, callIdentity(callId, args))` the tool computes),
  *   so the sender's row follows a refusal or an expiry. `held` is `null` when
- *   the call held nothing (or the store swept it);
+ *   the call held nothing (or the store swept it); `stored` is where the
+ *   message is in the store's queue (`{ state: 'pending' | 'claimed' |
+ *   'recorded' | 'refused' | 'withdrawn' }`), `null` when it never waited
+ *   there;
+ * - `messages.withdraw` `{ messageId, sender }` → `{ state: 'withdrawn', was, at }`,
+ *   `{ state: 'too-late', where }` or `{ state: 'unknown' }`: the sender's
+ *   user takes a waiting message back (./withdraw.ts, one store
+ *   transaction; the home is one user's, so the page may withdraw for any
+ *   sender on it);
  * - `approvals.get` `{ messageId }` → `{ approval }`: whether a delivered
  *   message was held first, and when its user delivered it (`null` when not);
  * - `approvals.decided` `{ sessionId }` → `{ decided }`: held messages to
@@ -127,7 +135,15 @@ export async function answerView(host: ViewHost, endpoint: string, args: Record<
         return badRequest('expected { sender, callId, args: { session_id, message, mode? } }')
       const messageId = requestIdFor(args.sender, callIdentity(args.callId, send))
       const approval = store.approval(messageId)
-      return ok({ messageId, held: approval === undefined || approval.target !== send.session_id ? null : heldView(approval) })
+      const message = store.message(messageId)
+      const stored = message === undefined || message.target !== send.session_id ? null : { state: message.reason === 'withdrawn' ? 'withdrawn' : message.state }
+      return ok({ messageId, held: approval === undefined || approval.target !== send.session_id ? null : heldView(approval), stored })
+    }
+    case 'messages.withdraw': {
+      if (typeof args.messageId !== 'string' || typeof args.sender !== 'string') return badRequest('expected { messageId, sender }')
+      const outcome = store.withdraw(args.sender, { messageId: args.messageId })
+      if (outcome.ok) return ok({ state: 'withdrawn', was: outcome.was, at: outcome.at })
+      return ok(outcome.reason === 'unknown' ? { state: 'unknown' } : { state: 'too-late', where: outcome.where })
     }
     case 'approvals.get': {
       if (typeof args.messageId !== 'string') return badRequest('expected { messageId }')

@@ -17,7 +17,7 @@
  * - `home.get` `{}` → `{ home, sandboxRoot, kind }` (the store's directory,
  *   the sandbox-writable root it lies in or `null`, and whether that root is
  *   a `'temp'` root or a session's `'workspace'`);
- * - the rows' views, ./channel-views.ts: `sends.held`, `approvals.get`,
+ * - the rows' views, ./channel-views.ts: `sends.held`, `messages.withdraw`, `approvals.get`,
  *   `approvals.decided`, `sessions.about`, `changes.wait`.
  * - `store.status` → `{ open, why?, since?, rebuilt? }`: whether the home store can be used now, and
  *   whether an unreadable one was moved aside (`home/store-supervisor.ts` `StoreStatus`).

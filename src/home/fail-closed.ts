@@ -14,7 +14,7 @@
  * @module dsh-cross-session/home/fail-closed
  */
 
-import type { ApprovalStore, ControllerOutcome, ControllerPort } from '../ports.js'
+import type { ApprovalStore, ControllerOutcome, ControllerPort, WithdrawStore } from '../ports.js'
 import { StoreUnavailableError, storeFaultWhy } from './store-fault.js'
 import { retryStore } from './store-retry.js'
 
@@ -51,10 +51,10 @@ export function failClosed(inner: ControllerPort, never = false): ControllerPort
   }
 }
 
-/** The inbound port of a home that could not be started: every read throws, so every send is refused. */
-export function unavailableInbound(why: string): Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'> {
+/** The inbound port of a home that could not be started: every read throws, so every send (and withdraw) is refused. */
+export function unavailableInbound(why: string): Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'> & WithdrawStore {
   const fail = (): never => {
     throw new StoreUnavailableError(why)
   }
-  return { inboundOf: fail, holdForApproval: fail, journal: fail }
+  return { inboundOf: fail, holdForApproval: fail, journal: fail, withdraw: fail }
 }

@@ -170,7 +170,8 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
         sender: watch.senderSessionId,
         target: watch.targetId,
         hop: watch.hop,
-        mayWake: watch.mayWake,
+        // From a short-lived process (a headless run), the notice wakes the sender once that process has ended only when its user allowed it (docs/tools.md#notices).
+        mayWake: watch.mayWake && (runtime.isLongLived || watch.wakeEndedRun === true),
         maxHops: watch.maxHops,
         perMinute: watch.perMinute,
         expiresAt: Date.now() + watch.ttlMs,

@@ -15,7 +15,7 @@
  */
 
 import { sessionFlush, type HostAgents, type HostSessionQuery } from '../harness/host.js'
-import type { Approval, ApprovalStore, ControllerPort, SessionQueryPort } from '../ports.js'
+import type { Approval, ApprovalStore, ControllerPort, SessionQueryPort, WithdrawStore } from '../ports.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 import { guardController } from './guard.js'
 import { resolveHome } from '../harness/dsh-home.js'
@@ -91,7 +91,7 @@ export interface Mounted {
   readonly sessions: SessionQueryPort
   readonly controller: ControllerPort
   /** The target's own inbound choice, held messages, the journal (throws while the store cannot be used). */
-  readonly inbound: Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'>
+  readonly inbound: Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'> & WithdrawStore
   /** The store's shared corpus rows now (`undefined` while it cannot be used). */
   readonly corpus?: () => CorpusRows | undefined
   readonly runtime?: HomeRuntime

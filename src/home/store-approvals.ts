@@ -28,16 +28,19 @@ interface ApprovalRow {
   readonly body: string
   readonly may_wake: number
   readonly notify: number
-  readonly state: Approval['state']
+  readonly state: Exclude<Approval['state'], 'withdrawn'>
   readonly created_at: number
   readonly expires_at: number
   readonly decided_at: number | null
+  readonly reason: string | null
 }
 
 function approvalOf(row: ApprovalRow): Approval {
   return {
     order: row.n, messageId: row.message_id, target: row.target, sender: row.sender, senderTitle: row.sender_title, hop: row.hop,
-    mode: row.mode, text: row.text, body: row.body, mayWake: row.may_wake === 1, notify: row.notify === 1, state: row.state,
+    mode: row.mode, text: row.text, body: row.body, mayWake: row.may_wake === 1, notify: row.notify === 1,
+    // Stored `refused` with reason `withdrawn` (home/store-withdraw.ts): the port names it.
+    state: row.state === 'refused' && row.reason === 'withdrawn' ? 'withdrawn' : row.state,
     createdAt: row.created_at, expiresAt: row.expires_at, ...(row.decided_at === null ? {} : { decidedAt: row.decided_at }),
   }
 }
@@ -63,6 +66,7 @@ interface TrafficSqlRow {
 function trafficState(row: TrafficSqlRow): TrafficState {
   if (row.state === 'claimed') return 'pending'
   if (row.state === 'recorded') return row.answered_seq === null ? 'recorded' : 'answered'
+  if (row.state === 'refused' && row.reason === 'withdrawn') return 'withdrawn'
   return row.state as TrafficState
 }
 
@@ -164,7 +168,7 @@ export class StoreApprovals extends StoreNotices implements ApprovalStore {
         UNION ALL SELECT message_id, sender, target, mode, hop, created_at, state, seq, answered_seq, NULL, reason, notice
           FROM messages
         UNION ALL SELECT message_id, sender, target, mode, hop, created_at, state, NULL, NULL, expires_at,
-          CASE state WHEN 'refused' THEN 'user' ELSE NULL END, NULL
+          CASE state WHEN 'refused' THEN COALESCE(reason, 'user') ELSE NULL END, NULL
           FROM approvals WHERE state <> 'delivered')
       ORDER BY at DESC LIMIT ?`).all(limit) as unknown as TrafficSqlRow[]
     return rows.map(row => ({

@@ -33,6 +33,17 @@ interface Column {
   readonly pk: number
 }
 
+/**
+ * Columns whose value on the rows of an older store cannot be known, and
+ * the statement that sets the safe one when the column is added:
+ * `messages.claimed` (a claim handed back before the upgrade left no trace:
+ * every message still waiting counts as claimed, so none is withdrawn that
+ * may be in its target's log, `home/store-withdraw.ts`).
+ */
+const BACKFILL: Readonly<Record<string, string>> = {
+  'messages.claimed': 'UPDATE messages SET claimed = 1',
+}
+
 /** Tables that only cache what the session logs hold: rebuilt rather than migrated. */
 const CACHE_TABLES: ReadonlySet<string> = new Set(['corpus_logs', 'corpus_surfaces'])
 
@@ -78,6 +89,8 @@ export function migrateInPlace(db: DatabaseSync): string[] {
         // A key column cannot be added; no release so far added one.
         if (column.pk > 0) throw new Error(`cannot add key column ${table}.${column.name}`)
         db.exec(`ALTER TABLE ${JSON.stringify(table)} ADD COLUMN ${columnDefinition(column)}`)
+        const backfill = BACKFILL[`${table}.${column.name}`]
+        if (backfill !== undefined) db.exec(backfill)
       }
       done.push(`${table}: added ${missing.map(column => column.name).join(', ')}`)
     }

@@ -30,8 +30,9 @@ export interface WatchRow {
   readonly expires_at: number
 }
 
-const WATCH_DROPS: ReadonlySet<string> = new Set<WatchDrop>(['expired', 'sender-gone', 'target-gone', 'answered-by-send', 'hop-limit',
-  'pair-rate', 'full'])
+const WATCH_DROPS: ReadonlySet<string> = new Set<WatchDrop>([
+  'expired', 'sender-gone', 'target-gone', 'answered-by-send', 'hop-limit', 'pair-rate', 'full', 'withdrawn',
+])
 
 /** A `watches` row as the port's {@link StoredWatch}. */
 export function watchOf(row: WatchRow): StoredWatch {

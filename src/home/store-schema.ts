@@ -35,7 +35,7 @@ import type { Holder, HolderView, LetGo, MessageState, StoredMessage } from './s
 import { CORPUS_SURFACES_SCHEMA } from './store-corpus.js'
 
 /** Schema version kept in `meta`; a store of another version is rebuilt. */
-export const STORE_VERSION = '5'
+export const STORE_VERSION = '6'
 
 /** The schema, idempotent. */
 export const SCHEMA = `
@@ -62,7 +62,7 @@ CREATE TABLE IF NOT EXISTS messages (
   seq INTEGER, running INTEGER, reason TEXT,
   answered_seq INTEGER, reoffered INTEGER NOT NULL DEFAULT 0,
   created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-  notice TEXT, expires_at INTEGER) STRICT;
+  notice TEXT, expires_at INTEGER, claimed INTEGER NOT NULL DEFAULT 0) STRICT;
 CREATE TABLE IF NOT EXISTS watches (
   message_id TEXT PRIMARY KEY,
   sender TEXT NOT NULL, target TEXT NOT NULL, hop INTEGER NOT NULL,
@@ -95,7 +95,7 @@ CREATE TABLE IF NOT EXISTS approvals (
   mode TEXT NOT NULL CHECK (mode IN ('queue', 'steer')),
   text TEXT NOT NULL, body TEXT NOT NULL, may_wake INTEGER NOT NULL, notify INTEGER NOT NULL,
   state TEXT NOT NULL CHECK (state IN ('held', 'delivered', 'refused', 'expired')),
-  created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, decided_at INTEGER) STRICT;
+  created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, decided_at INTEGER, reason TEXT) STRICT;
 CREATE INDEX IF NOT EXISTS approvals_held ON approvals (target, n) WHERE state = 'held';
 CREATE TABLE IF NOT EXISTS traffic (
   n INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -168,7 +168,7 @@ export function sameTag(a: ProcessTag | undefined, b: ProcessTag | undefined): b
 
 /** A stored refusal reason, read defensively (an older or foreign row reads `unknown`). */
 function holderRefusalOf(reason: string): HolderRefusal {
-  return reason === 'misaddressed' || reason === 'target-gone' || reason === 'expired' || reason === 'inbound-refused' ? reason : 'unknown'
+  return reason === 'misaddressed' || reason === 'target-gone' || reason === 'expired' || reason === 'inbound-refused' || reason === 'withdrawn' ? reason : 'unknown'
 }
 
 /** A `messages` row as the port's {@link StoredMessage}. */

@@ -14,16 +14,16 @@ import type { ProcessTag } from '../harness/dsh-home.js'
 import type { Board, HoldOutcome, HomeStore, LetGo } from './store.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 import { storeCorpusRows } from './store-corpus.js'
-import { StoreApprovals } from './store-approvals.js'
+import { StoreWithdraw } from './store-withdraw.js'
 import { holderOf, holderTag, lastLetGo, sameTag, type HolderRow } from './store-schema.js'
 
 export { MAX_WAITING_PER_TARGET } from './store-messages.js'
 
 /**
  * The SQLite home store of one process: the holder half here, the message half in `StoreMessages`, the notice half in
- * `StoreNotices`, the approval half in {@link StoreApprovals}.
+ * `StoreNotices`, the approval half in `StoreApprovals`, the withdraw in {@link StoreWithdraw}.
  */
-export class SqliteHomeStore extends StoreApprovals implements HomeStore {
+export class SqliteHomeStore extends StoreWithdraw implements HomeStore {
   join(longLived: boolean): void {
     this.tx(() => {
       this.sql('INSERT OR REPLACE INTO processes (pid, start, long_lived, joined_at) VALUES (?, ?, ?, ?)')

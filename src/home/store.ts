@@ -14,7 +14,8 @@
  * Invariants (docs/architecture.md §8, checked by the crash-schedule tests):
  * - **one holder**: at most one living process holds a session (one row per
  *   session);
- * - **one message state**: `pending → claimed → recorded` (or `refused`); a
+ * - **one message state**: `pending → claimed → recorded` (or `refused`, or
+ *   `withdrawn` by its sender while `pending`, `model/withdraw.ts`); a
  *   claim goes back to `pending` when its claimer dies or lets the session
  *   go; a message is never deleted before it is recorded or refused, and an
  *   id is admitted once;
@@ -24,7 +25,7 @@
  * @module dsh-cross-session/home/store
  */
 
-import type { ApprovalStore, HolderRefusal, NoticeFields, NoticeStore } from '../ports.js'
+import type { ApprovalStore, HolderRefusal, NoticeFields, NoticeStore, WithdrawStore } from '../ports.js'
 import type { ProcessTag } from '../harness/dsh-home.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 
@@ -104,7 +105,7 @@ export type PostOutcome =
   | { readonly ok: false, readonly reason: 'full' }
 
 /** The store port. Every method is synchronous and atomic; none throws on a missing row. */
-export interface HomeStore extends NoticeStore, ApprovalStore {
+export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
   /** This process (pid + start time). */
   readonly self: ProcessTag
   /** Register this process; `longLived`: it is a host that outlives its sessions' turns (`dsh web`). */

@@ -75,6 +75,7 @@ export function jsonlFiles(layout: JsonlLayout, options: { racyMs?: number } = {
   const { root, fileName, compressed } = layout
   const listing = new RootListing(root, fileName, options.racyMs)
   const worker = new StatWorker()
+  let titleDecoder: ReturnType<typeof createFrameDecoder> | undefined
   // A listed path new to the index (no `stamp` key) counts only in a session directory that is a directory
   // itself, as rc.8 lists them; a known log is only `stat`ed.
   const restat = (log: ListedLog | ScannedLog): ScannedLog | undefined => 'stamp' in log
@@ -118,6 +119,8 @@ export function jsonlFiles(layout: JsonlLayout, options: { racyMs?: number } = {
 
     close() {
       worker.close()
+      titleDecoder?.close()
+      titleDecoder = undefined
     },
 
     readHeader(log) {
@@ -166,18 +169,22 @@ export function jsonlFiles(layout: JsonlLayout, options: { racyMs?: number } = {
         return { found: read.found, value: read.found ? read.value : undefined, completeBytes: from + end }
       }
       // The latest title is the last one: decode frames from the end and stop
-      // at the first that holds one (one zstd context for the log).
+      // at the first that holds one. One zstd context for every fold of this
+      // root (creating one per log was most of a fold of a short log); a
+      // context that failed is closed, never reused.
       const frames = scanFrames(buffer)
       const completeBytes = from + (frames.at(-1)?.end ?? 0)
-      const decoder = createFrameDecoder()
+      const decoder = titleDecoder ??= createFrameDecoder()
       try {
         for (let index = frames.length - 1; index >= 0; index--) {
           const frame = frames[index]!
           const read = lastTitleIn(decoder.decode(buffer.subarray(frame.start, frame.end)))
           if (read.found) return { found: true, value: read.value, completeBytes }
         }
-      } finally {
+      } catch (error: unknown) {
         decoder.close()
+        titleDecoder = undefined
+        throw error
       }
       return { found: false, value: undefined, completeBytes }
     },

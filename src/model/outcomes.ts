@@ -30,8 +30,8 @@ export type DeliveryReason =
 /** What happened to a session a failed send woke (`ControllerPort.releaseWoken`, `src/ports.ts`). */
 export type ReleaseOutcome = 'not-held' | 'claimed-by-another' | 'delivered-by-another' | 'kept-by-controller' | 'put-back-to-sleep'
 
-/** Why the holding process refused a stored message. */
-export type HolderRefusal = 'misaddressed' | 'target-gone' | 'expired' | 'inbound-refused' | 'unknown'
+/** Why the holding process refused a stored message (`withdrawn`: its sender withdrew it first, `model/withdraw.ts`). */
+export type HolderRefusal = 'misaddressed' | 'target-gone' | 'expired' | 'inbound-refused' | 'withdrawn' | 'unknown'
 
 /**
  * How the turn a notice reports on ended (docs/tools.md#notices), from rc.8's
@@ -77,6 +77,8 @@ export interface AnswerWatch {
   readonly hop: number
   /** The sender's `allowResume`: the notice may wake the sender when it is cold. */
   readonly mayWake: boolean
+  /** The sender's `noticeWakesEndedRun`: from a short-lived process, the notice may wake it only with this (docs/tools.md#notices). */
+  readonly wakeEndedRun?: boolean
   readonly maxHops: number
   readonly perMinute: number
   /** `noticeTtlMs`: the watch and its notice expire after this long, ms. */

@@ -39,6 +39,7 @@ export const SessionsSendArgs = Type.Object({
   message: Type.String(),
   mode: Type.Optional(Type.Enum(['queue', 'steer'], { description: 'queue: next turn; steer: running turn' })),
   notify: Type.Optional(Type.Boolean({ description: 'Notice when its turn ends' })),
+  withdraw: Type.Optional(Type.Boolean({ description: 'Take back (same args)' })),
 }, { additionalProperties: false })
 
 export type SessionsListArgs = Static<typeof SessionsListArgs>

@@ -4,7 +4,7 @@
  * for its user's approval, and the traffic view over every message between
  * sessions. Shapes only; the transitions are `src/home/store-approvals.ts`.
  *
- * A held message moves `held → delivered | refused | expired`, each one
+ * A held message moves `held → delivered | refused | expired | withdrawn`, each one
  * transaction. `delivered` inserts the message, with the frame, hop and mode
  * it was held with, into `messages` as `pending` in the same transaction, so
  * from there it is delivered exactly as a message to a session held
@@ -41,8 +41,8 @@ export interface NewApproval {
   readonly expiresAt: number
 }
 
-/** Where a held message stands. */
-export type ApprovalState = 'held' | 'delivered' | 'refused' | 'expired'
+/** Where a held message stands (`withdrawn`: its sender took it back while it was held, `model/withdraw.ts`). */
+export type ApprovalState = 'held' | 'delivered' | 'refused' | 'expired' | 'withdrawn'
 
 /** One held (or decided) message. */
 export interface Approval extends NewApproval {
@@ -79,7 +79,7 @@ export interface LocalDelivery {
 }
 
 /** A message's state as the traffic view names it. */
-export type TrafficState = 'held' | 'pending' | 'recorded' | 'answered' | 'refused' | 'expired'
+export type TrafficState = 'held' | 'pending' | 'recorded' | 'answered' | 'refused' | 'expired' | 'withdrawn'
 
 /** One row of the traffic view. */
 export interface TrafficRow {

@@ -59,9 +59,9 @@ export type WatchState = 'watching' | 'noticed' | 'dropped'
  * Why a watch was dropped without a notice: it expired; its sender, or its
  * target, no longer exists; the target answered the sender with `sessions_send` in that
  * turn; the notice would pass the hop limit or the pair rate; the sender has
- * too many messages waiting.
+ * too many messages waiting; its sender withdrew the message.
  */
-export type WatchDrop = 'expired' | 'sender-gone' | 'target-gone' | 'answered-by-send' | 'hop-limit' | 'pair-rate' | 'full'
+export type WatchDrop = 'expired' | 'sender-gone' | 'target-gone' | 'answered-by-send' | 'hop-limit' | 'pair-rate' | 'full' | 'withdrawn'
 
 /** One stored watch. */
 export interface StoredWatch extends NewWatch {

@@ -12,13 +12,13 @@
  */
 
 import type { FailureKind } from '../core/failure-kinds.js'
-import { NOTHING_DELIVERED, NOTHING_LISTED, NOTHING_READ, REFUSAL_CATALOG, shownId, type Refusal } from '../refusals.js'
+import { displayId, NOTHING_DELIVERED, NOTHING_LISTED, NOTHING_READ, REFUSAL_CATALOG, shownId, type Refusal } from '../refusals.js'
 import type { SessionHeaderView } from '../ports.js'
 import { isSubagent } from '../model/sessions.js'
 import { clipLine, clipLineStart, oneLine } from '../core/text.js'
 import { failureText } from './failures.js'
 
-export { NOTHING_DELIVERED, NOTHING_LISTED, NOTHING_READ, shownId, type Refusal }
+export { displayId, NOTHING_DELIVERED, NOTHING_LISTED, NOTHING_READ, shownId, type Refusal }
 
 /** A send that failed unexpectedly may have got past admission: it does not claim it did not. */
 export const DELIVERY_UNKNOWN = 'Whether the message was delivered is unknown; check with sessions_read before sending it again.'
@@ -81,11 +81,6 @@ export function metadataSuffix(header: SessionHeaderView): string {
   if (header.cwd !== undefined) suffix += ` | cwd=${clipLineStart(oneLine(header.cwd), CWD_MAX_CHARS)}`
   if (header.agentPreset !== undefined) suffix += ` | preset=${clipLine(oneLine(header.agentPreset), 60)}`
   return suffix
-}
-
-/** A session id as shown inside output (one line; ids come from backends). */
-export function displayId(id: string): string {
-  return clipLine(oneLine(id), 200)
 }
 
 /** `[live|cold, top-level|subagent]` state tag of list and read rows (docs/tools.md#sessions_list). */

@@ -94,7 +94,7 @@ const PRESENTERS: { readonly [N in ToolName]: ToolPresenter } = {
       if (sent === undefined) return undefined
       const outcome = sent.recorded.stage === 'conversation'
         ? `recorded at seq ${sent.recorded.seq}`
-        : sent.recorded.stage === 'inbox' ? `in inbox at seq ${sent.recorded.seq}` : sent.recorded.stage === 'held' ? 'held for its user\'s approval' : 'accepted, not yet recorded'
+        : sent.recorded.stage === 'inbox' ? `in inbox at seq ${sent.recorded.seq}` : sent.recorded.stage === 'held' ? 'held for its user\'s approval' : 'pending, not yet in its log'
       return { card: 'generic', title: `Sent to ${shortId(sent.sessionId)} (${sent.mode}, hop ${sent.hop}) — ${outcome}${sent.woke ? ', woke it' : ''}`, content: [{ type: 'text', text }] }
     },
   },

@@ -104,6 +104,7 @@ export const holderRefusals: Readonly<Record<HolderRefusal, string>> = {
   'target-gone': 'that session no longer exists (it was deleted before it could be woken)',
   'expired': 'it expired before that session could take it',
   'inbound-refused': 'its user set it to refuse messages from peers before this one reached it; it was never delivered',
+  'withdrawn': 'its sender withdrew it before that session took it; it was never delivered',
   'unknown': 'no reason given',
 }
 

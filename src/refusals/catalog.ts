@@ -14,6 +14,7 @@
 
 import { clipLine, oneLine } from '../core/text.js'
 import { controllerNext } from './controller-next.js'
+import { displayId, NOTHING_DELIVERED, shownId, type Text } from './refusal.js'
 
 /** One refusal: its code, the cause, and what the model should do next. */
 export interface Refusal {
@@ -23,22 +24,6 @@ export interface Refusal {
   /** What to try next (docs/tools.md#refusals-and-their-order, "what the model should do"). */
   readonly next: string
 }
-
-/** What a refused or cancelled call did not do, one sentence per tool. */
-export const NOTHING_LISTED = 'Nothing was listed.'
-export const NOTHING_READ = 'Nothing was read.'
-export const NOTHING_DELIVERED = 'Nothing was delivered.'
-
-/**
- * A session id echoed in a refusal: one line, at most 120 code points. The
- * target id comes from model-written arguments with no length limit, and
- * untrusted values are never echoed unclipped.
- */
-export function shownId(sessionId: string): string {
-  return clipLine(oneLine(sessionId), 120)
-}
-
-type Text = { readonly cause: string, readonly next: string }
 
 const CATALOG = {
   'invalid-arguments': {
@@ -114,6 +99,19 @@ const CATALOG = {
       }),
     },
   },
+  'nothing-to-withdraw': {
+    contract: false,
+    cause: '`withdraw: true`, and no message this session sent to that target with that `message` (and `mode`) '
+      + 'is known to the cross-session store',
+    next: 'nothing to take back: read the target with `sessions_read` to see whether it has it',
+    texts: {
+      nothingToWithdraw: (targetId: string): Text => ({
+        cause: `no message this session sent to ${displayId(targetId)} with this message (and mode) is known to the cross-session store `
+          + '(never sent through it, or cleared since)',
+        next: 'Nothing to take back; read that session with sessions_read to see whether it has it.',
+      }),
+    },
+  },
   'rejected': {
     contract: true,
     cause: 'no caller, the target takes no messages from peers (`inbound: refuse`), the cross-session store is unavailable, '
@@ -144,6 +142,11 @@ const CATALOG = {
       controller: (code: string | undefined, reason: string, step: string): Text => ({
         cause: `${step} failed: ${reason}`,
         next: controllerNext(code) ?? 'The reason above is the backend\'s own; try again later or tell your user.',
+      }),
+      /** A withdraw could not reach the home store: whether the message can still be withdrawn is unknown. */
+      withdrawStoreUnavailable: (why: string): Text => ({
+        cause: `the cross-session store is unavailable (${clipLine(oneLine(why), 120)})`,
+        next: 'Whether it can still be withdrawn is unknown; try again shortly, or tell your user.',
       }),
       /** The target takes no messages from peers (`inbound: refuse`, its own choice or the host's). */
       inboundRefused: (targetId: string): Text => ({

@@ -45,16 +45,14 @@ export interface Settings {
   readonly maxHops: number
   /** How long a send waits for its message to reach the target's log, ms (0–30000). */
   readonly recordWaitMs: number
-  /**
-   * How long a send from a short-lived (headless) process that woke its
-   * target waits for the turn that takes the message to end, so the process
-   * does not cut it off by exiting, ms (0–600000).
-   */
+  /** How long a send from a headless run that woke its target waits for that turn to end (its exit would cut it off), ms (0–600000). */
   readonly answerWaitMs: number
   /** Default of `sessions_send`'s `notify` (docs/tools.md#notices). */
   readonly notifyByDefault: boolean
   /** How long a notice waits for the watched turn to end and then for its sender, ms (60000–604800000). */
   readonly noticeTtlMs: number
+  /** Whether a notice may resume this session in `dsh web` once its headless run exited (docs/tools.md#notices). */
+  readonly noticeWakesEndedRun: boolean
   /** What a peer message does (docs/tools.md#inbound-messages): `accept`, `hold` for its user, `refuse`; a session's own choice wins. */
   readonly inbound: InboundMode
   /** How long a held message waits for its user's decision before it expires, ms (60000–86400000). */
@@ -82,6 +80,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   answerWaitMs: 120_000,
   notifyByDefault: false,
   noticeTtlMs: 12 * 60 * 60_000,
+  noticeWakesEndedRun: false,
   inbound: 'accept',
   holdExpiryMs: 600_000,
 })
@@ -110,6 +109,7 @@ export const SETTING_RULES: { readonly [K in keyof Settings]: SettingRule } = {
   answerWaitMs: { kind: 'integer', min: 0, max: 600_000 },
   notifyByDefault: { kind: 'boolean' },
   noticeTtlMs: { kind: 'integer', min: 60_000, max: 7 * 24 * 60 * 60_000 },
+  noticeWakesEndedRun: { kind: 'boolean' },
   inbound: { kind: 'enum', values: ['accept', 'hold', 'refuse'] },
   holdExpiryMs: { kind: 'integer', min: 60_000, max: 86_400_000 },
 }

@@ -126,6 +126,10 @@ const COPY: { readonly [K in keyof Settings]: Copy } = {
     description: { en: 'A notice not sent or not delivered by then is dropped.', zh: '到期仍未发出或未送达的通知将被丢弃。' },
     unit: 'ms',
   },
+  noticeWakesEndedRun: {
+    label: { en: 'Notices wake ended runs', zh: '通知唤醒已结束的运行' },
+    description: { en: 'When a headless run that asked for a notice has exited, let the notice resume its session in a long-lived host (dsh web). Off: the notice waits for that session\'s next turn.', zh: '请求了通知的无界面运行退出后，允许该通知在常驻主机（dsh web）中恢复其会话。关闭时：通知等待该会话的下一轮。' },
+  },
   inbound: {
     label: { en: 'Messages from peers', zh: '来自其他会话的消息' },
     description: { en: 'accept: delivered at once; hold: kept until the target session\'s user delivers or refuses it in the web UI; '

@@ -32,6 +32,7 @@ import type { ToolCallContext, ToolDeps } from './shared.js'
 import { holdMessage } from './send/hold.js'
 import type { LocalDelivery } from '../ports.js'
 import { isSubagent } from '../model/sessions.js'
+import { withdrawSend } from './send/withdraw.js'
 
 /** Journal a send for the traffic view; a store that cannot be written only loses that row (logged). */
 function journal(deps: ToolDeps, entry: LocalDelivery): void {
@@ -50,13 +51,16 @@ function journal(deps: ToolDeps, entry: LocalDelivery): void {
  * @param deps - ports, settings and send limits.
  * @returns the accepted line, a refusal (`invalid-arguments`, `not-found`,
  *   `not-messageable`, `resume-disabled`, `empty-body`, `self-target`,
- *   `rate-limited`, `rejected`), or a cancellation.
+ *   `rate-limited`, `rejected`), or a cancellation; with `withdraw: true`,
+ *   what `send/withdraw.ts` answers.
  */
 export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps: ToolDeps): Promise<string> {
   const { settings, limits } = deps
   // Validate.
   const { args, facts, identity } = readSendInput(rawArgs, call.caller, call.callId, settings.allowResume)
   const caller = call.caller
+  // Take back a message sent earlier with these arguments: nothing is sent (docs/tools.md#withdrawing-a-message).
+  if (args?.withdraw === true && facts.argumentProblem === undefined) return withdrawSend(args, call, deps)
   // A retried tool call (same caller, same call id, same arguments) returns
   // its first result, never a second delivery (docs/tools.md#sessions_send, "Retries").
   if (args !== undefined && caller !== undefined && facts.argumentProblem === undefined) {

@@ -6,7 +6,7 @@
  */
 
 import type { SendLimits } from '../model/limits.js'
-import type { Caller, ControllerPort, SessionQueryPort } from '../ports.js'
+import type { Caller, ControllerPort, SessionQueryPort, WithdrawStore } from '../ports.js'
 import type { DiagnosticSink } from '../model/service-boundary.js'
 import type { Settings } from '../settings/resolve.js'
 import type { ApprovalStore } from '../ports.js'
@@ -14,10 +14,11 @@ import type { ApprovalStore } from '../ports.js'
 /**
  * The home store's approval half as the tools use it: the target's own
  * inbound choice, holding a message for its user, the journal of local
- * deliveries (docs/tools.md#inbound-messages). Absent when this process has
+ * deliveries (docs/tools.md#inbound-messages), and withdrawing a waiting
+ * message (docs/tools.md#withdrawing-a-message). Absent when this process has
  * no usable home store.
  */
-export type InboundPort = Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'> & Partial<Pick<ApprovalStore, 'approvals'>>
+export type InboundPort = Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'> & Partial<Pick<ApprovalStore, 'approvals'>> & Partial<WithdrawStore>
 
 /** Everything a tool executor depends on (built once per plugin instance). */
 export interface ToolDeps {

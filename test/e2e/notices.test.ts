@@ -129,8 +129,8 @@ describe.skipIf(SKIP_E2E)('notices and cursors', () => {
     return { senderId: run.sessionId, targetId, web: fx.web }
   }
 
-  it('a headless sender, the target in another process: the sender went cold, and the web host wakes it for the notice', async () => {
-    const { senderId, targetId } = await headlessSender('nt-headless', {})
+  it('a headless sender whose user turned noticeWakesEndedRun on, the target in another process: the sender went cold, and the web host wakes it for the notice', async () => {
+    const { senderId, targetId } = await headlessSender('nt-headless', { noticeWakesEndedRun: true })
     await waitFor(() => requestsOf(fx.model!, 'ROLE:S').some(r => r.lastUserText.startsWith(NOTICE)) || undefined, 'the notice to reach the sender\'s model')
     await fx.web!.waitIdle(senderId, { turns: 2 })
     await sleep(1500)
@@ -140,8 +140,11 @@ describe.skipIf(SKIP_E2E)('notices and cursors', () => {
     expect(notice).toMatchObject({ sender: targetId, target: senderId, state: 'recorded', may_wake: 1 })
   })
 
-  it('under the sender\'s allowResume: false the notice does not wake it; it waits for the sender\'s next turn', async () => {
-    const { senderId, targetId } = await headlessSender('nt-no-wake', { allowResume: false })
+  it.each([
+    ['allowResume: false', { allowResume: false }],
+    ['noticeWakesEndedRun off (the default)', {}],
+  ])('under the sender\'s %s the notice does not wake its ended run; it waits for the sender\'s next turn', async (_name, config) => {
+    const { senderId, targetId } = await headlessSender('nt-no-wake', config)
     await waitFor(() => readStore(fx.h!).messages.find(m => m.notice !== null), 'the notice to be posted')
     // Two adoption ticks of the web host (2 s each): still waiting, not woken.
     await sleep(5000)

@@ -87,13 +87,15 @@ function senderHome(settings: Partial<Settings> = {}) {
     watch.listen(() => act(other))
   }
   const send = (callId: string) => sessionsSend({ session_id: PEER, message: BODY }, w.call(me, { callId }), deps)
+  /** The same arguments with `withdraw: true`, over the real store (docs/tools.md "Withdrawing a message"). */
+  const withdraw = (callId: string) => sessionsSend({ session_id: PEER, message: BODY, withdraw: true }, w.call(me, { callId }), { ...deps, inbound: store })
   const close = (): void => {
     host.live.clear()
     runtime.stop()
     other.close()
     rmSync(home, { recursive: true, force: true })
   }
-  return { host, store, other, otherProcess, send, logs, close }
+  return { host, store, other, otherProcess, send, withdraw, logs, close }
 }
 
 /**
@@ -180,6 +182,21 @@ async function openTurnSend(): Promise<string> {
   }
 }
 
+/** A send through the store, the other process doing `act` with it, then withdrawn with the same arguments. */
+async function withdrawnSend(act: (store: HomeStore) => void): Promise<string> {
+  const home = senderHome()
+  try {
+    home.other.markLive(PEER)
+    home.otherProcess(act)
+    return await drive(async () => {
+      await home.send('call_sent')
+      return await home.withdraw('call_withdraw')
+    })
+  } finally {
+    home.close()
+  }
+}
+
 /** The target's user decides (docs/tools.md "Inbound messages"): its choice `hold`, then `refuse`. */
 async function inboundExamples(): Promise<Record<string, string>> {
   const { w, me } = scene()
@@ -219,5 +236,7 @@ export async function docExamples(): Promise<Record<string, string>> {
     'open turn': await openTurnSend(),
     'invalid-arguments': await sessionsSend({ session_id: PEER, message: 'hi', priority: 'high' }, call(), w.deps),
     ...await inboundExamples(),
+    'withdrawn': await withdrawnSend(() => undefined),
+    'withdraw too late': await withdrawnSend(recordsAt(27)),
   }
 }

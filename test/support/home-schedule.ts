@@ -41,6 +41,14 @@
  * through the store exactly once in its target's log; one admitted locally
  * at most once) and ORDER per sender, target and mode.
  *
+ * With `withdraws: true` a sender's user also withdraws messages (the real
+ * channel's `messages.withdraw`, docs/architecture.md §8 "Withdraw"), and
+ * two more invariants hold: WITHDRAWN (a message withdrawn is never in its
+ * target's log and stays withdrawn; a message pending in the store's queue
+ * is withdrawn unless a claim of it was handed back) and NOT CLAIMED (a
+ * message claimed or recorded is never withdrawn). Off by default, so every other schedule draws the same
+ * steps from its seed as before.
+ *
  * @module test/support/home-schedule
  */
 
@@ -94,6 +102,8 @@ interface Sent {
   held?: boolean
   /** The target's own choice when the send started. */
   readonly choiceAtStart: string | undefined
+  /** Its sender's user withdrew it (the store said `withdrawn`). */
+  withdrawn?: boolean
 }
 
 type ToolDeps = Parameters<typeof gatherAndDecide>[2]
@@ -272,6 +282,12 @@ const WEIGHTS: ReadonlyArray<readonly [Action, number]> = [
 ]
 const TOTAL = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
 
+// ---- Withdraw steps (only with `withdraws: true`) ----
+/** The steps of a schedule with withdraws: the same, and `withdraw`. */
+const WITHDRAW_WEIGHTS: ReadonlyArray<readonly [Action | 'withdraw', number]> = [...WEIGHTS, ['withdraw', 6]]
+const WITHDRAW_TOTAL = WITHDRAW_WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
+// ---- end of withdraw steps ----
+
 /** One schedule over the shared store file. */
 export class HomeSchedule {
   readonly world: CrashWorld
@@ -303,7 +319,11 @@ export class HomeSchedule {
 
   readonly orderOver: OrderOver
 
-  constructor(world: CrashWorld, seed: number, fault: StoreFault, tracing: boolean, orderOver: OrderOver = 'store') {
+  /** Whether a sender's user also withdraws messages (`withdraw` steps). */
+  readonly withdraws: boolean
+
+  constructor(world: CrashWorld, seed: number, fault: StoreFault, tracing: boolean, orderOver: OrderOver = 'store', withdraws = false) {
+    this.withdraws = withdraws
     this.world = world
     this.fault = fault
     this.orderOver = orderOver
@@ -428,9 +448,9 @@ export class HomeSchedule {
     }
   }
 
-  private action(): Action {
-    let roll = this.rng() * TOTAL
-    for (const [action, weight] of WEIGHTS) {
+  private action(): Action | 'withdraw' {
+    let roll = this.rng() * (this.withdraws ? WITHDRAW_TOTAL : TOTAL)
+    for (const [action, weight] of this.withdraws ? WITHDRAW_WEIGHTS : WEIGHTS) {
       roll -= weight
       if (roll < 0) return action
     }
@@ -454,6 +474,8 @@ export class HomeSchedule {
         return true
       case 'send':
         return this.send(process)
+      case 'withdraw':
+        return this.withdraw(process)
       case 'inbound': {
         const target = this.pick(this.sessions)!
         const mode = this.pick(['refuse', 'hold', 'accept', null] as const)!
@@ -476,7 +498,8 @@ export class HomeSchedule {
           const { state, reason } = answered.value as { state: string, reason?: string }
           if (reason === undefined) this.cover(`held message ${state}`)
           const stored = this.world.checker.approvalRows(held.id).find(row => row.message_id === held.id)?.state
-          if (stored !== state) this.fail(`ONE DECISION: ${decision} of ${held.id} answered ${state}; the store says ${stored ?? 'nothing'}`)
+          // A withdrawn message is stored `refused` with reason `withdrawn` (src/home/store-withdraw.ts).
+          if (stored !== state && !(state === 'withdrawn' && stored === 'refused')) this.fail(`ONE DECISION: ${decision} of ${held.id} answered ${state}; the store says ${stored ?? 'nothing'}`)
         })
         return true
       }
@@ -628,6 +651,44 @@ export class HomeSchedule {
     return true
   }
 
+  // ---- Withdraw steps (only with `withdraws: true`) ----
+  /** A sender's user withdraws one of its messages in the web UI of any process (the real channel, as home/mount.ts serves it). */
+  private withdraw(process: Proc): boolean {
+    const message = this.pick(this.sent.filter(each => each.refused !== true))
+    if (message === undefined) return false
+    this.as(process, `withdraw ${message.id}`, async () => {
+      const host = { runtime: process.runtime, sessions: {} as never, inbound: () => 'accept' as const, decided: () => undefined, log: (line: string) => process.logged.push(line), home: NO_REACH }
+      // Read in the same synchronous run as the transition (nothing else runs in between): where it was when withdrawn.
+      const before = this.world.checker.messageRows(this.firstOrder).find(row => row.message_id === message.id)
+      const answered = await answerChannel(host, 'messages.withdraw', { messageId: message.id, sender: message.sender }, new AbortController().signal)
+      if (!answered.ok) return
+      const { state, where } = answered.value as { state: string, where?: { kind: string } }
+      this.note(`  ${message.id}: ${state}${where === undefined ? '' : ` (${where.kind})`}, was ${before?.state ?? 'not in the queue'}`)
+      if (state === 'withdrawn') {
+        if (before !== undefined && (before.state === 'claimed' || before.state === 'recorded')) this.fail(`NOT CLAIMED: ${message.id} was withdrawn while ${before.state}`)
+        if (this.logs.get(message.target)!.userIndex(message.id) >= 0) this.fail(`WITHDRAWN: ${message.id} was withdrawn and is in ${message.target}'s log`)
+        message.withdrawn = true
+        this.cover(`withdrawn (${before === undefined ? 'held' : 'pending'})`)
+        return
+      }
+      // Pending and never claimed: the withdraw wins; pending after a claim was handed back: it may be in the log, so it loses.
+      if (before?.state === 'pending' && state === 'too-late' && where?.kind !== 'handed-back') this.fail(`WITHDRAWN: ${message.id} was pending in the queue and the withdraw answered too late (${where?.kind ?? '?'})`)
+      this.cover(`withdraw ${state}${where === undefined ? '' : `: ${where.kind}`}`)
+    })
+    return true
+  }
+
+  /** WITHDRAWN: a withdrawn message stays withdrawn in the store and never reaches its target's log. */
+  private checkWithdrawn(messages: ReadonlyMap<string, { state: string, reason: string | null }>): void {
+    for (const message of this.sent) {
+      if (message.withdrawn !== true) continue
+      const row = messages.get(message.id)
+      if (row !== undefined && (row.state !== 'refused' || row.reason !== 'withdrawn')) this.fail(`WITHDRAWN: ${message.id} was withdrawn and is ${row.state} in the store`)
+      if (this.logs.get(message.target)!.userIndex(message.id) >= 0) this.fail(`WITHDRAWN: ${message.id} was withdrawn and reached ${message.target}'s log`)
+    }
+  }
+  // ---- end of withdraw steps ----
+
   /** The target's own choice as the store has it now (read through the checker's connection). */
   private ownChoice(target: string): string | undefined {
     return this.world.checker.inboundOf(target)
@@ -679,6 +740,7 @@ export class HomeSchedule {
       if (log === undefined || event?.type !== 'user/message' || event.data.id !== row.message_id || (row.seq ?? 0) > log.persisted) this.fail(`ONE MESSAGE STATE: the store says ${row.message_id} is recorded at seq ${row.seq}; ${row.target}'s log ${log === undefined ? 'is not this schedule\'s' : `has ${event?.type ?? 'nothing'} there, on disk up to ${log.persisted}`}`)
     }
     this.checkNotices(new Set(messages.keys()))
+    this.checkWithdrawn(messages)
   }
 
   /**
@@ -806,6 +868,10 @@ export class HomeSchedule {
     for (const message of inOrder) {
       const log = this.logs.get(message.target)!
       const index = log.userIndex(message.id)
+      if (message.withdrawn === true) {
+        if (index >= 0) this.fail(`WITHDRAWN: ${message.id} was withdrawn and is in ${message.target}'s log`)
+        continue
+      }
       if (refusedByUser.has(message.id)) {
         if (index >= 0) this.fail(`INBOUND: ${message.id} was refused at its target's switch to refuse and is in ${message.target}'s log`)
         this.cover('refused while waiting, at a switch to refuse')
@@ -846,8 +912,8 @@ export interface HomeSeedsSummary {
  * followed by the invariants, then the calm phase and the recovery.
  * @throws {InvariantBroken} with the broken invariant (`trace` gets the steps).
  */
-export async function runHomeSchedule(world: CrashWorld, seed: number, options: { steps?: number, fault?: StoreFault, orderOver?: OrderOver, trace?: string[] } = {}): Promise<{ sent: number, crashes: number }> {
-  const schedule = new HomeSchedule(world, seed, options.fault ?? 'none', options.trace !== undefined, options.orderOver)
+export async function runHomeSchedule(world: CrashWorld, seed: number, options: { steps?: number, fault?: StoreFault, orderOver?: OrderOver, trace?: string[], withdraws?: boolean } = {}): Promise<{ sent: number, crashes: number }> {
+  const schedule = new HomeSchedule(world, seed, options.fault ?? 'none', options.trace !== undefined, options.orderOver, options.withdraws)
   const realNow = Date.now
   let clock = realNow()
   Date.now = () => ++clock
@@ -880,7 +946,7 @@ export async function runHomeSchedule(world: CrashWorld, seed: number, options: 
 const SCHEDULES_PER_FILE = 250
 
 /** Run seeds `from`, `from + 1`, … (`count`) on store files under `dir`. */
-export async function runHomeSeeds(dir: string, from: number, count: number, options: { steps?: number, fault?: StoreFault, between?: () => void } = {}): Promise<HomeSeedsSummary> {
+export async function runHomeSeeds(dir: string, from: number, count: number, options: { steps?: number, fault?: StoreFault, between?: () => void, withdraws?: boolean } = {}): Promise<HomeSeedsSummary> {
   const failures: Array<{ seed: number, message: string }> = []
   const covered = new Map<string, number>()
   let world: CrashWorld | undefined

@@ -113,10 +113,13 @@ describe('real-harness corpus budgets (bench/budgets.ts realVerdicts)', () => {
   const row = (tool: string, name: string, firstMs: number, medianMs: number, firstCalls: Record<string, number> = {}, extra: Partial<CaseRow> = {}): CaseRow => ({
     suite: 'real', tool, case: name, corpus: 10_000, iterations: 3, firstMs, medianMs, calls: { 'index.scans': 1 }, firstCalls, titlesFolded: 0, peakHeapMB: 1, outputChars: 1, shown: 25, ...extra,
   })
-  const verdictsOf = (firstHeaderReads: number) => realVerdicts([
-    row('sessions_list', 'no query', 250, 80, { 'index.headerReads': firstHeaderReads }),
-    row('sessions_list', 'query (title word)', 400, 120),
-    row('sessions_read', 'cold', 400, 90, {}, { events: 100_024 }),
+  const verdictsOf = (firstHeaderReads: number, warmQueryMs = 120) => realVerdicts([
+    row('sessions_list', 'query, first process on an unindexed home', 9000, 9000, {}, { floor: { what: 'every log read whole', firstMs: 3000 } }),
+    row('sessions_read', 'cold, in the priming process', 2500, 2500, {}, { events: 100_024 }),
+    row('sessions_list', 'no query', 250, 80, { 'index.headerReads': firstHeaderReads }, { floor: { what: 'rows', firstMs: 150 } }),
+    row('sessions_list', 'query (title word)', 180, warmQueryMs, {}, { floor: { what: 'stat of every log', firstMs: 100, medianMs: 100 } }),
+    row('sessions_read', 'cold', 200, 90, {}, { events: 100_024 }),
+    row('persistence', 'inspect(id), 100024 events', 1600, 90, {}, { events: 100_023 }),
     row('sessions_send', 'resume-disabled (cold)', 2, 1),
     row('corpus index', 'one refresh from empty, retained heap', 300, 300, {}, { retainedMB: 11 }),
   ])
@@ -126,5 +129,12 @@ describe('real-harness corpus budgets (bench/budgets.ts realVerdicts)', () => {
     const good = verdictsOf(1)
     expect(good.filter(item => !item.pass).map(item => item.budget)).toEqual([])
     expect(verdict(verdictsOf(10_000), 'a new process\'s first lists at 10,000')?.pass).toBe(false)
+  })
+
+  it('judges a warm query against its floor measured in the same run, and fails one without a floor', () => {
+    expect(verdict(verdictsOf(1, 149), 'sessions_list {query} at 10,000: warm median')?.pass).toBe(true)
+    expect(verdict(verdictsOf(1, 151), 'sessions_list {query} at 10,000: warm median')?.pass).toBe(false)
+    const noFloor = realVerdicts([row('sessions_list', 'no query', 1, 1)])
+    expect(verdict(noFloor, 'sessions_list {} at 10,000: a new process\'s first call')?.pass).toBe(false)
   })
 })

@@ -47,12 +47,12 @@ describe('the catalog the model receives', () => {
         {
           name: 'sessions_send',
           description: 'Send a message to a top-level peer session\'s inbox.',
-          parameters: '{"type":"object","required":["session_id","message"],"properties":{"session_id":{"type":"string"},"message":{"type":"string"},"mode":{"enum":["queue","steer"],"description":"queue: next turn; steer: running turn"},"notify":{"type":"boolean","description":"Notice when its turn ends"}},"additionalProperties":false}',
-          bytes: { name: 13, description: 51, parameters: 314, entry: 420 },
+          parameters: '{"type":"object","required":["session_id","message"],"properties":{"session_id":{"type":"string"},"message":{"type":"string"},"mode":{"enum":["queue","steer"],"description":"queue: next turn; steer: running turn"},"notify":{"type":"boolean","description":"Notice when its turn ends"},"withdraw":{"type":"boolean","description":"Take back (same args)"}},"additionalProperties":false}',
+          bytes: { name: 13, description: 51, parameters: 382, entry: 488 },
         },
       ],
-      totalBytes: 1226,
-      requestBytes: 1323,
+      totalBytes: 1294,
+      requestBytes: 1391,
     })
     expect(measured.requestBytes).toBeLessThanOrEqual(1400)
   })

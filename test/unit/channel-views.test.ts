@@ -56,6 +56,37 @@ describe('the channel\'s row views', () => {
     expect(await call('sends.held', { sender: 'session-me', args })).toMatchObject({ ok: false, error: { code: 'bad-request' } })
   })
 
+  it('messages.withdraw takes a held message back for its sender (once; a repeat says the same); sends.held then says withdrawn', async () => {
+    const { store, w, me, call } = setup()
+    const args = { session_id: 'session-peer', message: 'rotate the staging key' }
+    await sessionsSend(args, w.call(me, { callId: 'call_1' }), w.deps)
+    const { order: _order, state: _state, createdAt: _createdAt, ...held } = w.inbound.held[0]!
+    store.holdForApproval(held)
+    expect(await call('messages.withdraw', { messageId: held.messageId, sender: 'session-other' })).toEqual({ ok: true, value: { state: 'unknown' } })
+    const first = await call('messages.withdraw', { messageId: held.messageId, sender: 'session-me' })
+    expect(first).toEqual({ ok: true, value: { state: 'withdrawn', was: 'held', at: expect.any(Number) } })
+    expect(await call('messages.withdraw', { messageId: held.messageId, sender: 'session-me' })).toEqual(first)
+    expect(await call('sends.held', { sender: 'session-me', callId: 'call_1', args })).toMatchObject({ ok: true, value: { held: { state: 'withdrawn' }, stored: null } })
+    // The target's user: no card, no refused line.
+    expect(await call('approvals.list', {})).toEqual({ ok: true, value: { approvals: [] } })
+    expect(await call('approvals.decided', { sessionId: 'session-peer' })).toEqual({ ok: true, value: { decided: [] } })
+    expect(await call('messages.withdraw', { messageId: held.messageId })).toMatchObject({ ok: false, error: { code: 'bad-request' } })
+  })
+
+  it('messages.withdraw loses cleanly to a claim and says where the message is; sends.held follows the queue', async () => {
+    const { store, call } = setup()
+    const args = { session_id: 'session-peer', message: 'queued' }
+    const { callIdentity, requestIdFor } = await import('../../src/model/limits.js')
+    const messageId = requestIdFor('session-me', callIdentity('call_2', args))
+    store.post({ messageId, target: 'session-peer', sender: 'session-me', hop: 1, mode: 'queue', text: 'queued', mayWake: true })
+    expect(await call('sends.held', { sender: 'session-me', callId: 'call_2', args })).toMatchObject({ ok: true, value: { held: null, stored: { state: 'pending' } } })
+    store.markLive('session-peer')
+    store.claim('session-peer')
+    store.record(messageId, 31, false)
+    expect(await call('messages.withdraw', { messageId, sender: 'session-me' })).toEqual({ ok: true, value: { state: 'too-late', where: { kind: 'recorded', seq: 31 } } })
+    expect(await call('sends.held', { sender: 'session-me', callId: 'call_2', args })).toMatchObject({ ok: true, value: { stored: { state: 'recorded' } } })
+  })
+
   it('approvals.get says a delivered message was held first; approvals.decided lists refused and expired ones, newest first', async () => {
     const { store, call } = setup()
     const base = { target: 'session-peer', sender: 'session-me', senderTitle: 'Release checklist', hop: 1, mode: 'queue' as const, mayWake: true, notify: false }

@@ -136,7 +136,7 @@ describe('a store of a newer release on the home', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
     const sending = host.run('sessions_send', { session_id: 'session-quiet', message: 'status?' }, me)
     await vi.advanceTimersByTimeAsync(STORE_RETRY_MS + 1000)
-    expect(await sending).toMatch(/^refused: rejected \| the cross-session store is unavailable \(it was written by a newer release of dsh-cross-session \(schema 99\); this one writes schema 5\)/)
+    expect(await sending).toMatch(/^refused: rejected \| the cross-session store is unavailable \(it was written by a newer release of dsh-cross-session \(schema 99\); this one writes schema 6\)/)
     vi.useRealTimers()
     expect(fileIdentity(file)).toBe(before)
     const again = new DatabaseSync(file)

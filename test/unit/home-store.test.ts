@@ -479,7 +479,7 @@ describe('opening the store', () => {
     const logs: string[] = []
     const migrated = openHomeStore(home, { pid: 2, start: 1 }, () => true, line => logs.push(line))
     opened.push(migrated)
-    expect(logs).toEqual([expect.stringContaining('migrated in place from schema 4 to 5')])
+    expect(logs).toEqual([expect.stringContaining('migrated in place from schema 4 to 6')])
     expect(readdirSync(dir).filter(name => name.includes('broken'))).toEqual([])
     expect(migrated.inboundOf('quiet')).toBe('refuse')
     expect(migrated.inboundOf('careful')).toBe('hold')
@@ -503,7 +503,7 @@ describe('opening the store', () => {
     const logs: string[] = []
     const store = openHomeStore(home, { pid: 1, start: 1 }, () => true, line => logs.push(line))
     opened.push(store)
-    expect(logs).toEqual([expect.stringMatching(/migrated in place from schema 1 to 5 \(messages: added notice, expires_at\)/)])
+    expect(logs).toEqual([expect.stringMatching(/migrated in place from schema 1 to 6 \(messages: added notice, expires_at, claimed\)/)])
     expect(readdirSync(dir).filter(name => name.includes('broken'))).toEqual([])
     store.markLive('s')
     const id = post(store, 's')

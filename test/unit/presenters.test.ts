@@ -43,7 +43,7 @@ describe('result parsers', () => {
 
   it('reads refusals and cancellations with their code', () => {
     expect(parseRefusal(examples['not-messageable']!)).toMatchObject({ outcome: 'refused', code: 'not-messageable' })
-    expect(parseRefusal(examples['invalid-arguments']!)).toMatchObject({ code: 'invalid-arguments', cause: 'unknown argument "priority"; accepted arguments: session_id, message, mode, notify' })
+    expect(parseRefusal(examples['invalid-arguments']!)).toMatchObject({ code: 'invalid-arguments', cause: 'unknown argument "priority"; accepted arguments: session_id, message, mode, notify, withdraw' })
     expect(parseRefusal('cancelled | sessions_read was cancelled while reading\nNothing was read.')).toMatchObject({ outcome: 'cancelled', code: 'cancelled' })
   })
 

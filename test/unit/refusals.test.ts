@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { commonRefusals, controllerRefusal, decideSend, failureText, holdUnavailable, NEXT_BY_CONTROLLER_CODE, inboundRefusedBeforeLookup, inboundRefused, notMessageableRightAfterLookup, REFUSAL_CATALOG, REFUSAL_CODES, refusalTableMarkdown, renderRefusal, resumeDisabledBeforeResolve, SEND_CHECKS, sendRefusals, sendRefusalText, type LimitVerdict, type Refusal, type SendFacts, type TargetFact } from '../../src/testing.js'
+import { commonRefusals, controllerRefusal, withdrawRefusals, decideSend, failureText, holdUnavailable, NEXT_BY_CONTROLLER_CODE, inboundRefusedBeforeLookup, inboundRefused, notMessageableRightAfterLookup, REFUSAL_CATALOG, REFUSAL_CODES, refusalTableMarkdown, renderRefusal, resumeDisabledBeforeResolve, SEND_CHECKS, sendRefusals, sendRefusalText, type LimitVerdict, type Refusal, type SendFacts, type TargetFact } from '../../src/testing.js'
 
 const refusals = { ...commonRefusals, ...sendRefusals }
 
@@ -155,7 +155,7 @@ describe('the three ordering guarantees, as properties of the order of checks', 
 describe('the refusal catalog', () => {
   it('holds the contract\'s five codes and this package\'s own, each with a cause and a next step', () => {
     expect(REFUSAL_CODES.filter(code => REFUSAL_CATALOG[code].contract).sort()).toEqual(['empty-body', 'not-found', 'not-messageable', 'rejected', 'resume-disabled'])
-    expect(REFUSAL_CODES.filter(code => !REFUSAL_CATALOG[code].contract).sort()).toEqual(['invalid-arguments', 'rate-limited', 'self-target'])
+    expect(REFUSAL_CODES.filter(code => !REFUSAL_CATALOG[code].contract).sort()).toEqual(['invalid-arguments', 'nothing-to-withdraw', 'rate-limited', 'self-target'])
   })
 
   it('every refusal the send checks produce renders with a catalog code', () => {
@@ -183,6 +183,8 @@ const SAMPLE_ARGS: Readonly<Record<string, readonly unknown[]>> = {
   controller: ['session/agent-busy', 'busy', 'admitting the message'],
   inboundRefused: ['session-x'],
   holdUnavailable: ['session-x', 'no store'],
+  nothingToWithdraw: ['session-x'],
+  withdrawStoreUnavailable: ['SQLITE_BUSY'],
 }
 
 describe('one source per refusal: the catalog entry writes the model\'s text', () => {
@@ -202,7 +204,10 @@ describe('one source per refusal: the catalog entry writes the model\'s text', (
 
   it('every refusal the tools render is a catalog text, not a second copy', () => {
     const catalogTexts = new Set<unknown>(texts.map(text => text.text))
-    const built = { ...refusals, inboundRefused, holdUnavailable }
+    const built = {
+      ...refusals, inboundRefused, holdUnavailable,
+      withdrawNothing: withdrawRefusals.nothing, withdrawStoreUnavailable: withdrawRefusals.storeUnavailable,
+    }
     const notInCatalog = Object.entries(built).filter(([name, text]) => name !== 'backend' && !catalogTexts.has(text)).map(([name]) => name)
     expect(notInCatalog).toEqual([])
     // The read-side backend refusal only renders the failure kind through the failure table first.

@@ -7,7 +7,7 @@ describe('tool schemas', () => {
   it('declare exactly the arguments of docs/tools.md and refuse unknown ones', () => {
     expect(Object.keys(parametersOf(TOOL_NAMES.list).properties as object)).toEqual(['query', 'scope', 'live_only', 'limit'])
     expect(Object.keys(parametersOf(TOOL_NAMES.read).properties as object)).toEqual(['session_id', 'max_messages', 'include_injected', 'include_system', 'after_seq', 'before_seq'])
-    expect(Object.keys(parametersOf(TOOL_NAMES.send).properties as object)).toEqual(['session_id', 'message', 'mode', 'notify'])
+    expect(Object.keys(parametersOf(TOOL_NAMES.send).properties as object)).toEqual(['session_id', 'message', 'mode', 'notify', 'withdraw'])
     expect(parametersOf(TOOL_NAMES.read).required).toEqual(['session_id'])
     expect(parametersOf(TOOL_NAMES.send).required).toEqual(['session_id', 'message'])
     for (const { name } of TOOL_CATALOG) {
@@ -38,7 +38,7 @@ describe('validateArguments', () => {
     ['non-integer', SessionsReadArgs, { session_id: 'a', max_messages: 2.5 }, 'argument "max_messages" got the number 2.5; it accepts an integer from 1 to 100'],
     ['bad enum', SessionsSendArgs, { session_id: 'a', message: 'b', mode: 'shout' }, 'argument "mode" got the string "shout"; it accepts one of "queue", "steer"'],
     ['bad scope', SessionsListArgs, { scope: 'mine' }, 'argument "scope" got the string "mine"; it accepts one of "top-level", "subagents", "all"'],
-    ['unknown argument', SessionsSendArgs, { session_id: 'a', message: 'b', priority: 'high' }, 'unknown argument "priority"; accepted arguments: session_id, message, mode, notify'],
+    ['unknown argument', SessionsSendArgs, { session_id: 'a', message: 'b', priority: 'high' }, 'unknown argument "priority"; accepted arguments: session_id, message, mode, notify, withdraw'],
     ['missing required', SessionsSendArgs, { message: 'b' }, 'argument "session_id" is required: a string'],
     ['boolean as string', SessionsReadArgs, { session_id: 'a', include_system: 'true' }, 'argument "include_system" got the string "true"; it accepts true or false'],
     ['not an object', SessionsListArgs, [1], 'arguments must be a JSON object, got an array of 1; accepted arguments: query, scope, live_only, limit'],

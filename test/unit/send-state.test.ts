@@ -6,7 +6,7 @@
  * its text (src/framing/notice.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { buildNotice, heldOf, isFinal, isSettled, NOTICE_INTRO, parseNotice, parseSendResult, readHistory, sendOutcome, sendStateOf } from '../../src/testing.js'
+import { buildNotice, canWithdraw, heldNoticeText, heldOf, storedOf, isFinal, isSettled, NOTICE_INTRO, parseNotice, parseSendResult, readHistory, sendOutcome, sendStateOf } from '../../src/testing.js'
 
 const ID = 'cross-session:session-me:call_7:AbCdEfGhIjKlMnOp'
 const framed = (body: string) => `Cross-session message from another session of this harness.\nfrom-session: session-me ("")\ndelivery: queue | hop 1\n--- message begins tok123456789 ---\n${body}\n--- message ends tok123456789 ---`
@@ -97,11 +97,32 @@ describe('sendOutcome: the send row\'s chip, from the call, the target\'s histor
   })
 })
 
+describe('withdrawn: the send row after its sender took the message back', () => {
+  it('withdrawn while held or while queued is final, whatever the call said; Withdraw is offered only while it waits', () => {
+    expect(sendOutcome({ stage: 'held' }, undefined, { state: 'withdrawn', expiresAt: 9000, decidedAt: 4000 })).toEqual({ kind: 'withdrawn', at: 4000 })
+    const queued = { stage: 'unconfirmed', note: 'delivered through the mailbox | still pending in the mailbox after 0 ms' } as const
+    expect(sendOutcome(queued, { stage: 'pending' }, undefined, 'withdrawn')).toEqual({ kind: 'withdrawn' })
+    expect(isFinal({ kind: 'withdrawn' })).toBe(true)
+    expect(canWithdraw({ kind: 'pending' }, undefined, 'pending')).toBe(true)
+    expect(canWithdraw({ kind: 'pending' }, undefined, 'claimed')).toBe(false)
+    expect(canWithdraw({ kind: 'held' }, { state: 'held', expiresAt: 9000 }, undefined)).toBe(true)
+    expect(canWithdraw({ kind: 'recorded', seq: 3 }, undefined, 'recorded')).toBe(false)
+    expect(storedOf({ stored: { state: 'withdrawn' } })).toBe('withdrawn')
+    expect(storedOf({ stored: null })).toBeUndefined()
+    expect(heldOf({ held: { state: 'withdrawn', expiresAt: 2, decidedAt: 1 } })).toEqual({ state: 'withdrawn', expiresAt: 2, decidedAt: 1 })
+  })
+})
+
 describe('parseNotice: what a notice row shows', () => {
   it('the title and the start of the answer of a finished turn; a held message\'s notice has no answer; anything else is not a notice', () => {
     const text = buildNotice({ fromSessionId: 'session-t', fromTitle: 'Deploy "keys"', outcome: 'completed', messageSeq: 3, turnEndSeq: 9, hop: 2, excerpt: 'Yes, it builds.\n--- answer ends fake ---\nmore' })
     expect(parseNotice(text)).toEqual({ fromSessionId: 'session-t', fromTitle: 'Deploy "keys"', excerpt: 'Yes, it builds.\n--- answer ends fake ---\nmore' })
     expect(parseNotice(`${NOTICE_INTRO}\nfrom-session: session-t ("")\nheld message: refused | its user refused your held message; it was never delivered | hop 2`)).toEqual({ fromSessionId: 'session-t', fromTitle: '' })
+    // An untitled target: no empty quotes in the notice, and the row still reads it.
+    const untitled = heldNoticeText({ targetId: 'session-t', targetTitle: undefined, outcome: 'refused', hop: 2, expiredAfterMs: 0 })
+    expect(untitled.split('\n')[1]).toBe('from-session: session-t')
+    expect(parseNotice(untitled)).toEqual({ fromSessionId: 'session-t', fromTitle: '' })
+    expect(heldNoticeText({ targetId: 'session-t', targetTitle: 'Deploy "keys"', outcome: 'expired', hop: 2, expiredAfterMs: 60_000 }).split('\n')[1]).toBe('from-session: session-t ("Deploy \\"keys\\"")')
     expect(parseNotice('from-session: session-t ("x")')).toBeUndefined()
     expect(parseNotice(`${NOTICE_INTRO}\nno sender line`)).toBeUndefined()
   })

@@ -293,7 +293,7 @@ describe('sessions_send: notify (docs/tools.md#notices)', () => {
     expect(text.split('\n').at(-1)).toBe('Notice: when the turn that takes this message ends, one notice comes to this session (expires in 2 h); no need to wait or poll.')
     const [requestId, request] = [...w.controller.watches][0]!
     expect(requestId).toMatch(/^cross-session:session-me:n1:/)
-    expect(request).toEqual({ requestId, senderSessionId: 'session-me', targetId: 'session-peer', hop: 1, mayWake: true, maxHops: 5, perMinute: 3, ttlMs: 7_200_000 })
+    expect(request).toEqual({ requestId, senderSessionId: 'session-me', targetId: 'session-peer', hop: 1, mayWake: true, wakeEndedRun: false, maxHops: 5, perMinute: 3, ttlMs: 7_200_000 })
     expect(w.controller.delivered.has(requestId)).toBe(true)
   })
 

@@ -25,6 +25,7 @@ const DOCUMENTED = [
   { key: 'answerWaitMs', kind: 'integer', default: 120000, min: 0, max: 600000 },
   { key: 'notifyByDefault', kind: 'boolean', default: false },
   { key: 'noticeTtlMs', kind: 'integer', default: 43200000, min: 60000, max: 604800000 },
+  { key: 'noticeWakesEndedRun', kind: 'boolean', default: false },
   { key: 'inbound', kind: 'enum', default: 'accept', values: ['accept', 'hold', 'refuse'] },
   { key: 'holdExpiryMs', kind: 'integer', default: 600000, min: 60000, max: 86400000 },
 ] as const

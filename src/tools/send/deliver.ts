@@ -140,6 +140,7 @@ export function watchAnswer(out: Outgoing, deps: ToolDeps): { ttlMs: number } | 
       targetId: out.targetId,
       hop: out.hop,
       mayWake: settings.allowResume,
+      wakeEndedRun: settings.noticeWakesEndedRun,
       maxHops: settings.maxHops,
       perMinute: settings.maxSendsPerMinute,
       ttlMs: settings.noticeTtlMs,

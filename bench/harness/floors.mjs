@@ -1,0 +1,111 @@
+/**
+ * The floors of the big-corpus calls (docs/performance.md "Each call against
+ * its floor"), measured inside the same harness process as the package's
+ * calls, on the same files, on the calling thread, right after each call:
+ * what the call must read at least to answer exactly, and nothing else (no
+ * parsing, no ordering, no output).
+ *
+ * - **warm `sessions_list {query}`**: a bare `stat` of every candidate log
+ *   (`statSync(path, { bigint: true })`, one thread). Any log can have been
+ *   appended to since the last call, and an append moves nothing but the
+ *   log's own `stat`, so an exact title filter checks each candidate.
+ * - **a new process's first `sessions_list {}`**: the set of logs now (a
+ *   `readdir` of the root and of each project directory, names only), the
+ *   header fields of every session to filter and order by (every
+ *   `corpus_logs` row of the root, one query, rows as arrays, nothing
+ *   decoded: reading the header frames from the logs instead costs far
+ *   more), and the revision of each shown row (25 `stat`s, for its title).
+ * - **the first `sessions_list {query}` of a process that already listed**
+ *   (the bench's order): the same `stat` of every candidate log.
+ * - **the first query on an unindexed home** (no rows yet): the set of logs
+ *   and every log read whole (`readFileSync`): a header is its first frame,
+ *   and a title is the last `session/title` event, found by the fold from
+ *   the log's end (`index/title-fold.ts` reads the log, then decodes frames
+ *   from the end).
+ *
+ * Plain JavaScript: the harness's loader imports it as is.
+ *
+ * @module bench/harness/floors
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+
+const COLUMNS = 'path, session_id, dir_name, identity, header, title_revision, title_identity, title, title_bytes'
+/** Rows a `sessions_list {}` shows by default (docs/tools.md). */
+const SHOWN = 25
+
+/** Every session directory's log path under the root (untimed: the floors' input). */
+function logPaths(root, fileName) {
+  const paths = []
+  for (const project of readdirSync(root)) {
+    for (const dir of readdirSync(join(root, project))) paths.push(`${root}/${project}/${dir}/${fileName}`)
+  }
+  return paths
+}
+
+/**
+ * The floors of one JSONL root.
+ * @param layout - `{ root, fileName }` (the backend's `locate()`, as `index/jsonl-layout.ts` reads it).
+ * @param storeFile - the home store (`$DSH_HOME/cross-session/store.sqlite`).
+ * @returns timers, each returning ms; `paths` is the number of logs.
+ */
+export async function corpusFloors(layout, storeFile) {
+  const { root, fileName } = layout
+  const rowsKey = `${root}\0${fileName}`
+  const paths = logPaths(root, fileName)
+  const { DatabaseSync } = await import('node:sqlite')
+  // Opened before a floor's clock starts (the package's store connection is open before its calls).
+  let db
+  const open = () => {
+    if (db === undefined && existsSync(storeFile)) db = new DatabaseSync(storeFile, { readOnly: true })
+  }
+  const rows = () => {
+    if (db === undefined) return 0
+    const statement = db.prepare(`SELECT ${COLUMNS} FROM corpus_logs WHERE root = ?`)
+    statement.setReturnArrays?.(true)
+    return statement.all(rowsKey).length
+  }
+  const listing = () => {
+    let count = 0
+    for (const project of readdirSync(root)) count += readdirSync(join(root, project)).length
+    return count
+  }
+  const statAll = list => {
+    for (const path of list) statSync(path, { bigint: true, throwIfNoEntry: false })
+  }
+  const timed = work => () => {
+    open()
+    globalThis.gc?.()
+    const started = performance.now()
+    work()
+    return performance.now() - started
+  }
+  return {
+    paths: paths.length,
+    queryWarm: timed(() => statAll(paths)),
+    listFirst: timed(() => {
+      listing()
+      rows()
+      statAll(paths.slice(0, SHOWN))
+    }),
+    unindexedQuery: timed(() => {
+      listing()
+      for (const path of paths) {
+        try {
+          readFileSync(path)
+        } catch {
+          // A directory without a log: nothing to read.
+        }
+      }
+    }),
+    close: () => db?.close(),
+  }
+}
+
+/** What each floor is, as printed beside it. */
+export const FLOOR_WHAT = {
+  queryWarm: 'stat of every candidate log',
+  listFirst: 'readdir of root + projects, every corpus_logs row, 25 stats',
+  unindexedQuery: 'readdir of root + projects, every log read whole',
+}

@@ -1,0 +1,101 @@
+/**
+ * The withdraw half of the home store in SQLite (`model/withdraw.ts`): one
+ * `BEGIN IMMEDIATE` transaction (`home/store-connection.ts`) that reads
+ * where the message is and, only when it is still waiting, marks it
+ * withdrawn, so a withdraw and a claim (or the user's Deliver) never both
+ * win: whichever takes the write lock first decides.
+ *
+ * Stored as: a `messages` row `refused` with reason `withdrawn` (no claim,
+ * sweep or re-offer ever takes a refused row), an `approvals` row
+ * `refused` with reason `withdrawn` (never listed as held, never
+ * decidable). A message any holder ever claimed is never withdrawn, whether
+ * its claimer is alive, dead, or let the session go and handed the claim
+ * back (`pending` again, `claimed = 1`): it may be in the target's log
+ * already, and its next holder finds it there.
+ *
+ * @module dsh-cross-session/home/store-withdraw
+ */
+
+import { StoreApprovals } from './store-approvals.js'
+import { matchesSend, type Whereabouts, type WithdrawOutcome, type WithdrawWhich } from '../model/withdraw.js'
+import type { WithdrawStore } from '../ports.js'
+
+/** The reason a withdrawn row keeps (`messages.reason`, `approvals.reason`). */
+export const WITHDRAWN = 'withdrawn'
+
+/** A message's row in each table that may hold it, as read inside the transaction. */
+interface Found {
+  readonly message?: { n: number, sender: string, target: string, state: string, claimed: number, claimer_pid: number | null, seq: number | null, answered_seq: number | null, reason: string | null, updated_at: number }
+  readonly approval?: { n: number, sender: string, target: string, state: string, reason: string | null, expires_at: number, decided_at: number | null }
+  readonly local?: { sender: string, target: string, state: string, seq: number | null, answered_seq: number | null, reason: string | null }
+}
+
+/** Where a message is that is no longer waiting, from its rows. */
+function whereabouts(found: Found): Whereabouts {
+  const row = found.message ?? found.local
+  if (row !== undefined) {
+    if (row.state === 'recorded' && row.seq !== null) return { kind: 'recorded', seq: row.seq, ...(row.answered_seq === null ? {} : { answeredSeq: row.answered_seq }) }
+    if (found.message?.state === 'claimed') return { kind: 'claimed', pid: found.message.claimer_pid ?? 0 }
+    if (row.state === 'refused') return { kind: 'refused', reason: row.reason ?? 'unknown' }
+    if (found.message?.state === 'pending') return { kind: 'handed-back' }
+    return { kind: 'delivered-here' }
+  }
+  if (found.approval?.state === 'expired') return { kind: 'expired' }
+  return { kind: 'refused', reason: 'user' }
+}
+
+/** Withdraw over one connection. */
+export class StoreWithdraw extends StoreApprovals implements WithdrawStore {
+  withdraw(sender: string, which: WithdrawWhich): WithdrawOutcome {
+    return this.tx(() => {
+      const messageId = 'messageId' in which ? which.messageId : this.newestSent(sender, which.target, which.digests)
+      const found = messageId === undefined ? {} : this.found(messageId)
+      const any = found.message ?? found.approval ?? found.local
+      if (messageId === undefined || any === undefined || any.sender !== sender) return { ok: false, reason: 'unknown' }
+      const target = any.target
+      const now = this.now()
+      const { message, approval } = found
+      // Withdrawn before: the same answer again.
+      if (message?.state === 'refused' && message.reason === WITHDRAWN) return { ok: true, messageId, target, was: 'pending', at: message.updated_at }
+      if (message === undefined && approval?.state === 'refused' && approval.reason === WITHDRAWN) return { ok: true, messageId, target, was: 'held', at: approval.decided_at ?? now }
+      if (message?.state === 'pending' && message.claimed === 0) {
+        this.sql('UPDATE messages SET state = \'refused\', reason = ?, claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE n = ?').run(WITHDRAWN, now, message.n)
+        this.dropWatch(messageId, now)
+        return { ok: true, messageId, target, was: 'pending', at: now }
+      }
+      if (message === undefined && approval?.state === 'held') {
+        // Past its expiry it expires here, as a decision would (`decide`): too late.
+        if (approval.expires_at <= now) {
+          this.sql('UPDATE approvals SET state = \'expired\', decided_at = ? WHERE n = ?').run(now, approval.n)
+          return { ok: false, reason: 'too-late', messageId, target, where: { kind: 'expired' } }
+        }
+        this.sql('UPDATE approvals SET state = \'refused\', reason = ?, decided_at = ? WHERE n = ?').run(WITHDRAWN, now, approval.n)
+        this.dropWatch(messageId, now)
+        return { ok: true, messageId, target, was: 'held', at: now }
+      }
+      return { ok: false, reason: 'too-late', messageId, target, where: whereabouts(found) }
+    })
+  }
+
+  /** The rows that hold `messageId`. */
+  private found(messageId: string): Found {
+    const message = this.sql('SELECT n, sender, target, state, claimed, claimer_pid, seq, answered_seq, reason, updated_at FROM messages WHERE message_id = ?').get(messageId) as Found['message']
+    const approval = this.sql('SELECT n, sender, target, state, reason, expires_at, decided_at FROM approvals WHERE message_id = ?').get(messageId) as Found['approval']
+    const local = this.sql('SELECT sender, target, state, seq, answered_seq, reason FROM traffic WHERE message_id = ?').get(messageId) as Found['local']
+    return { ...(message === undefined ? {} : { message }), ...(approval === undefined ? {} : { approval }), ...(local === undefined ? {} : { local }) }
+  }
+
+  /** The newest message `sender` sent to `target` with one of `digests`, in any table (a repeated send of the same text: the newest). */
+  private newestSent(sender: string, target: string, digests: readonly string[]): string | undefined {
+    const rows = this.sql(`SELECT message_id, created_at FROM messages WHERE sender = ? AND target = ?
+      UNION ALL SELECT message_id, created_at FROM approvals WHERE sender = ? AND target = ?
+      UNION ALL SELECT message_id, created_at FROM traffic WHERE sender = ? AND target = ?
+      ORDER BY created_at DESC`).all(sender, target, sender, target, sender, target) as Array<{ message_id: string }>
+    return rows.find(row => matchesSend(row.message_id, sender, digests))?.message_id
+  }
+
+  /** Its notice request goes too: no turn will take the message. */
+  private dropWatch(messageId: string, now: number): void {
+    this.sql('UPDATE watches SET state = \'dropped\', reason = ?, updated_at = ? WHERE message_id = ? AND state = \'watching\'').run(WITHDRAWN, now, messageId)
+  }
+}
