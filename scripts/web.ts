@@ -24,11 +24,15 @@ import { startFakeModel, type ModelRequest, type Reply } from '../test/e2e/suppo
 import { assertPrerequisites, makeHome, startWeb, writePatch, type DshHome } from '../test/e2e/support/harness.ts'
 import { pageCall } from '../test/e2e/support/page-key.ts'
 import { firstUserText, turnOf } from '../test/e2e/support/scenario.ts'
+import { outsideTemp } from '../test/support/outside-temp.ts'
 
 const args = process.argv.slice(2)
 const portArg = args.indexOf('--port')
 const keep = args.includes('--keep')
 const ids: Record<string, string> = {}
+
+/** This checkout (the web home lies under its `.tmp/`, or under `~/.cache` when the checkout is under a temp root). */
+const CHECKOUT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
 const HELP = 'Try: `list`, `read <session id>`, `send <session id> <text>`.'
 
@@ -36,7 +40,8 @@ const HELP = 'Try: `list`, `read <session id>`, `send <session id> <text>`.'
 function answer(request: ModelRequest): Reply {
   const turn = turnOf(request)
   const first = firstUserText(request)
-  if (turn.step > 0) return { text: `Done: ${(turn.results[0]?.content ?? '').split('\n')[0]}` }
+  // The whole result, so a terminal run prints what `list` or `read` found (a headless run prints the final answer only).
+  if (turn.step > 0) return { text: `Done:\n${turn.results[0]?.content ?? ''}` }
   const trigger = turn.trigger.trim()
   if (trigger.includes('Cross-session message')) return { text: 'A peer session wrote to me (above). Noted; I will take it from here.' }
   if (first.includes('ROLE:BRAVO') && trigger.includes('ROLE:BRAVO')) {
@@ -74,8 +79,8 @@ async function assertPortFree(port: number): Promise<void> {
 }
 
 /** The commands a second terminal runs to join this home (printed in the banner; docs in the README). */
-function secondTerminal(home: string, modelUrl: string): string {
-  const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+function secondTerminal(home: string, workspace: string, modelUrl: string): string {
+  const repo = CHECKOUT
   const path = [dirname(process.execPath), join(repo, 'e2e', 'node_modules', '.bin')].join(':')
   return [
     'A second terminal on the same home (a headless dsh beside this web host):',
@@ -84,6 +89,7 @@ function secondTerminal(home: string, modelUrl: string): string {
     '  export DEEPSEEK_API_KEY=offline   # any value: the scripted model checks none',
     '  export DSH_TELEMETRY_DISABLED=1',
     `  export PATH="${path}:$PATH"   # Node 22, and dsh and pnpm from e2e/`,
+    `  cd ${workspace}   # a run's workspace is the folder it starts in (what visibility: workspace compares)`,
     `  dsh plugin --profile headless add link:${repo}   # once per home`,
     '  dsh --profile headless "list"   # or "read <session id>", "send <session id> <text>"',
   ].join('\n')
@@ -93,7 +99,8 @@ async function main(): Promise<void> {
   assertPrerequisites()
   const port = askedPort()
   if (port !== undefined) await assertPortFree(port)
-  const h = makeHome('web', 'dsh-cross-session-')
+  // Outside /tmp and the temp dir, which every session's shell may write: a home there earns the settings card's warning.
+  const h = makeHome('web', 'dsh-cross-session-', outsideTemp(CHECKOUT, 'web'))
   try {
     await serve(h, port)
   } catch (error: unknown) {
@@ -130,9 +137,12 @@ async function serve(h: DshHome, port: number | undefined): Promise<void> {
   await web.waitIdle(bravo, { turns: 2 })
   console.log(`\ndsh web with dsh-cross-session: http://127.0.0.1:${web.port}/`)
   console.log(`DSH_HOME: ${h.home}${keep ? ' (kept on exit)' : ' (deleted on exit; --keep keeps it)'}`)
-  console.log(`Seeded: alpha ${ids.alpha}, bravo ${bravo}, charlie ${charlie} (holds peer messages: one waits for approval).`)
+  console.log('Seeded:')
+  console.log(`  "Fix the reasoning-effort config"    ${ids.alpha}`)
+  console.log(`  "Release checklist for v2"           ${bravo}`)
+  console.log(`  "Deploy keys (holds peer messages)"  ${charlie} (one message waits on its approval card)`)
   console.log('In any session the scripted model understands: list · read <session id> · send <session id> <text>.\n')
-  console.log(secondTerminal(h.home, model.url))
+  console.log(secondTerminal(h.home, h.workspace, model.url))
   console.log('\nCtrl-C stops.\n')
   // Ctrl-C reaches this process twice (from the terminal's process group and
   // forwarded by scripts/node22.mjs): every signal is caught, the first stops.

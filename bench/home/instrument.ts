@@ -21,7 +21,7 @@ export interface StoreCounts {
   calls: Record<string, number>
   /** Wall time spent inside port calls, ms. */
   ms: number
-  /** `BEGIN IMMEDIATE` executed (one per transition). */
+  /** `BEGIN IMMEDIATE` that took the lock (one per transition; a try that met SQLITE_BUSY is not counted). */
   transactions: number
   /** Statements prepared (`DatabaseSync.prepare`). */
   statements: number
@@ -71,10 +71,11 @@ export function countStore(store: SqliteHomeStore): CountedStore {
       }
     }
     if (!/^\s*BEGIN IMMEDIATE\b/i.test(sql)) return exec(sql)
-    counts.transactions++
     const started = performance.now()
     try {
       exec(sql)
+      // A transaction begun: a try that met another process's lock (SQLITE_BUSY, tried again later) is none.
+      counts.transactions++
     } finally {
       longest = Math.max(longest, performance.now() - started)
     }

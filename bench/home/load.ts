@@ -28,6 +28,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import type { StoreCounts } from './instrument.js'
+import { BUSY_TIMEOUT_MS } from '../../src/home/store-open.js'
 
 /** Posting processes started at once. */
 export const PROCESSES = 24
@@ -188,7 +189,7 @@ export function loadNotes(result: LoadResult): string[] {
     `- ${result.processes} processes posting at once against one home store (a holder process with ${IDLE_SESSIONS + 1} live sessions; each poster wired as a headless dsh, supervised store, fail-closed guard), ${result.perProcess} sequential sends each (resolve, admit, wait for \`recorded\`), ${(result.wallMs / 1000).toFixed(1)} s for all:`,
     `  - failed posts ${result.failed}/${result.posted}${reasons === '' ? '' : ` (${reasons})`}; accepted ${result.accepted}; recorded ${result.recorded}; delivered to the target's log ${result.delivered.distinct}, of them more than once ${result.delivered.duplicates};`,
     `  - longest event-loop stall per poster (\`monitorEventLoopDelay\`): over its whole life from before it opened the store ${worst(report => report.stall.life.max)}; over the posting ${worst(report => report.stall.posting.max)}; the holder over the posting ${result.owner.stall.max.toFixed(0)} ms (p99 ${result.owner.stall.p99.toFixed(0)} ms);`,
-    `  - of which waiting inside the store for another process's write lock (the longest \`BEGIN IMMEDIATE\`, waited on the event loop up to the 5 s \`busy_timeout\`): posters over their life ${worst(report => report.stall.life.lockWait)}, the holder ${result.owner.stall.lockWait.toFixed(0)} ms; the longest \`COMMIT\` (its disk sync): posters ${worst(report => report.stall.life.commit)}, the holder ${result.owner.stall.commit.toFixed(0)} ms;`,
+    `  - of which waiting inside the store for another process's write lock (the longest \`BEGIN IMMEDIATE\`, waited on the event loop up to the ${BUSY_TIMEOUT_MS} ms \`busy_timeout\`, then retried with the loop free; a wait longer than that is time the process waited for a core): posters over their life ${worst(report => report.stall.life.lockWait)}, the holder ${result.owner.stall.lockWait.toFixed(0)} ms; the longest \`COMMIT\` (its disk sync): posters ${worst(report => report.stall.life.commit)}, the holder ${result.owner.stall.commit.toFixed(0)} ms;`,
     `  - store transactions per delivered message, every process: ${result.transactionsPerDelivered.toFixed(2)} (holder ${(result.owner.transactions / Math.max(result.delivered.distinct, 1)).toFixed(2)});`,
     `  - machine: ${machine.cpu}, ${machine.cores} cores, load average before the posting ${machine.loadBefore.map(value => value.toFixed(1)).join(' / ')}, after ${machine.loadAfter.map(value => value.toFixed(1)).join(' / ')} (what a stall holds besides these is the process's own work and time it waited for a core).`,
   ]

@@ -97,10 +97,12 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
       return admitted
     },
     async waitRecorded(target, requestId, options) {
-      const recorded = await waitInMemory(target, requestId, options)
+      const seen: { agent?: HostAgent } = {}
+      const recorded = await waitInMemory(target, requestId, options, seen)
       // As on the cross-process path (the holder flushes before it records): rc.8 writes a live log in batches
       // (`@deepseek-ai/dsh-session-persistence@0.1.0-rc.8` lib/index.js `DEFAULT_WRITE_BATCH_MAX_DELAY_MS`).
-      const agent = recorded?.stage === 'conversation' ? agents.get(target.sessionId) : undefined
+      // The agent whose log held it (no second lookup), else the registry's.
+      const agent = recorded?.stage === 'conversation' ? seen.agent ?? agents.get(target.sessionId) : undefined
       if (agent !== undefined && services.flush !== undefined) await services.flush(agent)
       return recorded
     },
@@ -113,19 +115,20 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
   }
 
   /** Wait, bounded, until the live log in memory holds the message. */
-  async function waitInMemory(target: ResolvedTarget, requestId: string,
-    { timeoutMs, signal, settleForInbox, from = 0 }: RecordWaitOptions): Promise<Recorded | undefined> {
+  async function waitInMemory(target: ResolvedTarget, requestId: string, { timeoutMs, signal, settleForInbox, from = 0 }: RecordWaitOptions,
+    seen: { agent?: HostAgent }): Promise<Recorded | undefined> {
     const events = services.events
-    if (events?.available !== true)
-      return await waitUntilRecorded(() => agents.get(target.sessionId)?.session.events, requestId,
+    if (events?.available !== true) {
+      return await waitUntilRecorded(() => (seen.agent = agents.get(target.sessionId))?.session.events, requestId,
         { timeoutMs, signal, from, settleForInbox })
+    }
     // Woken by the session's own appends: the agent is looked up again only after a quiet backstop (it may have gone).
     let agent = agents.get(target.sessionId)
     let quiet = false
     const read = (): readonly unknown[] | undefined => {
       if (quiet) agent = agents.get(target.sessionId)
       quiet = false
-      return agent?.session.events
+      return (seen.agent = agent)?.session.events
     }
     const appended = async (ms: number, wait: AbortSignal): Promise<void> => {
       quiet = !await events.next(target.sessionId, ms, wait)

@@ -30,6 +30,7 @@ import { postRemote, waitRemote } from './remote-delivery.js'
 import type { HomeRuntime } from './runtime.js'
 import type { HolderView } from './store.js'
 import { waitAnswered } from './woken-answer.js'
+import { retryInBackground } from './store-retry.js'
 
 /**
  * Reads a session's stored events as written, without recovery's synthetic
@@ -53,12 +54,16 @@ export interface GuardHost {
   readonly isLocal: (sessionId: string) => boolean
   readonly agentOf: (sessionId: string) => Parameters<HomeRuntime['holdWoken']>[0] | undefined
   readonly listEvents: ListEvents | undefined
+  /** Where a step given up after its background retries is said; absent: nowhere. */
+  readonly log?: (message: string) => void
 }
 
 /** Wrap `inner` with the cross-process rules. */
 export function guardController(inner: ControllerPort, runtime: HomeRuntime, host: GuardHost): ControllerPort {
   const attempts = new Map<string, WakeAttempt>()
   const { store } = runtime
+  // A row left `waking` would keep the session from every other process: a locked store is tried again, unless a new wake or a hold here took the session meanwhile.
+  const letGo = (sessionId: string): void => retryInBackground(() => store.release(sessionId, 'wake-failed'), () => !attempts.has(sessionId) && !runtime.holds(sessionId), host.log ?? (() => undefined))
 
   /** Step 6 under the hold; the hold is let go here when it refuses. */
   async function checkHeld(sessionId: string, previous: HolderView['lastLetGo']): Promise<ControllerOutcome<ResolvedTarget> | undefined> {
@@ -66,10 +71,10 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
       if (host.listEvents === undefined) return undefined
       const turn = openTurnOf(await host.listEvents(sessionId), Date.now())
       if (!blocksWake(turn, previous)) return undefined
-      store.release(sessionId, 'wake-failed')
+      letGo(sessionId)
       return { ok: false, reason: { kind: 'open-turn', ageMs: turn?.ageMs ?? 0 } }
     } catch (error: unknown) {
-      store.release(sessionId, 'wake-failed')
+      letGo(sessionId)
       throw error
     }
   }
@@ -95,7 +100,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
       attempt.callers--
       if (attempt.callers === 0 && attempts.get(sessionId) === attempt) {
         attempts.delete(sessionId)
-        if (attempt.kept === undefined) store.release(sessionId, 'wake-failed')
+        if (attempt.kept === undefined) letGo(sessionId)
       }
     }
   }

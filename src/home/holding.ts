@@ -14,8 +14,9 @@ import { admitClaimed, hasFound, recordFound, settle, type HeldSession } from '.
 import { reofferUnanswered } from './reoffer.js'
 import { fireEndedWatches } from './notices.js'
 import { PerSession } from './per-session.js'
-import type { HoldOutcome, HomeStore, LetGo } from './store.js'
-import { StoreUnavailableError } from './store-fault.js'
+import type { HoldOutcome, HomeStore, LetGo, StoredMessage } from './store.js'
+import { isBusy, StoreUnavailableError } from './store-fault.js'
+import { HOLDER_PACE, NO_ABORT, retryStore, STORE_RETRY_MS } from './store-retry.js'
 import type { StoreWatch } from './store-watch.js'
 
 /** What holding needs from its process. */
@@ -32,11 +33,14 @@ export class Holdings {
   private readonly watch: StoreWatch
   private readonly host: HoldingHost
   private readonly held = new Map<string, HeldSession>()
-  private readonly work = new PerSession((sessionId, error) =>
-    this.host.log(`delivering stored messages to ${sessionId} failed: ${String(error)}`))
-
+  /** The agent of each session held here, as the registry gave it (kept with {@link held}: no lookup per log append). */
+  private readonly agents = new Map<string, HostAgent>()
+  /** Claimed here, not yet through {@link admitClaimed}: a store fault among the admissions left them to admit again. */
+  private readonly unadmitted = new Map<string, StoredMessage[]>()
   /** Set once the runtime stops: nothing new is held or delivered. */
   stopped = false
+  private readonly work = new PerSession((sessionId, error) =>
+    this.host.log(`delivering stored messages to ${sessionId} failed: ${String(error)}`))
 
   constructor(store: HomeStore, watch: StoreWatch, host: HoldingHost) {
     this.store = store
@@ -51,7 +55,8 @@ export class Holdings {
 
   /** A session went live here: hold it (top-level only) and deliver what waits for it. */
   track(agent: HostAgent): void {
-    if (this.stopped || this.held.has(agent.id)) return
+    if (this.held.has(agent.id)) return void this.agents.set(agent.id, agent)
+    if (this.stopped) return
     const header = readHeader(agent.session?.header)
     if (header === undefined || isSubagent(header)) return
     let held: HoldOutcome
@@ -59,7 +64,7 @@ export class Holdings {
       held = this.store.markLive(agent.id)
     } catch (error: unknown) {
       // Not held until the store takes it: the reconcile tries again (`home/runtime.ts`); an unusable store is said once.
-      if (!(error instanceof StoreUnavailableError))
+      if (!(error instanceof StoreUnavailableError) && !isBusy(error))
         this.host.log(`holding ${agent.id} in the cross-session store failed (tried again shortly): ${String(error)}`)
       return
     }
@@ -71,8 +76,9 @@ export class Holdings {
     // A watched turn may have ended under an earlier holder: look once its log is on disk.
     this.held.set(agent.id,
       { target: agent.id, awaiting: new Set(), found: new Map(), scanned: agent.session.events.length, watchLook: true })
+    this.agents.set(agent.id, agent)
     void this.drain(agent.id)
-    this.onSessionEvent(agent.id)
+    this.onSessionEvent(agent.id, agent)
   }
 
   /**
@@ -92,11 +98,10 @@ export class Holdings {
     const agent = this.host.agents.get(sessionId)
     if (held !== undefined && agent !== undefined) settle(this.store, agent, held)
     // Nothing found is recorded here: rc.8 starts writing a disposed session's log only after `agent/disposed`
-    // (`@deepseek-ai/dsh-agent-loop@0.1.0-rc.8` lib/index.js: `detachAgent`, then `detachSession`, whose
-    // `session/disposed` starts the drain), so a SIGKILL meanwhile would lose it. It returns to pending with
-    // its claim, and the next holder finds it in the log on disk (docs/architecture.md §8).
-    // The store first: a release that fails leaves the session held here, and the reconcile tries again
-    // (`home/runtime.ts`), so no row stays `live` for a process that no longer has the session.
+    // (`@deepseek-ai/dsh-agent-loop@0.1.0-rc.8` lib/index.js: `detachAgent`, then `detachSession`, whose `session/disposed`
+    // starts the drain), so a SIGKILL meanwhile would lose it. It returns to pending with its claim, and the next holder
+    // finds it in the log on disk (docs/architecture.md §8). The store first: a release that fails leaves the session
+    // held here, and the reconcile tries again (`home/runtime.ts`), so no row stays `live` for a process without it.
     try {
       this.store.release(sessionId, how)
     } catch (error: unknown) {
@@ -104,6 +109,8 @@ export class Holdings {
       return
     }
     this.held.delete(sessionId)
+    this.agents.delete(sessionId)
+    this.unadmitted.delete(sessionId)
     this.watch.poke()
   }
 
@@ -112,14 +119,10 @@ export class Holdings {
     return this.held.has(sessionId)
   }
 
-  /**
-   * Something was appended to a session's log here. `live` is its agent when
-   * the caller already has it from one registry listing (a tick), which saves
-   * a lookup per held session.
-   */
+  /** Something was appended to a session's log here; `live`: its agent, when the caller has it (a tick's listing). */
   onSessionEvent(sessionId: string, live?: HostAgent): void {
     const held = this.held.get(sessionId)
-    const agent = held === undefined ? undefined : live ?? this.host.agents.get(sessionId)
+    const agent = held === undefined ? undefined : live ?? this.agents.get(sessionId) ?? this.host.agents.get(sessionId)
     if (held === undefined || agent === undefined) return
     if (settle(this.store, agent, held)) this.watch.poke()
     if (hasFound(held)) this.persistFound(sessionId)
@@ -130,18 +133,24 @@ export class Holdings {
    * (which must be live here and held). Resolves once all are admitted.
    */
   drain(sessionId: string): Promise<void> {
-    return this.work.queue(sessionId, () => this.drainNow(sessionId))
+    // A store locked by another process is tried again with the event loop free (docs/architecture.md §8, "When the store fails").
+    return this.work.queue(sessionId, () => retryStore(() => this.drainNow(sessionId), NO_ABORT, STORE_RETRY_MS, HOLDER_PACE))
   }
 
   private drainNow(sessionId: string): void {
     const held = this.held.get(sessionId)
+    const left = this.unadmitted.get(sessionId) ?? []
     // A read first: most drains (every wake, every session going live) find nothing waiting, and pay no lookup and no write.
-    if (this.stopped || held === undefined || !this.store.waiting().has(sessionId)) return
+    if (this.stopped || held === undefined || (left.length === 0 && !this.store.waiting().has(sessionId))) return
     const agent = this.host.agents.get(sessionId)
     if (agent === undefined) return
-    const claimed = this.store.claim(sessionId)
+    const claimed = [...left, ...this.store.claim(sessionId)]
     if (claimed.length === 0) return
-    for (const messageId of admitClaimed(this.store, agent, held, claimed, this.host.log)) held.awaiting.add(messageId)
+    // Kept until all are through: admitClaimed reads each one's state from the log first (none admitted twice after a fault).
+    this.unadmitted.set(sessionId, claimed)
+    const admitted = admitClaimed(this.store, agent, held, claimed, this.host.log)
+    this.unadmitted.delete(sessionId)
+    for (const messageId of admitted) held.awaiting.add(messageId)
     settle(this.store, agent, held)
     if (hasFound(held)) this.persistFound(sessionId)
     this.watch.poke()
@@ -173,7 +182,7 @@ export class Holdings {
   private persistFound(sessionId: string): void {
     this.work.coalesce(sessionId, async () => {
       const held = this.held.get(sessionId)
-      const agent = this.host.agents.get(sessionId)
+      const agent = this.agents.get(sessionId) ?? this.host.agents.get(sessionId)
       if (held === undefined || agent === undefined || !hasFound(held)) return
       const batch = new Set(held.found.keys())
       const answeredAt = held.answeredAt
@@ -181,7 +190,8 @@ export class Holdings {
       held.watchLook = false
       if (!watchLook && !hasFound(held)) return
       await this.host.flush?.(agent)
-      if (recordFound(this.store, held, batch, answeredAt)) this.watch.poke()
+      // The store first in recordFound: a retry records only what is still found.
+      if (await retryStore(() => recordFound(this.store, held, batch, answeredAt), NO_ABORT, STORE_RETRY_MS, HOLDER_PACE)) this.watch.poke()
       if (watchLook) this.fireWatches(agent)
     })
   }

@@ -165,6 +165,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     isLocal: sessionId => ctx.agents.get(sessionId) !== undefined,
     agentOf: sessionId => ctx.agents.get(sessionId),
     listEvents,
+    log: warn,
   }))
   if (runtime.adopt !== undefined) runtime.adopt = topLevelOnly(runtime.adopt, ports.sessions, runtime.store)
   return { corpus: () => supervisor.corpus(), runtime, inbound: runtime.store, sessions, controller }

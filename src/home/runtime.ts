@@ -19,7 +19,8 @@ import { OrphanWatches, type ListEvents } from './orphan-watches.js'
 import type { HomeStore, LetGo } from './store.js'
 import type { Approval } from '../ports.js'
 import type { StoreWatch } from './store-watch.js'
-import { StoreUnavailableError, storeFaultWhy } from './store-fault.js'
+import { isBusy, StoreUnavailableError, storeFaultWhy } from './store-fault.js'
+import { retryInBackground } from './store-retry.js'
 import { holdAgain, joinStore, leaveStore } from './join.js'
 import { PROCESS_CLOCK, type RuntimeClock } from './runtime-clock.js'
 import { reconcileLive } from './reconcile.js'
@@ -55,6 +56,7 @@ export class HomeRuntime {
   private stopTimer: (() => void) | undefined
   private removeExitHook: (() => void) | undefined
   private sweepAfter = 0
+  private rejoined = false // through {@link rejoin}: the start's background join is no longer wanted
   /** Wakes a session here for adoption (set by the guard: the guarded wake). */
   adopt: ((sessionId: string) => Promise<boolean>) | undefined
   /** A held message this process expired (set by the mount: the sender's notice). */
@@ -77,10 +79,13 @@ export class HomeRuntime {
   /** Join the store (one unusable now is joined once it can be: {@link rejoin}), hold what is live, start reacting. */
   start(): void {
     this.longLived = this.host.longLived()
+    const join = (): void => joinStore(this.store, this.longLived, sessionId => this.host.agents.get(sessionId) !== undefined)
     try {
-      joinStore(this.store, this.longLived, sessionId => this.host.agents.get(sessionId) !== undefined)
+      join()
     } catch (error: unknown) {
       if (storeFaultWhy(error) === undefined) throw error
+      // Locked by another process now: joined once it lets go, unless `rejoin` did first (an unusable store: on `opened`).
+      if (isBusy(error)) retryInBackground(join, () => !this.stopped && !this.rejoined, this.host.log)
     }
     const clock = this.host.clock ?? PROCESS_CLOCK
     this.removeExitHook = clock.atExit(this.onExit)
@@ -95,6 +100,7 @@ export class HomeRuntime {
     try {
       joinStore(this.store, this.longLived, sessionId => this.host.agents.get(sessionId) !== undefined)
       holdAgain(this.store, this.holdings.ids(), this.host.log)
+      this.rejoined = true
     } catch (error: unknown) {
       this.host.log(`joining the cross-session store failed: ${String(error)}`)
     }
@@ -147,8 +153,8 @@ export class HomeRuntime {
         this.store.sweep(Date.now(), RETAIN_MS)
       }
     } catch (error: unknown) {
-      // An unusable store is said once, by the supervisor; the next tick tries again.
-      if (!(error instanceof StoreUnavailableError)) this.host.log(`the cross-session store could not be read: ${String(error)}`)
+      // An unusable store is said once, by the supervisor; a lock held by another process is not a fault to tell; the next tick tries again.
+      if (!(error instanceof StoreUnavailableError) && !isBusy(error)) this.host.log(`the cross-session store could not be read: ${String(error)}`)
     }
   }
 
@@ -175,11 +181,7 @@ export class HomeRuntime {
   // A store gone with the process is left as it is: its rows are judged by pid + start time.
   private readonly onExit = (): void => void leaveStore(this.store, 'exited')
 
-  /**
-   * Stop (plugin disposal). Sessions no longer live here are let go; any
-   * still live stay held by this process (their rows are judged by its pid
-   * and start time) until it exits or a new runtime reconciles them.
-   */
+  /** Stop (plugin disposal): let go of sessions no longer live here; live ones stay held by this process (pid + start) until it exits or a new runtime reconciles them. */
   stop(): void {
     if (this.stopped) return
     for (const sessionId of this.holdings.ids()) if (this.host.agents.get(sessionId) === undefined) this.untrack(sessionId)

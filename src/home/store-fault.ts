@@ -70,6 +70,12 @@ export function isStoreFault(error: unknown): boolean {
   return storeFaultWhy(error) !== undefined
 }
 
+/** Whether `error` is another connection's lock met past the short wait (`SQLITE_BUSY`, `SQLITE_LOCKED`): gone in a moment, tried again without a word. */
+export function isBusy(error: unknown): boolean {
+  const { errcode } = (typeof error === 'object' && error !== null ? error : {}) as { errcode?: unknown }
+  return typeof errcode === 'number' && ((errcode & 0xff) === 5 || (errcode & 0xff) === 6)
+}
+
 /** A store fault raised by this package (an unsafe path, a newer schema): `why` is what the refusal says. */
 export function storeFault(message: string, why: string): Error {
   return Object.assign(new Error(message), { storeFault: why })

@@ -5,10 +5,10 @@
  *   database file is created 0600 before SQLite opens it (SQLite gives its
  *   `-wal` and `-shm` files the database file's mode) and must not be a
  *   symlink.
- * - `journal_mode = WAL` (readers never block the writer), `busy_timeout`
- *   (a transition waits for another process's transaction instead of
- *   failing), `synchronous = FULL` (a committed transition survives a power
- *   loss, not only a crash).
+ * - `journal_mode = WAL` (readers never block the writer), a short
+ *   `busy_timeout` ({@link BUSY_TIMEOUT_MS}, then `SQLITE_BUSY`: a store fault
+ *   its caller retries asynchronously), `synchronous = FULL` (a committed
+ *   transition survives a power loss). A current store opens without a write lock.
  * - A store of an earlier schema version is migrated in place
  *   (`home/store-migrate.ts`): every choice, held and pending message is
  *   kept. A store of a newer version (a newer release of this package on
@@ -27,49 +27,23 @@
  * @module dsh-cross-session/home/store-open
  */
 
-import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs'
+import { renameSync } from 'node:fs'
 import type { DatabaseSync } from 'node:sqlite'
-import { join } from 'node:path'
 import type { ProcessTag } from '../harness/dsh-home.js'
 import { loadSqlite } from '../harness/sqlite-module.js'
 import { SCHEMA, STORE_VERSION } from './store-schema.js'
 import { SqliteHomeStore } from './store-sqlite.js'
 import { storeFault } from './store-fault.js'
-import { migrateInPlace } from './store-migrate.js'
+import { createOwnerOnly, fileIdentity, plainDirectory, storePaths } from './store-files.js'
+import { isCurrent, migrateInPlace, SCHEMA_HASH } from './store-migrate.js'
 
 /** The `meta` table alone (as in the schema, idempotent): read for the version before the schema runs. */
 const META_SCHEMA = 'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;'
 
-/** How long a transition waits for another process's write lock, ms. */
-export const BUSY_TIMEOUT_MS = 5000
+/** How long a transition waits on the event loop for another process's write lock, ms; then `SQLITE_BUSY` (docs/architecture.md §8). */
+export const BUSY_TIMEOUT_MS = 25
 
-/** The store's directory and file under `home`. */
-export function storePaths(home: string): { dir: string, file: string } {
-  const dir = join(home, 'cross-session')
-  return { dir, file: join(dir, 'store.sqlite') }
-}
-
-function plainDirectory(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const stat = lstatSync(dir)
-  if (!stat.isDirectory() || stat.isSymbolicLink())
-    throw storeFault(`${dir} is not a plain directory; refusing to use it`, 'its directory is not a plain directory')
-}
-
-function createOwnerOnly(file: string): void {
-  // O_NOFOLLOW: a symlink planted in the file's place is refused, never written through.
-  let fd: number
-  try {
-    fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)
-  } catch (error: unknown) {
-    if ((error as { code?: unknown }).code === 'ELOOP')
-      throw storeFault(`${file} is a symbolic link; refusing to use it`, 'the store file is a symbolic link')
-    throw error
-  }
-  closeSync(fd)
-  if (!lstatSync(file).isFile())
-    throw storeFault(`${file} is not a regular file; refusing to use it`, 'the store file is not a regular file')
-}
+export { fileIdentity, setAsideStaleWal, storePaths } from './store-files.js'
 
 /** Pure: what a stored schema version means to this release. */
 export function versionVerdict(stored: string | undefined): 'new' | 'same' | 'older' | 'newer' | 'foreign' {
@@ -80,6 +54,12 @@ export function versionVerdict(stored: string | undefined): 'new' | 'same' | 'ol
   return version < Number(STORE_VERSION) ? 'older' : 'newer'
 }
 
+/** Opening waits `busyMs` for a lock (a first open, a migration); every transition after it {@link BUSY_TIMEOUT_MS}. */
+function settled(db: DatabaseSync): DatabaseSync {
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  return db
+}
+
 function connect(file: string, busyMs: number, log: (message: string) => void): DatabaseSync {
   const db = new (loadSqlite().DatabaseSync)(file)
   try {
@@ -88,6 +68,8 @@ function connect(file: string, busyMs: number, log: (message: string) => void): 
     db.exec('PRAGMA synchronous = FULL')
     // A checkpoint truncates the WAL back to this size (bytes), so a large sweep does not leave it grown.
     db.exec('PRAGMA journal_size_limit = 1048576')
+    // Most opens (every process start on a home in use): nothing to write, so no write lock to wait for.
+    if (isCurrent(db)) return settled(db)
     db.exec('BEGIN IMMEDIATE')
     // The version is read before the schema runs: this version's indexes name
     // columns an older store lacks, and running them first would fail with
@@ -103,13 +85,13 @@ function connect(file: string, busyMs: number, log: (message: string) => void): 
     }
     const migrated = verdict === 'older' ? migrateInPlace(db) : []
     db.exec(SCHEMA)
-    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (\'version\', ?)').run(STORE_VERSION)
+    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (\'version\', ?), (\'schema\', ?)').run(STORE_VERSION, SCHEMA_HASH)
     db.exec('COMMIT')
-    // Opening waits `busyMs`; a transition then waits the full wait (docs/architecture.md §8, "When the store fails").
-    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
-    if (verdict === 'older')
-      log(`the cross-session store was migrated in place from schema ${String(version)} to ${STORE_VERSION}${migrated.length === 0
-        ? '' : ` (${migrated.join('; ')})`}; every choice and message was kept`)
+    settled(db)
+    if (verdict === 'older') {
+      const how = migrated.length === 0 ? '' : ` (${migrated.join('; ')})`
+      log(`the cross-session store was migrated in place from schema ${String(version)} to ${STORE_VERSION}${how}; every choice and message was kept`)
+    }
     return db
   } catch (error: unknown) {
     try {
@@ -126,36 +108,6 @@ function isBroken(error: unknown): boolean {
   const { errcode } = error as { errcode?: unknown }
   // SQLITE_CORRUPT (11), SQLITE_NOTADB (26), extended codes included.
   return typeof errcode === 'number' && ((errcode & 0xff) === 11 || (errcode & 0xff) === 26)
-}
-
-/**
- * A store file replaced (or deleted alone) under running processes leaves the old file's
- * `-wal` and `-shm` at the path, and SQLite would read the new file through
- * the old log (sqlite.org/howtocorrupt.html, "mispairing database files and
- * hot journals"). When the `-wal` at the path is still the one the old
- * connection used (`wal`, its identity then), both are moved aside
- * (`.stale-<ms>`); a log another process made for the new file is left alone.
- */
-export function setAsideStaleWal(file: string, wal: string | undefined): void {
-  if (wal === undefined || fileIdentity(`${file}-wal`) !== wal) return
-  const at = Date.now()
-  for (const suffix of ['-wal', '-shm']) {
-    try {
-      renameSync(`${file}${suffix}`, `${file}${suffix}.stale-${at}`)
-    } catch {
-      // Gone meanwhile: another process moved it.
-    }
-  }
-}
-
-/** dev and inode of `file`, or `undefined` when it is gone. */
-export function fileIdentity(file: string): string | undefined {
-  try {
-    const stat = statSync(file)
-    return `${stat.dev}:${stat.ino}`
-  } catch {
-    return undefined
-  }
 }
 
 /**

@@ -14,14 +14,39 @@
  * @module dsh-cross-session/home/store-retry
  */
 
-import { storeFaultWhy } from './store-fault.js'
+import { isBusy, storeFaultWhy } from './store-fault.js'
 import { sleep } from '../harness/recorded.js'
 
-/** How long a send keeps trying a store that cannot be used, ms. */
-export const STORE_RETRY_MS = 5000
-/** First pause between two tries, ms; it doubles up to {@link STORE_RETRY_PAUSE_MAX_MS}. */
-const STORE_RETRY_PAUSE_MS = 25
-const STORE_RETRY_PAUSE_MAX_MS = 500
+/**
+ * How long a send keeps trying a store that cannot be used, ms. Each try
+ * waits at most `BUSY_TIMEOUT_MS` on the event loop (`home/store-open.ts`);
+ * the rest of the wait is paced here with the loop free. Under heavy
+ * contention (24 processes posting at once on a loaded 2-core machine) a
+ * post can wait seconds for its turn (docs/performance.md, "Many processes
+ * posting at once").
+ */
+export const STORE_RETRY_MS = 10_000
+/**
+ * Pauses between two tries, ms: the first, doubling up to the longest, each
+ * drawn at random between half and all of it. Short: a lock is held for one
+ * transaction, and with many processes waiting, one that has waited long must
+ * keep trying about as often as one that just came, or it starves. A holder
+ * tries more often than a sender ({@link HOLDER_PACE}): every sender waits for
+ * the holder's claim and record, so a holder outrun by its senders slows them all.
+ */
+export interface RetryPace {
+  readonly firstMs: number
+  readonly longestMs: number
+  /** Only another process's lock is waited out (`isBusy`); any other fault is thrown at once (a store that is down comes back through the supervisor). */
+  readonly busyOnly?: boolean
+}
+/** A sender's pace. */
+export const SENDER_PACE: RetryPace = { firstMs: 10, longestMs: 80 }
+/** A holder's pace (its drain and records, `home/holding.ts`). */
+export const HOLDER_PACE: RetryPace = { firstMs: 5, longestMs: 20, busyOnly: true }
+
+/** A holder's retries end at their bound; stopping is checked in each step (`home/holding.ts`). */
+export const NO_ABORT: AbortSignal = new AbortController().signal
 
 /**
  * Run `step`; while it throws a store fault, pause and run it again, for at
@@ -29,17 +54,45 @@ const STORE_RETRY_PAUSE_MAX_MS = 500
  * @returns what `step` returned.
  * @throws the last store fault once the budget is spent; any other error at once.
  */
-export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSignal, budgetMs: number = STORE_RETRY_MS): Promise<T> {
+export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSignal, budgetMs: number = STORE_RETRY_MS, pace: RetryPace = SENDER_PACE): Promise<T> {
   const until = Date.now() + budgetMs
-  let wait = STORE_RETRY_PAUSE_MS
+  let wait = pace.firstMs
   for (;;) {
     try {
       return await step()
     } catch (error: unknown) {
       const left = until - Date.now()
-      if (storeFaultWhy(error) === undefined || left <= 0 || signal.aborted) throw error
-      await sleep(Math.min(wait, left), signal)
-      wait = Math.min(wait * 2, STORE_RETRY_PAUSE_MAX_MS)
+      if (storeFaultWhy(error) === undefined || (pace.busyOnly === true && !isBusy(error)) || left <= 0 || signal.aborted) throw error
+      await sleep(Math.min(wait * (0.5 + Math.random() / 2), left), signal)
+      wait = Math.min(wait * 2, pace.longestMs)
     }
   }
+}
+
+/** How long a step left to the background (a holder letting go after a failed wake) keeps trying, ms. */
+export const BACKGROUND_RETRY_MS = 60_000
+const NEVER = new AbortController().signal
+
+/**
+ * Run `step` now; when it meets another process's lock (`SQLITE_BUSY`), run
+ * it again in the background (for at most `budgetMs`, at the holder's pace)
+ * while `still()` says it is still wanted; a lock left at the bound is
+ * logged. Another store fault is left to the supervisor (the store is down:
+ * its rows are judged again once it is back). Used where the caller cannot
+ * wait and the step must not be lost to a moment's lock (a row left `waking`
+ * by a failed wake would keep the session from every other process).
+ * @throws any error of the first run that is not a store fault.
+ */
+export function retryInBackground(step: () => void, still: () => boolean, log: (message: string) => void, budgetMs: number = BACKGROUND_RETRY_MS): void {
+  try {
+    step()
+    return
+  } catch (error: unknown) {
+    if (storeFaultWhy(error) === undefined) throw error
+    // A store that is down comes back through the supervisor, whose listeners join again (`home/runtime.ts` `rejoin`).
+    if (!isBusy(error)) return
+  }
+  void retryStore(() => {
+    if (still()) step()
+  }, NEVER, budgetMs, HOLDER_PACE).catch((error: unknown) => log(`a cross-session store step failed and was given up after ${budgetMs} ms: ${String(error)}`))
 }

@@ -10,7 +10,10 @@
  * @module test/support/home-racer
  */
 import { createInterface } from 'node:readline'
-import { isAlive, openHomeStore, selfTag, type HomeStore } from '../../src/testing.js'
+import { isAlive, openHomeStore, retryStore, selfTag, type HomeStore } from '../../src/testing.js'
+
+/** A transition meeting another racer's lock past the short wait throws SQLITE_BUSY; it is tried again as the shipped callers do (`home/store-retry.ts`). */
+const retry = <T>(step: () => T): Promise<T> => retryStore(step, new AbortController().signal, 60_000)
 
 const index = Number(process.argv[2])
 const ids = Array.from({ length: 20 }, (_, n) => `raced-${n}`)
@@ -20,7 +23,7 @@ function message(messageId: string, target: string) {
 }
 
 /** Many transitions on three sessions: post, take, claim, record, let go. @returns the ids this racer recorded. */
-function churn(store: HomeStore): { recorded: string[], errors: string[] } {
+async function churn(store: HomeStore): Promise<{ recorded: string[], errors: string[] }> {
   const recorded: string[] = []
   const errors: string[] = []
   let seed = index * 7919 + 1
@@ -29,30 +32,37 @@ function churn(store: HomeStore): { recorded: string[], errors: string[] } {
     const session = `churn-${random(3)}`
     try {
       switch (random(5)) {
-        case 0: store.post(message(`churn-${index}-${step}`, session)); break
-        case 1: if (store.acquire(session).ok) store.markLive(session); break
-        case 2: for (const claimed of store.claim(session)) if (store.record(claimed.messageId, step, false)) recorded.push(claimed.messageId); break
-        case 3: store.release(session, 'released'); break
-        default: store.claim(session); store.unclaimAll()
+        case 0: await retry(() => store.post(message(`churn-${index}-${step}`, session))); break
+        case 1: if ((await retry(() => store.acquire(session))).ok) await retry(() => store.markLive(session)); break
+        case 2: for (const claimed of await retry(() => store.claim(session))) if (await retry(() => store.record(claimed.messageId, step, false))) recorded.push(claimed.messageId); break
+        case 3: await retry(() => store.release(session, 'released')); break
+        default: await retry(() => store.claim(session)); await retry(() => store.unclaimAll())
       }
     } catch (error: unknown) {
       errors.push(String(error))
     }
   }
-  store.leave('exited')
+  await retry(() => store.leave('exited'))
   return { recorded, errors }
 }
 
-function run(what: string, store: HomeStore): unknown {
-  if (what === 'acquire') return { won: store.acquire('session-raced').ok }
-  if (what === 'post') return { stored: [...ids].sort(() => Math.random() - 0.5).filter(id => { const posted = store.post(message(id, 'session-raced')); return posted.ok && !posted.duplicate }) }
-  return churn(store)
+async function run(what: string, store: HomeStore): Promise<unknown> {
+  if (what === 'acquire') return { won: (await retry(() => store.acquire('session-raced'))).ok }
+  if (what === 'post') {
+    const stored: string[] = []
+    for (const id of [...ids].sort(() => Math.random() - 0.5)) {
+      const posted = await retry(() => store.post(message(id, 'session-raced')))
+      if (posted.ok && !posted.duplicate) stored.push(id)
+    }
+    return { stored }
+  }
+  return await churn(store)
 }
 
 const lines = createInterface({ input: process.stdin })
 lines.on('line', line => {
   const [what, home] = line.split(' ') as [string, string]
-  process.stdout.write(`${JSON.stringify(run(what, openHomeStore(home, selfTag(), isAlive)))}\n`)
+  void retry(() => openHomeStore(home, selfTag(), isAlive)).then(store => run(what, store)).then(result => process.stdout.write(`${JSON.stringify(result)}\n`))
 })
 lines.once('close', () => process.exit(0))
 process.stdout.write('ready\n')

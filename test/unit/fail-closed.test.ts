@@ -41,9 +41,16 @@ function freshHome(): string {
 }
 
 /** Another connection takes the store's write lock and keeps it until `release()`. */
-function lockStore(home: string): { release(): void } {
+/**
+ * Another program locks the store. `write`: it holds the write lock (a
+ * transaction open), so readers still read (WAL) and every transition meets
+ * SQLITE_BUSY. `exclusive`: it holds the file itself (`locking_mode =
+ * EXCLUSIVE`, as a tool that opens the file alone does), so nothing can even be read.
+ */
+function lockStore(home: string, how: 'write' | 'exclusive' = 'exclusive'): { release(): void } {
   const db = new DatabaseSync(storePaths(home).file)
-  db.exec('BEGIN IMMEDIATE')
+  if (how === 'exclusive') db.exec('PRAGMA locking_mode = EXCLUSIVE')
+  db.exec(how === 'exclusive' ? 'BEGIN EXCLUSIVE' : 'BEGIN IMMEDIATE')
   let held = true
   const release = (): void => {
     if (!held) return
@@ -88,9 +95,10 @@ describe('a store locked past the wait while the process starts', () => {
     expect(await host.run('sessions_read', { session_id: 'session-old' }, me)).toContain('earlier question')
 
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
-    for (const target of ['session-old', 'session-quiet']) {
-      const sending = host.run('sessions_send', { session_id: target, message: 'status?' }, me)
-      await vi.advanceTimersByTimeAsync(STORE_RETRY_MS + 1000)
+    // Both at once: the supervisor's next background try stays within reach of the clock once it is real again.
+    const sends = ['session-old', 'session-quiet'].map(target => host.run('sessions_send', { session_id: target, message: 'status?' }, me))
+    await vi.advanceTimersByTimeAsync(STORE_RETRY_MS + 1000)
+    for (const sending of sends) {
       expect(await sending).toBe('refused: rejected | the cross-session store is unavailable (database is locked)\n'
         + 'Nothing was delivered. No session was woken. Try again shortly; if it keeps failing, tell your user (the store is cross-session/store.sqlite under DSH_HOME).')
     }
@@ -121,6 +129,28 @@ describe('a store locked past the wait while the process starts', () => {
     lock.release()
     expect(await sending).toMatch(/^accepted for session-old .*\(woke a cold session\)/)
   }, 20_000)
+})
+
+describe('a store whose write lock another program holds while the process starts', () => {
+  it('opens it (reading needs no lock): a refuse target is refused for its own choice, a send that needs a write is refused after its retries, nothing woken; once the lock goes, it coordinates', async () => {
+    const home = freshHome()
+    storeWithRefusingSession(home)
+    const lock = lockStore(home, 'write')
+    const { host, me } = scene(home)
+    expect(host.logs.filter(line => line.message.includes('unavailable'))).toEqual([])
+    expect(await host.run('sessions_send', { session_id: 'session-quiet', message: 'status?' }, me)).toMatch(/^refused: rejected \| session-quiet does not take messages from peer sessions/)
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    const sending = host.run('sessions_send', { session_id: 'session-old', message: 'status?' }, me)
+    await vi.advanceTimersByTimeAsync(STORE_RETRY_MS + 1000)
+    expect(await sending).toMatch(/^refused: rejected \| resolving the target session failed: the cross-session store is unavailable \(database is locked\); no session was woken/)
+    vi.useRealTimers()
+    expect(woke(host)).toBe(false)
+    lock.release()
+    expect(await host.run('sessions_send', { session_id: 'session-old', message: 'status?' }, me)).toMatch(/^accepted for session-old .*\(woke a cold session\) \| recorded at seq/)
+    const other = openHomeStore(home, { pid: 79, start: 7 }, () => true)
+    cleanups.push(() => other.close())
+    expect(other.view('session-old').holder?.tag.pid).toBe(process.pid)
+  }, 60_000) // a real file and several sends: tens of seconds on a loaded 2-core machine
 })
 
 describe('a store of a newer release on the home', () => {

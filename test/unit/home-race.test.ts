@@ -1,10 +1,11 @@
 /**
  * The home store under real contention (docs/architecture.md §8): several
  * OS processes, each with its own connection, race on one store file.
- * `BEGIN IMMEDIATE` takes the write lock before the first read and
- * `busy_timeout` makes a transition wait for it, so exactly one process
- * takes a session, a message id is stored once, and no transition fails
- * with SQLITE_BUSY while others write.
+ * `BEGIN IMMEDIATE` takes the write lock before the first read; a
+ * transition meeting another's lock past the short `busy_timeout` throws
+ * SQLITE_BUSY and is tried again asynchronously, as the shipped callers do
+ * (`home/store-retry.ts`), so exactly one process takes a session, a
+ * message id is stored once, and no transition is lost while others write.
  *
  * @module test/unit/home-race
  */

@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest'
 import { apply } from '../../src/plugin.js'
 import { HomeRuntime, openHomeStore, storePaths, StoreWatch, type HostAgents } from '../../src/testing.js'
 import { FakeHost, userMessageEvent } from '../support/fake-host.js'
+import { withController } from '../support/controller-host.js'
 
 interface Counted {
   host: FakeHost
@@ -84,6 +85,36 @@ describe.each([true, false])('registry lookups with session/event %s', { timeout
     }
     one.host.dispose()
     many.host.dispose()
+  })
+})
+
+describe.each([true, false])('on a controller-line host with session/event %s', { timeout: 60_000 }, sessionEvents => {
+  // docs/performance.md "Budgets": at most 10 `agents.get` per accepted send, the controller's own lookups
+  // (`ctx.sessionController`, test/support/fake-controller.ts) and the woken session's answer wait included.
+  it('a send that wakes a cold session, and one to a live peer, ask the registry at most 10 times each', async () => {
+    const host = new FakeHost({ sessionEvents })
+    withController(host)
+    const agents = host.services.agents as { get(id: string): unknown }
+    const get = agents.get.bind(agents)
+    let gets = 0
+    agents.get = (id: string) => {
+      gets += 1
+      return get(id)
+    }
+    apply(host.context(), { allowResume: true })
+    const me = host.goLive('session-me', 1)
+    host.goLive('session-live', 2)
+    for (const id of ['session-cold-0', 'session-cold-1']) host.persist(id, 1000)
+    const perSend: number[] = []
+    for (const [target, shape] of [['session-cold-0', /woke a cold session/], ['session-cold-1', /woke a cold session/], ['session-live', /recorded at seq/]] as const) {
+      const before = gets
+      const text = await host.run('sessions_send', { session_id: target, message: `note for ${target}` }, me)
+      expect(text).toMatch(new RegExp(`^accepted for ${target} `))
+      expect(text).toMatch(shape)
+      perSend.push(gets - before)
+    }
+    expect(Math.max(...perSend)).toBeLessThanOrEqual(10)
+    host.dispose()
   })
 })
 
