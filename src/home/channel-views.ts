@@ -136,7 +136,8 @@ export async function answerView(host: ViewHost, endpoint: string, args: Record<
       const messageId = requestIdFor(args.sender, callIdentity(args.callId, send))
       const approval = store.approval(messageId)
       const message = store.message(messageId)
-      const stored = message === undefined || message.target !== send.session_id ? null : { state: message.reason === 'withdrawn' ? 'withdrawn' : message.state }
+      const stored = message === undefined || message.target !== send.session_id
+        ? null : { state: message.reason === 'withdrawn' ? 'withdrawn' : message.state }
       return ok({ messageId, held: approval === undefined || approval.target !== send.session_id ? null : heldView(approval), stored })
     }
     case 'messages.withdraw': {

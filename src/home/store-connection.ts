@@ -10,7 +10,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { statSync } from 'node:fs'
 import type { ProcessTag } from '../harness/dsh-home.js'
-import { holderTag, sameTag, type HolderRow } from './store-schema.js'
+import { holderTag, sameTag, type HolderRow } from './store-rows.js'
 
 type Alive = (tag: ProcessTag) => boolean
 

@@ -70,7 +70,10 @@ export function isStoreFault(error: unknown): boolean {
   return storeFaultWhy(error) !== undefined
 }
 
-/** Whether `error` is another connection's lock met past the short wait (`SQLITE_BUSY`, `SQLITE_LOCKED`): gone in a moment, tried again without a word. */
+/**
+ * Whether `error` is another connection's lock met past the short wait (`SQLITE_BUSY`, `SQLITE_LOCKED`): gone in a
+ * moment, tried again without a word.
+ */
 export function isBusy(error: unknown): boolean {
   const { errcode } = (typeof error === 'object' && error !== null ? error : {}) as { errcode?: unknown }
   return typeof errcode === 'number' && ((errcode & 0xff) === 5 || (errcode & 0xff) === 6)

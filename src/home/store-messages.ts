@@ -10,7 +10,7 @@
 import type { HolderRefusal } from '../ports.js'
 import type { NewMessage, PostOutcome, StoredMessage } from './store.js'
 import { StoreConnection } from './store-connection.js'
-import { holderTag, messageOf, sameTag, type HolderRow, type MessageRow } from './store-schema.js'
+import { holderTag, messageOf, sameTag, type HolderRow, type MessageRow } from './store-rows.js'
 
 /** Most messages waiting (pending or claimed) for one target; a post beyond it is refused, not dropped. */
 export const MAX_WAITING_PER_TARGET = 256
@@ -47,7 +47,8 @@ export class StoreMessages extends StoreConnection {
       // Never this process's own claims: those are in flight here (admitted, awaiting their record).
       const mine = rows.filter(message => message.state === 'pending'
         || !this.alive({ pid: message.claimer_pid ?? 0, start: message.claimer_start ?? 0 }))
-      const update = this.sql('UPDATE messages SET state = \'claimed\', claimed = 1, claimer_pid = ?, claimer_start = ?, updated_at = ? WHERE n = ?')
+      const update = this.sql('UPDATE messages SET state = \'claimed\', claimed = 1, claimer_pid = ?, claimer_start = ?, updated_at = ? '
+        + 'WHERE n = ?')
       for (const message of mine) update.run(this.self.pid, this.self.start, this.now(), message.n)
       return mine.map(message => messageOf({ ...message, state: 'claimed', claimer_pid: this.self.pid, claimer_start: this.self.start }))
     })

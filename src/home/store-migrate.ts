@@ -31,7 +31,8 @@ export const SCHEMA_HASH = createHash('sha256').update(SCHEMA).digest('hex').sli
 /** Whether the store at `db` is already this release's (version and schema), read without a lock; any error reads as no. */
 export function isCurrent(db: DatabaseSync): boolean {
   try {
-    const rows = db.prepare('SELECT key, value FROM meta WHERE key IN (\'version\', \'schema\')').all() as Array<{ key: string, value: string }>
+    const rows = db.prepare('SELECT key, value FROM meta WHERE key IN (\'version\', \'schema\')')
+      .all() as Array<{ key: string, value: string }>
     const meta = new Map(rows.map(row => [row.key, row.value]))
     return meta.get('version') === STORE_VERSION && meta.get('schema') === SCHEMA_HASH
   } catch {

@@ -10,7 +10,7 @@
 
 import type { NewWatch, StoredWatch, WatchDrop, WatchedTurnEnd, WatchState } from './store.js'
 import { MAX_WAITING_PER_TARGET, StoreMessages } from './store-messages.js'
-import { noticeOutcomeOf } from './store-schema.js'
+import { noticeOutcomeOf } from './store-rows.js'
 
 /** A `watches` row as read. */
 export interface WatchRow {

@@ -90,7 +90,8 @@ function connect(file: string, busyMs: number, log: (message: string) => void): 
     settled(db)
     if (verdict === 'older') {
       const how = migrated.length === 0 ? '' : ` (${migrated.join('; ')})`
-      log(`the cross-session store was migrated in place from schema ${String(version)} to ${STORE_VERSION}${how}; every choice and message was kept`)
+      log(`the cross-session store was migrated in place from schema ${String(version)} to ${STORE_VERSION}${how}; `
+        + 'every choice and message was kept')
     }
     return db
   } catch (error: unknown) {

@@ -15,7 +15,7 @@ import type { Board, HoldOutcome, HomeStore, LetGo } from './store.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 import { storeCorpusRows } from './store-corpus.js'
 import { StoreWithdraw } from './store-withdraw.js'
-import { holderOf, holderTag, lastLetGo, sameTag, type HolderRow } from './store-schema.js'
+import { holderOf, holderTag, lastLetGo, sameTag, type HolderRow } from './store-rows.js'
 
 export { MAX_WAITING_PER_TARGET } from './store-messages.js'
 

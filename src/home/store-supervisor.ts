@@ -33,7 +33,7 @@ import { StoreUnavailableError, storeFaultWhy, storeLogLines } from './store-fau
 export const RETRY_FIRST_MS = 250
 /** Longest delay of the background retry, ms. */
 export const RETRY_MAX_MS = 30_000
-/** How long opening (at start, and each retry) waits for another process's write lock, ms (the event loop waits meanwhile; only a new or older store needs the lock). */
+/** How long opening (at start, each retry) waits for another process's write lock, ms; only a new or older store needs it. */
 export const RETRY_BUSY_MS = 20
 
 /** What the listeners hear: the store could be used again, or the process moved to the file now at the path. */

@@ -26,7 +26,10 @@ export type Whereabouts =
   | { readonly kind: 'recorded', readonly seq: number, readonly answeredSeq?: number }
   /** The target's holder (process `pid`) claimed it and is putting it into the log. */
   | { readonly kind: 'claimed', readonly pid: number }
-  /** A holder claimed it and let the session go (or died) before recording it: it may be in the log already; the next holder delivers it or finds it there. */
+  /**
+   * A holder claimed it and let the session go (or died) before recording it: it may be in the log already; the next
+   * holder delivers it or finds it there.
+   */
   | { readonly kind: 'handed-back' }
   /** Delivered by the sender's own process to a session live there: never waiting in the store. */
   | { readonly kind: 'delivered-here' }
@@ -37,7 +40,10 @@ export type Whereabouts =
 
 /** Outcome of the home store's withdraw (`src/ports/withdraw.ts` `WithdrawStore`). */
 export type WithdrawOutcome =
-  /** Withdrawn now or earlier (`at`, ms since the epoch); `was`: waiting in the store (`pending`) or held for the target's user (`held`). */
+  /**
+   * Withdrawn now or earlier (`at`, ms since the epoch); `was`: waiting in the store (`pending`) or held for the
+   * target's user (`held`).
+   */
   | { readonly ok: true, readonly messageId: string, readonly target: string, readonly was: 'pending' | 'held', readonly at: number }
   /** Too late: it is somewhere else now. */
   | { readonly ok: false, readonly reason: 'too-late', readonly messageId: string, readonly target: string, readonly where: Whereabouts }

@@ -128,7 +128,11 @@ const COPY: { readonly [K in keyof Settings]: Copy } = {
   },
   noticeWakesEndedRun: {
     label: { en: 'Notices wake ended runs', zh: '通知唤醒已结束的运行' },
-    description: { en: 'When a headless run that asked for a notice has exited, let the notice resume its session in a long-lived host (dsh web). Off: the notice waits for that session\'s next turn.', zh: '请求了通知的无界面运行退出后，允许该通知在常驻主机（dsh web）中恢复其会话。关闭时：通知等待该会话的下一轮。' },
+    description: {
+      en: 'When a headless run that asked for a notice has exited, let the notice resume its session in a long-lived host (dsh web). '
+        + 'Off: the notice waits for that session\'s next turn.',
+      zh: '请求了通知的无界面运行退出后，允许该通知在常驻主机（dsh web）中恢复其会话。关闭时：通知等待该会话的下一轮。',
+    },
   },
   inbound: {
     label: { en: 'Messages from peers', zh: '来自其他会话的消息' },
