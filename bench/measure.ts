@@ -20,7 +20,7 @@
 
 import { loadavg } from 'node:os'
 import { PerformanceObserver, performance } from 'node:perf_hooks'
-import { parseReadResult } from '../src/testing.js'
+import { asJsonValue, renderResult, type ResultValue } from '../src/testing.js'
 
 /** One printed row. */
 export interface CaseRow {
@@ -71,11 +71,10 @@ export interface CaseRow {
  * header lines, one heading per message, truncation markers, footers), in
  * code points, and how many messages it shows; nothing for other outputs.
  */
-function readOverheadOf(output: string): { shown?: number, readOverhead?: number } {
-  const read = parseReadResult(output)
-  if (read === undefined) return {}
-  const text = read.messages.reduce((sum, message) => sum + codePoints(message.text), 0)
-  return { shown: read.messages.length, readOverhead: codePoints(output) - text }
+function readOverheadOf(value: ResultValue | undefined, output: string): { shown?: number, readOverhead?: number } {
+  if (value?.kind !== 'read') return {}
+  const text = value.messages.reduce((sum, message) => sum + codePoints(message.text), 0)
+  return { shown: value.messages.length, readOverhead: codePoints(output) - text }
 }
 
 /** Rows shown by a `sessions_list` output, from its footer. */
@@ -134,12 +133,13 @@ export interface CallCounter {
 export async function measureCase(
   row: Pick<CaseRow, 'suite' | 'tool' | 'case' | 'corpus' | 'events'>,
   iterations: number,
-  call: (index: number) => Promise<string>,
+  call: (index: number) => Promise<ResultValue>,
   counter: CallCounter,
 ): Promise<CaseRow> {
   const durations: number[] = []
   let firstMs = 0
   let output = ''
+  let value: ResultValue | undefined
   let peak = 0
   let alloc = 0
   let gcInCall = false
@@ -156,7 +156,9 @@ export async function measureCase(
     const base = heapMB()
     const gcBefore = gcCount
     const started = performance.now()
-    output = await call(index)
+    // The text as the registry renders it from the value (src/tools/definitions.ts).
+    value = await call(index)
+    output = renderResult(asJsonValue(value))
     const ms = performance.now() - started
     const after = heapMB()
     await settleGcEntries()
@@ -188,7 +190,7 @@ export async function measureCase(
     ...(units !== chars ? { outputUnits: units } : {}),
     outputHead: output.split('\n').slice(0, 2).join(' / ').slice(0, 160),
     ...(shownRows(output) === undefined ? {} : { shown: shownRows(output) }),
-    ...readOverheadOf(output),
+    ...readOverheadOf(value, output),
     load: loadavg()[0],
   }
 }

@@ -1,3 +1,9 @@
+import { textOf } from './tools/definitions.js'
+import { sessionsList as sessionsListValue } from './tools/sessions-list.js'
+import { sessionsRead as sessionsReadValue } from './tools/sessions-read.js'
+import { sessionsSend as sessionsSendValue } from './tools/sessions-send.js'
+import { holdMessage as holdMessageValue } from './tools/send/hold.js'
+
 /**
  * The one test entry: everything the unit tests reach inside the package,
  * re-exported from the module that owns it. NOT public API — it is not in
@@ -8,6 +14,8 @@
  * @module dsh-cross-session/testing
  */
 
+export { MOUNT_GRACE_MS, REQUIRED_SERVICES, activate, missingServiceMessage, missingServices } from './activate.js'
+export type { PluginContext } from './activate.js'
 export { createAgentsController, createControllerPort } from './adapters/controller.js'
 export { liveTitle, overlayLive } from './adapters/live-sessions.js'
 export { canNameSession, readHeader, readRecord } from './model/sessions.js'
@@ -16,7 +24,7 @@ export { IDLE_RELEASE_MS, MAX_RESIDENT_WOKEN } from './adapters/woken-release.js
 export { WokenSessions } from './adapters/woken.js'
 export { currentValue, defaultText, durationText, isOverridden, planSave, rangeText, unlanded } from './client/card-model.js'
 export { isSettled, readHistory, sendStateOf } from './client/send-state.js'
-export { canWithdraw, heldOf, isFinal, sendOutcome, storedOf } from './client/send-outcome.js'
+export { callRecordedOf, canWithdraw, heldOf, isFinal, sendOutcome, storedOf } from './client/send-outcome.js'
 export type { ScopeView } from './client/card-model.js'
 export { Config, settingsTableMarkdown } from './settings/config.js'
 export { CONTROLLER_CODES, FILE_SYSTEM_CODES, SESSION_QUERY_CODES, classifyFailure } from './core/failure-kinds.js'
@@ -80,7 +88,9 @@ export type { Recorded } from './harness/recorded.js'
 export { SessionsListArgs, SessionsReadArgs, SessionsSendArgs } from './model/schemas.js'
 export { validateArguments } from './tools/arguments.js'
 export { gatherAndDecide } from './tools/send/gather.js'
-export { holdMessage } from './tools/send/hold.js'
+export { holdMessage as holdMessageValue } from './tools/send/hold.js'
+/** The hold step answering with the model's text. */
+export const holdMessage = textOf(holdMessageValue)
 export { callBackend, callToCompletion } from './model/service-boundary.js'
 export { SettingsSource, freshNotes } from './settings/source.js'
 export { SETTINGS_TABLE, parseSettingInput } from './settings/table.js'
@@ -88,16 +98,21 @@ export { isScopedContext } from './settings/wiring.js'
 export { DEFAULT_SETTINGS, SETTING_KEYS, resolveSettings } from './settings/resolve.js'
 export type { Settings } from './settings/resolve.js'
 export { classifyMessages, projectMessage, readableMessages } from './model/surface.js'
-export { countChars, oneLine, sanitizeForDisplay, truncateChars, truncateVisibly } from './core/text.js'
-export { parseReadResult } from './core/tool-results-read.js'
-export { parseListResult, parseRefusal, parseSendResult, shortId } from './core/tool-results.js'
-export { TOOL_DESCRIPTIONS, parametersOf } from './tools/definitions.js'
+export { countChars, oneLine, sanitizeForDisplay, shortId, truncateChars, truncateVisibly } from './core/text.js'
+export { TOOL_DESCRIPTIONS, asJsonValue, parametersOf, textOf } from './tools/definitions.js'
+export { RESULT_KINDS, RESULT_SCHEMA, isResultValue, renderResult } from './presentation/results.js'
+export type { ResultValue } from './presentation/results.js'
 export { findForbiddenChar } from './tools/send/arguments.js'
 export { NEXT_BY_CONTROLLER_CODE, REFUSAL_CATALOG, REFUSAL_CODES, SEND_CHECKS, decideSend, inboundRefusedBeforeLookup, notMessageableRightAfterLookup, refusalTableMarkdown, resumeDisabledBeforeResolve } from './refusals.js'
 export type { Refusal, SendFacts, SendRefusal, TargetFact } from './refusals.js'
-export { orderRows, sessionsList } from './tools/sessions-list.js'
-export { sessionsRead } from './tools/sessions-read.js'
-export { sessionsSend } from './tools/sessions-send.js'
+export { orderRows } from './tools/sessions-list.js'
+export { sessionsList as sessionsListValue } from './tools/sessions-list.js'
+export { sessionsRead as sessionsReadValue } from './tools/sessions-read.js'
+export { sessionsSend as sessionsSendValue } from './tools/sessions-send.js'
+/** The three executors answering with the model's text, rendered from their value as the registry does. */
+export const sessionsList = textOf(sessionsListValue)
+export const sessionsRead = textOf(sessionsReadValue)
+export const sessionsSend = textOf(sessionsSendValue)
 export type { InboundPort, ToolCallContext, ToolDeps } from './tools/shared.js'
 export type { InboundMode } from './settings/resolve.js'
 export type { Approval, ApprovalDecision, LocalDelivery, NewApproval, TrafficRow } from './ports.js'

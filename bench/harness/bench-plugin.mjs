@@ -26,7 +26,7 @@ import { writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { activate } from '../../lib/plugin.js'
+import { activate } from '../../lib/activate.js'
 import { SettingsSource } from '../../lib/settings/source.js'
 import { CorpusIndex } from '../../lib/index/corpus-index.js'
 import { jsonlFiles, jsonlLayout } from '../../lib/index/jsonl-files.js'
@@ -164,7 +164,9 @@ async function timeCase(row, definition, argsFor, iterations, exec, counters, fl
     counters.titlesFolded = 0
     const indexBefore = indexTotals()
     const started = performance.now()
-    output = await definition.execute(argsFor(index), exec(index))
+    // The model's text as the registry renders it from the value (rc.8 ToolRuntime.createSuccessResult).
+    const args = argsFor(index)
+    output = definition.output.render(args, await definition.execute(args, exec(index))).map(block => block.text).join('\n')
     const ms = performance.now() - started
     const indexAfter = indexTotals()
     for (const key of Object.keys(indexAfter)) {

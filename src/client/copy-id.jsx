@@ -5,7 +5,7 @@
  * @module dsh-cross-session/client/copy-id
  */
 import { useEffect, useState } from 'react'
-import { shortId } from '../core/tool-results.ts'
+import { shortId } from '../core/text.ts'
 
 /** How long the chip says it copied, ms. */
 const COPIED_MS = 1500

@@ -18,7 +18,7 @@
  * @module dsh-cross-session/client/peer
  */
 import { useCallback, useState } from 'react'
-import { shortId } from '../core/tool-results.ts'
+import { shortId } from '../core/text.ts'
 import { callChannel } from './channel.js'
 import { clock } from './clock.js'
 

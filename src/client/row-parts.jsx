@@ -1,12 +1,15 @@
 /**
  * Shared parts of the web tool rows (src/client/tool-rows.jsx,
- * src/client/send-row.jsx): the call's arguments and result text as the
- * slot owner hands them (rc.8 dsh-client-ui-tool lib/client.js `ToolCall`),
+ * src/client/send-row.jsx): the call's arguments, its result's value and text
+ * as the slot owner hands them (rc.8 dsh-client-ui-tool lib/client.js
+ * `ToolCall`; the value is the block's `meta`, the `tool/result` event's
+ * projection, rc.8 dsh-client-ui-conversation lib/client.js `rootResult`),
  * the row head, and the running, refused and fallback rows.
  * @module dsh-cross-session/client/row-parts
  */
 import { useState } from 'react'
-import { shortId } from '../core/tool-results.ts'
+import { shortId } from '../core/text.ts'
+import { isResultValue } from '../presentation/results.ts'
 
 /** The dictionary key of a tool row's title. */
 export const titleKey = toolName => `tool.${toolName}`
@@ -29,6 +32,24 @@ export function resultTextOf(block) {
   for (const item of block.content ?? []) parts.push(item.type === 'text' ? item.text : JSON.stringify(item))
   if (parts.length === 0 && block.error !== undefined) parts.push(`${block.error.name}: ${block.error.code}`)
   return parts.join('\n')
+}
+
+/**
+ * The settled result's value (src/presentation/results.ts), or `undefined`
+ * while the call runs, for a registry error, and for a result that carries
+ * none (a log written before results carried values, a call nested in
+ * `run_code`): the row then falls back to the text.
+ */
+export function resultValueOf(block) {
+  if (!('kind' in block) || block.isError === true) return undefined
+  return isResultValue(block.meta) ? block.meta : undefined
+}
+
+/** A refused or cancelled value as the refused row shows it: the code, and the cause in one line. */
+export function stoppedOf(value) {
+  if (value?.kind === 'refused') return { outcome: 'refused', code: value.code, cause: value.cause }
+  if (value?.kind !== 'cancelled') return undefined
+  return { outcome: 'cancelled', code: 'cancelled', cause: `${value.tool} was cancelled while ${value.step}` }
 }
 
 export function Head({ title, summary, chips = [], open, onToggle }) {

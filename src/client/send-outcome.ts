@@ -1,7 +1,7 @@
 /**
  * What the web send row's state chip says, decided from three sources, as
- * one pure function: what the call returned (src/core/tool-results.ts
- * `parseSendResult`), where the message is in the target's history
+ * one pure function: what the call returned (its value,
+ * src/presentation/results.ts, read by {@link callRecordedOf}), where the message is in the target's history
  * (./send-state.ts), and, for a message held for the target's user, where
  * the held message stands in the home store (the channel's `sends.held`,
  * src/home/channel-views.ts). The history wins when it has the message; a
@@ -17,6 +17,8 @@
  */
 
 import type { SendState } from './send-state.js'
+import { holderRefusals } from '../presentation/send.js'
+import type { ResultValue } from '../presentation/results.js'
 
 /** A held message as the channel reports it (`sends.held` `held`), times in ms since the epoch. */
 export interface HeldView {
@@ -25,8 +27,22 @@ export interface HeldView {
   readonly decidedAt?: number
 }
 
-/** What the call itself said of delivery (`parseSendResult(…).recorded`). */
-type CallRecorded = { readonly stage: 'conversation' | 'inbox', readonly seq: number } | { readonly stage: 'held' } | { readonly stage: 'unconfirmed', readonly note: string }
+/** What the call itself said of delivery: where it was, held, refused by the process that held the target (why), or not confirmed. */
+export type CallRecorded =
+  | { readonly stage: 'conversation' | 'inbox', readonly seq: number }
+  | { readonly stage: 'held' }
+  | { readonly stage: 'refused', readonly why: string }
+  | { readonly stage: 'unconfirmed' }
+
+/** What an accepted, held or retried send's value says of delivery; `undefined` for any other value. */
+export function callRecordedOf(value: ResultValue | undefined): CallRecorded | undefined {
+  const sent = value?.kind === 'retried' ? value.first : value
+  if (sent?.kind === 'held') return { stage: 'held' }
+  if (sent?.kind !== 'accepted') return undefined
+  const { recorded } = sent
+  if (recorded?.stage === 'conversation' || recorded?.stage === 'inbox') return { stage: recorded.stage, seq: recorded.seq }
+  return recorded?.stage === 'refused' ? { stage: 'refused', why: holderRefusals[recorded.reason] } : { stage: 'unconfirmed' }
+}
 
 /** The chip's state; `approvedAt` when its user delivered it after holding it. */
 export type SendOutcome =
@@ -65,11 +81,6 @@ export function canWithdraw(outcome: SendOutcome, held: HeldView | undefined, st
   return outcome.kind === 'pending' && stored === 'pending'
 }
 
-/** Refused by that process (`… | refused by that process: <why>`), from an unconfirmed result's note. */
-function refusedByProcess(recorded: CallRecorded): string | undefined {
-  return recorded.stage === 'unconfirmed' ? /(?:^| \| )refused by that process: (.+)$/.exec(recorded.note)?.[1] : undefined
-}
-
 /**
  * The chip's state.
  * @param recorded - what the call returned.
@@ -87,8 +98,7 @@ export function sendOutcome(recorded: CallRecorded, followed: SendState | undefi
   if (followed?.stage === 'lost') return { kind: 'lost', why: followed.why, ...(followed.code === undefined ? {} : { code: followed.code }) }
   if (held?.state === 'refused' || held?.state === 'expired') return { kind: held.state, at: held.decidedAt ?? held.expiresAt }
   if (held?.state === 'delivered') return { kind: 'pending', ...approved }
-  const refused = refusedByProcess(recorded)
-  if (refused !== undefined) return { kind: 'lost', why: refused }
+  if (recorded.stage === 'refused') return { kind: 'lost', why: recorded.why }
   if (recorded.stage === 'conversation') return { kind: 'recorded', seq: recorded.seq }
   if (recorded.stage === 'inbox') return { kind: 'inbox', seq: recorded.seq }
   if (recorded.stage === 'held') return held === undefined ? { kind: 'held' } : { kind: 'held', expiresAt: held.expiresAt }

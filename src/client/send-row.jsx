@@ -12,15 +12,15 @@
  * @module dsh-cross-session/client/send-row
  */
 import { useEffect, useState } from 'react'
-import { parseRefusal, parseSendResult, shortId } from '../core/tool-results.ts'
+import { shortId } from '../core/text.ts'
 import { TOOL_NAMES } from '../model/tool-names.ts'
 import { isSettled, readHistory, sendStateOf } from './send-state.ts'
-import { canWithdraw, heldOf, sendOutcome, storedOf } from './send-outcome.ts'
+import { callRecordedOf, canWithdraw, heldOf, sendOutcome, storedOf } from './send-outcome.ts'
 import { WithdrawAnswer, WithdrawButton } from './withdraw.jsx'
 import { clock, timeLeftText } from './clock.js'
 import { PeerWhy, usePeer } from './peer.jsx'
 import { useChanges } from './changes.js'
-import { argsOf, FallbackRow, Head, RefusedRow, resultTextOf, Running, titleKey } from './row-parts.jsx'
+import { argsOf, FallbackRow, Head, RefusedRow, resultTextOf, resultValueOf, Running, stoppedOf, titleKey } from './row-parts.jsx'
 
 /** How often a send row looks at its target's history while its message can still move, ms, and for how long. */
 const FOLLOW_EVERY_MS = 2000
@@ -148,36 +148,40 @@ export function SendRow({ block, callId, t, ctx, history, held }) {
   const body = typeof args.message === 'string' ? args.message : ''
   const id = callId ?? block?.call?.id ?? block?.id
   // Hooks before any return: a row goes from running to settled in place.
-  const parsed = text === null ? undefined : parseSendResult(text)
-  const waits = parsed?.recorded.stage === 'held' || parsed?.recorded.stage === 'unconfirmed'
+  const value = resultValueOf(block)
+  // A retried call answers with its first result.
+  const sent = value?.kind === 'retried' ? value.first : value?.kind === 'accepted' || value?.kind === 'held' ? value : undefined
+  const recorded = callRecordedOf(value)
+  const waits = recorded?.stage === 'held' || recorded?.stage === 'unconfirmed'
   const store = useHeldState(ctx, held, id, args, waits)
   const heldView = store.view
   const [answer, setAnswer] = useState(undefined)
   // A held message joins the target's history only once its user delivers it: followed from then on.
-  const follows = parsed !== undefined && (parsed.recorded.stage !== 'held' || heldView?.state === 'delivered')
-  const followed = useSendState(history, parsed?.sessionId, id, body, follows)
+  const follows = recorded !== undefined && (recorded.stage !== 'held' || heldView?.state === 'delivered')
+  const followed = useSendState(history, sent?.targetId, id, body, follows)
   if (text === null) return <Running toolName={name} t={t} summary={target === undefined ? '' : shortId(target)} />
-  const refusal = parseRefusal(text)
+  const refusal = stoppedOf(value)
   const bodyBlock = <div className="xs-msg-head">{t('send.body')}</div>
   if (refusal !== undefined) return <RefusedRow toolName={name} t={t} target={target} refusal={refusal} text={text} extra={<>{bodyBlock}<pre>{body}</pre><div className="xs-msg" /></>} />
-  const sent = parsed
-  if (sent === undefined) return <FallbackRow toolName={name} text={text} args={args} />
-  const outcome = answer?.state === 'withdrawn' ? { kind: 'withdrawn', at: answer.at } : sendOutcome(sent.recorded, followed?.state, heldView, store.stored)
+  if (sent === undefined || recorded === undefined) return <FallbackRow toolName={name} text={text} args={args} />
+  const outcome = answer?.state === 'withdrawn' ? { kind: 'withdrawn', at: answer.at } : sendOutcome(recorded, followed?.state, heldView, store.stored)
   const sender = ctx?.sessions?.list?.getSnapshot?.().current
   const withdrawable = store.messageId !== undefined && sender !== undefined && canWithdraw(outcome, heldView, store.stored)
+  // A mailbox delivery does not say whether the other process woke it.
+  const woke = sent.kind === 'accepted' && sent.woke && sent.remote === undefined
   // A message that never reached the target's history (held, refused) takes the title from the page's session list.
-  const title = followed?.title ?? ctx?.sessions?.list?.getSnapshot?.().byId?.[sent.sessionId]?.title
-  const titled = title === undefined ? shortId(sent.sessionId) : `${shortId(sent.sessionId)} "${title}"`
+  const title = followed?.title ?? ctx?.sessions?.list?.getSnapshot?.().byId?.[sent.targetId]?.title
+  const titled = title === undefined ? shortId(sent.targetId) : `${shortId(sent.targetId)} "${title}"`
   return (
-    <div className="xs-row" data-xs-row={name} data-xs-outcome="accepted" data-xs-target={sent.sessionId}>
+    <div className="xs-row" data-xs-row={name} data-xs-outcome="accepted" data-xs-target={sent.targetId}>
       <Head
         title={t(titleKey(name))}
         chips={[
-          <span key="target" className="xs-chip xs-mono xs-target" title={sent.sessionId} data-xs-target-title={title ?? ''}>{`→ ${titled}`}</span>,
+          <span key="target" className="xs-chip xs-mono xs-target" title={sent.targetId} data-xs-target-title={title ?? ''}>{`→ ${titled}`}</span>,
           <span key="mode" className="xs-chip" data-xs-mode={sent.mode}>{t(`mode.${sent.mode}`)}</span>,
           <span key="hop" className="xs-chip">{t('send.hop', { hop: sent.hop })}</span>,
-          <SendOutcomeChip key="outcome" outcome={outcome} target={sent.sessionId} t={t} openPeer={peer.open} />,
-          ...(sent.woke ? [<span key="woke" className="xs-chip">{t('send.woke')}</span>] : []),
+          <SendOutcomeChip key="outcome" outcome={outcome} target={sent.targetId} t={t} openPeer={peer.open} />,
+          ...(woke ? [<span key="woke" className="xs-chip">{t('send.woke')}</span>] : []),
         ]}
         summary={body.split('\n')[0] ?? ''}
         open={open}

@@ -3,23 +3,23 @@
  * in the keyed slot `tool.call.toolview` (key = tool name). A keyed hit
  * replaces the shell's generic row (rc.8 dsh-client-ui-tool lib/client.js
  * `ToolCall`), and the shell does not hand its generic card to the entry, so
- * a result this row cannot parse renders {@link FallbackRow}: the generic
- * row's content (tool name, first line, full text on expand).
+ * a result without a value of this tool renders {@link FallbackRow}: the
+ * generic row's content (tool name, first line, full text on expand).
  *
  * Props are the slot owner's (`block`, `toolName`, `callId`, `inspect`) plus
  * `t` (this plugin's dictionary). `block` is a running call (`argsRaw`) or a
  * settled one (`kind`, `call.argsRaw`, `content`, `isError`) — the shapes
  * rc.8 ui-skill's SkillRow reads; the send row also gets `ctx`, `history`
- * and `held` (src/client/send-row.jsx). Parsing is src/core/tool-results.ts,
- * shared with the presenters. Tool names come from src/model/tool-names.ts
+ * and `held` (src/client/send-row.jsx). Each row reads the result's value
+ * (`resultValueOf`, the block's `meta`), as the presenters do; the text is
+ * shown, never parsed. Tool names come from src/model/tool-names.ts
  * ({@link TOOL_ROWS} is keyed by them); docs/architecture.md §7.
  * @module dsh-cross-session/client/tool-rows
  */
 import { useState } from 'react'
-import { parseListResult, parseRefusal, shortId } from '../core/tool-results.ts'
-import { parseReadResult } from '../core/tool-results-read.ts'
+import { shortId } from '../core/text.ts'
 import { TOOL_NAMES } from '../model/tool-names.ts'
-import { argsOf, FallbackRow, Head, RefusedRow, resultTextOf, Running, titleKey } from './row-parts.jsx'
+import { argsOf, FallbackRow, Head, RefusedRow, resultTextOf, resultValueOf, Running, stoppedOf, titleKey } from './row-parts.jsx'
 import { SendRow } from './send-row.jsx'
 
 export { titleKey }
@@ -30,9 +30,10 @@ export function ListRow({ block, t }) {
   const text = resultTextOf(block)
   const [open, setOpen] = useState(true)
   if (text === null) return <Running toolName={name} t={t} summary={args.query ?? ''} />
-  const refusal = parseRefusal(text)
+  const value = resultValueOf(block)
+  const refusal = stoppedOf(value)
   if (refusal !== undefined) return <RefusedRow toolName={name} t={t} refusal={refusal} text={text} />
-  const list = parseListResult(text)
+  const list = value?.kind === 'listed' ? value : undefined
   if (list === undefined) return <FallbackRow toolName={name} text={text} args={args} />
   const live = list.rows.filter(row => row.live).length
   return (
@@ -50,12 +51,12 @@ export function ListRow({ block, t }) {
                       <td title={row.title}>{row.title}{row.self ? ` (${t('list.self')})` : ''}</td>
                       <td><span className={`xs-chip ${row.live ? 'xs-ok' : ''}`}>{row.live ? t('live') : t('cold')}</span></td>
                       <td className="xs-mono" title={row.cwd ?? ''}>{row.cwd ?? ''}</td>
-                      <td title={row.owner === undefined ? '' : `${t('list.owner')} ${row.owner}`}>{row.self ? '—' : row.messageable ? t('yes') : t('no')}</td>
+                      <td title={row.owner === undefined ? '' : `${t('list.owner')} ${row.owner}`}>{row.self ? '—' : row.subagent ? t('no') : t('yes')}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
-              <div className="xs-msg-head">{list.footer[0]}</div>
+              <div className="xs-msg-head">{`${list.rows.length} of ${list.matched} considered sessions`}</div>
             </div>
           )
         : null}
@@ -69,16 +70,17 @@ export function ReadRow({ block, t }) {
   const text = resultTextOf(block)
   const [open, setOpen] = useState(false)
   if (text === null) return <Running toolName={name} t={t} summary={typeof args.session_id === 'string' ? shortId(args.session_id) : ''} />
-  const refusal = parseRefusal(text)
+  const value = resultValueOf(block)
+  const refusal = stoppedOf(value)
   if (refusal !== undefined) return <RefusedRow toolName={name} t={t} target={args.session_id} refusal={refusal} text={text} />
-  const read = parseReadResult(text)
+  const read = value?.kind === 'read' ? value : undefined
   if (read === undefined) return <FallbackRow toolName={name} text={text} args={args} />
   return (
     <div className="xs-row" data-xs-row={name} data-xs-outcome="read" data-xs-target={read.sessionId}>
       <Head
         title={t(titleKey(name))}
         chips={[<span key="target" className="xs-chip xs-mono" title={read.sessionId}>{shortId(read.sessionId)}</span>]}
-        summary={`${read.title} · ${t('read.window', { shown: read.messages.length, readable: read.readable })}${read.omitted > 0 ? ` · ${t('read.omitted', { count: read.omitted })}` : ''}`}
+        summary={`${read.title} · ${t('read.window', { shown: read.messages.length, readable: read.readable })}${read.older.count > 0 ? ` · ${t('read.omitted', { count: read.older.count })}` : ''}`}
         open={open}
         onToggle={() => setOpen(!open)}
       />

@@ -163,3 +163,15 @@ export function clipLine(text: string, maxChars: number): string {
   const result = truncateChars(text, maxChars)
   return (result.omittedChars === 0 ? result.text : `${result.text}…`).toWellFormed()
 }
+
+/**
+ * A session id as a human scans it: the first 4 characters of its random
+ * part and an ellipsis (`session-4b91c2d0-…` → `4b91…`). Ids of other shapes
+ * keep their first 8 characters.
+ */
+export function shortId(sessionId: string): string {
+  const core = sessionId.startsWith('session-') ? sessionId.slice('session-'.length) : sessionId
+  const chars = Array.from(core)
+  const keep = sessionId.startsWith('session-') ? 4 : 8
+  return chars.length <= keep ? core : `${chars.slice(0, keep).join('')}…`
+}

@@ -89,8 +89,14 @@ export interface HostToolDefinition {
   readonly name: string
   readonly description: string
   readonly parameters: unknown
-  readonly output: { readonly schema: unknown, render(args: unknown, value: string): Array<{ type: 'text', text: string }> }
-  execute(args: unknown, exec: HostToolExec): Promise<string>
+  /** The canonical value's schema, its model text, and its replayable projection for clients (the `tool/result` event's `meta`). */
+  readonly output: {
+    readonly schema: unknown
+    render(args: unknown, value: unknown): Array<{ type: 'text', text: string }>
+    presentationMeta?(args: unknown, value: unknown): unknown
+  }
+  /** Resolves to the canonical value (lossless JSON); a throw becomes an `isError` result. */
+  execute(args: unknown, exec: HostToolExec): Promise<unknown>
   readonly isConcurrencySafe?: (args: unknown) => boolean
   /** rc.8 `ToolDefinition.presentCall` / `presentResult` (UI views; docs/architecture.md §7). */
   readonly presentCall?: (args: unknown) => CallView | undefined
@@ -143,6 +149,8 @@ export interface ResultView {
 export interface PresentedResult {
   readonly content: ReadonlyArray<{ readonly type: string, readonly text?: string }>
   readonly isError: boolean
+  /** `output.presentationMeta`'s projection, threaded from the `tool/result` event; absent for a nested call or an error. */
+  readonly meta?: unknown
 }
 
 /**

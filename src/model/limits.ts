@@ -90,11 +90,11 @@ export function requestIdFor(callerId: string, identity: string): string {
   return `cross-session:${callerId}:${callId}:${digest.slice(0, 16)}`
 }
 
-/** Bounded, per-plugin-instance send state. `now` is injectable for tests. */
-export class SendLimits {
+/** Bounded, per-plugin-instance send state. `now` is injectable for tests; `Result` is what a delivered call returned. */
+export class SendLimits<Result extends object | string = string> {
   private readonly sends = new LRUCache<string, number[]>({ max: MAX_TRACKED_ENTRIES, ttl: RATE_WINDOW_MS })
   private readonly bodies = new LRUCache<string, number>({ max: MAX_TRACKED_ENTRIES, ttl: DUPLICATE_WINDOW_MS })
-  private readonly calls = new LRUCache<string, string>({ max: MAX_TRACKED_ENTRIES, ttl: CALL_LEDGER_TTL_MS })
+  private readonly calls = new LRUCache<string, Result>({ max: MAX_TRACKED_ENTRIES, ttl: CALL_LEDGER_TTL_MS })
   private readonly now: () => number
 
   constructor(now: () => number = Date.now) {
@@ -144,16 +144,16 @@ export class SendLimits {
   }
 
   /**
-   * The result text of an earlier delivered call by the same caller with the
+   * The result of an earlier delivered call by the same caller with the
    * same {@link callIdentity} (call id and arguments), if any.
    */
-  earlierCallResult(senderId: string, identity: string): string | undefined {
+  earlierCallResult(senderId: string, identity: string): Result | undefined {
     return this.calls.get(callKey(senderId, identity))
   }
 
-  /** Remember a delivered call's result text for retries of the same call (same id, same arguments). */
-  recordCall(senderId: string, identity: string, resultText: string): void {
-    this.calls.set(callKey(senderId, identity), resultText)
+  /** Remember a delivered call's result for retries of the same call (same id, same arguments). */
+  recordCall(senderId: string, identity: string, result: Result): void {
+    this.calls.set(callKey(senderId, identity), result)
   }
 
   /** Entries held, for the benchmark's memory figures. */

@@ -15,9 +15,11 @@ import type { AnswerWait, MailboxStage, SendMode } from '../ports.js'
 import type { Recorded } from '../harness/recorded.js'
 import { displayId } from './common.js'
 import { holderRefusals } from './send.js'
+import { renderHeld, type HeldValue } from './inbound.js'
 
-/** Input of {@link renderAccepted}. */
-interface AcceptedLine {
+/** The value of an accepted (not held) `sessions_send` result; {@link renderAccepted} writes its text. */
+export interface AcceptedValue {
+  readonly kind: 'accepted'
   readonly targetId: string
   readonly mode: SendMode
   readonly chars: number
@@ -41,7 +43,7 @@ const REPLY_LATER = ' Its reply will not return through this call; read it later
 const ANSWERED = ' Its answer is in that session\'s log, not in this result; read it with sessions_read.'
 
 /** The notice line of a send with `notify` (docs/tools.md#notices). */
-export function noticeLine(notice: AcceptedLine['notice']): string {
+export function noticeLine(notice: AcceptedValue['notice']): string {
   if (notice === undefined) return ''
   if (notice === 'unavailable') return '\nNotice: not available in this dsh process (no cross-session store); read its answer later with sessions_read.'
   const hours = notice.ttlMs / 3_600_000
@@ -49,12 +51,12 @@ export function noticeLine(notice: AcceptedLine['notice']): string {
   return `\nNotice: when the turn that takes this message ends, one notice comes to this session (expires in ${ttl}); no need to wait or poll.`
 }
 
-/** The success text. */
-export function renderAccepted(line: AcceptedLine): string {
+/** The success text (the `kind` is not needed to write it). */
+export function renderAccepted(line: Omit<AcceptedValue, 'kind'>): string {
   return `${renderAcceptedBody(line)}${noticeLine(line.notice)}`
 }
 
-function renderAcceptedBody(line: AcceptedLine): string {
+function renderAcceptedBody(line: Omit<AcceptedValue, 'kind'>): string {
   const chars = line.truncatedFrom === undefined ? `chars=${line.chars}` : `chars=${line.chars} (truncated from ${line.truncatedFrom})`
   const cut = line.truncatedFrom === undefined ? '' : ` Only the first ${line.chars} characters were delivered (maxSendChars).`
   const head = `accepted for ${displayId(line.targetId)} | mode=${line.mode} | ${chars} | hop ${line.hop}`
@@ -75,7 +77,7 @@ function answerBody(answer: AnswerWait | undefined): string {
   return ' This dsh process is short-lived (a headless run) and ends with your turn, which cuts that turn off: the message stays recorded, and when that session is next woken it is asked again to answer it.'
 }
 
-function localHead(line: AcceptedLine): string {
+function localHead(line: Omit<AcceptedValue, 'kind'>): string {
   let head = line.woke ? ' (woke a cold session)' : ''
   if (line.recorded?.stage === 'conversation') head += ` | recorded at seq ${line.recorded.seq}`
   else if (line.recorded?.stage === 'inbox') head += ` | in its inbox at seq ${line.recorded.seq}, not yet in its conversation`
@@ -84,7 +86,7 @@ function localHead(line: AcceptedLine): string {
   return head
 }
 
-function localBody(line: AcceptedLine): string {
+function localBody(line: Omit<AcceptedValue, 'kind'>): string {
   if (line.mode === 'queue') {
     return line.running
       ? 'The message is queued in that session\'s inbox; it becomes its next turn after the current one ends.'
@@ -95,7 +97,7 @@ function localBody(line: AcceptedLine): string {
     : 'That session was idle, so the steering message started a new turn.'
 }
 
-function durability(line: AcceptedLine): string {
+function durability(line: Omit<AcceptedValue, 'kind'>): string {
   if (line.recorded?.stage === 'conversation') return ''
   const joins = line.mode === 'queue' ? 'next turn' : 'next step'
   return ` It is not durable until that session's ${joins} starts: if its process ends first, the message may be lost.`
@@ -149,8 +151,16 @@ export function renderRemoteTail(outcome: RemoteOutcome): { head: string, body: 
   return { head, body }
 }
 
-/** The answer to a retried call (same caller, call id and arguments): its first result, and that it was not sent again. */
-export function renderRetried(earlier: string): string {
-  const what = earlier.split('\n', 1)[0]?.endsWith('held for its user\'s approval') === true ? 'held' : 'delivered'
+/** The value of a retried call (same caller, call id and arguments): its first result, not sent again. */
+export interface RetriedValue {
+  readonly kind: 'retried'
+  readonly first: AcceptedValue | HeldValue
+}
+
+/** The text of a retried call: its first result, and that it was not sent again. */
+export function renderRetried(value: RetriedValue): string {
+  // A first result held again (`(already held)`) reads `delivered`, as it always has.
+  const what = value.first.kind === 'held' && !value.first.duplicate ? 'held' : 'delivered'
+  const earlier = value.first.kind === 'held' ? renderHeld(value.first) : renderAccepted(value.first)
   return `${earlier}\n(This tool call, same id and arguments, was already ${what} once; it was not ${what} again.)`
 }

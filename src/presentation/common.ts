@@ -14,7 +14,6 @@
 import type { FailureKind } from '../core/failure-kinds.js'
 import { displayId, NOTHING_DELIVERED, NOTHING_LISTED, NOTHING_READ, REFUSAL_CATALOG, shownId, type Refusal } from '../refusals.js'
 import type { SessionHeaderView } from '../ports.js'
-import { isSubagent } from '../model/sessions.js'
 import { clipLine, clipLineStart, oneLine } from '../core/text.js'
 import { failureText } from './failures.js'
 
@@ -40,6 +39,40 @@ export const STEPS = {
   waitingForAnswer: 'waiting for the woken session to answer',
   running: (tool: string): string => `running ${tool}`,
 } as const
+
+/** A refused call as a result value (`src/presentation/results.ts`): the refusal and what was not done. */
+export interface RefusedValue extends Refusal {
+  readonly kind: 'refused'
+  /** What the call did not do (`Nothing was delivered.`, …). */
+  readonly consequence: string
+}
+
+/** A call cancelled during `step`, as a result value; a cancelled call never returns a partial result. */
+export interface CancelledValue {
+  readonly kind: 'cancelled'
+  readonly tool: string
+  readonly step: string
+  readonly consequence: string
+}
+
+/** A call that stopped before its result: refused or cancelled. */
+export type StoppedValue = RefusedValue | CancelledValue
+
+/** The value of a refused call. */
+export function refused(refusal: Refusal, consequence: string): RefusedValue {
+  return { kind: 'refused', code: refusal.code, cause: refusal.cause, next: refusal.next, consequence }
+}
+
+/** The value of a call cancelled during `step`. */
+export function cancelled(tool: string, step: string, consequence: string): CancelledValue {
+  return { kind: 'cancelled', tool, step, consequence }
+}
+
+/** Whether a step's outcome is a stopped call (its value) rather than what the step produced. */
+export function isStopped(outcome: object): outcome is StoppedValue {
+  const kind = (outcome as { kind?: unknown }).kind
+  return kind === 'refused' || kind === 'cancelled'
+}
 
 /**
  * Render a refusal as the plain text the model receives:
@@ -74,16 +107,25 @@ export function displayTitle(title: string | undefined): string {
   return line.length > 0 ? line : '(untitled)'
 }
 
-/** ` | cwd=… | preset=…` metadata of a list or read row (absent fields omitted). */
-export function metadataSuffix(header: SessionHeaderView): string {
-  let suffix = ''
-  // Keep the path's end on a grapheme boundary: a code-point slice would orphan combining marks.
-  if (header.cwd !== undefined) suffix += ` | cwd=${clipLineStart(oneLine(header.cwd), CWD_MAX_CHARS)}`
-  if (header.agentPreset !== undefined) suffix += ` | preset=${clipLine(oneLine(header.agentPreset), 60)}`
-  return suffix
+/** A row's workspace and preset as shown. */
+interface ShownMetadata { readonly cwd?: string | undefined, readonly preset?: string | undefined }
+
+/** A row's workspace and preset as shown: one line each, clipped (absent fields omitted). */
+export function shownMetadata(header: SessionHeaderView): { cwd?: string, preset?: string } {
+  return {
+    // Keep the path's end on a grapheme boundary: a code-point slice would orphan combining marks.
+    ...(header.cwd === undefined ? {} : { cwd: clipLineStart(oneLine(header.cwd), CWD_MAX_CHARS) }),
+    ...(header.agentPreset === undefined ? {} : { preset: clipLine(oneLine(header.agentPreset), 60) }),
+  }
+}
+
+/** ` | cwd=… | preset=…` metadata of a list or read row (absent fields omitted); a header's fields are clipped first. */
+export function metadataSuffix(shown: ShownMetadata | SessionHeaderView): string {
+  const fields = 'id' in shown ? shownMetadata(shown) : shown
+  return `${fields.cwd === undefined ? '' : ` | cwd=${fields.cwd}`}${fields.preset === undefined ? '' : ` | preset=${fields.preset}`}`
 }
 
 /** `[live|cold, top-level|subagent]` state tag of list and read rows (docs/tools.md#sessions_list). */
-export function stateTag(header: SessionHeaderView, live: boolean): string {
-  return `[${live ? 'live' : 'cold'}, ${isSubagent(header) ? 'subagent' : 'top-level'}]`
+export function stateTag(row: { readonly live: boolean, readonly subagent: boolean }): string {
+  return `[${row.live ? 'live' : 'cold'}, ${row.subagent ? 'subagent' : 'top-level'}]`
 }

@@ -14,8 +14,9 @@ import { displayId } from './common.js'
 /** The target takes no messages from peers (`inbound: refuse`, its own choice or the host's). */
 export const inboundRefused = REFUSAL_CATALOG.rejected.texts.inboundRefused
 
-/** One held send, as its sender reads it. */
-export interface HeldView {
+/** The value of a `sessions_send` result held for the target's user; {@link renderHeld} writes its text. */
+export interface HeldValue {
+  readonly kind: 'held'
   readonly targetId: string
   readonly mode: 'queue' | 'steer'
   readonly hop: number
@@ -30,7 +31,7 @@ export interface HeldView {
 }
 
 /** `accepted for … | held for its user's approval`: accepted, but nothing reached the target yet. */
-export function renderHeld(view: HeldView): string {
+export function renderHeld(view: HeldValue): string {
   const chars = view.truncatedFrom === undefined ? `chars=${view.chars}` : `chars=${view.chars} (truncated from ${view.truncatedFrom})`
   const cut = view.truncatedFrom === undefined ? '' : ` Only the first ${view.chars} characters were kept (maxSendChars).`
   return `accepted for ${displayId(view.targetId)} | mode=${view.mode} | ${chars} | hop ${view.hop} | held for its user's approval${view.duplicate ? ' (already held)' : ''}\n`

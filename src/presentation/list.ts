@@ -10,7 +10,7 @@
 import type { SessionRecordView } from '../ports.js'
 import { isSubagent, ownerOf } from '../model/sessions.js'
 import { clipLine, oneLine } from '../core/text.js'
-import { displayId, displayTitle, metadataSuffix, stateTag } from './common.js'
+import { displayId, displayTitle, metadataSuffix, shownMetadata, stateTag } from './common.js'
 
 /** Everything the list text is built from. */
 interface ListPage {
@@ -28,38 +28,93 @@ interface ListPage {
   readonly malformed: number
 }
 
-/** One row: `- <id> [state]…` and its title line. */
-function listRow(row: SessionRecordView, callerId: string, title: string): [string, string] {
-  let line = `- ${displayId(row.header.id)} ${stateTag(row.header, row.live)}${metadataSuffix(row.header)}`
-  if (row.elsewhere !== undefined) line += ` | live in another dsh process (pid ${row.elsewhere.pid})`
-  if (isSubagent(row.header)) {
-    const owner = ownerOf(row.header)
-    line += owner === undefined ? ' | not messageable' : ` | not messageable (owner ${displayId(owner)})`
-  }
-  if (row.header.id === callerId) line += ' | this session'
-  return [line, `  ${title}`]
+/** One listed session, every field as the text shows it (one line, clipped). */
+export interface ListedRow {
+  readonly sessionId: string
+  readonly live: boolean
+  readonly subagent: boolean
+  /** Workspace path, its end kept (`metadataSuffix`). */
+  readonly cwd?: string
+  readonly preset?: string
+  /** The other dsh process where it is live, when it is (docs/architecture.md §8). */
+  readonly elsewherePid?: number
+  /** The owning session of a subagent, when known. */
+  readonly owner?: string
+  /** The caller's own row. */
+  readonly self: boolean
+  /** The title as shown: `(untitled)`, `(title unavailable)` or the title. */
+  readonly title: string
 }
 
-/** The whole list result. */
-export function renderList(page: ListPage): string {
+/** The value of a `sessions_list` result. */
+export interface ListedValue {
+  readonly kind: 'listed'
+  readonly rows: readonly ListedRow[]
+  /** How many rows matched before the limit. */
+  readonly matched: number
+  /** The limit as given and the maximum it was capped to. */
+  readonly cappedLimit?: { readonly asked: number, readonly max: number }
+  /** The query as shown (one line, 80 code points), when one was given. */
+  readonly query?: string
+  /** Why titles could not be read (a failure-table row). */
+  readonly titlesFailed?: string
+  readonly malformed: number
+}
+
+/** The value of a list page: the facts as shown. */
+export function listedValue(page: ListPage): ListedValue {
+  const rows = page.shown.map((row): ListedRow => {
+    const { header } = row
+    const owner = isSubagent(header) ? ownerOf(header) : undefined
+    return {
+      sessionId: displayId(header.id),
+      live: row.live,
+      subagent: isSubagent(header),
+      ...shownMetadata(header),
+      ...(row.elsewhere === undefined ? {} : { elsewherePid: row.elsewhere.pid }),
+      ...(owner === undefined ? {} : { owner: displayId(owner) }),
+      self: header.id === page.callerId,
+      title: page.titlesFailed === undefined ? displayTitle(page.titles.get(header.id)) : '(title unavailable)',
+    }
+  })
+  return {
+    kind: 'listed',
+    rows,
+    matched: page.matched,
+    ...(page.cappedLimit === undefined ? {} : { cappedLimit: page.cappedLimit }),
+    ...(page.query === undefined ? {} : { query: clipLine(oneLine(page.query), 80) }),
+    ...(page.titlesFailed === undefined ? {} : { titlesFailed: page.titlesFailed }),
+    malformed: page.malformed,
+  }
+}
+
+/** One row: `- <id> [state]…` and its title line. */
+function listRow(row: ListedRow): [string, string] {
+  let line = `- ${row.sessionId} ${stateTag(row)}${metadataSuffix(row)}`
+  if (row.elsewherePid !== undefined) line += ` | live in another dsh process (pid ${row.elsewherePid})`
+  if (row.subagent) line += row.owner === undefined ? ' | not messageable' : ` | not messageable (owner ${row.owner})`
+  if (row.self) line += ' | this session'
+  return [line, `  ${row.title}`]
+}
+
+/** The text of a `sessions_list` result. */
+export function renderListed(value: ListedValue): string {
   const lines: string[] = []
-  for (const row of page.shown) {
-    lines.push(...listRow(row, page.callerId, page.titlesFailed === undefined ? displayTitle(page.titles.get(row.header.id)) : '(title unavailable)'))
+  for (const row of value.rows) lines.push(...listRow(row))
+  lines.push(`${value.rows.length} of ${value.matched} considered sessions`)
+  if (value.cappedLimit !== undefined) {
+    lines.push(`limit ${value.cappedLimit.asked} was capped to maxListResults (${value.cappedLimit.max}).`)
   }
-  lines.push(`${page.shown.length} of ${page.matched} considered sessions`)
-  if (page.cappedLimit !== undefined) {
-    lines.push(`limit ${page.cappedLimit.asked} was capped to maxListResults (${page.cappedLimit.max}).`)
-  }
-  const hasQuery = page.query !== undefined
-  if (page.shown.length === 0) {
+  const hasQuery = value.query !== undefined
+  if (value.rows.length === 0) {
     lines.push(hasQuery
-      ? `No session matched query ${JSON.stringify(clipLine(oneLine(page.query ?? ''), 80))}; try a shorter query, scope "all", or no query.`
+      ? `No session matched query ${JSON.stringify(value.query)}; try a shorter query, scope "all", or no query.`
       : 'No session matched; try scope "all" or live_only false.')
   }
-  if (page.titlesFailed !== undefined) {
-    lines.push(`Titles could not be read (${page.titlesFailed})${hasQuery ? '; the query matched id, cwd and preset only' : ''}.`)
+  if (value.titlesFailed !== undefined) {
+    lines.push(`Titles could not be read (${value.titlesFailed})${hasQuery ? '; the query matched id, cwd and preset only' : ''}.`)
   }
-  if (page.malformed > 0) lines.push(`${page.malformed} malformed session records were skipped.`)
+  if (value.malformed > 0) lines.push(`${value.malformed} malformed session records were skipped.`)
   lines.push('Top-level sessions are messageable with sessions_send; subagent sessions are not.')
   return lines.join('\n')
 }

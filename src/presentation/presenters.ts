@@ -9,15 +9,17 @@
  * Shapes are rc.8's `GenericCallView` / `GenericResultView` / `ToolResult`
  * (`@deepseek-ai/dsh-tools@0.1.0-rc.8` lib/types/presentation.d.ts and
  * lib/types/index.d.ts), restated here as the subset used. Both functions are
- * pure and depend only on their inputs (a UI calls them live and on replay);
- * they return `undefined` for anything they cannot read, which keeps the
- * host's generic presentation.
+ * pure and depend only on their inputs (a UI calls them live and on replay).
+ * A result is read from its value, the `meta` that `output.presentationMeta`
+ * projects (`src/presentation/results.ts`), never from its text; a result
+ * without one (a log written before results carried values, a call nested
+ * in `run_code`, a registry error) keeps the host's generic presentation.
  *
  * @module dsh-cross-session/presenters
  */
 
-import { parseListResult, parseRefusal, parseSendResult, shortId } from '../core/tool-results.js'
-import { parseReadResult } from '../core/tool-results-read.js'
+import { shortId } from '../core/text.js'
+import { isResultValue, type ResultValue, type SendValue } from './results.js'
 import type { CallView, PresentedResult, ResultView } from '../harness/host.js'
 import { TOOL_NAMES, type ToolName } from '../model/tool-names.js'
 
@@ -38,16 +40,26 @@ function clip(text: string, max: number): string {
   return chars.length <= max ? chars.join('') : `${chars.slice(0, max - 1).join('')}…`
 }
 
-function resultText(result: PresentedResult): string {
-  return result.content.flatMap(block => block.type === 'text' && typeof block.text === 'string' ? [block.text] : []).join('\n')
+/** The result's own text blocks, shown as they are on expand. */
+function textBlocks(result: PresentedResult): Array<{ type: 'text', text: string }> {
+  const texts = result.content.flatMap(block => block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])
+  return [{ type: 'text', text: texts.join('\n') }]
+}
+
+/** What a send said of delivery, in a title. */
+function sendOutcome(sent: Exclude<SendValue, { kind: 'retried' | 'withdraw' }>): string {
+  if (sent.kind === 'held') return 'held for its user\'s approval'
+  const { recorded } = sent
+  if (recorded?.stage === 'conversation') return `recorded at seq ${recorded.seq}`
+  return recorded?.stage === 'inbox' ? `in inbox at seq ${recorded.seq}` : 'pending, not yet in its log'
 }
 
 /** How a UI shows one tool's calls; both parts are pure. */
 interface ToolPresenter {
   /** The pending-call view of the call's (unvalidated) arguments. */
   readonly call: (args: unknown) => CallView
-  /** The completed-call view of a result that is not a refusal, or `undefined` when it is not one this plugin writes. */
-  readonly result: (text: string) => ResultView | undefined
+  /** The completed-call view of a result that is not a refusal, or `undefined` when it is not this tool's. */
+  readonly result: (value: ResultValue, content: ResultView['content']) => ResultView | undefined
 }
 
 const PRESENTERS: { readonly [N in ToolName]: ToolPresenter } = {
@@ -56,12 +68,12 @@ const PRESENTERS: { readonly [N in ToolName]: ToolPresenter } = {
       const query = stringArg(args, 'query')
       return { card: 'generic', kind: 'search', title: query === undefined ? 'List sessions' : `List sessions matching "${clip(query, 40)}"` }
     },
-    result: text => {
-      const list = parseListResult(text)
-      if (list === undefined) return undefined
+    result: list => {
+      if (list.kind !== 'listed') return undefined
       const live = list.rows.filter(row => row.live).length
-      const lines = list.rows.map(row => `${shortId(row.sessionId)} ${row.live ? 'live' : 'cold'}${row.self ? ' (this session)' : ''}${row.messageable ? '' : ' (not messageable)'} · ${row.title}${row.cwd === undefined ? '' : ` · ${row.cwd}`}`)
-      return { card: 'generic', title: `Listed ${list.rows.length} ${list.rows.length === 1 ? 'session' : 'sessions'} (${live} live)`, content: [{ type: 'text', text: [...lines, ...list.footer.slice(0, 1)].join('\n') }] }
+      const lines = list.rows.map(row => `${shortId(row.sessionId)} ${row.live ? 'live' : 'cold'}${row.self ? ' (this session)' : ''}${row.subagent ? ' (not messageable)' : ''} · ${row.title}${row.cwd === undefined ? '' : ` · ${row.cwd}`}`)
+      const footer = `${list.rows.length} of ${list.matched} considered sessions`
+      return { card: 'generic', title: `Listed ${list.rows.length} ${list.rows.length === 1 ? 'session' : 'sessions'} (${live} live)`, content: [{ type: 'text', text: [...lines, footer].join('\n') }] }
     },
   },
   [TOOL_NAMES.read]: {
@@ -69,11 +81,10 @@ const PRESENTERS: { readonly [N in ToolName]: ToolPresenter } = {
       const id = stringArg(args, 'session_id')
       return { card: 'generic', kind: 'read', title: id === undefined ? 'Read a session' : `Read ${shortId(id)}` }
     },
-    result: text => {
-      const read = parseReadResult(text)
-      if (read === undefined) return undefined
-      const omitted = read.omitted > 0 ? `, ${read.omitted} omitted` : ''
-      return { card: 'generic', title: `Read ${shortId(read.sessionId)} "${clip(read.title, 40)}" — ${read.messages.length} of ${read.readable} messages${omitted}`, content: [{ type: 'text', text }] }
+    result: (read, content) => {
+      if (read.kind !== 'read') return undefined
+      const omitted = read.older.count > 0 ? `, ${read.older.count} omitted` : ''
+      return { card: 'generic', title: `Read ${shortId(read.sessionId)} "${clip(read.title, 40)}" — ${read.messages.length} of ${read.readable} messages${omitted}`, ...(content === undefined ? {} : { content }) }
     },
   },
   [TOOL_NAMES.send]: {
@@ -89,13 +100,18 @@ const PRESENTERS: { readonly [N in ToolName]: ToolPresenter } = {
         ...(message === undefined ? {} : { rawInput: message }),
       }
     },
-    result: text => {
-      const sent = parseSendResult(text)
-      if (sent === undefined) return undefined
-      const outcome = sent.recorded.stage === 'conversation'
-        ? `recorded at seq ${sent.recorded.seq}`
-        : sent.recorded.stage === 'inbox' ? `in inbox at seq ${sent.recorded.seq}` : sent.recorded.stage === 'held' ? 'held for its user\'s approval' : 'pending, not yet in its log'
-      return { card: 'generic', title: `Sent to ${shortId(sent.sessionId)} (${sent.mode}, hop ${sent.hop}) — ${outcome}${sent.woke ? ', woke it' : ''}`, content: [{ type: 'text', text }] }
+    result: (value, content) => {
+      // A retried call answers with its first result.
+      const sent = value.kind === 'retried' ? value.first : value
+      const withdrawn = sent.kind === 'withdraw' ? sent.outcome : undefined
+      if (withdrawn !== undefined) {
+        const title = `${withdrawn.ok ? 'Withdrew' : 'Too late to withdraw'} the message to ${shortId(withdrawn.target)}`
+        return { card: 'generic', title, ...(content === undefined ? {} : { content }) }
+      }
+      if (sent.kind !== 'accepted' && sent.kind !== 'held') return undefined
+      // A mailbox delivery does not say whether the other process woke it.
+      const woke = sent.kind === 'accepted' && sent.woke && sent.remote === undefined
+      return { card: 'generic', title: `Sent to ${shortId(sent.targetId)} (${sent.mode}, hop ${sent.hop}) — ${sendOutcome(sent)}${woke ? ', woke it' : ''}`, ...(content === undefined ? {} : { content }) }
     },
   },
 }
@@ -114,14 +130,14 @@ export function presentCall(name: ToolName, args: unknown): CallView {
  * Completed-call view: a title saying the outcome and a compact summary.
  * @param name - the tool.
  * @param args - the call's arguments.
- * @param result - the durable result projection.
- * @returns the view, or `undefined` when the result text is not one this
- *   plugin writes (the host then shows the raw text).
+ * @param result - the durable result projection: its text, and its value as `meta`.
+ * @returns the view, or `undefined` when the result carries no value of this
+ *   tool (the host then shows the raw text).
  */
 export function presentResult(name: ToolName, args: unknown, result: PresentedResult): ResultView | undefined {
-  const text = resultText(result)
-  const refusal = parseRefusal(text)
-  if (refusal === undefined) return PRESENTERS[name].result(text)
+  const value = result.meta
+  if (result.isError || !isResultValue(value)) return undefined
+  if (value.kind !== 'refused' && value.kind !== 'cancelled') return PRESENTERS[name].result(value, textBlocks(result))
   const call = presentCall(name, args).title
-  return { card: 'generic', title: `${call} — ${refusal.outcome === 'cancelled' ? 'cancelled' : `refused: ${refusal.code}`}`, content: [{ type: 'text', text }] }
+  return { card: 'generic', title: `${call} — ${value.kind === 'cancelled' ? 'cancelled' : `refused: ${value.code}`}`, content: textBlocks(result) }
 }

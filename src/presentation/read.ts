@@ -14,14 +14,56 @@ import { isSubagent, ownerOf } from '../model/sessions.js'
 import type { ReadableMessage } from '../model/surface.js'
 import type { ReadCursor, WindowSide } from '../model/read-window.js'
 import { countChars, sanitizeForDisplay, truncateVisibly } from '../core/text.js'
-import { displayId, displayTitle, metadataSuffix, stateTag } from './common.js'
+import { displayId, displayTitle, metadataSuffix, shownMetadata, stateTag } from './common.js'
+
+/** One shown message of a read, as the text shows it. */
+export interface ReadMessage {
+  readonly role: string
+  readonly seq: number
+  /** Provenance markers (`user`, `model:…`, `peer:<id>`, `hop 1`, `harness-injected`, `replaced`). */
+  readonly markers: readonly string[]
+  /** The text, sanitised and visibly truncated to `maxMessageChars`. */
+  readonly text: string
+}
+
+/** The value of a `sessions_read` result. */
+export interface ReadValue {
+  readonly kind: 'read'
+  readonly sessionId: string
+  readonly live: boolean
+  readonly subagent: boolean
+  readonly cwd?: string
+  readonly preset?: string
+  /** The owning session of a subagent, when known. */
+  readonly owner?: string
+  readonly self: boolean
+  readonly elsewherePid?: number
+  /** The title as shown: `(untitled)`, `(title unavailable)` or the title. */
+  readonly title: string
+  readonly readable: number
+  /** The newest seq the read covered, `null` when the log had none. */
+  readonly capturedThrough: number | null
+  /** The cursor arguments given (absent: a plain window). */
+  readonly cursor?: { readonly afterSeq?: number, readonly beforeSeq?: number }
+  readonly newer: WindowSide
+  readonly older: WindowSide
+  /** Shown messages, newest first. */
+  readonly messages: readonly ReadMessage[]
+  readonly malformed: number
+  /** The whole text's bound, code points: `maxReadMessages × (maxMessageChars + 200)`. */
+  readonly budget: number
+}
 
 /** Row header: `--- user (seq 407, user, harness-injected) ---` (docs/tools.md#sessions_read). */
-function messageHeading(message: ReadableMessage): string {
+function messageHeading(message: ReadMessage): string {
+  return `--- ${message.role} (seq ${message.seq}, ${message.markers.join(', ')}) ---`
+}
+
+function shownMessage(message: ReadableMessage, maxMessageChars: number): ReadMessage {
   const markers = [message.source]
   if (message.injected) markers.push('harness-injected')
   if (message.replaced) markers.push('replaced')
-  return `--- ${message.role} (seq ${message.seq}, ${markers.join(', ')}) ---`
+  return { role: message.role, seq: message.seq, markers, text: truncateVisibly(sanitizeForDisplay(message.text), maxMessageChars) }
 }
 
 /** Everything the read text is built from. */
@@ -74,35 +116,57 @@ function capOutput(text: string, budget: number): string {
   return countChars(text) <= budget ? text : truncateVisibly(text, Math.max(0, budget - MARKER_ROOM))
 }
 
-/** The whole read result. */
-export function renderRead(page: ReadPage): string {
+/** The value of a read page: the facts as shown. */
+export function readValue(page: ReadPage): ReadValue {
   const { header } = page
-  let first = `session ${displayId(header.id)} ${stateTag(header, page.live)}${metadataSuffix(header)}`
-  if (isSubagent(header)) {
-    const owner = ownerOf(header)
-    first += owner === undefined ? ' | subagent' : ` | owner ${displayId(owner)}`
-  }
-  if (header.id === page.callerId) first += ' | this session'
-  if (page.elsewhere !== undefined) first += ` | live in another dsh process (pid ${page.elsewhere.pid})`
+  const subagent = isSubagent(header)
+  const owner = subagent ? ownerOf(header) : undefined
   const captured = page.capturedThroughSeq
+  const cursored = page.cursor.afterSeq !== undefined || page.cursor.beforeSeq !== undefined
+  return {
+    kind: 'read',
+    sessionId: displayId(header.id),
+    live: page.live,
+    subagent,
+    ...shownMetadata(header),
+    ...(owner === undefined ? {} : { owner: displayId(owner) }),
+    self: header.id === page.callerId,
+    ...(page.elsewhere === undefined ? {} : { elsewherePid: page.elsewhere.pid }),
+    title: page.title === null ? '(title unavailable)' : displayTitle(page.title),
+    readable: page.readable,
+    capturedThrough: typeof captured === 'number' ? captured : null,
+    ...(cursored ? { cursor: page.cursor } : {}),
+    newer: page.newer,
+    older: { count: page.omitted, cursor: page.older.cursor },
+    messages: page.shown.map(message => shownMessage(message, page.maxMessageChars)),
+    malformed: page.malformed,
+    budget: page.maxReadMessages * (page.maxMessageChars + 200),
+  }
+}
+
+/** The text of a `sessions_read` result. */
+export function renderReadValue(value: ReadValue): string {
+  let first = `session ${value.sessionId} ${stateTag(value)}${metadataSuffix(value)}`
+  if (value.subagent) first += value.owner === undefined ? ' | subagent' : ` | owner ${value.owner}`
+  if (value.self) first += ' | this session'
+  if (value.elsewherePid !== undefined) first += ` | live in another dsh process (pid ${value.elsewherePid})`
   const lines = [
     first,
-    ...(page.elsewhere === undefined ? [] : ['(this reads its persisted log, which can trail the live session by the harness\'s write batch)']),
-    `title: ${page.title === null ? '(title unavailable)' : displayTitle(page.title)}`,
-    `readable messages: ${page.readable} | captured through seq: ${typeof captured === 'number' ? captured : 'none'}`,
+    ...(value.elsewherePid === undefined ? [] : ['(this reads its persisted log, which can trail the live session by the harness\'s write batch)']),
+    `title: ${value.title}`,
+    `readable messages: ${value.readable} | captured through seq: ${value.capturedThrough ?? 'none'}`,
   ]
-  const cursored = page.cursor.afterSeq !== undefined || page.cursor.beforeSeq !== undefined
-  if (cursored) lines.push(cursorLine(page.cursor, page.newer, page.older))
-  for (const message of page.shown) {
-    lines.push(messageHeading(message), truncateVisibly(sanitizeForDisplay(message.text), page.maxMessageChars))
-  }
-  if (page.shown.length === 0) lines.push(cursored ? '(no readable messages in this range)' : '(no readable messages)')
-  if (page.malformed > 0) lines.push(`(${page.malformed} malformed events skipped)`)
+  const cursored = value.cursor !== undefined
+  if (value.cursor !== undefined) lines.push(cursorLine(value.cursor, value.newer, value.older))
+  for (const message of value.messages) lines.push(messageHeading(message), message.text)
+  if (value.messages.length === 0) lines.push(cursored ? '(no readable messages in this range)' : '(no readable messages)')
+  if (value.malformed > 0) lines.push(`(${value.malformed} malformed events skipped)`)
   // A windowed read ends with the contract's marker, exactly (docs/tools.md#sessions_read);
   // the cursor that pages back stands on its own line just before it.
-  if (!cursored && page.omitted > 0) {
-    lines.push(`(before_seq ${page.older.cursor} reads the earlier messages)`)
-    lines.push(`(${page.omitted} earlier ${page.omitted === 1 ? 'message' : 'messages'} omitted)`)
+  const omitted = value.older.count
+  if (!cursored && omitted > 0) {
+    lines.push(`(before_seq ${value.older.cursor} reads the earlier messages)`)
+    lines.push(`(${omitted} earlier ${omitted === 1 ? 'message' : 'messages'} omitted)`)
   }
-  return capOutput(lines.join('\n'), page.maxReadMessages * (page.maxMessageChars + 200))
+  return capOutput(lines.join('\n'), value.budget)
 }

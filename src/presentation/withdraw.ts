@@ -39,8 +39,19 @@ export function whereaboutsText(where: Whereabouts, targetId: string): string {
   }
 }
 
+/** What a withdraw the store answered returns (src/presentation/results.ts): withdrawn, or too late and where the message is. */
+export interface WithdrawValue {
+  readonly kind: 'withdraw'
+  readonly outcome: Exclude<WithdrawOutcome, { reason: 'unknown' }>
+}
+
+/** The value of a withdraw the store answered. */
+export function withdrawValue(outcome: Exclude<WithdrawOutcome, { reason: 'unknown' }>): WithdrawValue {
+  return { kind: 'withdraw', outcome }
+}
+
 /** The result of a withdraw the store answered (a repeat gives the same text). */
-export function renderWithdraw(outcome: Exclude<WithdrawOutcome, { reason: 'unknown' }>): string {
+export function renderWithdraw({ outcome }: WithdrawValue): string {
   if (!outcome.ok) return `too late: ${whereaboutsText(outcome.where, outcome.target)}\nThe message was not withdrawn (id ${outcome.messageId}).`
   const was = outcome.was === 'held' ? 'held for its user\'s approval' : 'waiting in the cross-session store; no process had taken it'
   return `withdrawn: the message to ${displayId(outcome.target)} (id ${outcome.messageId})\nIt was ${was}. It will never be delivered, and no notice will come for it.`

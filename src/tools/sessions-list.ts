@@ -13,9 +13,9 @@
  * @module dsh-cross-session/tools/sessions-list
  */
 
-import { commonRefusals, NOTHING_LISTED, renderCancelled, renderRefusal, STEPS } from '../presentation/common.js'
+import { cancelled, commonRefusals, NOTHING_LISTED, refused, STEPS, type StoppedValue } from '../presentation/common.js'
 import { failureText } from '../presentation/failures.js'
-import { renderList } from '../presentation/list.js'
+import { listedValue, type ListedValue } from '../presentation/list.js'
 import type { SessionRecordView } from '../ports.js'
 import { SessionsListArgs } from '../model/schemas.js'
 import { TOOL_NAMES } from '../model/tool-names.js'
@@ -100,13 +100,13 @@ export function orderRows(rows: readonly SessionRecordView[], callerId: string, 
  * @param rawArgs - arguments as the harness passed them (validated here).
  * @param call - caller, call id and abort signal.
  * @param deps - ports and settings.
- * @returns the plain-text tool result (rows and footer, a refusal, or a cancellation).
+ * @returns the listed rows (`listed`), a refusal, or a cancellation.
  */
-export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps: ToolDeps): Promise<string> {
+export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps: ToolDeps): Promise<ListedValue | StoppedValue> {
   const parsed = validateArguments(SessionsListArgs, rawArgs)
-  if (!parsed.ok) return renderRefusal(commonRefusals.invalidArguments(parsed.problem, TOOL), NOTHING_LISTED)
+  if (!parsed.ok) return refused(commonRefusals.invalidArguments(parsed.problem, TOOL), NOTHING_LISTED)
   const caller = call.caller
-  if (caller === undefined) return renderRefusal(commonRefusals.noCaller(), NOTHING_LISTED)
+  if (caller === undefined) return refused(commonRefusals.noCaller(), NOTHING_LISTED)
   const args = parsed.value
   const { settings } = deps
   const limit = Math.min(args.limit ?? settings.maxListResults, settings.maxListResults)
@@ -116,8 +116,8 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
   const listed = await callBackend(STEPS.listing, call.signal, () => deps.sessions.listSessions(call.signal), deps.log)
   if (!listed.ok) {
     return listed.cancelled
-      ? renderCancelled(TOOL, listed.step, NOTHING_LISTED)
-      : renderRefusal(commonRefusals.backend(listed.step, listed.failure, TOOL), NOTHING_LISTED)
+      ? cancelled(TOOL, listed.step, NOTHING_LISTED)
+      : refused(commonRefusals.backend(listed.step, listed.failure, TOOL), NOTHING_LISTED)
   }
   let malformed = 0
   const candidates: SessionRecordView[] = []
@@ -150,17 +150,17 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
   let matched = candidates
   if (query.length > 0) {
     titlesFailed = await readTitles(candidates.map(row => row.header.id))
-    if (titlesFailed === 'cancelled') return renderCancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
+    if (titlesFailed === 'cancelled') return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
     const seen = new Map<string, boolean>()
     matched = candidates.filter(row => matchesMetadata(row, query, seen) || foldForMatch(titles.get(row.header.id) ?? '').includes(query))
   }
   const shown = orderRows(matched, caller.sessionId, limit)
   if (query.length === 0) {
     titlesFailed = await readTitles(shown.map(row => row.header.id))
-    if (titlesFailed === 'cancelled') return renderCancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
+    if (titlesFailed === 'cancelled') return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
   }
 
-  return renderList({
+  return listedValue({
     shown,
     matched: matched.length,
     callerId: caller.sessionId,

@@ -17,8 +17,8 @@
  * @module dsh-cross-session/tools/sessions-read
  */
 
-import { commonRefusals, NOTHING_READ, renderCancelled, renderRefusal, STEPS } from '../presentation/common.js'
-import { renderRead } from '../presentation/read.js'
+import { cancelled, commonRefusals, NOTHING_READ, refused, STEPS, type StoppedValue } from '../presentation/common.js'
+import { readValue, type ReadValue } from '../presentation/read.js'
 import { SessionsReadArgs } from '../model/schemas.js'
 import { TOOL_NAMES } from '../model/tool-names.js'
 import { canNameSession, isVisible, readHeader } from '../model/sessions.js'
@@ -35,17 +35,17 @@ const TOOL = TOOL_NAMES.read
  * @param rawArgs - arguments as the harness passed them (validated here).
  * @param call - caller, call id and abort signal.
  * @param deps - ports and settings.
- * @returns the plain-text window, a refusal (`invalid-arguments`,
+ * @returns the window (`read`), a refusal (`invalid-arguments`,
  *   `not-found`, `rejected`), or a cancellation.
  */
-export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps: ToolDeps): Promise<string> {
+export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps: ToolDeps): Promise<ReadValue | StoppedValue> {
   const parsed = validateArguments(SessionsReadArgs, rawArgs)
   const problem = parsed.ok ? sessionIdProblem(parsed.value.session_id) : parsed.problem
-  if (!parsed.ok || problem !== undefined) return renderRefusal(commonRefusals.invalidArguments(problem ?? '', TOOL), NOTHING_READ)
+  if (!parsed.ok || problem !== undefined) return refused(commonRefusals.invalidArguments(problem ?? '', TOOL), NOTHING_READ)
   const caller = call.caller
-  if (caller === undefined) return renderRefusal(commonRefusals.noCaller(), NOTHING_READ)
+  if (caller === undefined) return refused(commonRefusals.noCaller(), NOTHING_READ)
   // An id that cannot name a session never reaches a backend.
-  if (!canNameSession(parsed.value.session_id)) return renderRefusal(commonRefusals.notFound(parsed.value.session_id), NOTHING_READ)
+  if (!canNameSession(parsed.value.session_id)) return refused(commonRefusals.notFound(parsed.value.session_id), NOTHING_READ)
   const args = parsed.value
   const { settings } = deps
   const sessionId = args.session_id
@@ -56,15 +56,15 @@ export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps
   ])
   if (!surface.ok) {
     return surface.cancelled
-      ? renderCancelled(TOOL, surface.step, NOTHING_READ)
-      : renderRefusal(commonRefusals.backend(surface.step, surface.failure, TOOL), NOTHING_READ)
+      ? cancelled(TOOL, surface.step, NOTHING_READ)
+      : refused(commonRefusals.backend(surface.step, surface.failure, TOOL), NOTHING_READ)
   }
   const header = surface.value === undefined ? undefined : readHeader(surface.value.session)
   // An id outside the caller's visibility reads exactly like one that never existed.
   if (surface.value === undefined || header === undefined || !isVisible(header, caller.header, settings.visibility)) {
-    return renderRefusal(commonRefusals.notFound(sessionId), NOTHING_READ)
+    return refused(commonRefusals.notFound(sessionId), NOTHING_READ)
   }
-  if (!titles.ok && titles.cancelled) return renderCancelled(TOOL, titles.step, NOTHING_READ)
+  if (!titles.ok && titles.cancelled) return cancelled(TOOL, titles.step, NOTHING_READ)
 
   const live = deps.sessions.isLive(sessionId)
   const events = Array.isArray(surface.value.events) ? surface.value.events : []
@@ -79,7 +79,7 @@ export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps
     ...(args.before_seq === undefined ? {} : { beforeSeq: args.before_seq }),
   }
   const window = pickWindow(readable.messages, maxMessages, cursor)
-  return renderRead({
+  return readValue({
     header,
     live,
     callerId: caller.sessionId,

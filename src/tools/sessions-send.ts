@@ -21,9 +21,11 @@
  * @module dsh-cross-session/tools/sessions-send
  */
 
-import type { SendMode } from '../ports.js'
-import { renderAccepted, renderRetried } from '../presentation/accepted.js'
-import { commonRefusals, NOTHING_DELIVERED, renderRefusal } from '../presentation/common.js'
+import type { AnswerWait, MailboxStage, SendMode } from '../ports.js'
+import type { Recorded } from '../harness/recorded.js'
+import type { AcceptedValue } from '../presentation/accepted.js'
+import { commonRefusals, isStopped, NOTHING_DELIVERED, refused, type StoppedValue } from '../presentation/common.js'
+import type { SendValue } from '../presentation/results.js'
 import { truncateChars } from '../core/text.js'
 import { readSendInput, requestIdFor } from './send/arguments.js'
 import { messageText, resolveAndAdmit, unwatchAnswer, waitForAnswer, waitForRecord, watchAnswer, type Outgoing } from './send/deliver.js'
@@ -43,18 +45,34 @@ function journal(deps: ToolDeps, entry: LocalDelivery): void {
   }
 }
 
+/** Where the bound found the message, the fields a result shows only (a port may add its own). */
+function shownRecorded(recorded: Recorded | MailboxStage): Recorded | MailboxStage {
+  if (recorded.stage === 'refused') return { stage: 'refused', reason: recorded.reason }
+  const extra = recorded as { running?: unknown, takenOver?: unknown }
+  return {
+    ...('seq' in recorded ? { stage: recorded.stage, seq: recorded.seq } : { stage: recorded.stage }),
+    ...(typeof extra.running === 'boolean' ? { running: extra.running } : {}),
+    ...(extra.takenOver === true ? { takenOver: true } : {}),
+  } as Recorded | MailboxStage
+}
+
+/** How the wait for the woken session's answer ended, the fields a result shows only. */
+function shownAnswer(answer: AnswerWait): AnswerWait {
+  return answer.ended ? { ended: true, reason: answer.reason, seq: answer.seq } : { ended: false, waitedMs: answer.waitedMs }
+}
+
 /**
  * Execute one `sessions_send` call. Never throws; never leaves a session
  * woken and abandoned.
  * @param rawArgs - arguments as the harness passed them (validated here).
  * @param call - caller, call id (→ `requestId`) and abort signal.
  * @param deps - ports, settings and send limits.
- * @returns the accepted line, a refusal (`invalid-arguments`, `not-found`,
+ * @returns the accepted (`accepted`), held (`held`) or retried (`retried`) send, a refusal (`invalid-arguments`, `not-found`,
  *   `not-messageable`, `resume-disabled`, `empty-body`, `self-target`,
  *   `rate-limited`, `rejected`), or a cancellation; with `withdraw: true`,
  *   what `send/withdraw.ts` answers.
  */
-export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps: ToolDeps): Promise<string> {
+export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps: ToolDeps): Promise<SendValue | StoppedValue> {
   const { settings, limits } = deps
   // Validate.
   const { args, facts, identity } = readSendInput(rawArgs, call.caller, call.callId, settings.allowResume)
@@ -65,17 +83,17 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   // its first result, never a second delivery (docs/tools.md#sessions_send, "Retries").
   if (args !== undefined && caller !== undefined && facts.argumentProblem === undefined) {
     const earlier = limits.earlierCallResult(caller.sessionId, identity)
-    if (earlier !== undefined) return renderRetried(earlier)
+    if (earlier !== undefined) return { kind: 'retried', first: earlier }
   }
 
   // Gather facts and decide (steps 1–8).
   const decided = await gatherAndDecide(facts, call, deps)
-  if (args === undefined || caller === undefined) return decided.kind === 'refused' ? decided.text : renderRefusal(commonRefusals.noCaller(), NOTHING_DELIVERED)
+  if (args === undefined || caller === undefined) return decided.kind === 'refused' ? decided.value : refused(commonRefusals.noCaller(), NOTHING_DELIVERED)
   const requestId = requestIdFor(caller.sessionId, identity)
   const mode: SendMode = args.mode ?? settings.defaultSendMode
   if (decided.kind === 'refused') {
     if (decided.inbound === true) journal(deps, { messageId: requestId, target: args.session_id, sender: caller.sessionId, hop: 0, mode, state: 'refused', reason: 'inbound' })
-    return decided.text
+    return decided.value
   }
 
   // Deliver (steps 9–10, then the bounded wait).
@@ -86,18 +104,18 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   // The target's user approves messages from peers: kept for them, nothing touches the target (docs/tools.md#inbound-messages).
   if (decided.kind === 'hold') {
     const held = await holdMessage({ out, cut, notify }, call, deps)
-    if (held.startsWith('accepted')) {
+    if (held.kind === 'held') {
       limits.recordDelivery(caller.sessionId, args.session_id, args.message)
       limits.recordCall(caller.sessionId, identity, held)
     }
     return held
   }
   const text = await messageText(out, call, deps)
-  if (typeof text === 'string') return text
+  if (isStopped(text)) return text
   // Watched before admission, so the turn that takes it cannot end first (docs/tools.md#notices).
   const notice = notify ? watchAnswer(out, deps) : undefined
   const admitted = await resolveAndAdmit(out, text.text, call, deps)
-  if (typeof admitted === 'string') {
+  if (isStopped(admitted)) {
     if (notice !== undefined && notice !== 'unavailable') unwatchAnswer(out, deps)
     return admitted
   }
@@ -112,11 +130,13 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     journal(deps, { messageId: requestId, target: out.targetId, sender: out.callerId, hop: out.hop, mode, state: seq === undefined ? 'pending' : 'recorded', ...(seq === undefined ? {} : { seq }) })
   }
   // Refused by the holding process: no turn will take it, so no notice will come.
-  const refused = wait.recorded?.stage === 'refused'
-  if (refused && notice !== undefined && notice !== 'unavailable') unwatchAnswer(out, deps)
+  const refusedThere = wait.recorded?.stage === 'refused'
+  if (refusedThere && notice !== undefined && notice !== 'unavailable') unwatchAnswer(out, deps)
 
   // Present.
-  const result = renderAccepted({
+  const remote = admitted.target.remote
+  const result: AcceptedValue = {
+    kind: 'accepted',
     targetId: args.session_id,
     mode,
     chars: cut.totalChars - cut.omittedChars,
@@ -124,13 +144,13 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     hop: decided.hop,
     woke: admitted.target.woke,
     running: admitted.admitted.running,
-    ...(wait.recorded === undefined ? {} : { recorded: wait.recorded }),
-    ...(admitted.target.remote === undefined ? {} : { remote: admitted.target.remote }),
+    ...(wait.recorded === undefined ? {} : { recorded: shownRecorded(wait.recorded) }),
+    ...(remote === undefined ? {} : { remote: { pid: remote.pid, ...(remote.handoff === true ? { handoff: true } : {}) } }),
     recordWaitMs: settings.recordWaitMs,
     waitCancelled: wait.cancelled,
-    ...(answer === undefined ? {} : { answer }),
-    ...(notice === undefined || refused ? {} : { notice }),
-  })
+    ...(answer === undefined ? {} : { answer: shownAnswer(answer) }),
+    ...(notice === undefined || refusedThere ? {} : { notice }),
+  }
   limits.recordCall(caller.sessionId, identity, result)
   return result
 }

@@ -6,10 +6,12 @@
  */
 
 import type { SendLimits } from '../model/limits.js'
-import type { Caller, ControllerPort, SessionQueryPort, WithdrawStore } from '../ports.js'
+import type { ApprovalStore, Caller, ControllerPort, SessionQueryPort, WithdrawStore } from '../ports.js'
 import type { DiagnosticSink } from '../model/service-boundary.js'
 import type { Settings } from '../settings/resolve.js'
-import type { ApprovalStore } from '../ports.js'
+import type { AcceptedValue } from '../presentation/accepted.js'
+import type { HeldValue } from '../presentation/inbound.js'
+import type { ResultValue } from '../presentation/results.js'
 
 /**
  * The home store's approval half as the tools use it: the target's own
@@ -25,7 +27,8 @@ export interface ToolDeps {
   readonly sessions: SessionQueryPort
   readonly controller: ControllerPort
   readonly settings: Settings
-  readonly limits: SendLimits
+  /** Send limits, and the first result of each delivered or held call (a retry returns it). */
+  readonly limits: SendLimits<AcceptedValue | HeldValue>
   /** Absent without a home store: the `inbound` setting alone applies, and `hold` cannot keep a message. */
   readonly inbound?: InboundPort | undefined
   /** Full diagnostics (stacks) go here, never to the model. */
@@ -42,7 +45,8 @@ export interface ToolCallContext {
 
 /**
  * One tool's executor: the arguments as the harness passed them (validated
- * inside), the call, the dependencies; resolves to the plain-text result and
- * never rejects on purpose (`src/tools/definitions.ts` catches the rest).
+ * inside), the call, the dependencies; resolves to the result's value (its
+ * text is `renderResult`'s, `src/presentation/results.ts`) and never rejects
+ * on purpose (`src/tools/definitions.ts` catches the rest).
  */
-export type ToolExecutor = (args: unknown, call: ToolCallContext, deps: ToolDeps) => Promise<string>
+export type ToolExecutor = (args: unknown, call: ToolCallContext, deps: ToolDeps) => Promise<ResultValue>

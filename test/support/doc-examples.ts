@@ -23,9 +23,31 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { vi } from 'vitest'
-import { NOTICE_EXCERPT_CHARS, buildFrame, buildNotice, createAgentsController, truncateVisibly, guardController, HomeRuntime, openHomeStore, relaySource, sessionsList, sessionsRead, sessionsSend, storePaths, StoreWatch, withPresence, WokenSessions, type HomeStore, type HostAgents, type ProcessTag, type Settings } from '../../src/testing.js'
+import { NOTICE_EXCERPT_CHARS, asJsonValue, buildFrame, buildNotice, createAgentsController, truncateVisibly, guardController, HomeRuntime, openHomeStore, relaySource, renderResult, sessionsListValue, sessionsReadValue, sessionsSendValue, storePaths, StoreWatch, withPresence, WokenSessions, type HomeStore, type HostAgents, type ProcessTag, type ResultValue, type Settings } from '../../src/testing.js'
 import { fakeAgent, FakeHost, type LogEvent } from './fake-host.js'
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent } from './fakes.js'
+
+/** The value each example text was rendered from (the tools return values; the docs show their text). */
+const valuesByText = new Map<string, ResultValue>()
+
+/** A tool answering with its text, as the registry renders it, remembering the value it came from. */
+function recording<A extends unknown[]>(execute: (...args: A) => Promise<ResultValue>): (...args: A) => Promise<string> {
+  return async (...args) => {
+    const value = asJsonValue(await execute(...args))
+    const text = renderResult(value)
+    valuesByText.set(text, value)
+    return text
+  }
+}
+
+const sessionsList = recording(sessionsListValue)
+const sessionsRead = recording(sessionsReadValue)
+const sessionsSend = recording(sessionsSendValue)
+
+/** The value an example's text was rendered from (after {@link docExamples} ran), or `undefined` (the frame). */
+export function exampleValue(text: string): ResultValue | undefined {
+  return valuesByText.get(text)
+}
 
 const ME = 'session-4b91c2d0-5f3e-4a7b-9c1d-2e8f6a0b3c4d'
 const PEER = 'session-e218a09e-8736-4483-9a04-2bf13608630c'

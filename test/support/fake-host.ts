@@ -42,7 +42,7 @@
  */
 
 import type { HostAgent, HostToolDefinition, HostUserMessage } from '../../src/testing.js'
-import type { PluginContext } from '../../src/plugin.js'
+import type { PluginContext } from '../../src/activate.js'
 
 /** One raw log event (`@deepseek-ai/dsh-session@0.1.0-rc.8` lib/types/index.d.ts `SessionEvent`). */
 export interface LogEvent {
@@ -723,13 +723,28 @@ export class FakeHost {
     if (listeners !== undefined) agent.onAppend = (session, event) => { for (const listener of [...listeners]) listener(session, event) }
   }
 
-  /** Execute a registered tool as the harness would, from `agent`'s turn. */
+  /**
+   * Execute a registered tool as the harness would, from `agent`'s turn: the
+   * model's text, rendered from the value by the definition's `output.render`
+   * (rc.8 `ToolRuntime.createSuccessResult`, `@deepseek-ai/dsh-tools@0.1.0-rc.8` lib/index.js).
+   */
   async run(tool: string, args: unknown, agent: FakeAgent | undefined, callId = `call-${Math.random()}`): Promise<string> {
+    return (await this.runResult(tool, args, agent, callId)).text
+  }
+
+  /** {@link run}, with the value and the `meta` (`output.presentationMeta`) a client receives. */
+  async runResult(tool: string, args: unknown, agent: FakeAgent | undefined, callId = `call-${Math.random()}`): Promise<RunResult> {
     const definition = this.registered.get(tool)
     if (definition === undefined) throw new Error(`tool ${tool} is not registered`)
-    return definition.execute(args, { ...(agent === undefined ? {} : { agent }), signal: new AbortController().signal, callId })
+    const exec = { ...(agent === undefined ? {} : { agent }), signal: new AbortController().signal, callId }
+    const value = await definition.execute(args, exec)
+    const text = definition.output.render(args, value).map(block => block.text).join('\n')
+    return { text, value, meta: definition.output.presentationMeta?.(args, value) }
   }
 }
+
+/** One call as {@link FakeHost.runResult} reports it: the model's text, the value, and the `meta` a client receives. */
+export interface RunResult { readonly text: string, readonly value: unknown, readonly meta: unknown }
 
 /** A `user/message` event as the loop appends a claimed prompt (`surfaceOp: 'append'`). */
 export function userMessageEvent(seq: number, id: string, text: string, source: Record<string, unknown> = { kind: 'user' }): LogEvent {

@@ -32,8 +32,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['adapters/', 'index/', 'home/'],
   // 4 the three tools
   ['tools/'],
-  // 5 the web face (its own bundle) and the Cordis entry
-  ['client/', 'plugin.ts', 'testing.ts'],
+  // 5 the web face (its own bundle), the Cordis entry and what it mounts
+  ['client/', 'plugin.ts', 'activate.ts', 'testing.ts'],
 ]
 
 function layerOf(path: string): number {

@@ -66,7 +66,10 @@ describe('the catalog the model receives', () => {
     })
     for (const definition of definitions) {
       expect(definition.presentCall?.({})?.card).toBe('generic')
-      expect(definition.presentResult?.({}, { content: [{ type: 'text', text: 'refused: rejected | x\ny' }], isError: false })?.title).toMatch(/refused: rejected$/)
+      // The host hands a presenter the result's text and, as `meta`, its value (output.presentationMeta).
+      const value = { kind: 'refused', code: 'rejected', cause: 'x', next: 'y', consequence: 'z' }
+      const meta = definition.output.presentationMeta?.({}, value)
+      expect(definition.presentResult?.({}, { content: definition.output.render({}, value), isError: false, meta })?.title).toMatch(/refused: rejected$/)
     }
   })
 })

@@ -6,7 +6,7 @@
  * here; test/unit/catalog.test.ts fails when one disappears.
  */
 import { describe, expect, it } from 'vitest'
-import { canNameSession, sessionsList, sessionsRead, sessionsSend } from '../../src/testing.js'
+import { canNameSession, sessionsList, sessionsRead, sessionsSend, textOf } from '../../src/testing.js'
 import { TOOL_NAMES, type ToolName } from '../../src/model/tool-names.js'
 import { parametersOf, TOOL_CATALOG } from '../../src/tools/catalog.js'
 import { makeWorld, session, userEvent } from '../support/fakes.js'
@@ -20,7 +20,8 @@ function world(settings = {}) {
 }
 
 /** Each tool's executor, as the catalog registers it. */
-const tools = Object.fromEntries(TOOL_CATALOG.map(spec => [spec.name, spec.execute])) as Record<ToolName, typeof TOOL_CATALOG[number]['execute']>
+// Each executor answering with the model's text, as the registry renders its value.
+const tools = Object.fromEntries(TOOL_CATALOG.map(spec => [spec.name, textOf(spec.execute)])) as Record<ToolName, ReturnType<typeof textOf<Parameters<typeof TOOL_CATALOG[number]['execute']>>>>
 const wrongValues = [null, 42, -1, 1.5, 'text', '', true, [], {}, Number.NaN]
 /** The smallest valid arguments of each tool (a tool missing here does not compile). */
 const valid: Record<ToolName, Record<string, unknown>> = {

@@ -11,7 +11,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { parseFrame } from '../../src/testing.js'
-import { apply, MOUNT_GRACE_MS, name } from '../../src/plugin.js'
+import { apply, name } from '../../src/plugin.js'
+import { MOUNT_GRACE_MS } from '../../src/testing.js'
 import { withController } from '../support/controller-host.js'
 import { FakeHost, userMessageEvent, type LogEvent } from '../support/fake-host.js'
 
@@ -32,7 +33,10 @@ describe('plugin entry', () => {
     expect([...host.registered.keys()]).toEqual(['sessions_list', 'sessions_read', 'sessions_send'])
     expect(host.logs).toContainEqual({ level: 'info', message: 'registered sessions_list, sessions_read, sessions_send (wakes via ctx.agents, re-read per call)' })
     for (const definition of host.registered.values()) {
-      expect(definition.output.render({}, 'text')).toEqual([{ type: 'text', text: 'text' }])
+      // The registry renders the returned value to the model's one text block, and hands the value to clients.
+      const value = { kind: 'cancelled', tool: definition.name, step: 'listing sessions', consequence: 'Nothing was listed.' }
+      expect(definition.output.render({}, value)).toEqual([{ type: 'text', text: `cancelled | ${definition.name} was cancelled while listing sessions\nNothing was listed.` }])
+      expect(definition.output.presentationMeta?.({}, value)).toEqual(value)
       expect((definition.parameters as { type: string }).type).toBe('object')
     }
   })

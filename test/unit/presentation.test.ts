@@ -45,7 +45,8 @@ describe('the shared lines', () => {
 
   it('a holder\'s refusal and a retried call read as before', () => {
     expect(holderRefusals.misaddressed).toBe('the message names another session than the one it was claimed for')
-    expect(renderRetried('accepted for x')).toBe('accepted for x\n(This tool call, same id and arguments, was already delivered once; it was not delivered again.)')
+    const first = { kind: 'accepted' as const, targetId: 'x', mode: 'queue' as const, chars: 1, hop: 1, woke: false, running: false, recordWaitMs: 5000, waitCancelled: false }
+    expect(renderRetried({ kind: 'retried', first })).toBe(`${renderAccepted(first)}\n(This tool call, same id and arguments, was already delivered once; it was not delivered again.)`)
   })
 })
 

@@ -1,61 +1,52 @@
 /**
- * Result parsers (src/core/tool-results*.ts) and tool presenters
+ * Result values (src/presentation/results.ts) and tool presenters
  * (src/presentation/presenters.ts), fed the tools' real output
- * (test/support/doc-examples.ts runs the tools).
+ * (test/support/doc-examples.ts runs the tools): a presenter reads the value
+ * a result carries as `meta`, never its text.
  */
 import { describe, expect, it } from 'vitest'
-import { parseListResult, parseReadResult, parseRefusal, parseSendResult, presentCall, presentResult, shortId } from '../../src/testing.js'
+import { presentCall, presentResult, shortId } from '../../src/testing.js'
 import { TOOL_NAMES } from '../../src/model/tool-names.js'
 import { TOOL_CATALOG } from '../../src/tools/catalog.js'
-import { docExamples } from '../support/doc-examples.js'
+import { docExamples, exampleValue } from '../support/doc-examples.js'
 
 const examples = await docExamples()
-const asResult = (text: string) => ({ content: [{ type: 'text', text }], isError: false })
+/** A result as the host hands it to a presenter: the text, and the value as `meta` (rc.8 dsh-host-apiproxy `viewFor`). */
+const asResult = (text: string) => ({ content: [{ type: 'text', text }], isError: false, meta: exampleValue(text) })
 
-describe('result parsers', () => {
-  it('reads every sessions_list row: id, live/cold, kind, cwd, messageable, owner, self, title', () => {
-    const list = parseListResult(examples.sessions_list!)!
-    expect(list.rows.map(row => [shortId(row.sessionId), row.live, row.subagent, row.messageable, row.self, row.title])).toEqual([
-      ['019c3d96…', false, true, false, false, 'Bounded completed checkpoint'],
-      ['e218…', false, false, true, false, 'Fix the newapi reasoning-effort config'],
-      ['4b91…', true, false, true, true, 'Release checklist for v2'],
+describe('result values', () => {
+  it('a sessions_list value holds every row: id, live/cold, kind, cwd, owner, self, title', () => {
+    const list = exampleValue(examples.sessions_list!)
+    if (list?.kind !== 'listed') throw new Error('not a list value')
+    expect(list.rows.map(row => [shortId(row.sessionId), row.live, row.subagent, row.self, row.title])).toEqual([
+      ['019c3d96…', false, true, false, 'Bounded completed checkpoint'],
+      ['e218…', false, false, false, 'Fix the newapi reasoning-effort config'],
+      ['4b91…', true, false, true, 'Release checklist for v2'],
     ])
     expect(list.rows[0]!.owner).toBe('session-e218a09e-8736-4483-9a04-2bf13608630c')
     expect(list.rows[2]!.cwd).toBe('/work/project')
-    expect(list.footer[0]).toBe('3 of 3 considered sessions')
+    expect(list.matched).toBe(3)
   })
 
-  it('reads a sessions_read window: target, counts, messages newest first, omitted count', () => {
-    const read = parseReadResult(examples.sessions_read!)!
-    expect(read).toMatchObject({ sessionId: 'session-e218a09e-8736-4483-9a04-2bf13608630c', live: false, title: 'Fix the newapi reasoning-effort config', readable: 3, capturedThrough: 409, omitted: 1 })
+  it('a sessions_read value: target, counts, messages newest first, omitted count', () => {
+    const read = exampleValue(examples.sessions_read!)
+    if (read?.kind !== 'read') throw new Error('not a read value')
+    expect(read).toMatchObject({ sessionId: 'session-e218a09e-8736-4483-9a04-2bf13608630c', live: false, title: 'Fix the newapi reasoning-effort config', readable: 3, capturedThrough: 409, older: { count: 1 } })
     expect(read.messages.map(m => [m.role, m.seq])).toEqual([['user', 409], ['assistant', 407]])
-    expect(read.messages[0]!.markers).toEqual(['peer:session-77aa', 'hop 1'])
+    expect(read.messages[0]!.markers).toEqual(['peer:session-77aa, hop 1'])
     expect(read.messages[0]!.text).toBe('does the fix need a docs change?')
   })
 
-  it('reads an accepted send: target, mode, chars, hop, wake, recorded seq', () => {
-    expect(parseSendResult(examples.sessions_send!)).toMatchObject({
-      sessionId: 'session-e218a09e-8736-4483-9a04-2bf13608630c', mode: 'queue', chars: 74, hop: 1, woke: true, recorded: { stage: 'conversation', seq: 410 },
+  it('an accepted send value: target, mode, chars, hop, wake, recorded seq', () => {
+    expect(exampleValue(examples.sessions_send!)).toMatchObject({
+      kind: 'accepted', targetId: 'session-e218a09e-8736-4483-9a04-2bf13608630c', mode: 'queue', chars: 74, hop: 1, woke: true, recorded: { stage: 'conversation', seq: 410 },
     })
-    const unconfirmed = parseSendResult('accepted for s1 | mode=steer | chars=5 (truncated from 9) | hop 2 | admitted, not yet recorded after 5000 ms\nnote')
-    expect(unconfirmed).toMatchObject({ mode: 'steer', chars: 5, truncatedFrom: 9, hop: 2, woke: false, recorded: { stage: 'unconfirmed', note: 'admitted, not yet recorded after 5000 ms' }, note: 'note' })
+    expect(exampleValue(examples.held!)).toMatchObject({ kind: 'held', mode: 'queue', hop: 1 })
   })
 
-  it('reads refusals and cancellations with their code', () => {
-    expect(parseRefusal(examples['not-messageable']!)).toMatchObject({ outcome: 'refused', code: 'not-messageable' })
-    expect(parseRefusal(examples['invalid-arguments']!)).toMatchObject({ code: 'invalid-arguments', cause: 'unknown argument "priority"; accepted arguments: session_id, message, mode, notify, withdraw' })
-    expect(parseRefusal('cancelled | sessions_read was cancelled while reading\nNothing was read.')).toMatchObject({ outcome: 'cancelled', code: 'cancelled' })
-  })
-
-  it('returns undefined for text it does not recognise (the caller falls back)', () => {
-    for (const text of ['', 'hello', '- x [warm, top-level]\n  t\n1 of 1 considered sessions', 'session x [live, top-level]\ntitle: t\nnope']) {
-      expect(parseListResult(text)).toBeUndefined()
-      expect(parseReadResult(text)).toBeUndefined()
-      expect(parseSendResult(text)).toBeUndefined()
-      expect(parseRefusal(text)).toBeUndefined()
-    }
-    expect(parseListResult(examples.sessions_read!)).toBeUndefined()
-    expect(parseReadResult(examples.sessions_list!)).toBeUndefined()
+  it('refusals carry their code and cause', () => {
+    expect(exampleValue(examples['not-messageable']!)).toMatchObject({ kind: 'refused', code: 'not-messageable' })
+    expect(exampleValue(examples['invalid-arguments']!)).toMatchObject({ kind: 'refused', code: 'invalid-arguments', cause: 'unknown argument "priority"; accepted arguments: session_id, message, mode, notify, withdraw' })
   })
 
   it('shortens ids to the first four characters of their random part', () => {
@@ -81,7 +72,6 @@ describe('presenters', () => {
     expect(presentResult(TOOL_NAMES.read, {}, asResult(examples.sessions_read!))?.title).toBe('Read e218… "Fix the newapi reasoning-effort config" — 2 of 3 messages, 1 omitted')
     expect(presentResult(TOOL_NAMES.send, {}, asResult(examples.sessions_send!))?.title).toBe('Sent to e218… (queue, hop 1) — recorded at seq 410, woke it')
     expect(presentResult(TOOL_NAMES.send, {}, asResult(examples.held!))?.title).toBe('Sent to e218… (queue, hop 1) — held for its user\'s approval')
-    expect(parseSendResult(examples.held!)?.recorded).toEqual({ stage: 'held' })
     const refused = presentResult(TOOL_NAMES.send, { session_id: '019c3d96-79e0-4e6a-b7bf-ea46c224d701', mode: 'steer' }, asResult(examples['not-messageable']!))
     expect(refused?.title).toBe('Send to 019c3d96… (steer) — refused: not-messageable')
     expect(refused?.content?.[0]?.text).toBe(examples['not-messageable'])
@@ -93,8 +83,11 @@ describe('presenters', () => {
     }
   })
 
-  it('keeps the host generic view for unrecognised results', () => {
+  it('keeps the host generic view for a result without a value of its tool (an older log, a nested call, a registry error)', () => {
     expect(presentResult(TOOL_NAMES.list, {}, asResult('something else'))).toBeUndefined()
+    expect(presentResult(TOOL_NAMES.list, {}, { content: [{ type: 'text', text: examples.sessions_list! }], isError: false })).toBeUndefined()
+    expect(presentResult(TOOL_NAMES.list, {}, asResult(examples.sessions_read!))).toBeUndefined()
     expect(presentResult(TOOL_NAMES.send, {}, { content: [], isError: true })).toBeUndefined()
+    expect(presentResult(TOOL_NAMES.send, {}, { ...asResult(examples.sessions_send!), isError: true })).toBeUndefined()
   })
 })

@@ -1,12 +1,12 @@
 /**
  * The web send row's view of where a message is now (src/client/send-state.ts),
  * read from rc.8-shaped target history, and the send-result parser reading a
- * mailbox delivery's outcome (src/core/tool-results.ts); the chip that
+ * mailbox delivery's outcome (its value, `callRecordedOf`); the chip that
  * decides among them (src/client/send-outcome.ts); a notice row's view of
  * its text (src/framing/notice.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { buildNotice, canWithdraw, heldNoticeText, heldOf, storedOf, isFinal, isSettled, NOTICE_INTRO, parseNotice, parseSendResult, readHistory, sendOutcome, sendStateOf } from '../../src/testing.js'
+import { buildNotice, callRecordedOf, canWithdraw, heldNoticeText, heldOf, isFinal, isSettled, NOTICE_INTRO, parseNotice, readHistory, sendOutcome, sendStateOf, storedOf } from '../../src/testing.js'
 
 const ID = 'cross-session:session-me:call_7:AbCdEfGhIjKlMnOp'
 const framed = (body: string) => `Cross-session message from another session of this harness.\nfrom-session: session-me ("")\ndelivery: queue | hop 1\n--- message begins tok123456789 ---\n${body}\n--- message ends tok123456789 ---`
@@ -59,11 +59,17 @@ describe('sendStateOf', () => {
   })
 })
 
-describe('parseSendResult outcomes', () => {
-  it('reads a mailbox delivery and a waited answer as recorded (the outcome is one segment of several)', () => {
-    expect(parseSendResult('accepted for session-x | mode=queue | chars=3 | hop 1 | live in another dsh process (pid 207); delivered through the mailbox | recorded at seq 27\nbody')?.recorded).toEqual({ stage: 'conversation', seq: 27 })
-    expect(parseSendResult('accepted for session-x | mode=queue | chars=3 | hop 1 (woke a cold session) | recorded at seq 412 | its turn ended (completed) at seq 415\nbody')?.recorded).toEqual({ stage: 'conversation', seq: 412 })
-    expect(parseSendResult('accepted for session-x | mode=queue | chars=3 | hop 1 | live in another dsh process (pid 207); delivered through the mailbox | still pending in the mailbox after 5000 ms\nbody')?.recorded.stage).toBe('unconfirmed')
+describe('callRecordedOf: what the call said of delivery, from its value', () => {
+  const accepted = { kind: 'accepted' as const, targetId: 'session-x', mode: 'queue' as const, chars: 3, hop: 1, woke: false, running: false, recordWaitMs: 5000, waitCancelled: false }
+  it('reads a mailbox delivery and a waited answer as recorded, a held one as held, a retry as its first', () => {
+    expect(callRecordedOf({ ...accepted, remote: { pid: 207 }, recorded: { stage: 'conversation', seq: 27 } })).toEqual({ stage: 'conversation', seq: 27 })
+    expect(callRecordedOf({ ...accepted, woke: true, recorded: { stage: 'conversation', seq: 412 }, answer: { ended: true, reason: 'completed', seq: 415 } })).toEqual({ stage: 'conversation', seq: 412 })
+    expect(callRecordedOf({ ...accepted, remote: { pid: 207 }, recorded: { stage: 'pending' } })).toEqual({ stage: 'unconfirmed' })
+    expect(callRecordedOf({ ...accepted, remote: { pid: 4 }, recorded: { stage: 'refused', reason: 'target-gone' } })).toMatchObject({ stage: 'refused' })
+    const held = { kind: 'held' as const, targetId: 'session-x', mode: 'queue' as const, hop: 1, chars: 3, expiresInMs: 1000, duplicate: false }
+    expect(callRecordedOf(held)).toEqual({ stage: 'held' })
+    expect(callRecordedOf({ kind: 'retried', first: held })).toEqual({ stage: 'held' })
+    expect(callRecordedOf({ kind: 'refused', code: 'not-found', cause: 'x', next: 'y', consequence: 'z' })).toBeUndefined()
   })
 })
 
@@ -83,8 +89,8 @@ describe('sendOutcome: the send row\'s chip, from the call, the target\'s histor
     expect(sendOutcome({ stage: 'conversation', seq: 7 }, undefined, undefined)).toEqual({ kind: 'recorded', seq: 7 })
     expect(sendOutcome({ stage: 'conversation', seq: 7 }, { stage: 'answered', seq: 7, answerSeq: 9 }, undefined)).toEqual({ kind: 'answered', seq: 7, answerSeq: 9 })
     expect(sendOutcome({ stage: 'inbox', seq: 3 }, { stage: 'pending' }, undefined)).toEqual({ kind: 'inbox', seq: 3 })
-    expect(sendOutcome({ stage: 'unconfirmed', note: 'delivered through the mailbox | still pending in the mailbox after 0 ms' }, undefined, undefined)).toEqual({ kind: 'pending' })
-    expect(sendOutcome({ stage: 'unconfirmed', note: 'live in another dsh process (pid 4); delivered through the mailbox | refused by that process: the session was deleted' }, undefined, undefined)).toEqual({ kind: 'lost', why: 'the session was deleted' })
+    expect(sendOutcome({ stage: 'unconfirmed' }, undefined, undefined)).toEqual({ kind: 'pending' })
+    expect(sendOutcome({ stage: 'refused', why: 'the session was deleted' }, undefined, undefined)).toEqual({ kind: 'lost', why: 'the session was deleted' })
     expect(sendOutcome({ stage: 'conversation', seq: 7 }, { stage: 'lost', why: 'cancelled', code: 'cancelled' }, undefined)).toEqual({ kind: 'lost', why: 'cancelled', code: 'cancelled' })
   })
 

@@ -12,7 +12,8 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Config, freshNotes, isScopedContext, resolveSettings, SettingsSource } from '../../src/testing.js'
-import { apply, MOUNT_GRACE_MS } from '../../src/plugin.js'
+import { apply } from '../../src/plugin.js'
+import { MOUNT_GRACE_MS } from '../../src/testing.js'
 import { FakeHost, type FakeAgent } from '../support/fake-host.js'
 import { MemorySettings, realRoot, settle } from '../support/memory-settings.js'
 

@@ -53,8 +53,12 @@ function slowWakeHost(onFirstLook?: () => void) {
     }
     return handle
   }
-  const send = (from: FakeAgent, message: string, signal: AbortSignal) =>
-    host.registered.get('sessions_send')!.execute({ session_id: 'session-old', message }, { agent: from, signal, callId: `c-${message}` })
+  // The model's text, as the registry renders the returned value (output.render).
+  const send = async (from: FakeAgent, message: string, signal: AbortSignal) => {
+    const definition = host.registered.get('sessions_send')!
+    const args = { session_id: 'session-old', message }
+    return definition.output.render(args, await definition.execute(args, { agent: from, signal, callId: `c-${message}` }))[0]!.text
+  }
   return { host, a, b, gate, send, resumes: () => resumes }
 }
 

@@ -15,7 +15,7 @@
 
 import { buildFrame } from '../../framing.js'
 import type { Admitted, AnswerWait, MailboxStage, ResolvedTarget, SendMode } from '../../ports.js'
-import { NOTHING_DELIVERED, renderCancelled, renderRefusal, STEPS } from '../../presentation/common.js'
+import { cancelled, NOTHING_DELIVERED, refused, STEPS, type StoppedValue } from '../../presentation/common.js'
 import { failureText } from '../../presentation/failures.js'
 import { controllerRefusal, deliveryReasonText, releaseTexts, sendRefusals } from '../../presentation/send.js'
 import type { Recorded } from '../../harness/recorded.js'
@@ -41,12 +41,12 @@ export interface Outgoing {
 /**
  * The text the target receives: the body, framed when `frameMessages` is on
  * (one `readTitles` of the caller for the frame's title).
- * @returns the text, or a cancellation as text.
+ * @returns the text, or the cancellation's value.
  */
-export async function messageText(out: Outgoing, call: ToolCallContext, deps: ToolDeps): Promise<{ text: string, fromTitle?: string | undefined } | string> {
+export async function messageText(out: Outgoing, call: ToolCallContext, deps: ToolDeps): Promise<{ text: string, fromTitle?: string | undefined } | StoppedValue> {
   if (!deps.settings.frameMessages) return { text: out.body }
   const title = await callBackend(STEPS.readingOwnTitle, call.signal, () => deps.sessions.readTitles([out.callerId], call.signal), deps.log)
-  if (!title.ok && title.cancelled) return renderCancelled(TOOL, title.step, NOTHING_DELIVERED)
+  if (!title.ok && title.cancelled) return cancelled(TOOL, title.step, NOTHING_DELIVERED)
   const fromTitle = title.ok ? title.value.get(out.callerId) : undefined
   return { text: buildFrame({ fromSessionId: out.callerId, fromTitle, mode: out.mode, hop: out.hop, body: out.body }).text, fromTitle }
 }
@@ -59,34 +59,34 @@ interface AdmittedTo {
 
 /**
  * Step 9 (resolve; waking only with `allowResume`) and step 10 (admit).
- * @returns the admission, or the refusal / cancellation as text.
+ * @returns the admission, or the refusal's / cancellation's value.
  */
-export async function resolveAndAdmit(out: Outgoing, text: string, call: ToolCallContext, deps: ToolDeps): Promise<AdmittedTo | string> {
+export async function resolveAndAdmit(out: Outgoing, text: string, call: ToolCallContext, deps: ToolDeps): Promise<AdmittedTo | StoppedValue> {
   const resolved = await callToCompletion(RESOLVING, call.signal,
     () => deps.controller.resolve(out.targetId, { mayWake: deps.settings.allowResume, signal: call.signal }), deps.log)
   if (!resolved.ok) {
     // A resume given our signal rejects when it fires: that is a cancellation, not a failure.
     return resolved.cancelled || call.signal.aborted
-      ? renderCancelled(TOOL, resolved.step, NOTHING_DELIVERED)
-      : renderRefusal(sendRefusals.rejected(failureText(resolved.failure), resolved.step), NOTHING_DELIVERED)
+      ? cancelled(TOOL, resolved.step, NOTHING_DELIVERED)
+      : refused(sendRefusals.rejected(failureText(resolved.failure), resolved.step), NOTHING_DELIVERED)
   }
   if (!resolved.value.ok) logDetail(deps, RESOLVING, resolved.value.detail)
-  if (!resolved.value.ok) return renderRefusal(controllerRefusal(resolved.value.code, deliveryReasonText(resolved.value.reason), out.targetId, RESOLVING), NOTHING_DELIVERED)
+  if (!resolved.value.ok) return refused(controllerRefusal(resolved.value.code, deliveryReasonText(resolved.value.reason), out.targetId, RESOLVING), NOTHING_DELIVERED)
   const target = resolved.value.value
   // What happened to a session this call woke but did not deliver to.
   const undoWake = async (): Promise<string> => target.woke ? `; ${await releaseQuietly(deps, target)}` : ''
-  if (call.signal.aborted) return renderCancelled(TOOL, `${RESOLVING}${await undoWake()}`, NOTHING_DELIVERED)
+  if (call.signal.aborted) return cancelled(TOOL, `${RESOLVING}${await undoWake()}`, NOTHING_DELIVERED)
 
   const provenance = { senderSessionId: out.callerId, hop: out.hop }
   const admitted = await callToCompletion(ADMITTING, call.signal,
     () => deps.controller.admit(target, { requestId: out.requestId, mode: out.mode, text, provenance, signal: call.signal }), deps.log)
   if (!admitted.ok) {
     return admitted.cancelled
-      ? renderCancelled(TOOL, `${ADMITTING}${await undoWake()}`, NOTHING_DELIVERED)
-      : renderRefusal(sendRefusals.rejected(`${failureText(admitted.failure)}${await undoWake()}`, admitted.step), NOTHING_DELIVERED)
+      ? cancelled(TOOL, `${ADMITTING}${await undoWake()}`, NOTHING_DELIVERED)
+      : refused(sendRefusals.rejected(`${failureText(admitted.failure)}${await undoWake()}`, admitted.step), NOTHING_DELIVERED)
   }
   if (!admitted.value.ok) logDetail(deps, ADMITTING, admitted.value.detail)
-  if (!admitted.value.ok) return renderRefusal(controllerRefusal(admitted.value.code, `${deliveryReasonText(admitted.value.reason)}${await undoWake()}`, out.targetId, ADMITTING), NOTHING_DELIVERED)
+  if (!admitted.value.ok) return refused(controllerRefusal(admitted.value.code, `${deliveryReasonText(admitted.value.reason)}${await undoWake()}`, out.targetId, ADMITTING), NOTHING_DELIVERED)
   return { target, admitted: admitted.value.value }
 }
 

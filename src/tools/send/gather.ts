@@ -10,7 +10,7 @@
  */
 
 import type { LimitVerdict } from '../../model/limits.js'
-import { NOTHING_DELIVERED, renderRefusal } from '../../presentation/common.js'
+import { isStopped, NOTHING_DELIVERED, refused, type StoppedValue } from '../../presentation/common.js'
 import { sendRefusalText } from '../../presentation/send.js'
 import type { RelayProvenance } from '../../model/provenance.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
@@ -22,27 +22,27 @@ import type { InboundMode } from '../../settings/resolve.js'
 
 /** Outcome of {@link gatherAndDecide}; `inbound`: refused for the target's inbound choice. */
 type Gathered =
-  | { readonly kind: 'refused', readonly text: string, readonly inbound?: true }
+  | { readonly kind: 'refused', readonly value: StoppedValue, readonly inbound?: true }
   | { readonly kind: 'go' | 'hold', readonly hop: number }
 
 /**
  * Ask {@link decideSend} what it needs, fetch only that, repeat.
- * @returns the first refusal (or cancellation) as text, or `go` with the outgoing hop.
+ * @returns the first refusal (or cancellation), or `go` / `hold` with the outgoing hop.
  */
 export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext, deps: ToolDeps): Promise<Gathered> {
   let facts = initial
   for (;;) {
     const decision = decideSend(facts)
     if (decision.kind === 'refuse') {
-      const text = renderRefusal(sendRefusalText(decision.refusal), NOTHING_DELIVERED)
-      return decision.refusal.code === 'rejected' && decision.refusal.reason === 'inbound-refused' ? { kind: 'refused', text, inbound: true } : { kind: 'refused', text }
+      const value = refused(sendRefusalText(decision.refusal), NOTHING_DELIVERED)
+      return decision.refusal.code === 'rejected' && decision.refusal.reason === 'inbound-refused' ? { kind: 'refused', value, inbound: true } : { kind: 'refused', value }
     }
     if (decision.kind === 'go' || decision.kind === 'hold') return { kind: decision.kind, hop: decision.hop }
     if (decision.fact === 'inbound') {
       facts = { ...facts, inbound: await inboundOf(facts.targetId, facts.callerId, call, deps) }
     } else if (decision.fact === 'target') {
       const target = await lookUpTarget(facts.targetId, call, deps)
-      if (typeof target === 'string') return { kind: 'refused', text: target }
+      if (isStopped(target)) return { kind: 'refused', value: target }
       facts = { ...facts, target }
     } else {
       facts = { ...facts, limits: checkLimits(facts, call, deps) }

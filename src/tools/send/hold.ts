@@ -11,8 +11,8 @@
 
 import { truncateChars } from '../../core/text.js'
 import { callBackend } from '../../model/service-boundary.js'
-import { NOTHING_DELIVERED, renderRefusal, STEPS } from '../../presentation/common.js'
-import { holdUnavailable, renderHeld } from '../../presentation/inbound.js'
+import { isStopped, NOTHING_DELIVERED, refused, STEPS, type StoppedValue } from '../../presentation/common.js'
+import { holdUnavailable, type HeldValue } from '../../presentation/inbound.js'
 import { deliveryReasons } from '../../presentation/send.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
 import { messageText, watchAnswer, type Outgoing } from './deliver.js'
@@ -29,13 +29,13 @@ export interface ToHold {
 
 /**
  * Keep the message for the target's user.
- * @returns the accepted-as-held line, or a refusal / cancellation as text.
+ * @returns the held message (`held`), or a refusal / cancellation.
  */
-export async function holdMessage({ out, cut, notify }: ToHold, call: ToolCallContext, deps: ToolDeps): Promise<string> {
+export async function holdMessage({ out, cut, notify }: ToHold, call: ToolCallContext, deps: ToolDeps): Promise<HeldValue | StoppedValue> {
   const framed = await messageText(out, call, deps)
-  if (typeof framed === 'string') return framed
+  if (isStopped(framed)) return framed
   const store = deps.inbound
-  if (store === undefined) return renderRefusal(holdUnavailable(out.targetId, 'this dsh process has no cross-session store under DSH_HOME'), NOTHING_DELIVERED)
+  if (store === undefined) return refused(holdUnavailable(out.targetId, 'this dsh process has no cross-session store under DSH_HOME'), NOTHING_DELIVERED)
   // With frames off the title was not read for the frame; the approval card shows it.
   let senderTitle = framed.fromTitle
   if (senderTitle === undefined && !deps.settings.frameMessages) {
@@ -54,16 +54,17 @@ export async function holdMessage({ out, cut, notify }: ToHold, call: ToolCallCo
   } catch (error: unknown) {
     unwatch(watched, out, deps)
     deps.log(`holding a message for ${out.targetId} failed: ${String(error)}`)
-    return renderRefusal(holdUnavailable(out.targetId, deliveryReasons.storeWriteFailed(storeFaultWhy(error) ?? (error instanceof Error && 'code' in error ? String(error.code) : 'SQLite error'))), NOTHING_DELIVERED)
+    return refused(holdUnavailable(out.targetId, deliveryReasons.storeWriteFailed(storeFaultWhy(error) ?? (error instanceof Error && 'code' in error ? String(error.code) : 'SQLite error'))), NOTHING_DELIVERED)
   }
   if (!held.ok) unwatch(watched, out, deps)
-  if (!held.ok) return renderRefusal(holdUnavailable(out.targetId, 'it already has 64 messages waiting for its user\'s approval'), NOTHING_DELIVERED)
-  return renderHeld({
+  if (!held.ok) return refused(holdUnavailable(out.targetId, 'it already has 64 messages waiting for its user\'s approval'), NOTHING_DELIVERED)
+  return {
+    kind: 'held',
     targetId: out.targetId, mode: out.mode, hop: out.hop, chars: cut.totalChars - cut.omittedChars,
     ...(cut.omittedChars > 0 ? { truncatedFrom: cut.totalChars } : {}),
     expiresInMs: Math.max(0, held.approval.expiresAt - Date.now()), duplicate: held.duplicate,
     ...(watched === undefined ? {} : { notice: watched === 'unavailable' ? 'unavailable' : 'watched' }),
-  })
+  }
 }
 
 function unwatch(watched: ReturnType<typeof watchAnswer> | undefined, out: Outgoing, deps: ToolDeps): void {

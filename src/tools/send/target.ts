@@ -9,7 +9,7 @@
  */
 
 import type { TargetFact } from '../../refusals.js'
-import { commonRefusals, NOTHING_DELIVERED, renderCancelled, renderRefusal, STEPS } from '../../presentation/common.js'
+import { cancelled, commonRefusals, NOTHING_DELIVERED, refused, STEPS, type StoppedValue } from '../../presentation/common.js'
 import { canNameSession, isVisible } from '../../model/sessions.js'
 import { callBackend } from '../../model/service-boundary.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
@@ -17,15 +17,15 @@ import { TOOL_NAMES } from '../../model/tool-names.js'
 
 const TOOL = TOOL_NAMES.send
 
-/** Step 5: the non-waking lookup, with visibility applied; a failure as text. */
-export async function lookUpTarget(targetId: string, call: ToolCallContext, deps: ToolDeps): Promise<TargetFact | string> {
+/** Step 5: the non-waking lookup, with visibility applied; a failure as the stopped call's value. */
+export async function lookUpTarget(targetId: string, call: ToolCallContext, deps: ToolDeps): Promise<TargetFact | StoppedValue> {
   // An id that cannot name a session never reaches a backend.
   if (!canNameSession(targetId)) return { kind: 'absent' }
   const found = await callBackend(STEPS.lookingUpTarget, call.signal, () => deps.sessions.lookup(targetId, call.signal), deps.log)
   if (!found.ok) {
     return found.cancelled
-      ? renderCancelled(TOOL, found.step, NOTHING_DELIVERED)
-      : renderRefusal(commonRefusals.backend(found.step, found.failure, TOOL), NOTHING_DELIVERED)
+      ? cancelled(TOOL, found.step, NOTHING_DELIVERED)
+      : refused(commonRefusals.backend(found.step, found.failure, TOOL), NOTHING_DELIVERED)
   }
   const record = found.value
   const caller = call.caller

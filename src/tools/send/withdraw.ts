@@ -11,8 +11,8 @@
  */
 
 import { callIdentity, requestIdFor } from '../../model/limits.js'
-import { commonRefusals, renderRefusal } from '../../presentation/common.js'
-import { NOTHING_WITHDRAWN, renderWithdraw, withdrawRefusals } from '../../presentation/withdraw.js'
+import { commonRefusals, refused, type StoppedValue } from '../../presentation/common.js'
+import { NOTHING_WITHDRAWN, withdrawRefusals, withdrawValue, type WithdrawValue } from '../../presentation/withdraw.js'
 import type { SessionsSendArgs } from '../../model/schemas.js'
 import { storeFaultWhy } from '../../home/store-fault.js'
 import type { ToolCallContext, ToolDeps } from '../shared.js'
@@ -26,21 +26,21 @@ export function sendDigests(callerId: string, args: Pick<SessionsSendArgs, 'sess
 
 /**
  * Withdraw. Never throws.
- * @returns `withdrawn: …`, `too late: …` (where the message is), or a refusal
+ * @returns the `withdraw` value (withdrawn, or too late and where the message is), or a refusal
  *   (`rejected`: no caller or the store is unavailable; `nothing-to-withdraw`).
  */
-export function withdrawSend(args: SessionsSendArgs, call: ToolCallContext, deps: ToolDeps): string {
+export function withdrawSend(args: SessionsSendArgs, call: ToolCallContext, deps: ToolDeps): WithdrawValue | StoppedValue {
   const caller = call.caller
-  if (caller === undefined) return renderRefusal(commonRefusals.noCaller(), NOTHING_WITHDRAWN)
+  if (caller === undefined) return refused(commonRefusals.noCaller(), NOTHING_WITHDRAWN)
   const withdraw = deps.inbound?.withdraw
-  if (withdraw === undefined) return renderRefusal(withdrawRefusals.storeUnavailable('this dsh process has none'), NOTHING_WITHDRAWN)
+  if (withdraw === undefined) return refused(withdrawRefusals.storeUnavailable('this dsh process has none'), NOTHING_WITHDRAWN)
   try {
     const outcome = withdraw.call(deps.inbound, caller.sessionId, { target: args.session_id, digests: sendDigests(caller.sessionId, args) })
-    return outcome.ok || outcome.reason === 'too-late' ? renderWithdraw(outcome) : renderRefusal(withdrawRefusals.nothing(args.session_id), NOTHING_WITHDRAWN)
+    return outcome.ok || outcome.reason === 'too-late' ? withdrawValue(outcome) : refused(withdrawRefusals.nothing(args.session_id), NOTHING_WITHDRAWN)
   } catch (error: unknown) {
     // Fail closed: a store that cannot be used withdraws nothing and says so.
     const why = storeFaultWhy(error)
     if (why === undefined) deps.log(`withdrawing a message failed: ${String(error)}`)
-    return renderRefusal(withdrawRefusals.storeUnavailable(why ?? 'the withdraw failed; see the cross-session log'), NOTHING_WITHDRAWN)
+    return refused(withdrawRefusals.storeUnavailable(why ?? 'the withdraw failed; see the cross-session log'), NOTHING_WITHDRAWN)
   }
 }
