@@ -75,7 +75,8 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
   const woken = new WokenSessions(lifetime.signal)
   // Appends of live sessions wake a send's record wait (`harness/session-events.ts`).
   const events = listenSessionEvents(ctx)
-  // The home store's shared corpus rows, once the home is mounted and while its store can be used (docs/performance.md "What a new process reads").
+  // The home store's shared corpus rows, once the home is mounted and while its store can be used (docs/performance.md
+  // "What a new process reads").
   const home: { corpus?: () => CorpusRows | undefined } = {}
   const local = {
     sessions: createIndexedSessionQueryPort({
@@ -95,7 +96,8 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
   home.corpus = mounted.corpus
   // `settings` is a getter: every tool call reads the current value (O(1), src/settings/source.ts).
   const deps = {
-    sessions, controller, limits: new SendLimits<AcceptedValue | HeldValue>(), log: (message: string) => log('warn', message), inbound: mounted.inbound,
+    sessions, controller, limits: new SendLimits<AcceptedValue | HeldValue>(), log: (message: string) => log('warn', message),
+    inbound: mounted.inbound,
     get settings() { return source.current },
   }
   const definitions = toolDefinitions(deps, exec => resolveCaller(exec, ctx.agents), lifetime.signal)
@@ -119,7 +121,9 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
         return
       }
       registered = done
-      log('info', `registered ${definitions.map(definition => definition.name).join(', ')} (wakes via ${sessionController() === undefined ? 'ctx.agents' : 'ctx.sessionController'}, re-read per call)`)
+      const names = definitions.map(definition => definition.name).join(', ')
+      const via = sessionController() === undefined ? 'ctx.agents' : 'ctx.sessionController'
+      log('info', `registered ${names} (wakes via ${via}, re-read per call)`)
     } else if (!enabled && registered !== undefined) {
       unregister()
       log('info', `enabled: false; ${spokenToolNames()} unregistered`)

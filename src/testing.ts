@@ -28,7 +28,8 @@ export { callRecordedOf, canWithdraw, heldOf, isFinal, sendOutcome, storedOf } f
 export type { ScopeView } from './client/card-model.js'
 export { Config, settingsTableMarkdown } from './settings/config.js'
 export { CONTROLLER_CODES, FILE_SYSTEM_CODES, SESSION_QUERY_CODES, classifyFailure } from './core/failure-kinds.js'
-export { FRAME_INTRO, NOTICE_EXCERPT_CHARS, NOTICE_INTRO, buildFrame, buildNotice, frameTitle, heldNoticeText, ownerNotices, parseFrame, parseNotice } from './framing.js'
+export { FRAME_INTRO, NOTICE_EXCERPT_CHARS, NOTICE_INTRO, buildFrame, buildNotice, frameTitle, heldNoticeText, ownerNotices, parseFrame,
+  parseNotice } from './framing.js'
 export { fireEndedWatches, noticeText, watchedTurn } from './home/notices.js'
 export { noticeIdOf } from './home/store-notices.js'
 export { ORPHAN_LOOK_MS, OrphanWatches } from './home/orphan-watches.js'
@@ -71,12 +72,15 @@ export { createFrameDecoder, scanFrames } from './harness/zstd.js'
 export { DUPLICATE_WINDOW_MS, MAX_TRACKED_ENTRIES, RATE_WINDOW_MS, SendLimits, callIdentity, outgoingHop } from './model/limits.js'
 export type { LimitVerdict } from './model/limits.js'
 export { INJECTED_PREFIXES, isInjectedText, sourceLabel } from './model/message-text.js'
-export type { AnswerWatch, Caller, ControllerOutcome, ControllerPort, DeliveryReason, HolderRefusal, MailboxStage, ReleaseOutcome, ResolvedTarget, SendMode, SessionHeaderView, SessionQueryPort, SessionRecordView, SurfaceView } from './ports.js'
+export type { AnswerWatch, Caller, ControllerOutcome, ControllerPort, DeliveryReason, HolderRefusal, MailboxStage, ReleaseOutcome,
+  ResolvedTarget, SendMode, SessionHeaderView, SessionQueryPort, SessionRecordView, SurfaceView } from './ports.js'
 export { renderAccepted, renderRemoteTail, renderRetried } from './presentation/accepted.js'
 export { argumentProblems } from './presentation/arguments.js'
-export { commonRefusals, DELIVERY_UNKNOWN, metadataSuffix, NOTHING_DELIVERED, NOTHING_LISTED, NOTHING_READ, renderCancelled, renderRefusal, STEPS } from './presentation/common.js'
+export { commonRefusals, DELIVERY_UNKNOWN, metadataSuffix, NOTHING_DELIVERED, NOTHING_LISTED, NOTHING_READ, renderCancelled,
+  renderRefusal, STEPS } from './presentation/common.js'
 export { failureText } from './presentation/failures.js'
-export { controllerRefusal, deliveryReasonText, deliveryReasons, holderRefusals, releaseTexts, sendRefusalText, sendRefusals } from './presentation/send.js'
+export { controllerRefusal, deliveryReasonText, deliveryReasons, holderRefusals, releaseTexts, sendRefusalText,
+  sendRefusals } from './presentation/send.js'
 export { holdUnavailable, inboundRefused, renderHeld } from './presentation/inbound.js'
 export { withdrawRefusals } from './presentation/withdraw.js'
 export { presentCall, presentResult } from './presentation/presenters.js'
@@ -103,7 +107,8 @@ export { TOOL_DESCRIPTIONS, asJsonValue, parametersOf, textOf } from './tools/de
 export { RESULT_KINDS, RESULT_SCHEMA, isResultValue, renderResult } from './presentation/results.js'
 export type { ResultValue } from './presentation/results.js'
 export { findForbiddenChar } from './tools/send/arguments.js'
-export { NEXT_BY_CONTROLLER_CODE, REFUSAL_CATALOG, REFUSAL_CODES, SEND_CHECKS, decideSend, inboundRefusedBeforeLookup, notMessageableRightAfterLookup, refusalTableMarkdown, resumeDisabledBeforeResolve } from './refusals.js'
+export { NEXT_BY_CONTROLLER_CODE, REFUSAL_CATALOG, REFUSAL_CODES, SEND_CHECKS, decideSend, inboundRefusedBeforeLookup,
+  notMessageableRightAfterLookup, refusalTableMarkdown, resumeDisabledBeforeResolve } from './refusals.js'
 export type { Refusal, SendFacts, SendRefusal, TargetFact } from './refusals.js'
 export { orderRows } from './tools/sessions-list.js'
 export { sessionsList as sessionsListValue } from './tools/sessions-list.js'

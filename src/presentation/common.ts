@@ -93,7 +93,8 @@ export const commonRefusals = {
   noCaller: REFUSAL_CATALOG.rejected.texts.noCaller,
   notFound: REFUSAL_CATALOG['not-found'].texts.notFound,
   /** A read-side backend step failed; only the kind's table text is shown. */
-  backend: (step: string, failure: FailureKind, tool: string): Refusal => REFUSAL_CATALOG.rejected.texts.backend(step, failureText(failure), tool),
+  backend: (step: string, failure: FailureKind, tool: string): Refusal =>
+    REFUSAL_CATALOG.rejected.texts.backend(step, failureText(failure), tool),
 } as const
 
 /** Longest title shown in list and read output, in code points. */

@@ -34,11 +34,15 @@ export interface HeldValue {
 export function renderHeld(view: HeldValue): string {
   const chars = view.truncatedFrom === undefined ? `chars=${view.chars}` : `chars=${view.chars} (truncated from ${view.truncatedFrom})`
   const cut = view.truncatedFrom === undefined ? '' : ` Only the first ${view.chars} characters were kept (maxSendChars).`
-  return `accepted for ${displayId(view.targetId)} | mode=${view.mode} | ${chars} | hop ${view.hop} | held for its user's approval${view.duplicate ? ' (already held)' : ''}\n`
-    + `That session's user approves messages from peers: this one is kept in the cross-session store until it is delivered or refused in the web UI, or until it expires in ${duration(view.expiresInMs)}. `
-    + `Nothing has reached that session or its model yet.${cut} Do not send it again; if they deliver it, its reply will not return through this call (read it later with sessions_read).`
+  return `accepted for ${displayId(view.targetId)} | mode=${view.mode} | ${chars} | hop ${view.hop} | `
+    + `held for its user's approval${view.duplicate ? ' (already held)' : ''}\n`
+    + `That session's user approves messages from peers: this one is kept in the cross-session store until it is delivered or refused `
+    + `in the web UI, or until it expires in ${duration(view.expiresInMs)}. `
+    + `Nothing has reached that session or its model yet.${cut} Do not send it again; if they deliver it, `
+    + `its reply will not return through this call (read it later with sessions_read).`
     + (view.notice === undefined ? '' : view.notice === 'watched'
-      ? '\nNotice: one notice comes to this session when its user refuses it or it expires, or, once delivered, when the turn that takes it ends; no need to wait or poll.'
+      ? '\nNotice: one notice comes to this session when its user refuses it or it expires, or, once delivered, '
+      + 'when the turn that takes it ends; no need to wait or poll.'
       : '\nNotice: not available in this dsh process (no cross-session store); read its answer later with sessions_read.')
 }
 

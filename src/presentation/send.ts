@@ -71,15 +71,19 @@ export const deliveryReasons = {
   wentCold: 'the session went cold before delivery and waking it is not allowed; it was left untouched',
   wentColdAfterWake: 'the session went cold again right after it was woken, before delivery',
   /** @param why - SQLite's error text or code (never a path). */
-  storeWriteFailed: (why: string): string => `the message could not be written to the cross-session store under DSH_HOME (${why}); nothing was posted`,
+  storeWriteFailed: (why: string): string =>
+    `the message could not be written to the cross-session store under DSH_HOME (${why}); nothing was posted`,
   /** @param why - SQLite's error text or this package's words (never a path). */
   storeUnavailable: (why: string): string => `the cross-session store is unavailable (${why}); no session was woken. Try again shortly`,
-  storeFull: 'that session already has 256 messages waiting for it in the cross-session store; nothing was posted. Wait until it has read them (check with sessions_read) before sending more',
+  storeFull: 'that session already has 256 messages waiting for it in the cross-session store; nothing was posted. Wait until it has '
+    + 'read them (check with sessions_read) before sending more',
   /** A recent open turn blocks the wake (docs/architecture.md §8, `src/home/open-turn.ts`). */
   openTurn: (ageMs: number): string => {
     const seconds = Math.round(ageMs / 1000)
-    return `its log ends in a turn that is still open (last written ${seconds} s ago): another dsh process without dsh-cross-session may be running it, and waking it here would fork its log. `
-      + 'It was left untouched. Do not retry at once: read it later with sessions_read, or ask the user to install dsh-cross-session in every dsh profile they run'
+    return `its log ends in a turn that is still open (last written ${seconds} s ago): another dsh process without dsh-cross-session `
+      + `may be running it, and waking it here would fork its log. `
+      + 'It was left untouched. Do not retry at once: read it later with sessions_read, '
+      + 'or ask the user to install dsh-cross-session in every dsh profile they run'
   },
 } as const
 
@@ -113,7 +117,8 @@ export const releaseTexts: Readonly<Record<ReleaseOutcome | 'release-failed', st
   'not-held': 'the session this call woke is no longer held by this plugin',
   'claimed-by-another': 'the session this call woke was left live for another send that is delivering to it',
   'delivered-by-another': 'the session this call woke was left live: another message was delivered to it',
-  'kept-by-controller': 'the session this call woke stays live: it was woken through the host\'s session controller, which keeps it; this plugin holds no handle to put it back to sleep',
+  'kept-by-controller': 'the session this call woke stays live: it was woken through the host\'s session controller, '
+    + 'which keeps it; this plugin holds no handle to put it back to sleep',
   'put-back-to-sleep': 'the session this call woke was put back to sleep (its handle was disposed)',
   'release-failed': 'the woken session could not be released and may stay live until the host stops',
 }

@@ -88,11 +88,14 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
 
   // Gather facts and decide (steps 1–8).
   const decided = await gatherAndDecide(facts, call, deps)
-  if (args === undefined || caller === undefined) return decided.kind === 'refused' ? decided.value : refused(commonRefusals.noCaller(), NOTHING_DELIVERED)
+  if (args === undefined || caller === undefined)
+    return decided.kind === 'refused' ? decided.value : refused(commonRefusals.noCaller(), NOTHING_DELIVERED)
   const requestId = requestIdFor(caller.sessionId, identity)
   const mode: SendMode = args.mode ?? settings.defaultSendMode
   if (decided.kind === 'refused') {
-    if (decided.inbound === true) journal(deps, { messageId: requestId, target: args.session_id, sender: caller.sessionId, hop: 0, mode, state: 'refused', reason: 'inbound' })
+    if (decided.inbound === true)
+      journal(deps, { messageId: requestId, target: args.session_id, sender: caller.sessionId, hop: 0, mode, state: 'refused',
+        reason: 'inbound' })
     return decided.value
   }
 
@@ -127,7 +130,10 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   // Delivered here (not through the store): the traffic view learns of it from the journal.
   if (admitted.target.remote === undefined) {
     const seq = wait.recorded?.stage === 'conversation' ? wait.recorded.seq : undefined
-    journal(deps, { messageId: requestId, target: out.targetId, sender: out.callerId, hop: out.hop, mode, state: seq === undefined ? 'pending' : 'recorded', ...(seq === undefined ? {} : { seq }) })
+    journal(deps, {
+      messageId: requestId, target: out.targetId, sender: out.callerId, hop: out.hop, mode,
+      state: seq === undefined ? 'pending' : 'recorded', ...(seq === undefined ? {} : { seq }),
+    })
   }
   // Refused by the holding process: no turn will take it, so no notice will come.
   const refusedThere = wait.recorded?.stage === 'refused'

@@ -20,7 +20,8 @@ import type { ResultValue } from '../presentation/results.js'
  * message (docs/tools.md#withdrawing-a-message). Absent when this process has
  * no usable home store.
  */
-export type InboundPort = Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'> & Partial<Pick<ApprovalStore, 'approvals'>> & Partial<WithdrawStore>
+export type InboundPort = Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'>
+  & Partial<Pick<ApprovalStore, 'approvals'>> & Partial<WithdrawStore>
 
 /** Everything a tool executor depends on (built once per plugin instance). */
 export interface ToolDeps {
