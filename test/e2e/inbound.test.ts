@@ -20,16 +20,14 @@ import { readFileSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { installByName, isCi, missingBrowser, openApp, openSession, shotPath, webFixture } from './support/browser.ts'
+import { installByName, openApp, openSession, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
 import { startFakeModel, textOf, type FakeModel, type ModelRequest, type Reply } from './support/fake-model.ts'
 import { makeHome, readSessions, runHeadless, sleep, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome, type WebHarness } from './support/harness.ts'
 import { storeFile } from './support/store.ts'
 import { pageCall } from './support/page-key.ts'
 import { firstUserText, turnOf } from './support/scenario.ts'
 
-const noBrowser = missingBrowser()
-const skipForBrowser = noBrowser !== undefined && !isCi()
-if (skipForBrowser && !SKIP_E2E) console.warn(`inbound e2e skipped: ${noBrowser}`)
+const skipForBrowser = skipsForBrowser('inbound')
 
 const LONG = `${'The staging deploy key rotates tonight; before it does, please confirm the release branch builds. '.repeat(8)}END-OF-LONG-BODY`
 const BODIES: Record<string, string> = {

@@ -17,13 +17,12 @@ import { existsSync, realpathSync, rmSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join, sep } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { isCi, missingBrowser, openApp, openSession, shotPath, webFixture } from './support/browser.ts'
+import { openApp, openSession, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
 import { startFakeModel, type ModelRequest, type Reply } from './support/fake-model.ts'
 import { historyEvents, makeHome, ROOT, SKIP_E2E, startWeb, waitFor, writePatch } from './support/harness.ts'
 import { firstUserText, turnOf } from './support/scenario.ts'
 
-const noBrowser = missingBrowser()
-const skipForBrowser = noBrowser !== undefined && !isCi()
+const skipForBrowser = skipsForBrowser('peer-authority')
 
 /** The target's script: for a trigger asking for a write, write outside the workspace, then retry wider (the harness's own escalation). */
 function scenario(probe: string, target: () => string): (request: ModelRequest) => Reply {

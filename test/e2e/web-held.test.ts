@@ -25,15 +25,13 @@ import { dirname } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import type { Locator, Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { installByName, isCi, missingBrowser, shotPath, webFixture } from './support/browser.ts'
+import { installByName, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
 import { startFakeModel, textOf, type ModelRequest, type Reply } from './support/fake-model.ts'
 import { makeHome, readSessions, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome } from './support/harness.ts'
 import { firstUserText, turnOf } from './support/scenario.ts'
 import { storeFile } from './support/store.ts'
 
-const noBrowser = missingBrowser()
-const skipForBrowser = noBrowser !== undefined && !isCi()
-if (skipForBrowser && !SKIP_E2E) console.warn(`web-held e2e skipped: ${noBrowser}`)
+const skipForBrowser = skipsForBrowser('web-held')
 
 const BODIES: Record<string, string> = {
   deliver: 'DELIVER-ME: does the release branch build?',

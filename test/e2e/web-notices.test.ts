@@ -12,15 +12,13 @@
  * @module test/e2e/web-notices
  */
 import { describe, expect, it } from 'vitest'
-import { installByName, isCi, missingBrowser, openApp, openSession, shotPath, webFixture } from './support/browser.ts'
+import { installByName, openApp, openSession, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
 import { resultOf, startFakeModel } from './support/fake-model.ts'
 import { makeHome, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch } from './support/harness.ts'
 import { firstUserText, router, steps } from './support/scenario.ts'
 import { readStore } from './support/store.ts'
 
-const noBrowser = missingBrowser()
-const skipForBrowser = noBrowser !== undefined && !isCi()
-if (skipForBrowser && !SKIP_E2E) console.warn(`web-notices e2e skipped: ${noBrowser}`)
+const skipForBrowser = skipsForBrowser('web-notices')
 
 const NOTICE = 'Cross-session notice from the dsh-cross-session package'
 

@@ -11,16 +11,14 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { installByName, isCi, missingBrowser, openApp, openPluginSettings, openSession, shotPath, webFixture } from './support/browser.ts'
+import { installByName, openApp, openPluginSettings, openSession, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
 import { startFakeModel } from './support/fake-model.ts'
 import { makeHome, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome } from './support/harness.ts'
 import { router, steps } from './support/scenario.ts'
 
 // Without a browser: skipped with one line on a developer's machine; under CI the tests run and fail in
 // beforeAll with that line (launchBrowser), so a CI run that never drove the web face cannot pass.
-const noBrowser = missingBrowser()
-const skipForBrowser = noBrowser !== undefined && !isCi()
-if (skipForBrowser && !SKIP_E2E) console.warn(`web-ui e2e skipped: ${noBrowser}`)
+const skipForBrowser = skipsForBrowser('web-ui')
 
 const NOWHERE = 'session-00000000-0000-4000-8000-000000000000' // shortId: 0000…
 

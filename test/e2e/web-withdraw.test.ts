@@ -20,16 +20,14 @@
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { installByName, isCi, missingBrowser, shotPath, webFixture } from './support/browser.ts'
+import { installByName, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
 import { startFakeModel, textOf, type FakeModel, type ModelRequest, type Reply } from './support/fake-model.ts'
 import { makeHome, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome, type WebHarness } from './support/harness.ts'
 import { storeFile } from './support/store.ts'
 import { pageCall } from './support/page-key.ts'
 import { firstUserText, turnOf } from './support/scenario.ts'
 
-const noBrowser = missingBrowser()
-const skipForBrowser = noBrowser !== undefined && !isCi()
-if (skipForBrowser && !SKIP_E2E) console.warn(`web-withdraw e2e skipped: ${noBrowser}`)
+const skipForBrowser = skipsForBrowser('web-withdraw')
 
 const BODIES: Record<string, string> = {
   loser: 'LOSER: the nightly run found two flaky tests.',

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll } from 'vitest'
-import { homeFixture, ROOT, type DshHome, type HomeFixture } from './harness.ts'
+import { homeFixture, ROOT, SKIP_E2E, type DshHome, type HomeFixture } from './harness.ts'
 
 /** Where Chromium is looked for: `CHROMIUM_PATH` alone when it is set, else the usual paths. */
 function candidates(env: Record<string, string | undefined> = process.env): string[] {
@@ -35,6 +35,17 @@ export function missingBrowser(env: Record<string, string | undefined> = process
 export function isCi(env: Record<string, string | undefined> = process.env): boolean {
   const value = env.CI?.trim().toLowerCase()
   return value !== undefined && value !== '' && value !== '0' && value !== 'false'
+}
+
+/**
+ * Whether a browser e2e file skips here: no Chromium outside CI (said once, naming `file`); under CI a missing
+ * browser fails the run instead (each test launches it).
+ */
+export function skipsForBrowser(file: string): boolean {
+  const missing = missingBrowser()
+  const skip = missing !== undefined && !isCi()
+  if (skip && !SKIP_E2E) console.warn(`${file} e2e skipped: ${missing}`)
+  return skip
 }
 
 /** Launch headless Chromium (`--no-sandbox`: CI runs as root); a missing browser throws its one line. */
