@@ -98,8 +98,10 @@ export function statLog(path: string, dirName: string, previous?: { readonly sta
  */
 export function fieldsLog(path: string, dirName: string, fields: BigInt64Array, at: number,
   previous?: { readonly stamp?: FileStamp }): ScannedLog {
-  const stamp = { dev: fields[at + 1]!, ino: fields[at + 2]!, birthtimeNs: fields[at + 3]!, size: fields[at + 4]!, mtimeNs: fields[at
-    + 5]!, ctimeNs: fields[at + 6]! }
+  const stamp = {
+    dev: fields[at + 1]!, ino: fields[at + 2]!, birthtimeNs: fields[at + 3]!,
+    size: fields[at + 4]!, mtimeNs: fields[at + 5]!, ctimeNs: fields[at + 6]!,
+  }
   return logOf(path, dirName, stamp, previous)
 }
 
