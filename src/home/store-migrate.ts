@@ -75,8 +75,8 @@ function columns(db: DatabaseSync, table: string): Column[] {
 /** The `ADD COLUMN` definition of one column of this release. */
 function columnDefinition(column: Column): string {
   const fallback = column.dflt_value ?? (column.notnull === 1 ? (column.type === 'TEXT' ? '\'\'' : '0') : null)
-  return `${JSON.stringify(column.name)} ${column.type}${column.notnull === 1 ? ' NOT NULL' : ''}${fallback === null
-    ? '' : ` DEFAULT ${fallback}`}`
+  const notNull = column.notnull === 1 ? ' NOT NULL' : ''
+  return `${JSON.stringify(column.name)} ${column.type}${notNull}${fallback === null ? '' : ` DEFAULT ${fallback}`}`
 }
 
 /**

@@ -50,8 +50,10 @@ export function entryOfRow(row: CorpusRow): IndexEntry {
 /** The shared row of an entry. */
 export function rowOfEntry(entry: IndexEntry): CorpusRow {
   const { log, header, title } = entry
-  return { path: log.path, sessionId: header.id, dirName: log.dirName, identity: log.identity, header, ...(title === undefined
-    ? {} : { title }) }
+  return {
+    path: log.path, sessionId: header.id, dirName: log.dirName, identity: log.identity, header,
+    ...(title === undefined ? {} : { title }),
+  }
 }
 
 /** Work done by the index since it was built (for tests and the bench). */
