@@ -1,6 +1,6 @@
 /**
  * `npm run mutate`: StrykerJS over the home store and its orchestration
- * (src/home/), the refusals (src/refusals.ts) and the send path
+ * (src/home/), the refusals (src/refusals.ts and src/refusals/) and the send path
  * (src/tools/sessions-send.ts, src/tools/send/), killing mutants with the
  * unit tests named in vitest.mutate.config.ts. Not run in CI; the last
  * report and how to read it: docs/mutation.md. A smaller run:
@@ -15,6 +15,7 @@ export default {
   mutate: [
     'src/home/**/*.ts',
     'src/refusals.ts',
+    'src/refusals/**/*.ts',
     'src/tools/sessions-send.ts',
     'src/tools/send/**/*.ts',
   ],

@@ -13,7 +13,7 @@ import type { CorpusRows } from './index/shared-rows.js'
 import { listenSessionEvents } from './harness/session-events.js'
 import { createSessionQueryPort } from './adapters/session-query.js'
 import { WokenSessions } from './adapters/woken.js'
-import { resolveCaller } from './model/caller.js'
+import { resolveCaller } from './adapters/caller.js'
 import { mountHome } from './home/mount.js'
 import { sessionFlush, type HostContext, type HostDefaultModel, type HostSessionController } from './harness/host.js'
 import { SendLimits } from './model/limits.js'
@@ -51,7 +51,7 @@ export function missingServiceMessage(missing: readonly string[]): string {
     + 'Mount this plugin in a dsh host or preset composition that provides it.'
 }
 
-/** Cordis context as `apply` needs it (structural; see src/host.ts). */
+/** Cordis context as `apply` needs it (structural; see src/harness/host.ts). */
 export interface PluginContext extends HostContext {
   get(name: string): unknown
   inject(deps: string[], callback: (ctx: PluginContext) => void): unknown
@@ -75,7 +75,8 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
   const woken = new WokenSessions(lifetime.signal)
   // Appends of live sessions wake a send's record wait (`harness/session-events.ts`).
   const events = listenSessionEvents(ctx)
-  // The home store's shared corpus rows, once the home is mounted and while its store can be used (docs/performance.md "What a new process reads").
+  // The home store's shared corpus rows, once the home is mounted and while its store can be used (docs/performance.md
+  // "What a new process reads").
   const home: { corpus?: () => CorpusRows | undefined } = {}
   const local = {
     sessions: createIndexedSessionQueryPort({
@@ -93,9 +94,10 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
   const mounted = mountHome(ctx, local, log, () => source.current.inbound)
   const { sessions, controller } = mounted
   home.corpus = mounted.corpus
-  // `settings` is a getter: every tool call reads the current value (O(1), src/settings-source.ts).
+  // `settings` is a getter: every tool call reads the current value (O(1), src/settings/source.ts).
   const deps = {
-    sessions, controller, limits: new SendLimits<AcceptedValue | HeldValue>(), log: (message: string) => log('warn', message), inbound: mounted.inbound,
+    sessions, controller, limits: new SendLimits<AcceptedValue | HeldValue>(), log: (message: string) => log('warn', message),
+    inbound: mounted.inbound,
     get settings() { return source.current },
   }
   const definitions = toolDefinitions(deps, exec => resolveCaller(exec, ctx.agents), lifetime.signal)
@@ -119,7 +121,9 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
         return
       }
       registered = done
-      log('info', `registered ${definitions.map(definition => definition.name).join(', ')} (wakes via ${sessionController() === undefined ? 'ctx.agents' : 'ctx.sessionController'}, re-read per call)`)
+      const names = definitions.map(definition => definition.name).join(', ')
+      const via = sessionController() === undefined ? 'ctx.agents' : 'ctx.sessionController'
+      log('info', `registered ${names} (wakes via ${via}, re-read per call)`)
     } else if (!enabled && registered !== undefined) {
       unregister()
       log('info', `enabled: false; ${spokenToolNames()} unregistered`)

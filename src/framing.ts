@@ -1,198 +1,22 @@
 /**
- * The cross-session frame: built by one pure function, parsed back by another.
+ * Every text this package puts into another session, in one place
+ * (docs/tools.md#the-frame, #notices, #inbound-messages): backends hand data
+ * to these builders and post the text; nothing else writes injected text.
  *
- * The format: docs/tools.md#the-frame (intro line,
- * `from-session: <id> ("<title>")`, `delivery: <mode> | hop N`, begin
- * marker, body, end marker; the sender title on one line, escaped and
- * clipped; a random per-message boundary token on both markers that the
- * body does not contain; the hop count of the causal chain).
+ * - the frame around a peer's message (`framing/frame.ts`), built and parsed;
+ * - the notice a sender gets when the turn that took its message ends
+ *   (`framing/notice.ts`), built and read back for display;
+ * - the notice of a held message refused or expired (`framing/held-notice.ts`);
+ * - the owner notices steered into a session this package woke
+ *   (`framing/owner-notices.ts`).
  *
- * ```text
- * Cross-session message from another session of this harness.
- * from-session: session-e218… ("Fix the newapi config")
- * delivery: queue | hop 1
- * --- message begins k3Vd9QxLm2Ta ---
- * <body>
- * --- message ends k3Vd9QxLm2Ta ---
- * ```
- *
- * Why a token: the body is arbitrary peer text. Without a token a body could
- * close the frame early (`--- message ends ---`) and forge a second header.
- * The parser accepts a frame only when the end marker carries the begin
- * marker's token and ends the text, and since the token is not in the body,
- * nothing inside the body can be mistaken for a marker.
+ * Each text's peer-written part sits between markers carrying a random
+ * token it does not contain (`framing/token.ts`).
  *
  * @module dsh-cross-session/framing
  */
 
-import { customAlphabet } from 'nanoid'
-import type { SendMode } from './model/schemas.js'
-import { clipLine, oneLine } from './core/text.js'
-
-/** First line of every frame (docs/tools.md#the-frame). */
-export const FRAME_INTRO = 'Cross-session message from another session of this harness.'
-
-/** Longest sender title carried in a frame, in code points. */
-const FRAME_TITLE_MAX_CHARS = 80
-
-// Letters and digits only: a token can never contain a marker's dashes or spaces.
-const TOKEN_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
-const TOKEN_LENGTH = 12
-const newToken = customAlphabet(TOKEN_ALPHABET, TOKEN_LENGTH)
-
-/** What a frame says about one delivered message. */
-interface Frame {
-  /** Sending session id. */
-  readonly fromSessionId: string
-  /** Sender title as carried (one line, clipped); empty when untitled. */
-  readonly fromTitle: string
-  readonly mode: SendMode
-  /** Position of this message in its causal relay chain (1 = first relay). */
-  readonly hop: number
-  /** The per-message boundary token. */
-  readonly token: string
-  /** The body exactly as sent. */
-  readonly body: string
-}
-
-/** Input of {@link buildFrame}. */
-interface FrameInput {
-  readonly fromSessionId: string
-  /** Raw sender title (any length, may hold line breaks or quotes). */
-  readonly fromTitle: string | undefined
-  readonly mode: SendMode
-  readonly hop: number
-  readonly body: string
-  /** Token source; tests inject a fixed one. Defaults to a nanoid. */
-  readonly token?: () => string
-}
-
-/**
- * Escape a title for the `("…")` slot: one line, clipped, backslashes and
- * double quotes escaped so the closing `")` is unambiguous.
- */
-export function frameTitle(title: string | undefined): string {
-  const line = clipLine(oneLine(title ?? ''), FRAME_TITLE_MAX_CHARS)
-  return line.replace(/\\/g, '\\\\').replace(/"/g, '\\"')
-}
-
-/** Undo {@link frameTitle}'s escapes. */
-export function unescapeTitle(escaped: string): string {
-  return escaped.replace(/\\(["\\])/g, '$1')
-}
-
-/**
- * Build the framed text delivered to the target.
- * @returns the frame text and the token it used (never a substring of the body).
- */
-export function buildFrame(input: FrameInput): { text: string, token: string } {
-  let token = (input.token ?? newToken)()
-  // "Provably not in the body": draw a fresh token until it is not (p ≈ 0 per draw).
-  while (input.body.includes(token) || !isToken(token)) token = newToken()
-  const text = [
-    FRAME_INTRO,
-    `from-session: ${oneLine(input.fromSessionId)} ("${frameTitle(input.fromTitle)}")`,
-    `delivery: ${input.mode} | hop ${input.hop}`,
-    `--- message begins ${token} ---`,
-    input.body,
-    `--- message ends ${token} ---`,
-  ].join('\n')
-  return { text, token }
-}
-
-/** First line of every notice (docs/tools.md#notices): who wrote it, and that the user did not. */
-export const NOTICE_INTRO = 'Cross-session notice from the dsh-cross-session package (not a message from your user).'
-
-/** Input of {@link buildNotice}. */
-interface NoticeInput {
-  /** The session whose turn ended (who the notice is from). */
-  readonly fromSessionId: string
-  readonly fromTitle: string | undefined
-  /** How that turn ended. */
-  readonly outcome: 'completed' | 'failed' | 'interrupted'
-  /** Seq of the watched message in its log, and of the turn's `turn/end`. */
-  readonly messageSeq: number
-  readonly turnEndSeq: number
-  readonly hop: number
-  /** The start of its last answer, already cut visibly; `undefined` when the turn wrote none. */
-  readonly excerpt: string | undefined
-  readonly token?: () => string
-}
-
-/**
- * The text of a notice: what turn ended and how, the start of the last
- * answer between token markers (peer text, like a frame's body), and the
- * exact `sessions_read` call that reads the rest.
- *
- * ```text
- * Cross-session notice from the dsh-cross-session package (not a message from your user).
- * from-session: session-4b91… ("Fix the config")
- * turn: completed | it took your message at seq 22 and ended at seq 27 | hop 2
- * --- answer begins k3Vd9QxLm2Ta ---
- * <the first characters of its last answer>…[truncated N chars]
- * --- answer ends k3Vd9QxLm2Ta ---
- * Read the rest: sessions_read {"session_id":"session-4b91…","after_seq":22}
- * ```
- */
-export function buildNotice(input: NoticeInput): string {
-  const excerpt = input.excerpt ?? '(it wrote no answer text)'
-  let token = (input.token ?? newToken)()
-  while (excerpt.includes(token) || !isToken(token)) token = newToken()
-  const id = oneLine(input.fromSessionId)
-  return [
-    NOTICE_INTRO,
-    `from-session: ${id} ("${frameTitle(input.fromTitle)}")`,
-    `turn: ${input.outcome} | it took your message at seq ${input.messageSeq} and ended at seq ${input.turnEndSeq} | hop ${input.hop}`,
-    `--- answer begins ${token} ---`,
-    excerpt,
-    `--- answer ends ${token} ---`,
-    `Read the rest: sessions_read ${JSON.stringify({ session_id: id, after_seq: input.messageSeq })}`,
-  ].join('\n')
-}
-
-function isToken(token: string): boolean {
-  return token.length >= 8 && /^[0-9A-Za-z]+$/.test(token)
-}
-
-/** The sender line of a frame or a notice (`from-session: <id> ("<escaped title>")`). */
-export const FROM_LINE = /^from-session: (\S+) \("((?:[^"\\]|\\["\\])*)"\)$/
-const DELIVERY_LINE = /^delivery: (queue|steer) \| hop ([1-9]\d{0,5})$/
-const BEGIN_LINE = /^--- message begins ([0-9A-Za-z]{8,64}) ---$/
-
-/**
- * Parse a frame built by {@link buildFrame}. Strict: the intro, sender,
- * delivery and begin lines must be the first four lines, and the text must end
- * with an end marker carrying the begin marker's token; anything else is not a
- * frame. Never throws.
- * @returns the frame, or `undefined` when `text` is not exactly one frame.
- */
-export function parseFrame(text: string): Frame | undefined {
-  if (typeof text !== 'string' || !text.startsWith(`${FRAME_INTRO}\n`)) return undefined
-  const lines = text.split('\n', 4)
-  if (lines.length < 4) return undefined
-  const from = FROM_LINE.exec(lines[1] ?? '')
-  const delivery = DELIVERY_LINE.exec(lines[2] ?? '')
-  const begin = BEGIN_LINE.exec(lines[3] ?? '')
-  if (from === null || delivery === null || begin === null) return undefined
-  const token = begin[1] as string
-  const headerLength = lines.slice(0, 4).join('\n').length + 1
-  const endMarker = `\n--- message ends ${token} ---`
-  // Tolerate trailing white space a transport may add after the end marker.
-  // trimEnd() strips exactly \s (WhiteSpace and LineTerminator) in linear
-  // time; the regular expression /\s+$/ is quadratic on a long run of
-  // spaces not at the end (40,000 spaces: 837 ms, docs/performance.md
-  // "Controller-line host and frame parsing").
-  const trimmed = text.trimEnd()
-  if (!trimmed.endsWith(endMarker) || trimmed.length - endMarker.length < headerLength - 1) return undefined
-  const body = trimmed.slice(headerLength, trimmed.length - endMarker.length)
-  // The token is unique to the frame: a body that holds it was not built here.
-  if (body.includes(token)) return undefined
-  return {
-    fromSessionId: from[1] as string,
-    fromTitle: unescapeTitle(from[2] as string),
-    mode: delivery[1] as SendMode,
-    hop: Number(delivery[2]),
-    token,
-    body,
-  }
-}
+export { FRAME_INTRO, FROM_LINE, buildFrame, frameTitle, parseFrame, unescapeTitle, type FrameMode } from './framing/frame.js'
+export { NOTICE_EXCERPT_CHARS, NOTICE_INTRO, buildNotice, noticeExcerpt, parseNotice } from './framing/notice.js'
+export { duration, heldNoticeText } from './framing/held-notice.js'
+export { ownerNotices } from './framing/owner-notices.js'

@@ -14,12 +14,12 @@
  * went cold between resolution and admission is refused, not woken.
  *
  * Delivery, on both host lines, is `Agent.followup` / `Agent.steer` on the
- * live agent with this package's relay source (`src/provenance.ts`), so the
+ * live agent with this package's relay source (`src/model/provenance.ts`), so the
  * provenance is durable in the log. Not `sessionController.prompt`: in
  * 0.1.2-alpha.2 it overwrites the source with `{ kind: 'user', rpcId }`
  * (lib/index.js `SessionCommandController.prompt`), which would leave the
  * hop count and the sender to text a model can write. The
- * wait still recognises a message by `source.rpcId` (`src/recorded.ts`).
+ * wait still recognises a message by `source.rpcId` (`src/harness/recorded.ts`).
  *
  * A wake is recorded as one (`woke: true`) on both lines. rc.8: this plugin
  * holds the `AgentHandle` (`src/adapters/woken.ts`: shared resume, claims,
@@ -30,53 +30,16 @@
  * @module dsh-cross-session/adapters/controller
  */
 
-import type { HostAgent, HostAgents, HostDefaultModel, HostSessionController, HostUserMessage } from '../harness/host.js'
-import type { Admitted, ControllerOutcome, ControllerPort, DeliveryReason, RecordWaitOptions, ResolvedTarget, SendMode } from '../ports.js'
-import { relaySource, type RelayProvenance } from '../model/provenance.js'
+import type { HostAgent, HostAgents, HostDefaultModel, HostSessionController } from '../harness/host.js'
+import type { ControllerPort, RecordWaitOptions, ResolvedTarget } from '../ports.js'
 import { waitUntilRecorded, type Recorded } from '../harness/recorded.js'
 import type { SessionEvents } from '../harness/session-events.js'
-import { controllerFailure, controllerFailureDetail, isControllerNotFound } from './remote-errors.js'
+import { defaultAgentOptions, deliverToLiveAgent, fail, relayMessage, wakeViaController, WakeRefused } from './controller-steps.js'
 import { isNotFoundError } from './session-query.js'
-import type { WakeHandle } from './woken-release.js'
 import type { WokenSessions } from './woken.js'
 
 export { WokenSessions } from './woken.js'
-
-/** The message this package delivers: its id is the request id, its source the relay source. */
-export function relayMessage(requestId: string, text: string, provenance: RelayProvenance): HostUserMessage {
-  return { id: requestId, role: 'user', content: [{ type: 'text', text }], source: relaySource(provenance) }
-}
-
-/** `{provider, model}` of the deployment default, when the host offers one. */
-function defaultAgentOptions(defaultModel: HostDefaultModel | undefined): Record<string, unknown> | undefined {
-  try {
-    const selection = defaultModel?.currentSelection() as { provider?: unknown, model?: unknown } | undefined
-    if (typeof selection?.provider === 'string' && typeof selection.model === 'string') {
-      return { provider: selection.provider, model: selection.model }
-    }
-  } catch {
-    // No usable default: resume without options and let the harness decide.
-  }
-  return undefined
-}
-
-function fail<T>(reason: DeliveryReason, code?: string, detail?: string): ControllerOutcome<T> {
-  return { ok: false, reason, ...(code === undefined ? {} : { code }), ...(detail === undefined ? {} : { detail }) }
-}
-
-/** A wake that failed with a refusal (not a crash): carries the controller's code. */
-class WakeRefused extends Error {
-  readonly code: string | undefined
-  /** The controller's raw `code: message`, for the log only. */
-  readonly detail: string
-  readonly reason: DeliveryReason
-  constructor(reason: DeliveryReason, code: string | undefined, detail: string) {
-    super(detail)
-    this.reason = reason
-    this.code = code
-    this.detail = detail
-  }
-}
+export { relayMessage } from './controller-steps.js'
 
 /** Host services the port reads; the optional ones per call. */
 interface ControllerServices {
@@ -89,31 +52,6 @@ interface ControllerServices {
   readonly events?: SessionEvents
   /** Write a live session's log to disk now (rc.8 `ctx.sessions.flush`), so "recorded" means the durable log on this path too. */
   readonly flush?: (agent: HostAgent) => Promise<unknown>
-}
-
-/** Deliver to a live agent's inbox directly (never wakes anything). */
-function deliverToLiveAgent(agent: HostAgent, mode: SendMode, message: HostUserMessage): ControllerOutcome<Admitted> {
-  const running = agent.status === 'running'
-  const recordFrom = agent.session.events.length
-  try {
-    if (mode === 'queue') agent.followup(message)
-    else agent.steer(message)
-  } catch (error: unknown) {
-    // The controller line maps this very failure to `session/agent-busy` ("prompt rejected").
-    // Only the code's table row reaches the model; the raw error goes to the log.
-    return fail({ kind: 'failure', failure: 'session/agent-busy' }, 'session/agent-busy', controllerFailureDetail({ code: 'session/agent-busy', message: error instanceof Error ? error.message : String(error) }))
-  }
-  return { ok: true, value: { mode, running, recordFrom } }
-}
-
-/** A wake through the host's session controller: the controller keeps the agent, no handle comes back. */
-async function wakeViaController(controller: HostSessionController, sessionId: string): Promise<WakeHandle> {
-  const resolved = await controller.resolveAgent(sessionId)
-  if ('error' in resolved) {
-    const code = isControllerNotFound(resolved.error, sessionId) ? 'not-found' : resolved.error?.code
-    throw new WakeRefused({ kind: 'failure', failure: controllerFailure(resolved.error) }, typeof code === 'string' ? code : undefined, controllerFailureDetail(resolved.error))
-  }
-  return { agent: resolved.agent, dispose: async () => undefined, external: true }
 }
 
 /**
@@ -136,7 +74,8 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
         const outcome = await woken.wake(sessionId, async lifetime => {
           if (controller !== undefined) return await wakeViaController(controller, sessionId)
           const options = defaultAgentOptions(services.defaultModel())
-          return await agents.resume({ resumeSessionId: sessionId, ...(options === undefined ? {} : { agentOptions: options }), signal: lifetime })
+          const agentOptions = options === undefined ? {} : { agentOptions: options }
+          return await agents.resume({ resumeSessionId: sessionId, ...agentOptions, signal: lifetime })
         }, () => agents.get(sessionId), signal)
         const woke = outcome.kind === 'woken'
         return { ok: true, value: { sessionId, woke, running: outcome.agent.status === 'running' } }
@@ -176,9 +115,13 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
   }
 
   /** Wait, bounded, until the live log in memory holds the message. */
-  async function waitInMemory(target: ResolvedTarget, requestId: string, { timeoutMs, signal, settleForInbox, from = 0 }: RecordWaitOptions, seen: { agent?: HostAgent }): Promise<Recorded | undefined> {
+  async function waitInMemory(target: ResolvedTarget, requestId: string, { timeoutMs, signal, settleForInbox, from = 0 }: RecordWaitOptions,
+    seen: { agent?: HostAgent }): Promise<Recorded | undefined> {
     const events = services.events
-    if (events?.available !== true) return await waitUntilRecorded(() => (seen.agent = agents.get(target.sessionId))?.session.events, requestId, { timeoutMs, signal, from, settleForInbox })
+    if (events?.available !== true) {
+      return await waitUntilRecorded(() => (seen.agent = agents.get(target.sessionId))?.session.events, requestId,
+        { timeoutMs, signal, from, settleForInbox })
+    }
     // Woken by the session's own appends: the agent is looked up again only after a quiet backstop (it may have gone).
     let agent = agents.get(target.sessionId)
     let quiet = false
@@ -195,6 +138,7 @@ export function createControllerPort(services: ControllerServices, woken: WokenS
 }
 
 /** Controller port over rc.8's `ctx.agents` only (no session controller). */
-export function createAgentsController(agents: HostAgents, defaultModel: HostDefaultModel | undefined, woken: WokenSessions): ControllerPort {
+export function createAgentsController(agents: HostAgents, defaultModel: HostDefaultModel | undefined,
+  woken: WokenSessions): ControllerPort {
   return createControllerPort({ agents, sessionController: () => undefined, defaultModel: () => defaultModel }, woken)
 }

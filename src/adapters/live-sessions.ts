@@ -29,7 +29,8 @@ interface HostSessionStore {
  * index already keeps one per id, so this costs a `Set` only when asked to
  * check, `storedUnique: false`).
  */
-export function overlayLive(stored: readonly SessionHeaderView[], live: readonly SessionHeaderView[], isLive: (id: string) => boolean, storedUnique = false): SessionRecordView[] {
+export function overlayLive(stored: readonly SessionHeaderView[], live: readonly SessionHeaderView[], isLive: (id: string) => boolean,
+  storedUnique = false): SessionRecordView[] {
   const records: SessionRecordView[] = []
   const seen = storedUnique ? undefined : new Set<string>()
   const unlogged = new Map<string, SessionHeaderView>()

@@ -33,6 +33,7 @@ import { SurfaceCache, type Inspected } from '../index/surface-cache.js'
 import type { SessionHeaderView, SessionQueryPort } from '../ports.js'
 import { readHeader } from '../model/sessions.js'
 import { liveTitle, overlayLive, store } from './live-sessions.js'
+import { isMissingSession } from './session-query.js'
 
 /** What {@link createIndexedSessionQueryPort} needs from the host. */
 interface IndexedPortOptions {
@@ -54,11 +55,6 @@ interface IndexedPortOptions {
   readonly lifetime?: AbortSignal
 }
 
-/** The persistence backend's "no such session" (`session "<id>" not found`, rc.8 coordinator). */
-function isMissingSession(error: unknown, sessionId: string): boolean {
-  return error instanceof Error && error.message === `session "${sessionId}" not found`
-}
-
 /**
  * Build the port: the indexed one while the persistence backend is
  * recognised, the fallback otherwise (decided on every call).
@@ -78,7 +74,8 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       const rows = options.shared?.()
       const shared = rows === undefined
         ? undefined
-        : new SharedIndex(rows, key, error => options.log?.(`the shared corpus index is off for this process (${String(error)}); each call reads the logs itself`))
+        : new SharedIndex(rows, key,
+            error => options.log?.(`the shared corpus index is off for this process (${String(error)}); each call reads the logs itself`))
       current?.files.close()
       const files = jsonlFiles(layout)
       const index = new CorpusIndex(files, undefined, shared)
@@ -92,7 +89,8 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
   const isLive = (sessionId: string): boolean => fallback.isLive(sessionId)
   // Live in this process: its surface and header are read from memory. A
   // session live elsewhere (same home) is read from its log like a cold one.
-  const liveHere = (sessionId: string): boolean => agents.get(sessionId) !== undefined || store(options.sessions())?.get(sessionId) !== undefined
+  const liveHere = (sessionId: string): boolean => agents.get(sessionId) !== undefined
+    || store(options.sessions())?.get(sessionId) !== undefined
   // The batch checks' worker thread ends with the plugin (`index/stat-worker.ts`).
   options.lifetime?.addEventListener('abort', () => current?.files.close(), { once: true })
   // The refresh each tool call made, by that call's abort signal: a list's

@@ -35,6 +35,11 @@ export function isNotFoundError(error: unknown, sessionId?: string): boolean {
   return sessionId !== undefined && code === undefined && message === `session "${sessionId}" not found`
 }
 
+/** The persistence backend's "no such session" (`session "<id>" not found`, rc.8 coordinator). */
+export function isMissingSession(error: unknown, sessionId: string): boolean {
+  return error instanceof Error && error.message === `session "${sessionId}" not found`
+}
+
 /** Read one title observation (`SessionTitleObservationResult`) defensively. */
 function titleOf(observation: unknown): { id: string, title: string | undefined } | undefined {
   if (typeof observation !== 'object' || observation === null) return undefined
@@ -51,7 +56,8 @@ function titleOf(observation: unknown): { id: string, title: string | undefined 
  * @param agents - `ctx.agents` (liveness only; never `resume`).
  * @param controllerOf - reads `ctx.sessionController` per call (it may be mounted after this plugin).
  */
-export function createSessionQueryPort(sessionQuery: HostSessionQuery, agents: HostAgents, controllerOf: () => HostSessionController | undefined = () => undefined): SessionQueryPort {
+export function createSessionQueryPort(sessionQuery: HostSessionQuery, agents: HostAgents,
+  controllerOf: () => HostSessionController | undefined = () => undefined): SessionQueryPort {
   return {
     async listSessions(signal) {
       const rows = await sessionQuery.listSessions(signal)

@@ -63,7 +63,8 @@ async function turnEnded(agent: { readonly status?: unknown }, ms: number): Prom
  * Dispose each handle; a failure is reported as `disposing <what> <id> failed: …`, never thrown.
  * @param turnWaitMs - how long a session running a turn may finish it first (a reload must not cut an answer off), ms.
  */
-export async function disposeEach(entries: ReadonlyArray<readonly [string, Held]>, report: (message: string) => void, what: string, turnWaitMs = 0): Promise<void> {
+export async function disposeEach(entries: ReadonlyArray<readonly [string, Held]>, report: (message: string) => void, what: string,
+  turnWaitMs = 0): Promise<void> {
   await Promise.all(entries.map(async ([sessionId, entry]) => {
     try {
       if (turnWaitMs > 0) await turnEnded(entry.handle.agent, turnWaitMs)

@@ -65,7 +65,8 @@ export class WokenSessions {
    * @throws the resume's error when it failed and the session is not live
    *   now, or the caller's abort reason.
    */
-  async wake(sessionId: string, resume: (signal: AbortSignal) => Promise<WakeHandle>, isLive: () => HostAgent | undefined, signal: AbortSignal): Promise<WakeOutcome> {
+  async wake(sessionId: string, resume: (signal: AbortSignal) => Promise<WakeHandle>, isLive: () => HostAgent | undefined,
+    signal: AbortSignal): Promise<WakeOutcome> {
     // Called only for a session that is not live: an entry still held is
     // stale (its agent went away without us), so it is forgotten.
     if (this.pending.get(sessionId) === undefined) this.held.delete(sessionId)

@@ -34,20 +34,27 @@ export function ApprovalCard({ approval, decide, openPeer, t, behind = false }) 
     }
   }
   const title = approval.senderTitle === '' ? undefined : `"${approval.senderTitle}"`
+  const expires = t('approval.expires', { left: timeLeftText(approval.expiresAt, t) })
+  const summary = [title, t(`mode.${approval.mode}`), t('send.hop', { hop: approval.hop }), expires].filter(Boolean).join(' · ')
   return (
     <div className="xs-approval" data-xs-approval={approval.messageId} data-xs-sender={approval.sender}>
       <div className="xs-head xs-wrap">
         <span className="xs-title">{t('approval.from')}</span>
         <CopyId id={approval.sender} t={t} />
-        <span className="xs-summary">{[title, t(`mode.${approval.mode}`), t('send.hop', { hop: approval.hop }), t('approval.expires', { left: timeLeftText(approval.expiresAt, t) })].filter(Boolean).join(' · ')}</span>
-        <a href="#" data-xs-open={approval.sender} onClick={event => { event.preventDefault(); void openPeer(approval.sender) }}>{t('received.open')}</a>
+        <span className="xs-summary">{summary}</span>
+        <a href="#" data-xs-open={approval.sender} onClick={event => { event.preventDefault(); void openPeer(approval.sender) }}>
+          {t('received.open')}
+        </a>
       </div>
       <BodyText text={approval.body} t={t} />
       <div className="xs-actions">
         <button type="button" className="xs-primary" data-xs-deliver={approval.messageId} disabled={busy || behind}
-          onClick={() => { void act('deliver') }}>{t('approval.deliver')}
+          onClick={() => { void act('deliver') }}>
+          {t('approval.deliver')}
         </button>
-        <button type="button" data-xs-refuse={approval.messageId} disabled={busy} onClick={() => { void act('refuse') }}>{t('approval.refuse')}</button>
+        <button type="button" data-xs-refuse={approval.messageId} disabled={busy} onClick={() => { void act('refuse') }}>
+          {t('approval.refuse')}
+        </button>
         <span className="xs-hint" data-xs-behind={behind ? 'true' : undefined}>{t(behind ? 'approval.behind' : 'approval.hint')}</span>
       </div>
     </div>
@@ -90,14 +97,19 @@ function useDismissed() {
 /** A held message its user refused, or that expired: who sent it, when it ended, the start of the body. */
 export function DecidedLine({ decided, onDismiss, t }) {
   const title = decided.senderTitle === '' ? '' : `"${decided.senderTitle}"`
-  const line = t(decided.state === 'refused' ? 'approval.refusedLine' : 'approval.expiredLine', { time: clock(decided.decidedAt ?? decided.expiresAt) })
+  const time = clock(decided.decidedAt ?? decided.expiresAt)
+  const line = t(decided.state === 'refused' ? 'approval.refusedLine' : 'approval.expiredLine', { time })
+  const start = preview(decided.body.split('\n')[0] ?? '', 120).shown
   return (
     <div className="xs-decided" data-xs-decided={decided.messageId} data-xs-decided-state={decided.state} role="status">
       <span className={`xs-chip xs-state-${decided.state}`}>{t(`state.${decided.state}`)}</span>
       <span className="xs-decided-text" title={line}>{line}</span>
       <CopyId id={decided.sender} t={t} />
-      <span className="xs-summary" title={decided.body}>{`${title === '' ? '' : `${title}: `}${preview(decided.body.split('\n')[0] ?? '', 120).shown}`}</span>
-      <button type="button" className="xs-close" aria-label={t('approval.dismiss')} title={t('approval.dismiss')} onClick={() => onDismiss(decided.messageId)}>×</button>
+      <span className="xs-summary" title={decided.body}>{`${title === '' ? '' : `${title}: `}${start}`}</span>
+      <button type="button" className="xs-close" aria-label={t('approval.dismiss')} title={t('approval.dismiss')}
+        onClick={() => onDismiss(decided.messageId)}>
+        ×
+      </button>
     </div>
   )
 }
@@ -111,7 +123,9 @@ export function ApprovalDock({ ctx, sessionId, t }) {
   const { dismissed, dismiss } = useDismissed()
   const approvals = value?.approvals ?? []
   const since = Date.now() - TRACE_FOR_MS
-  const decided = (decidedPoll.value?.decided ?? []).filter(item => !dismissed.has(item.messageId) && (item.decidedAt ?? item.expiresAt) >= since).slice(0, MAX_TRACES)
+  const decided = (decidedPoll.value?.decided ?? [])
+    .filter(item => !dismissed.has(item.messageId) && (item.decidedAt ?? item.expiresAt) >= since)
+    .slice(0, MAX_TRACES)
   if (approvals.length === 0 && decided.length === 0 && peer.why === undefined) return null
   const decide = async (messageId, decision) => {
     await callChannel(ctx, 'approvals.decide', { messageId, decision })
@@ -137,11 +151,18 @@ export function InboundAction({ ctx, sessionId, t }) {
   if (value === undefined) return null
   const own = value.own ?? ''
   const label = mode => t(`inbound.${mode}`)
+  const choose = async event => {
+    await callChannel(ctx, 'inbound.set', { sessionId, mode: event.target.value === '' ? null : event.target.value })
+    await refresh()
+    changed()
+  }
   return (
     <label className="xs-inbound" data-xs-inbound={sessionId} data-xs-effective={value.own ?? value.host} title={t('inbound.title')}>
       <span>{t('inbound.label')}</span>
-      <select value={own} onChange={async event => { await callChannel(ctx, 'inbound.set', { sessionId, mode: event.target.value === '' ? null : event.target.value }); await refresh(); changed() }}>
-        {CHOICES.map(mode => <option key={mode} value={mode}>{mode === '' ? t('inbound.host', { mode: label(value.host) }) : label(mode)}</option>)}
+      <select value={own} onChange={choose}>
+        {CHOICES.map(mode => (
+          <option key={mode} value={mode}>{mode === '' ? t('inbound.host', { mode: label(value.host) }) : label(mode)}</option>
+        ))}
       </select>
     </label>
   )

@@ -23,7 +23,11 @@ export function BodyText({ text, t }) {
     <div className="xs-message" data-xs-message-body={hidden > 0 && !open ? 'cut' : 'full'}>
       <pre>{open ? text : shown}{hidden > 0 && !open ? '…' : ''}</pre>
       {hidden > 0
-        ? <button type="button" className="xs-more" data-xs-more="true" onClick={() => setOpen(!open)}>{open ? t('body.less') : t('body.more', { count: hidden })}</button>
+        ? (
+            <button type="button" className="xs-more" data-xs-more="true" onClick={() => setOpen(!open)}>
+              {open ? t('body.less') : t('body.more', { count: hidden })}
+            </button>
+          )
         : null}
     </div>
   )

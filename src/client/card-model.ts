@@ -65,12 +65,19 @@ export function durationText(ms: number, lang: Lang = 'en'): string {
 /** A setting's value as shown beside its default: a duration in ms also as people say it, `43200000 (12 h)`. */
 export function defaultText(row: SettingRow, lang: Lang = 'en'): string {
   const value = String(row.default)
-  return row.unit === 'ms' && typeof row.default === 'number' && row.default >= 1000 ? `${value} (${durationText(row.default, lang)})` : value
+  if (row.unit !== 'ms' || typeof row.default !== 'number' || row.default < 1000) return value
+  return `${value} (${durationText(row.default, lang)})`
 }
 
-/** `1–200`, `queue | steer`, `true | false`, with the unit when there is one (a duration in ms also as `1 min–7 d`); units in `lang`. */
+/**
+ * `1–200`, `queue | steer`, `true | false`, with the unit when there is one (a duration in ms also as
+ * `1 min–7 d`); units in `lang`.
+ */
 export function rangeText(row: SettingRow, lang: Lang = 'en'): string {
-  if (row.kind === 'integer' && row.unit === 'ms') return `${row.min}–${row.max} ${unitWord('ms', lang)} (${durationText(row.min ?? 0, lang)}–${durationText(row.max ?? 0, lang)})`
+  if (row.kind === 'integer' && row.unit === 'ms') {
+    const said = `${durationText(row.min ?? 0, lang)}–${durationText(row.max ?? 0, lang)}`
+    return `${row.min}–${row.max} ${unitWord('ms', lang)} (${said})`
+  }
   if (row.kind === 'integer') return `${row.min}–${row.max}${row.unit === undefined ? '' : ` ${unitWord(row.unit, lang)}`}`
   // Option values stay as settings.yaml spells them (the select shows their names).
   if (row.kind === 'enum') return (row.values ?? []).join(' | ')
@@ -94,7 +101,9 @@ type SavePlan =
  *   (the document moved since editing began), else the writes of the drafts
  *   that differ from the current value.
  */
-export function planSave(rows: readonly SettingRow[], drafts: ReadonlyMap<string, string>, view: ScopeView, editedAt: number | undefined): SavePlan {
+export function planSave(
+  rows: readonly SettingRow[], drafts: ReadonlyMap<string, string>, view: ScopeView, editedAt: number | undefined,
+): SavePlan {
   const errors: Record<string, Bilingual> = {}
   const writes: Array<{ key: string, value: boolean | number | string }> = []
   for (const row of rows) {

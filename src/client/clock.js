@@ -10,7 +10,8 @@ const pad = n => String(n).padStart(2, '0')
 export function clock(at, { seconds = false, now = Date.now() } = {}) {
   const date = new Date(at)
   const time = `${pad(date.getHours())}:${pad(date.getMinutes())}${seconds ? `:${pad(date.getSeconds())}` : ''}`
-  return date.toDateString() === new Date(now).toDateString() ? time : `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`
+  if (date.toDateString() === new Date(now).toDateString()) return time
+  return `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`
 }
 
 /** How long until `at`, in the dictionary's words: `9 min` / `9 分钟` from two minutes on, else `40 s` / `40 秒`. */

@@ -146,16 +146,23 @@ export const en = {
   'card.overridden': '(set in settings.yaml)',
   'card.loading': 'Loading settings…',
   'card.unavailable': 'This host does not serve these settings.',
-  'store.unavailable': 'The cross-session store cannot be used now ({why}): sends to other sessions are refused until it can; this host keeps trying.',
-  'store.rebuilt': 'The cross-session store could not be read and was started anew on {at}: the choices and messages it held are lost. The old file is kept at {aside}.',
+  'store.unavailable': 'The cross-session store cannot be used now ({why}): '
+    + 'sends to other sessions are refused until it can; this host keeps trying.',
+  'store.rebuilt': 'The cross-session store could not be read and was started anew on {at}: the choices and messages it held are lost. '
+    + 'The old file is kept at {aside}.',
   'card.save': 'Save',
   'card.discard': 'Discard',
   'card.saved': 'Saved.',
   'card.invalid': 'Fix the marked fields; nothing was saved.',
-  'card.conflict': 'The settings changed elsewhere since you started editing; nothing was saved. The current values are shown; save again to write your edits over them.',
+  'card.conflict': 'The settings changed elsewhere since you started editing; nothing was saved. '
+    + 'The current values are shown; save again to write your edits over them.',
   'card.failed': 'The host did not accept {keys}; the stored values are shown.',
-  'home.sandboxWritable': 'The cross-session store is in {home}, inside {root}, which the sandbox lets every session\'s shell write: any session\'s shell can change the store and forge messages from any session. Move it: set DSH_HOME to a directory outside {root} and outside every workspace (e.g. ~/.dsh) and restart dsh.',
-  'home.workspaceWritable': 'The cross-session store is in {home}, inside {root}, the workspace of a session, which the sandbox lets that session\'s shell write: its shell can change the store and forge messages from any session. Move it: set DSH_HOME to a directory outside every workspace (e.g. ~/.dsh) and restart dsh.',
+  'home.sandboxWritable': 'The cross-session store is in {home}, inside {root}, which the sandbox lets every session\'s shell write: '
+    + 'any session\'s shell can change the store and forge messages from any session. '
+    + 'Move it: set DSH_HOME to a directory outside {root} and outside every workspace (e.g. ~/.dsh) and restart dsh.',
+  'home.workspaceWritable': 'The cross-session store is in {home}, inside {root}, the workspace of a session, '
+    + 'which the sandbox lets that session\'s shell write: its shell can change the store and forge messages from any session. '
+    + 'Move it: set DSH_HOME to a directory outside every workspace (e.g. ~/.dsh) and restart dsh.',
 }
 
 export const zh = {
@@ -303,6 +310,8 @@ export const zh = {
   'card.invalid': '请修正标记的字段；未保存任何内容。',
   'card.conflict': '开始编辑后设置已在别处更改；未保存任何内容。已显示当前值；再次保存将用你的修改覆盖它们。',
   'card.failed': '主机未接受 {keys}；已显示存储的值。',
-  'home.sandboxWritable': '跨会话存储位于 {home}，在 {root} 之内，沙箱允许每个会话的 shell 写入该目录：任何会话的 shell 都能改动存储，并冒充任意会话伪造消息。请迁移：将 DSH_HOME 设为 {root} 之外、且不在任何工作区内的目录（例如 ~/.dsh），然后重启 dsh。',
-  'home.workspaceWritable': '跨会话存储位于 {home}，在某个会话的工作区 {root} 之内，沙箱允许该会话的 shell 写入：它的 shell 能改动存储，并冒充任意会话伪造消息。请迁移：将 DSH_HOME 设为不在任何工作区内的目录（例如 ~/.dsh），然后重启 dsh。',
+  'home.sandboxWritable': '跨会话存储位于 {home}，在 {root} 之内，沙箱允许每个会话的 shell 写入该目录：任何会话的 shell 都能改动存储，并冒充任意会话伪造消息。'
+    + '请迁移：将 DSH_HOME 设为 {root} 之外、且不在任何工作区内的目录（例如 ~/.dsh），然后重启 dsh。',
+  'home.workspaceWritable': '跨会话存储位于 {home}，在某个会话的工作区 {root} 之内，沙箱允许该会话的 shell 写入：它的 shell 能改动存储，并冒充任意会话伪造消息。'
+    + '请迁移：将 DSH_HOME 设为不在任何工作区内的目录（例如 ~/.dsh），然后重启 dsh。',
 }

@@ -80,6 +80,8 @@ export function apply(ctx) {
     inject: () => ({ ctx }),
   }, TrafficAction))
   ctx.slots.inject('tool.call.toolview', function* () {
-    for (const [name, Row] of Object.entries(TOOL_ROWS)) yield ctx.slots.register({ name: 'tool.call.toolview', key: name, locale: NS, inject: rowServices }, Row)
+    for (const [name, Row] of Object.entries(TOOL_ROWS)) {
+      yield ctx.slots.register({ name: 'tool.call.toolview', key: name, locale: NS, inject: rowServices }, Row)
+    }
   })
 }

@@ -78,7 +78,9 @@ export function whereText(about, t) {
   if (about.cwd) parts.push(t('peer.workspace', { cwd: about.cwd }))
   if (about.process?.here) parts.push(t('peer.here'))
   else if (about.process) parts.push(t('peer.liveIn', { pid: about.process.pid }))
-  else if (about.ended) parts.push(t(`peer.ended.${about.ended.how}`, { pid: about.ended.pid, time: about.ended.at === null ? '' : clock(about.ended.at) }))
+  else if (about.ended) {
+    parts.push(t(`peer.ended.${about.ended.how}`, { pid: about.ended.pid, time: about.ended.at === null ? '' : clock(about.ended.at) }))
+  }
   if (!about.persisted) parts.push(t('peer.noLog'))
   return parts.join(' · ')
 }

@@ -22,7 +22,7 @@
  * @module dsh-cross-session/client/received
  */
 import { parseFrame } from '../framing.ts'
-import { parseNotice } from '../model/notice-view.ts'
+import { parseNotice } from '../framing.ts'
 import { deliveredProvenance } from '../model/provenance.ts'
 import { useEffect, useState } from 'react'
 import { BodyText } from './body-text.jsx'
@@ -52,13 +52,17 @@ function deliveredBy(message) {
   if (provenance === undefined) return undefined
   const frame = parseFrame(text)
   const framed = frame !== undefined && frame.fromSessionId === provenance.senderSessionId
-  const base = { fromSessionId: provenance.senderSessionId, hop: provenance.hop, messageId: typeof message?.id === 'string' ? message.id : undefined }
+  const messageId = typeof message?.id === 'string' ? message.id : undefined
+  const base = { fromSessionId: provenance.senderSessionId, hop: provenance.hop, messageId }
   // A notice (docs/tools.md#notices): how the watched turn ended, from the recorded source; the title and
   // the start of the answer the model got, from its text when it names that same sender.
   if (provenance.notice !== undefined) {
     const notice = parseNotice(text)
     const same = notice !== undefined && notice.fromSessionId === provenance.senderSessionId
-    return { ...base, notice: provenance.notice, fromTitle: same ? notice.fromTitle : '', mode: undefined, excerpt: same ? notice.excerpt : undefined }
+    return {
+      ...base, notice: provenance.notice, fromTitle: same ? notice.fromTitle : '',
+      mode: undefined, excerpt: same ? notice.excerpt : undefined,
+    }
   }
   // Frames off: the text is the body. A frame for another sender is text a model wrote: shown as it is.
   return { ...base, fromTitle: framed ? frame.fromTitle : '', mode: framed ? frame.mode : undefined, body: framed ? frame.body : text }
@@ -91,7 +95,13 @@ export const receivedDefinition = {
 }
 
 /** Dictionary key of a notice outcome (`completed` reads "finished"). */
-const NOTICE_WORDS = { completed: 'notice.completed', failed: 'notice.failed', interrupted: 'notice.interrupted', refused: 'notice.refused', expired: 'notice.expired' }
+const NOTICE_WORDS = {
+  completed: 'notice.completed',
+  failed: 'notice.failed',
+  interrupted: 'notice.interrupted',
+  refused: 'notice.refused',
+  expired: 'notice.expired',
+}
 
 /** Whether this message was held for this session's user first, and when they delivered it (the channel's `approvals.get`). */
 function useApproved(ctx, messageId) {
@@ -99,13 +109,17 @@ function useApproved(ctx, messageId) {
   useEffect(() => {
     if (ctx === undefined || typeof messageId !== 'string') return undefined
     let stopped = false
-    callChannel(ctx, 'approvals.get', { messageId }).then(value => { if (!stopped) setApproval(value?.approval ?? undefined) }, () => undefined)
+    callChannel(ctx, 'approvals.get', { messageId })
+      .then(value => { if (!stopped) setApproval(value?.approval ?? undefined) }, () => undefined)
     return () => { stopped = true }
   }, [ctx, messageId])
   return approval?.state === 'delivered' ? approval : undefined
 }
 
-/** The row: who sent it, how, the body, and Reply (opens the sender); a notice says how the sender's watched turn ended and the start of its answer. */
+/**
+ * The row: who sent it, how, the body, and Reply (opens the sender); a notice says how the sender's watched turn
+ * ended and the start of its answer.
+ */
 export function ReceivedRow({ node, ctx, t }) {
   const carried = node.data
   // The text carries no title (frames off, or a held message's notice): the page's session list may know it.
@@ -113,17 +127,26 @@ export function ReceivedRow({ node, ctx, t }) {
   const data = typeof listed === 'string' && listed !== '' ? { ...carried, fromTitle: listed } : carried
   const peer = usePeer(ctx)
   const approved = useApproved(ctx, data.notice === undefined ? data.messageId : undefined)
+  const title = data.fromTitle === '' ? undefined : `"${data.fromTitle}"`
+  const open = event => { event.preventDefault(); void peer.open(data.fromSessionId) }
   if (data.notice !== undefined) {
     return (
       <div className="xs-row" data-xs-received={data.fromSessionId} data-xs-notice={data.notice}>
         <div className="xs-head xs-wrap">
           <span className="xs-title">{t('notice.from')}</span>
           <CopyId id={data.fromSessionId} t={t} />
-          <span className="xs-summary">{[data.fromTitle === '' ? undefined : `"${data.fromTitle}"`, t(NOTICE_WORDS[data.notice] ?? 'notice.failed')].filter(Boolean).join(' · ')}</span>
-          <a href="#" data-xs-open={data.fromSessionId} onClick={event => { event.preventDefault(); void peer.open(data.fromSessionId) }}>{t('received.open')}</a>
+          <span className="xs-summary">{[title, t(NOTICE_WORDS[data.notice] ?? 'notice.failed')].filter(Boolean).join(' · ')}</span>
+          <a href="#" data-xs-open={data.fromSessionId} onClick={open}>{t('received.open')}</a>
         </div>
         <PeerWhy why={peer.why} t={t} onClose={peer.dismiss} />
-        {typeof data.excerpt === 'string' ? <div className="xs-received-body" data-xs-notice-excerpt="true"><div className="xs-msg-head">{t('notice.answer')}</div><BodyText text={data.excerpt} t={t} /></div> : null}
+        {typeof data.excerpt === 'string'
+          ? (
+              <div className="xs-received-body" data-xs-notice-excerpt="true">
+                <div className="xs-msg-head">{t('notice.answer')}</div>
+                <BodyText text={data.excerpt} t={t} />
+              </div>
+            )
+          : null}
       </div>
     )
   }
@@ -132,14 +155,26 @@ export function ReceivedRow({ node, ctx, t }) {
       <div className="xs-head xs-wrap">
         <span className="xs-title">{t('received.from')}</span>
         <CopyId id={data.fromSessionId} t={t} />
-        <span className="xs-summary">{[data.fromTitle === '' ? undefined : `"${data.fromTitle}"`, data.mode === undefined ? undefined : t(`mode.${data.mode}`), t('send.hop', { hop: data.hop })].filter(part => part !== undefined).join(' · ')}</span>
+        <span className="xs-summary">
+          {[title, data.mode === undefined ? undefined : t(`mode.${data.mode}`), t('send.hop', { hop: data.hop })]
+            .filter(part => part !== undefined).join(' · ')}
+        </span>
         {approved === undefined
           ? null
-          : <span className="xs-chip xs-state-held" data-xs-approved={data.messageId} title={t('received.heldFor', { time: clock(approved.createdAt) })}>{t('received.approved', { time: clock(approved.decidedAt ?? approved.createdAt) })}</span>}
-        <a href="#" data-xs-open={data.fromSessionId} data-xs-reply="true" title={t('received.replyTitle')} onClick={event => { event.preventDefault(); void peer.open(data.fromSessionId) }}>{t('received.reply')}</a>
+          : (
+              <span className="xs-chip xs-state-held" data-xs-approved={data.messageId}
+                title={t('received.heldFor', { time: clock(approved.createdAt) })}>
+                {t('received.approved', { time: clock(approved.decidedAt ?? approved.createdAt) })}
+              </span>
+            )}
+        <a href="#" data-xs-open={data.fromSessionId} data-xs-reply="true" title={t('received.replyTitle')} onClick={open}>
+          {t('received.reply')}
+        </a>
       </div>
       <PeerWhy why={peer.why} t={t} onClose={peer.dismiss} />
-      {typeof data.body === 'string' ? <div className="xs-received-body" data-xs-received-body="true"><BodyText text={data.body} t={t} /></div> : null}
+      {typeof data.body === 'string'
+        ? <div className="xs-received-body" data-xs-received-body="true"><BodyText text={data.body} t={t} /></div>
+        : null}
     </div>
   )
 }

@@ -76,13 +76,18 @@ export function FallbackRow({ toolName, text, args }) {
 }
 
 export function RefusalChip({ refusal, t }) {
-  return <span className="xs-chip xs-refused" data-xs-code={refusal.code}>{refusal.outcome === 'cancelled' ? t('call.cancelled') : t('call.refused', { code: refusal.code })}</span>
+  const words = refusal.outcome === 'cancelled' ? t('call.cancelled') : t('call.refused', { code: refusal.code })
+  return <span className="xs-chip xs-refused" data-xs-code={refusal.code}>{words}</span>
 }
 
 export function Running({ toolName, t, summary }) {
   return (
     <div className="xs-row" data-xs-row={toolName} data-xs-state="running">
-      <div className="xs-head"><span className="xs-title">{t(titleKey(toolName))}</span><span className="xs-chip xs-pending">{t('running')}</span><span className="xs-summary">{summary}</span></div>
+      <div className="xs-head">
+        <span className="xs-title">{t(titleKey(toolName))}</span>
+        <span className="xs-chip xs-pending">{t('running')}</span>
+        <span className="xs-summary">{summary}</span>
+      </div>
     </div>
   )
 }
@@ -90,9 +95,11 @@ export function Running({ toolName, t, summary }) {
 /** Refused or cancelled: the code in its own style, the text on expand. */
 export function RefusedRow({ toolName, t, target, refusal, text, extra }) {
   const [open, setOpen] = useState(false)
+  const summary = `${target === undefined ? '' : `${shortId(target)} · `}${refusal.cause}`
   return (
     <div className="xs-row" data-xs-row={toolName} data-xs-outcome={refusal.outcome} data-xs-target={target ?? ''}>
-      <Head title={t(titleKey(toolName))} chips={[<RefusalChip key="code" refusal={refusal} t={t} />]} summary={`${target === undefined ? '' : `${shortId(target)} · `}${refusal.cause}`} open={open} onToggle={() => setOpen(!open)} />
+      <Head title={t(titleKey(toolName))} chips={[<RefusalChip key="code" refusal={refusal} t={t} />]} summary={summary} open={open}
+        onToggle={() => setOpen(!open)} />
       {open ? <div className="xs-body">{extra}<pre>{text}</pre></div> : null}
     </div>
   )

@@ -61,8 +61,10 @@ const STATES: readonly string[] = ['held', 'delivered', 'refused', 'expired', 'w
 /** The `held` of a `sends.held` answer, or `undefined` when it names none (or is not that shape). */
 export function heldOf(value: unknown): HeldView | undefined {
   const held = (value as { held?: unknown } | null | undefined)?.held as Record<string, unknown> | null | undefined
-  if (typeof held !== 'object' || held === null || !STATES.includes(held.state as string) || typeof held.expiresAt !== 'number') return undefined
-  return { state: held.state as HeldView['state'], expiresAt: held.expiresAt, ...(typeof held.decidedAt === 'number' ? { decidedAt: held.decidedAt } : {}) }
+  if (typeof held !== 'object' || held === null || !STATES.includes(held.state as string) || typeof held.expiresAt !== 'number')
+    return undefined
+  return { state: held.state as HeldView['state'], expiresAt: held.expiresAt,
+    ...(typeof held.decidedAt === 'number' ? { decidedAt: held.decidedAt } : {}) }
 }
 
 /** Where the message is in the store's queue (`sends.held` `stored`), or `undefined`. */
@@ -88,14 +90,16 @@ export function canWithdraw(outcome: SendOutcome, held: HeldView | undefined, st
  * @param held - the held message in the store (`undefined` when the call held nothing or before the first look).
  * @param stored - where it is in the store's queue (`undefined` when it never waited there or before the first look).
  */
-export function sendOutcome(recorded: CallRecorded, followed: SendState | undefined, held: HeldView | undefined, stored?: StoredState): SendOutcome {
+export function sendOutcome(recorded: CallRecorded, followed: SendState | undefined, held: HeldView | undefined,
+  stored?: StoredState): SendOutcome {
   if (held?.state === 'withdrawn') return { kind: 'withdrawn', ...(held.decidedAt === undefined ? {} : { at: held.decidedAt }) }
   if (stored === 'withdrawn') return { kind: 'withdrawn' }
   const approvedAt = held?.state === 'delivered' ? held.decidedAt : undefined
   const approved = approvedAt === undefined ? {} : { approvedAt }
   if (followed?.stage === 'answered') return { kind: 'answered', seq: followed.seq, answerSeq: followed.answerSeq, ...approved }
   if (followed?.stage === 'recorded') return { kind: 'recorded', seq: followed.seq, ...approved }
-  if (followed?.stage === 'lost') return { kind: 'lost', why: followed.why, ...(followed.code === undefined ? {} : { code: followed.code }) }
+  if (followed?.stage === 'lost')
+    return { kind: 'lost', why: followed.why, ...(followed.code === undefined ? {} : { code: followed.code }) }
   if (held?.state === 'refused' || held?.state === 'expired') return { kind: held.state, at: held.decidedAt ?? held.expiresAt }
   if (held?.state === 'delivered') return { kind: 'pending', ...approved }
   if (recorded.stage === 'refused') return { kind: 'lost', why: recorded.why }
@@ -107,5 +111,6 @@ export function sendOutcome(recorded: CallRecorded, followed: SendState | undefi
 
 /** Whether the chip can still change (the row stops looking when it cannot). */
 export function isFinal(outcome: SendOutcome): boolean {
-  return outcome.kind === 'answered' || outcome.kind === 'lost' || outcome.kind === 'refused' || outcome.kind === 'expired' || outcome.kind === 'withdrawn'
+  return outcome.kind === 'answered' || outcome.kind === 'lost' || outcome.kind === 'refused' || outcome.kind === 'expired'
+    || outcome.kind === 'withdrawn'
 }

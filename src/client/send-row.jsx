@@ -25,7 +25,10 @@ import { argsOf, FallbackRow, Head, RefusedRow, resultTextOf, resultValueOf, Run
 /** How often a send row looks at its target's history while its message can still move, ms, and for how long. */
 const FOLLOW_EVERY_MS = 2000
 const FOLLOW_FOR_MS = 10 * 60_000
-/** How often a row of a held message asks where it stands, ms, until its user decides or it expires; a change the host reports asks at once (./changes.js). */
+/**
+ * How often a row of a held message asks where it stands, ms, until its user decides or it expires; a change the
+ * host reports asks at once (./changes.js).
+ */
 const HELD_EVERY_MS = 15_000
 
 /**
@@ -63,7 +66,9 @@ function useHeldState(ctx, held, callId, args, enabled) {
       if (typeof answer?.messageId === 'string') setMessageId(answer.messageId)
       // Neither held nor queued: the store keeps nothing of this call; nothing more to learn.
       if (answer?.held === null && answer?.stored == null) setUnknown(true)
-      else if (next?.state === 'held' || queue === 'pending' || queue === 'claimed' || (next === undefined && queue === undefined)) timer = setTimeout(look, HELD_EVERY_MS)
+      else if (next?.state === 'held' || queue === 'pending' || queue === 'claimed' || (next === undefined && queue === undefined)) {
+        timer = setTimeout(look, HELD_EVERY_MS)
+      }
     }
     void look()
     return () => {
@@ -110,14 +115,26 @@ function useSendState(history, target, callId, body, enabled) {
 function chipOf(outcome, t) {
   const approved = outcome.approvedAt === undefined ? '' : `${t('send.approved', { time: clock(outcome.approvedAt) })} · `
   switch (outcome.kind) {
-    case 'answered': return { style: 'xs-ok', text: `${approved}${t('send.recorded', { seq: outcome.seq })} · ${t('send.answered', { seq: outcome.answerSeq })}` }
+    case 'answered': {
+      const answered = t('send.answered', { seq: outcome.answerSeq })
+      return { style: 'xs-ok', text: `${approved}${t('send.recorded', { seq: outcome.seq })} · ${answered}` }
+    }
     case 'recorded': return { style: 'xs-ok', text: `${approved}${t('send.recorded', { seq: outcome.seq })}` }
     case 'inbox': return { style: 'xs-pending', text: t('send.inbox', { seq: outcome.seq }) }
-    case 'lost': return { style: 'xs-refused', text: t('send.lost', { why: outcome.code === undefined ? outcome.why : t(`send.lost.${outcome.code}`) }) }
-    case 'held': return { style: 'xs-state-held', text: outcome.expiresAt === undefined ? t('send.held') : `${t('send.held')} · ${t('approval.expires', { left: timeLeftText(outcome.expiresAt, t) })}` }
+    case 'lost': {
+      const why = outcome.code === undefined ? outcome.why : t(`send.lost.${outcome.code}`)
+      return { style: 'xs-refused', text: t('send.lost', { why }) }
+    }
+    case 'held': {
+      if (outcome.expiresAt === undefined) return { style: 'xs-state-held', text: t('send.held') }
+      return { style: 'xs-state-held', text: `${t('send.held')} · ${t('approval.expires', { left: timeLeftText(outcome.expiresAt, t) })}` }
+    }
     case 'refused': return { style: 'xs-refused', text: t('send.heldRefused', { time: clock(outcome.at) }) }
     case 'expired': return { style: 'xs-refused', text: t('send.heldExpired', { time: clock(outcome.at) }) }
-    case 'withdrawn': return { style: 'xs-refused', text: outcome.at === undefined ? t('send.withdrawn') : t('send.withdrawnAt', { time: clock(outcome.at) }) }
+    case 'withdrawn': {
+      const text = outcome.at === undefined ? t('send.withdrawn') : t('send.withdrawnAt', { time: clock(outcome.at) })
+      return { style: 'xs-refused', text }
+    }
     default: return { style: 'xs-pending', text: `${approved}${t('send.pending')}` }
   }
 }
@@ -132,7 +149,12 @@ function SendOutcomeChip({ outcome, target, t, openPeer }) {
       {text}
       {outcome.kind === 'answered' ? ' · ' : null}
       {outcome.kind === 'answered'
-        ? <a href="#" data-xs-open-answer={target} onClick={event => { event.preventDefault(); event.stopPropagation(); void openPeer(target) }}>{t('send.openAnswer')}</a>
+        ? (
+            <a href="#" data-xs-open-answer={target}
+              onClick={event => { event.preventDefault(); event.stopPropagation(); void openPeer(target) }}>
+              {t('send.openAnswer')}
+            </a>
+          )
         : null}
     </span>
   )
@@ -162,9 +184,14 @@ export function SendRow({ block, callId, t, ctx, history, held }) {
   if (text === null) return <Running toolName={name} t={t} summary={target === undefined ? '' : shortId(target)} />
   const refusal = stoppedOf(value)
   const bodyBlock = <div className="xs-msg-head">{t('send.body')}</div>
-  if (refusal !== undefined) return <RefusedRow toolName={name} t={t} target={target} refusal={refusal} text={text} extra={<>{bodyBlock}<pre>{body}</pre><div className="xs-msg" /></>} />
+  if (refusal !== undefined) {
+    const extra = <>{bodyBlock}<pre>{body}</pre><div className="xs-msg" /></>
+    return <RefusedRow toolName={name} t={t} target={target} refusal={refusal} text={text} extra={extra} />
+  }
   if (sent === undefined || recorded === undefined) return <FallbackRow toolName={name} text={text} args={args} />
-  const outcome = answer?.state === 'withdrawn' ? { kind: 'withdrawn', at: answer.at } : sendOutcome(recorded, followed?.state, heldView, store.stored)
+  const outcome = answer?.state === 'withdrawn'
+    ? { kind: 'withdrawn', at: answer.at }
+    : sendOutcome(recorded, followed?.state, heldView, store.stored)
   const sender = ctx?.sessions?.list?.getSnapshot?.().current
   const withdrawable = store.messageId !== undefined && sender !== undefined && canWithdraw(outcome, heldView, store.stored)
   // A mailbox delivery does not say whether the other process woke it.
@@ -177,7 +204,9 @@ export function SendRow({ block, callId, t, ctx, history, held }) {
       <Head
         title={t(titleKey(name))}
         chips={[
-          <span key="target" className="xs-chip xs-mono xs-target" title={sent.targetId} data-xs-target-title={title ?? ''}>{`→ ${titled}`}</span>,
+          <span key="target" className="xs-chip xs-mono xs-target" title={sent.targetId} data-xs-target-title={title ?? ''}>
+            {`→ ${titled}`}
+          </span>,
           <span key="mode" className="xs-chip" data-xs-mode={sent.mode}>{t(`mode.${sent.mode}`)}</span>,
           <span key="hop" className="xs-chip">{t('send.hop', { hop: sent.hop })}</span>,
           <SendOutcomeChip key="outcome" outcome={outcome} target={sent.targetId} t={t} openPeer={peer.open} />,
@@ -189,7 +218,12 @@ export function SendRow({ block, callId, t, ctx, history, held }) {
       />
       <PeerWhy why={peer.why} t={t} onClose={peer.dismiss} />
       {withdrawable || answer !== undefined
-        ? <div className="xs-actions">{withdrawable ? <WithdrawButton ctx={ctx} messageId={store.messageId} sender={sender} t={t} onAnswer={setAnswer} /> : null}<WithdrawAnswer answer={answer} t={t} /></div>
+        ? (
+            <div className="xs-actions">
+              {withdrawable ? <WithdrawButton ctx={ctx} messageId={store.messageId} sender={sender} t={t} onAnswer={setAnswer} /> : null}
+              <WithdrawAnswer answer={answer} t={t} />
+            </div>
+          )
         : null}
       {open ? <div className="xs-body">{bodyBlock}<pre data-xs-body="true">{body}</pre></div> : null}
     </div>

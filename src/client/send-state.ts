@@ -61,7 +61,9 @@ function candidateIds(events: readonly unknown[], callId: string, body: string):
   for (const value of events) {
     const event = value as RawEvent | null
     if (event?.type === 'user/message') consider(event.data)
-    if (event?.type === 'agent/inbox/spliced' && Array.isArray(event.data?.inserted)) for (const inserted of event.data.inserted) consider(inserted as { id?: unknown })
+    if (event?.type === 'agent/inbox/spliced' && Array.isArray(event.data?.inserted)) {
+      for (const inserted of event.data.inserted) consider(inserted as { id?: unknown })
+    }
   }
   return [...ids]
 }
@@ -78,7 +80,9 @@ export function sendStateOf(events: readonly unknown[], callId: string, body: st
     const answerSeq = completedTurnAfter(events, state.seq)
     return answerSeq === undefined ? { stage: 'recorded', seq: state.seq } : { stage: 'answered', seq: state.seq, answerSeq }
   }
-  if (state.kind === 'cancelled') return { stage: 'lost', why: 'its insertion was cancelled (the session was closed before a turn took it)', code: 'cancelled' }
+  if (state.kind === 'cancelled') {
+    return { stage: 'lost', why: 'its insertion was cancelled (the session was closed before a turn took it)', code: 'cancelled' }
+  }
   if (state.kind === 'taken') return { stage: 'lost', why: 'the turn that took it ended before running it', code: 'taken' }
   return { stage: 'pending' }
 }

@@ -108,7 +108,8 @@ function valueText(value) {
 /** An on/off setting: a switch (rc.8 ui-trajectory's toolbar switch: `role="switch"`, a track and a thumb). */
 function Switch({ id, on, disabled, onToggle, label }) {
   return (
-    <button type="button" id={id} className="xs-switch" role="switch" aria-checked={on} aria-label={label} disabled={disabled} onClick={() => onToggle(!on)}>
+    <button type="button" id={id} className="xs-switch" role="switch" aria-checked={on} aria-label={label} disabled={disabled}
+      onClick={() => onToggle(!on)}>
       <span className="xs-switch-track" data-on={on || undefined} aria-hidden="true"><span className="xs-switch-thumb" /></span>
     </button>
   )
@@ -116,7 +117,9 @@ function Switch({ id, on, disabled, onToggle, label }) {
 
 /** The control of one field: a switch, a select of translated options, or a number input. */
 function Control({ row, id, text, error, lang, disabled, onEdit }) {
-  if (row.kind === 'boolean') return <Switch id={id} on={text === 'true'} disabled={disabled} label={row.label[lang]} onToggle={on => onEdit(row.key, String(on))} />
+  if (row.kind === 'boolean') {
+    return <Switch id={id} on={text === 'true'} disabled={disabled} label={row.label[lang]} onToggle={on => onEdit(row.key, String(on))} />
+  }
   if (row.kind === 'enum') {
     return (
       <select id={id} className="xs-input" value={text} disabled={disabled} onChange={event => onEdit(row.key, event.target.value)}>
@@ -124,7 +127,10 @@ function Control({ row, id, text, error, lang, disabled, onEdit }) {
       </select>
     )
   }
-  return <input id={id} className="xs-input" inputMode="numeric" value={text} disabled={disabled} aria-invalid={error !== undefined} onChange={event => onEdit(row.key, event.target.value)} />
+  return (
+    <input id={id} className="xs-input" inputMode="numeric" value={text} disabled={disabled} aria-invalid={error !== undefined}
+      onChange={event => onEdit(row.key, event.target.value)} />
+  )
 }
 
 /** One field, laid out as the harness's own plugin cards lay theirs (rc.8 ui-settings-plugins `ValueField`). */
@@ -132,16 +138,23 @@ function Field({ row, view, draft, error, lang, t, onEdit, disabled }) {
   const current = currentValue(row, view)
   const text = draft ?? valueText(current)
   const id = `xs-setting-${row.key}`
+  const control = <Control row={row} id={id} text={text} error={error} lang={lang} disabled={disabled} onEdit={onEdit} />
+  const said = (key, value) => `${t(key)}${t('card.colon')}${value}`
+  const meta = row.kind === 'boolean'
+    ? said('card.default', t(row.default ? 'card.on' : 'card.off'))
+    : `${said('card.default', defaultText(row, lang))} · ${said('card.range', rangeText(row, lang))}`
   return (
     <div className="xs-field" data-xs-field={row.key} data-xs-value={valueText(current)} data-xs-kind={row.kind}>
       <div className="xs-field-head">
         <label className="xs-field-label" htmlFor={id}>{row.label[lang]}</label>
         {isOverridden(row, view) ? <span className="xs-badge-pill">{t('card.overridden')}</span> : null}
-        {row.kind === 'boolean' ? <Control row={row} id={id} text={text} error={error} lang={lang} disabled={disabled} onEdit={onEdit} /> : null}
+        {row.kind === 'boolean' ? control : null}
       </div>
-      {row.kind === 'boolean' ? null : <Control row={row} id={id} text={text} error={error} lang={lang} disabled={disabled} onEdit={onEdit} />}
-      {error !== undefined ? <p className="xs-error" role="alert" data-xs-error={row.key}>{error[lang]}</p> : <p className="xs-hint">{row.description[lang]}</p>}
-      <p className="xs-hint xs-meta">{row.kind === 'boolean' ? `${t('card.default')}${t('card.colon')}${t(row.default ? 'card.on' : 'card.off')}` : `${t('card.default')}${t('card.colon')}${defaultText(row, lang)} · ${t('card.range')}${t('card.colon')}${rangeText(row, lang)}`}</p>
+      {row.kind === 'boolean' ? null : control}
+      {error !== undefined
+        ? <p className="xs-error" role="alert" data-xs-error={row.key}>{error[lang]}</p>
+        : <p className="xs-hint">{row.description[lang]}</p>}
+      <p className="xs-hint xs-meta">{meta}</p>
     </div>
   )
 }
@@ -149,7 +162,8 @@ function Field({ row, view, draft, error, lang, t, onEdit, disabled }) {
 /** The chevron of a folding card (the harness draws it with its 14 px chevron-down icon). */
 function Chevron({ open }) {
   return (
-    <svg className={open ? 'xs-chevron xs-chevron-open' : 'xs-chevron'} width="14" height="14" viewBox="0 0 14 14" fill="none" aria-hidden="true">
+    <svg className={open ? 'xs-chevron xs-chevron-open' : 'xs-chevron'} width="14" height="14" viewBox="0 0 14 14" fill="none"
+      aria-hidden="true">
       <path d="M3.5 5.25 7 8.75l3.5-3.5" stroke="currentColor" strokeWidth="1.3" strokeLinecap="round" strokeLinejoin="round" />
     </svg>
   )
@@ -173,9 +187,13 @@ export function SettingsCard({ controller, lang, ctx, t, store }) {
   const dirty = state.drafts.size > 0
   const status = state.status
   const title = t('card.title')
+  const statusText = status === null ? undefined
+    : status.kind === 'failed' ? t('card.failed', { keys: status.keys.join(', ') }) : t(`card.${status.kind}`)
   return (
-    <li className={open ? 'xs-pcard xs-pcard-open' : 'xs-pcard'} data-xs-card="cross-session" data-xs-status={view.status} data-xs-revision={view.revision ?? ''} data-xs-open={open}>
-      <button type="button" className="xs-pcard-header" data-xs-card-toggle="true" aria-expanded={open} aria-label={`${t(open ? 'card.collapse' : 'card.expand')}: ${title}`} onClick={() => setOpen(!open)}>
+    <li className={open ? 'xs-pcard xs-pcard-open' : 'xs-pcard'} data-xs-card="cross-session" data-xs-status={view.status}
+      data-xs-revision={view.revision ?? ''} data-xs-open={open}>
+      <button type="button" className="xs-pcard-header" data-xs-card-toggle="true" aria-expanded={open}
+        aria-label={`${t(open ? 'card.collapse' : 'card.expand')}: ${title}`} onClick={() => setOpen(!open)}>
         <span className="xs-pcard-text">
           <span className="xs-pcard-name">{title}</span>
           <span className="xs-pcard-description">{t('card.description')}</span>
@@ -187,18 +205,27 @@ export function SettingsCard({ controller, lang, ctx, t, store }) {
       {open
         ? (
             <div className="xs-pcard-body">
-              {view.status !== 'ready' ? <p className="xs-hint">{view.status === 'loading' ? t('card.loading') : t('card.unavailable')}</p> : null}
+              {view.status !== 'ready'
+                ? <p className="xs-hint">{view.status === 'loading' ? t('card.loading') : t('card.unavailable')}</p>
+                : null}
               {store !== undefined ? <StoreLine load={store} active={open} t={t} /> : null}
               {SETTINGS_TABLE.map(row => (
-                <Field key={row.key} row={row} view={view} draft={state.drafts.get(row.key)} error={state.errors[row.key]} lang={language} t={t} disabled={disabled}
+                <Field key={row.key} row={row} view={view} draft={state.drafts.get(row.key)} error={state.errors[row.key]}
+                  lang={language} t={t} disabled={disabled}
                   onEdit={(key, text) => { controller.edit(key, text); force(n => n + 1) }} />
               ))}
               <div className="xs-pcard-footer">
                 {status !== null
-                  ? <span className="xs-status" role="status" data-kind={status.kind}>{status.kind === 'failed' ? t('card.failed', { keys: status.keys.join(', ') }) : t(`card.${status.kind}`)}</span>
+                  ? <span className="xs-status" role="status" data-kind={status.kind}>{statusText}</span>
                   : null}
-                <button type="button" className="xs-discard" data-xs-discard="true" disabled={!dirty || state.saving} onClick={() => controller.discard()}>{t('card.discard')}</button>
-                <button type="button" className="xs-save" data-xs-save="true" disabled={!dirty || disabled} onClick={() => { void controller.save() }}>{t(state.saving ? 'card.saving' : 'card.save')}</button>
+                <button type="button" className="xs-discard" data-xs-discard="true" disabled={!dirty || state.saving}
+                  onClick={() => controller.discard()}>
+                  {t('card.discard')}
+                </button>
+                <button type="button" className="xs-save" data-xs-save="true" disabled={!dirty || disabled}
+                  onClick={() => { void controller.save() }}>
+                  {t(state.saving ? 'card.saving' : 'card.save')}
+                </button>
               </div>
             </div>
           )

@@ -13,9 +13,12 @@ import { usePolled } from './channel.js'
 export function StoreLine({ load, active, t }) {
   const { value } = usePolled(load, 'store', 5000, active)
   if (value === undefined) return null
-  if (value.open === false) return <p className="xs-error" role="status" data-xs-store="unavailable">{t('store.unavailable', { why: value.why ?? '' })}</p>
+  if (value.open === false) {
+    return <p className="xs-error" role="status" data-xs-store="unavailable">{t('store.unavailable', { why: value.why ?? '' })}</p>
+  }
   if (value.rebuilt !== undefined) {
-    return <p className="xs-error" role="status" data-xs-store="rebuilt">{t('store.rebuilt', { at: new Date(value.rebuilt.at).toLocaleString(), aside: value.rebuilt.aside })}</p>
+    const words = t('store.rebuilt', { at: new Date(value.rebuilt.at).toLocaleString(), aside: value.rebuilt.aside })
+    return <p className="xs-error" role="status" data-xs-store="rebuilt">{words}</p>
   }
   return null
 }

@@ -36,14 +36,20 @@ export function ListRow({ block, t }) {
   const list = value?.kind === 'listed' ? value : undefined
   if (list === undefined) return <FallbackRow toolName={name} text={text} args={args} />
   const live = list.rows.filter(row => row.live).length
+  const summary = t(list.rows.length === 1 ? 'list.summaryOne' : 'list.summary', { count: list.rows.length, live })
   return (
     <div className="xs-row" data-xs-row={name} data-xs-outcome="listed">
-      <Head title={t(titleKey(name))} summary={t(list.rows.length === 1 ? 'list.summaryOne' : 'list.summary', { count: list.rows.length, live })} open={open} onToggle={() => setOpen(!open)} />
+      <Head title={t(titleKey(name))} summary={summary} open={open} onToggle={() => setOpen(!open)} />
       {open
         ? (
             <div className="xs-body">
               <table className="xs-table">
-                <thead><tr><th>{t('col.id')}</th><th>{t('col.title')}</th><th>{t('col.state')}</th><th>{t('col.workspace')}</th><th>{t('col.messageable')}</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th>{t('col.id')}</th><th>{t('col.title')}</th><th>{t('col.state')}</th><th>{t('col.workspace')}</th>
+                    <th>{t('col.messageable')}</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {list.rows.map(row => (
                     <tr key={row.sessionId} data-xs-session={row.sessionId}>
@@ -51,7 +57,9 @@ export function ListRow({ block, t }) {
                       <td title={row.title}>{row.title}{row.self ? ` (${t('list.self')})` : ''}</td>
                       <td><span className={`xs-chip ${row.live ? 'xs-ok' : ''}`}>{row.live ? t('live') : t('cold')}</span></td>
                       <td className="xs-mono" title={row.cwd ?? ''}>{row.cwd ?? ''}</td>
-                      <td title={row.owner === undefined ? '' : `${t('list.owner')} ${row.owner}`}>{row.self ? '—' : row.subagent ? t('no') : t('yes')}</td>
+                      <td title={row.owner === undefined ? '' : `${t('list.owner')} ${row.owner}`}>
+                        {row.self ? '—' : row.subagent ? t('no') : t('yes')}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -75,12 +83,13 @@ export function ReadRow({ block, t }) {
   if (refusal !== undefined) return <RefusedRow toolName={name} t={t} target={args.session_id} refusal={refusal} text={text} />
   const read = value?.kind === 'read' ? value : undefined
   if (read === undefined) return <FallbackRow toolName={name} text={text} args={args} />
+  const omitted = read.older.count > 0 ? ` · ${t('read.omitted', { count: read.older.count })}` : ''
   return (
     <div className="xs-row" data-xs-row={name} data-xs-outcome="read" data-xs-target={read.sessionId}>
       <Head
         title={t(titleKey(name))}
         chips={[<span key="target" className="xs-chip xs-mono" title={read.sessionId}>{shortId(read.sessionId)}</span>]}
-        summary={`${read.title} · ${t('read.window', { shown: read.messages.length, readable: read.readable })}${read.older.count > 0 ? ` · ${t('read.omitted', { count: read.older.count })}` : ''}`}
+        summary={`${read.title} · ${t('read.window', { shown: read.messages.length, readable: read.readable })}${omitted}`}
         open={open}
         onToggle={() => setOpen(!open)}
       />

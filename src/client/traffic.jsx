@@ -52,7 +52,9 @@ function Who({ role, id, titles, about, openPeer, t }) {
       <a href="#" className="xs-who" title={title ?? id} data-xs-open={id} onClick={event => { event.preventDefault(); void openPeer(id) }}>
         {title ?? t('traffic.untitled')}
       </a>
-      {known === undefined ? null : <span className="xs-who-where" data-xs-where={id} title={whereText(known, t)}>{whereText(known, t)}</span>}
+      {known === undefined
+        ? null
+        : <span className="xs-who-where" data-xs-where={id} title={whereText(known, t)}>{whereText(known, t)}</span>}
     </div>
   )
 }
@@ -66,33 +68,43 @@ function heldBefore(other, row) {
 /** One row of the view. */
 function TrafficRow({ row, titles, about, openPeer, decide, ctx, t, behind = false }) {
   const [answer, setAnswer] = useState(undefined)
-  // A peer's message still waiting (held, or pending in the store's queue) can be withdrawn by its sender's user; a notice is this package's own.
+  // A peer's message still waiting (held, or pending in the store's queue) can be withdrawn by its sender's user;
+  // a notice is this package's own.
   const withdrawable = row.notice !== true && (row.state === 'held' || row.state === 'pending') && answer?.state !== 'withdrawn'
   const recorded = row.seq === undefined ? [] : [t('traffic.recorded', { seq: row.seq })]
   const answered = row.answeredSeq === undefined ? [] : [t('traffic.answered', { seq: row.answeredSeq })]
-  const detail = row.state === 'held' ? t('approval.expires', { left: timeLeftText(row.expiresAt ?? 0, t) }) : [...recorded, ...answered].join(' · ')
+  const detail = row.state === 'held'
+    ? t('approval.expires', { left: timeLeftText(row.expiresAt ?? 0, t) })
+    : [...recorded, ...answered].join(' · ')
+  const details = [detail, row.reason === undefined ? '' : t(`reason.${row.reason}`)].filter(Boolean).join(' · ')
+  const act = decision => () => { void decide(row.messageId, decision) }
   return (
     <li className="xs-traffic-row" data-xs-traffic={row.messageId} data-xs-state={row.state}>
       <div className="xs-traffic-head">
         <span className="xs-traffic-time">{clock(row.at, { seconds: true })}</span>
         <span className="xs-chip">{row.notice === true ? t('traffic.notice') : t(`mode.${row.mode}`)}</span>
         <span className={`xs-chip xs-state-${row.state}`} data-xs-state-chip={row.state}>{t(`state.${row.state}`)}</span>
-        <span className="xs-hint xs-traffic-detail">{[detail, row.reason === undefined ? '' : t(`reason.${row.reason}`)].filter(Boolean).join(' · ')}</span>
+        <span className="xs-hint xs-traffic-detail">{details}</span>
       </div>
       <Who role="from" id={row.sender} titles={titles} about={about} openPeer={openPeer} t={t} />
       <Who role="to" id={row.target} titles={titles} about={about} openPeer={openPeer} t={t} />
-      {row.body === undefined ? null : <div className="xs-traffic-body" title={row.body}>{preview(row.body.split('\n')[0] ?? '', 160).shown}</div>}
+      {row.body === undefined
+        ? null
+        : <div className="xs-traffic-body" title={row.body}>{preview(row.body.split('\n')[0] ?? '', 160).shown}</div>}
       {row.state === 'held' || withdrawable || answer !== undefined
         ? (
             <div className="xs-actions">
               {row.state === 'held'
                 ? (
-                    <button type="button" className="xs-primary" data-xs-deliver={row.messageId} disabled={behind} title={behind ? t('approval.behind') : undefined}
-                      onClick={() => { void decide(row.messageId, 'deliver') }}>{t('approval.deliver')}
+                    <button type="button" className="xs-primary" data-xs-deliver={row.messageId} disabled={behind}
+                      title={behind ? t('approval.behind') : undefined} onClick={act('deliver')}>
+                      {t('approval.deliver')}
                     </button>
                   )
                 : null}
-              {row.state === 'held' ? <button type="button" data-xs-refuse={row.messageId} onClick={() => { void decide(row.messageId, 'refuse') }}>{t('approval.refuse')}</button> : null}
+              {row.state === 'held'
+                ? <button type="button" data-xs-refuse={row.messageId} onClick={act('refuse')}>{t('approval.refuse')}</button>
+                : null}
               {withdrawable ? <WithdrawButton ctx={ctx} messageId={row.messageId} sender={row.sender} t={t} onAnswer={setAnswer} /> : null}
               <WithdrawAnswer answer={answer} t={t} />
             </div>
@@ -110,7 +122,8 @@ export function TrafficAction({ ctx, wide, t }) {
   const { value, error, refresh } = usePolled(() => callChannel(ctx, 'traffic.list', {}), 'traffic', FALLBACK_MS, open)
   const rows = value?.rows ?? []
   const current = ctx.sessions?.list?.getSnapshot?.().current
-  const shown = rows.filter(row => (!filters.held || row.state === 'held') && (!filters.mine || row.sender === current || row.target === current))
+  const shown = rows.filter(row => (!filters.held || row.state === 'held')
+    && (!filters.mine || row.sender === current || row.target === current))
   const toggle = name => setFilters(previous => ({ ...previous, [name]: !previous[name] }))
   const ids = [...new Set(rows.flatMap(row => [row.sender, row.target]))].sort()
   const about = usePolled(() => (ids.length === 0 ? Promise.resolve({}) : aboutAll(ctx, ids)), `about:${ids.join(',')}`, 10_000, open)
@@ -132,18 +145,30 @@ export function TrafficAction({ ctx, wide, t }) {
       {open
         ? (
             <section className="xs-panel" data-xs-traffic-panel="true" aria-label={t('traffic.title')}>
-              <header><span>{t('traffic.title')}</span><button type="button" className="xs-close" aria-label={t('traffic.close')} onClick={() => setOpen(false)}>×</button></header>
+              <header>
+                <span>{t('traffic.title')}</span>
+                <button type="button" className="xs-close" aria-label={t('traffic.close')} onClick={() => setOpen(false)}>×</button>
+              </header>
               <div className="xs-panel-body">
                 <PeerWhy why={peer.why} t={t} onClose={peer.dismiss} />
                 {error !== undefined ? <p className="xs-error" role="alert">{error}</p> : null}
                 <div className="xs-filters" role="group" aria-label={t('traffic.filter')}>
-                  <button type="button" className="xs-chip xs-filter" aria-pressed={filters.held} data-xs-filter="held" onClick={() => toggle('held')}>{t('traffic.onlyHeld')}</button>
-                  <button type="button" className="xs-chip xs-filter" aria-pressed={filters.mine} data-xs-filter="mine" disabled={current === undefined} onClick={() => toggle('mine')}>{t('traffic.onlyThis')}</button>
+                  <button type="button" className="xs-chip xs-filter" aria-pressed={filters.held} data-xs-filter="held"
+                    onClick={() => toggle('held')}>
+                    {t('traffic.onlyHeld')}
+                  </button>
+                  <button type="button" className="xs-chip xs-filter" aria-pressed={filters.mine} data-xs-filter="mine"
+                    disabled={current === undefined} onClick={() => toggle('mine')}>
+                    {t('traffic.onlyThis')}
+                  </button>
                 </div>
-                {value !== undefined && shown.length === 0 ? <p className="xs-hint">{t(rows.length === 0 ? 'traffic.empty' : 'traffic.noneShown')}</p> : null}
+                {value !== undefined && shown.length === 0
+                  ? <p className="xs-hint">{t(rows.length === 0 ? 'traffic.empty' : 'traffic.noneShown')}</p>
+                  : null}
                 <ul className="xs-traffic">
                   {shown.map(row => (
-                    <TrafficRow key={row.messageId} row={row} titles={value?.titles ?? {}} about={about.value ?? {}} openPeer={peer.open} decide={decide} ctx={ctx} t={t}
+                    <TrafficRow key={row.messageId} row={row} titles={value?.titles ?? {}} about={about.value ?? {}}
+                      openPeer={peer.open} decide={decide} ctx={ctx} t={t}
                       behind={row.state === 'held' && shown.some(other => heldBefore(other, row))} />
                   ))}
                 </ul>
@@ -151,9 +176,11 @@ export function TrafficAction({ ctx, wide, t }) {
             </section>
           )
         : null}
-      <button type="button" className="xs-badge" data-xs-traffic-button="true" data-active={count > 0 || undefined} aria-expanded={open} aria-label={t('traffic.title')} onClick={() => setOpen(!open)}>
+      <button type="button" className="xs-badge" data-xs-traffic-button="true" data-active={count > 0 || undefined} aria-expanded={open}
+        aria-label={t('traffic.title')} onClick={() => setOpen(!open)}>
         <span aria-hidden="true">⇄</span>
-        {wide ? <><span className="xs-badge-label">{t('traffic.button')}</span>{count > 0 ? <span className="xs-badge-count" data-xs-held-count={count}>{t('traffic.held', { count })}</span> : null}</> : null}
+        {wide ? <span className="xs-badge-label">{t('traffic.button')}</span> : null}
+        {wide && count > 0 ? <span className="xs-badge-count" data-xs-held-count={count}>{t('traffic.held', { count })}</span> : null}
       </button>
     </div>
   )

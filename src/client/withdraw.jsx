@@ -14,7 +14,10 @@ import { changed } from './changes.js'
 /** Where a message is that could not be withdrawn, in the page's words (`where` of a `too-late` answer). */
 export function whereText(where, t) {
   switch (where?.kind) {
-    case 'recorded': return where.answeredSeq === undefined ? t('withdraw.where.recorded', { seq: where.seq }) : `${t('withdraw.where.recorded', { seq: where.seq })} · ${t('traffic.answered', { seq: where.answeredSeq })}`
+    case 'recorded': {
+      const recorded = t('withdraw.where.recorded', { seq: where.seq })
+      return where.answeredSeq === undefined ? recorded : `${recorded} · ${t('traffic.answered', { seq: where.answeredSeq })}`
+    }
     case 'claimed': return t('withdraw.where.claimed', { pid: where.pid })
     case 'handed-back': return t('withdraw.where.handedBack')
     case 'delivered-here': return t('withdraw.where.here')
@@ -56,5 +59,9 @@ export function WithdrawButton({ ctx, messageId, sender, t, onAnswer }) {
     onAnswer(next)
     changed()
   }
-  return <button type="button" className="xs-withdraw" data-xs-withdraw={messageId} disabled={busy} onClick={withdraw}>{t('withdraw.button')}</button>
+  return (
+    <button type="button" className="xs-withdraw" data-xs-withdraw={messageId} disabled={busy} onClick={withdraw}>
+      {t('withdraw.button')}
+    </button>
+  )
 }

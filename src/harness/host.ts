@@ -81,7 +81,10 @@ interface HostTools {
   register(definition: HostToolDefinition): () => void
 }
 
-/** A raw tool definition as `ctx.tools.register` takes it (`@deepseek-ai/dsh-tools@0.1.0-rc.8` lib/types/index.d.ts `ToolDefinition`, `ToolRuntime.register`). */
+/**
+ * A raw tool definition as `ctx.tools.register` takes it (`@deepseek-ai/dsh-tools@0.1.0-rc.8` lib/types/index.d.ts
+ * `ToolDefinition`, `ToolRuntime.register`).
+ */
 export interface HostToolDefinition {
   readonly name: string
   readonly description: string

@@ -80,7 +80,8 @@ export function deliveryState(events: readonly unknown[], messageId: string): De
     const inserted = Array.isArray(splice.inserted) ? splice.inserted.map(idOf) : []
     const removed = list.splice(splice.start, typeof splice.removedCount === 'number' ? splice.removedCount : 0, ...inserted)
     if (inserted.includes(messageId)) state = { kind: 'inbox' }
-    else if (removed.includes(messageId)) state = splice.outcome === 'canceled' ? { kind: 'cancelled' } : { kind: turnOpen ? 'in-turn' : 'taken' }
+    else if (removed.includes(messageId)) state = splice.outcome === 'canceled'
+      ? { kind: 'cancelled' } : { kind: turnOpen ? 'in-turn' : 'taken' }
   }
   return state
 }

@@ -122,7 +122,13 @@ const RECORD_POLL_MAX_MS = 500
 export async function waitUntilRecorded(
   readEvents: () => readonly unknown[] | undefined,
   messageId: string,
-  options: { timeoutMs: number, signal: AbortSignal, from?: number, settleForInbox?: boolean, appended?: (timeoutMs: number, signal: AbortSignal) => Promise<unknown> },
+  options: {
+    timeoutMs: number
+    signal: AbortSignal
+    from?: number
+    settleForInbox?: boolean
+    appended?: (timeoutMs: number, signal: AbortSignal) => Promise<unknown>
+  },
 ): Promise<Recorded | undefined> {
   const deadline = Date.now() + options.timeoutMs
   // The message cannot precede its admission: start at the log length then.

@@ -59,7 +59,8 @@ export class SessionEvents {
  * (`@deepseek-ai/dsh-scope@0.1.0-rc.8` lib/index.js); a send may target any
  * session of the process. A context without `on` gets waits that poll.
  */
-export function listenSessionEvents(ctx: { on?(event: string, listener: (...args: unknown[]) => void, options?: { global?: boolean }): unknown }): SessionEvents {
+export function listenSessionEvents(ctx: { on?(event: string, listener: (...args: unknown[]) => void,
+  options?: { global?: boolean }): unknown }): SessionEvents {
   const events = new SessionEvents()
   if (typeof ctx.on !== 'function') return events
   ctx.on('session/event', (session: unknown) => {

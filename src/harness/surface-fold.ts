@@ -46,7 +46,8 @@ export function currentSurfaceEvents(events: readonly unknown[]): unknown[] {
     const { start, end } = (op ?? {}) as { start?: unknown, end?: unknown }
     const startIdx = typeof start === 'number' ? nodes.indexOf(start) : -1
     const endIdx = typeof end === 'number' ? nodes.indexOf(end) : -1
-    if (startIdx < 0 || endIdx < startIdx) throw new Error(`invalid session surface: replacement at seq ${event.seq} names a range not on the surface`)
+    if (startIdx < 0 || endIdx < startIdx)
+      throw new Error(`invalid session surface: replacement at seq ${event.seq} names a range not on the surface`)
     nodes.splice(startIdx, endIdx - startIdx + 1, event.seq)
     bySeq.set(event.seq, raw)
   }

@@ -100,13 +100,21 @@ interface PrivateZstdStream {
  * Measured: creating a context per header frame was half of a cold refresh.
  */
 export function createFrameDecoder(): FrameDecoder {
-  const oneShot: FrameDecoder = { decode: frame => { if (zstdDecompress === undefined) throw new Error('no zstd decoder'); return zstdDecompress(frame) }, close: () => {} }
+  const oneShot: FrameDecoder = {
+    decode: frame => {
+      if (zstdDecompress === undefined) throw new Error('no zstd decoder')
+      return zstdDecompress(frame)
+    },
+    close: () => {},
+  }
   const create = (zlib as { createZstdDecompress?: (options: { chunkSize: number }) => PrivateZstdStream }).createZstdDecompress
   if (typeof create !== 'function') return oneShot
   const stream = create({ chunkSize: DECODE_CHUNK })
   const errorKey = Reflect.ownKeys(stream).find((key): key is symbol => typeof key === 'symbol' && key.description === 'kError')
-  const shapeOk = typeof stream._handle?.writeSync === 'function' && stream._writeState instanceof Uint32Array && stream._writeState.length >= 2
-    && typeof stream._defaultFlushFlag === 'number' && errorKey !== undefined && (stream as unknown as Record<symbol, unknown>)[errorKey] === null
+  const shapeOk = typeof stream._handle?.writeSync === 'function' && stream._writeState instanceof Uint32Array
+    && stream._writeState.length >= 2
+    && typeof stream._defaultFlushFlag === 'number' && errorKey !== undefined
+    && (stream as unknown as Record<symbol, unknown>)[errorKey] === null
   if (!shapeOk) {
     stream.close()
     return oneShot

@@ -47,7 +47,8 @@ export class Adoption {
  * (a notice to a subagent that sent with `notify` before that was refused)
  * is refused `misaddressed` instead.
  */
-export function topLevelOnly(wake: (sessionId: string) => Promise<boolean>, sessions: Pick<SessionQueryPort, 'lookup'>, store: Pick<HomeStore, 'refuseWaiting'>): (sessionId: string) => Promise<boolean> {
+export function topLevelOnly(wake: (sessionId: string) => Promise<boolean>, sessions: Pick<SessionQueryPort, 'lookup'>,
+  store: Pick<HomeStore, 'refuseWaiting'>): (sessionId: string) => Promise<boolean> {
   return async sessionId => {
     const record = await sessions.lookup(sessionId, new AbortController().signal)
     if (record === undefined || !isSubagent(record.header)) return await wake(sessionId)

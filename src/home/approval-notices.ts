@@ -14,8 +14,8 @@
  * @module dsh-cross-session/home/approval-notices
  */
 
-import { heldNoticeText } from '../presentation/inbound.js'
-import type { Approval } from './approvals.js'
+import { heldNoticeText } from '../framing.js'
+import type { Approval } from '../ports.js'
 import type { HomeStore } from './store.js'
 
 /**
@@ -24,14 +24,17 @@ import type { HomeStore } from './store.js'
  * @param approval - the message, with its new state (`delivered`, `refused`, `expired`).
  */
 export function approvalDecided(store: HomeStore, approval: Approval, log: (message: string) => void, targetTitle?: string): void {
-  log(`held message ${approval.messageId} from ${approval.sender} to ${approval.target}: ${approval.state}${approval.notify ? ' (the sender asked for a notice)' : ''}`)
+  const notice = approval.notify ? ' (the sender asked for a notice)' : ''
+  log(`held message ${approval.messageId} from ${approval.sender} to ${approval.target}: ${approval.state}${notice}`)
   if (!approval.notify || (approval.state !== 'refused' && approval.state !== 'expired')) return
   const outcome = approval.state
   const fired = store.fireWatch(approval.messageId, {
     turnEndSeq: 0,
     outcome,
     answeredBySend: false,
-    text: heldNoticeText({ targetId: approval.target, targetTitle, outcome, hop: approval.hop + 1, expiredAfterMs: approval.expiresAt - approval.createdAt }),
+    text: heldNoticeText({ targetId: approval.target, targetTitle, outcome, hop: approval.hop + 1,
+      expiredAfterMs: approval.expiresAt - approval.createdAt }),
   })
-  if (fired !== undefined) log(`the notice of held message ${approval.messageId}: ${fired.state}${fired.reason === undefined ? '' : ` (${fired.reason})`}`)
+  if (fired !== undefined)
+    log(`the notice of held message ${approval.messageId}: ${fired.state}${fired.reason === undefined ? '' : ` (${fired.reason})`}`)
 }

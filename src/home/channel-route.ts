@@ -19,7 +19,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { pageProvenance, type PageKeys } from './page-gate.js'
 
 /** rc.8 `RpcResult`. */
-export type RpcResult = { readonly ok: true, readonly value: unknown } | { readonly ok: false, readonly error: { readonly code: string, readonly message: string, readonly details: Record<string, never> } }
+export type RpcResult = { readonly ok: true, readonly value: unknown }
+  | { readonly ok: false, readonly error: { readonly code: string, readonly message: string, readonly details: Record<string, never> } }
 
 /** One endpoint's answer, given the payload without its key. */
 export type ChannelAnswer = (endpoint: string, payload: unknown, signal: AbortSignal) => Promise<RpcResult>
@@ -55,7 +56,8 @@ function record(value: unknown): Record<string, unknown> | undefined {
  * POST to one endpoint, 413 over {@link MAX_BODY_BYTES}, 415 without a JSON
  * content type, 400 for a body that is not the envelope.
  */
-export function channelRoute(channel: string, keys: PageKeys, answer: ChannelAnswer, log: (message: string) => void): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function channelRoute(channel: string, keys: PageKeys, answer: ChannelAnswer,
+  log: (message: string) => void): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://dsh.internal').pathname
     const endpoint = path.startsWith(`${channel}/`) ? path.slice(channel.length + 1) : ''
@@ -65,7 +67,8 @@ export function channelRoute(channel: string, keys: PageKeys, answer: ChannelAns
       log(`refused ${channel}/${endpoint}: ${provenance.reason}`)
       return reply(res, 403, 'forbidden')
     }
-    if (req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase() !== 'application/json') return reply(res, 415, 'content type must be application/json')
+    if (req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase() !== 'application/json')
+      return reply(res, 415, 'content type must be application/json')
     const body = await readBody(req)
     if (body === undefined) return reply(res, 413, 'request body too large')
     let envelope: Record<string, unknown> | undefined
@@ -74,7 +77,8 @@ export function channelRoute(channel: string, keys: PageKeys, answer: ChannelAns
     } catch {
       return reply(res, 400, 'body is not JSON')
     }
-    if (envelope?.type !== 'client-request' || typeof envelope.rpcId !== 'string' || envelope.method !== endpoint) return reply(res, 400, 'invalid client-request message')
+    if (envelope?.type !== 'client-request' || typeof envelope.rpcId !== 'string' || envelope.method !== endpoint)
+      return reply(res, 400, 'invalid client-request message')
     const { key, ...payload } = record(envelope.payload) ?? {}
     if (!keys.holds(key)) {
       log(`refused ${channel}/${endpoint}: no live page key`)

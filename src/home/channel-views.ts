@@ -37,8 +37,7 @@
 
 import { createHash } from 'node:crypto'
 import { callIdentity, requestIdFor } from '../model/limits.js'
-import type { SessionQueryPort } from '../ports.js'
-import type { Approval } from './approvals.js'
+import type { Approval, SessionQueryPort } from '../ports.js'
 import type { RpcResult } from './channel-route.js'
 import type { HomeStore } from './store.js'
 
@@ -58,7 +57,9 @@ export const WAIT_MS = 25_000
 
 /** A digest of what the views show: every traffic row with its state, and the held messages. */
 function version(store: HomeStore): string {
-  return createHash('sha256').update(JSON.stringify([store.traffic(DECIDED_SCAN), store.approvals(Date.now()).map(approval => approval.messageId)])).digest('base64url').slice(0, 16)
+  return createHash('sha256')
+    .update(JSON.stringify([store.traffic(DECIDED_SCAN), store.approvals(Date.now()).map(approval => approval.messageId)]))
+    .digest('base64url').slice(0, 16)
 }
 
 /** The version once it differs from `since`, or when {@link WAIT_MS} passed or the page went away. */
@@ -91,7 +92,10 @@ function sendArgs(value: unknown): { session_id: string, message: string, mode?:
 /** Where one held message stands, as a row shows it. */
 function heldView(approval: Approval): Record<string, unknown> {
   const { messageId, state, createdAt, expiresAt, decidedAt, sender, senderTitle, target, mode, hop } = approval
-  return { messageId, state, createdAt, expiresAt, ...(decidedAt === undefined ? {} : { decidedAt }), sender, senderTitle, target, mode, hop }
+  return {
+    messageId, state, createdAt, expiresAt, ...(decidedAt === undefined ? {} : { decidedAt }),
+    sender, senderTitle, target, mode, hop,
+  }
 }
 
 /** One session as the page tells it apart: title, workspace, log, process. */
@@ -108,8 +112,10 @@ async function about(host: ViewHost, ids: readonly string[], signal: AbortSignal
       cwd: record?.header.cwd ?? null,
       persisted: record?.persisted ?? false,
       live: record?.live ?? false,
-      process: holder === undefined ? null : { pid: holder.tag.pid, here: holder.tag.pid === self.pid && holder.tag.start === self.start, state: holder.state },
-      ended: holder !== undefined || view.lastLetGo === undefined ? null : { how: view.lastLetGo.how, pid: view.lastLetGo.pid, at: view.lastLetGo.at ?? null },
+      process: holder === undefined
+        ? null : { pid: holder.tag.pid, here: holder.tag.pid === self.pid && holder.tag.start === self.start, state: holder.state },
+      ended: holder !== undefined || view.lastLetGo === undefined
+        ? null : { how: view.lastLetGo.how, pid: view.lastLetGo.pid, at: view.lastLetGo.at ?? null },
     }
   }
   return out
@@ -119,16 +125,19 @@ async function about(host: ViewHost, ids: readonly string[], signal: AbortSignal
  * Answer a view endpoint.
  * @returns the result, or `undefined` when `endpoint` is none of these (the caller says not-found).
  */
-export async function answerView(host: ViewHost, endpoint: string, args: Record<string, unknown>, signal: AbortSignal): Promise<RpcResult | undefined> {
+export async function answerView(host: ViewHost, endpoint: string, args: Record<string, unknown>,
+  signal: AbortSignal): Promise<RpcResult | undefined> {
   const store = host.store
   switch (endpoint) {
     case 'sends.held': {
       const send = sendArgs(args.args)
-      if (typeof args.sender !== 'string' || typeof args.callId !== 'string' || send === undefined) return badRequest('expected { sender, callId, args: { session_id, message, mode? } }')
+      if (typeof args.sender !== 'string' || typeof args.callId !== 'string' || send === undefined)
+        return badRequest('expected { sender, callId, args: { session_id, message, mode? } }')
       const messageId = requestIdFor(args.sender, callIdentity(args.callId, send))
       const approval = store.approval(messageId)
       const message = store.message(messageId)
-      const stored = message === undefined || message.target !== send.session_id ? null : { state: message.reason === 'withdrawn' ? 'withdrawn' : message.state }
+      const stored = message === undefined || message.target !== send.session_id
+        ? null : { state: message.reason === 'withdrawn' ? 'withdrawn' : message.state }
       return ok({ messageId, held: approval === undefined || approval.target !== send.session_id ? null : heldView(approval), stored })
     }
     case 'messages.withdraw': {
@@ -147,13 +156,15 @@ export async function answerView(host: ViewHost, endpoint: string, args: Record<
       const decided = store.traffic(DECIDED_SCAN)
         .filter(row => row.target === args.sessionId && (row.state === 'refused' || row.state === 'expired'))
         .map(row => store.approval(row.messageId))
-        .filter((approval): approval is Approval => approval !== undefined && (approval.state === 'refused' || approval.state === 'expired'))
+        .filter((approval): approval is Approval => approval !== undefined
+          && (approval.state === 'refused' || approval.state === 'expired'))
         .map(approval => ({ ...heldView(approval), body: approval.body }))
       return ok({ decided })
     }
     case 'sessions.about': {
       const ids = Array.isArray(args.sessionIds) ? [...new Set(args.sessionIds)] : undefined
-      if (ids === undefined || ids.length > MAX_ABOUT || !ids.every(id => typeof id === 'string' && id.length > 0)) return badRequest(`expected { sessionIds: [id, …] } with 1 to ${MAX_ABOUT} ids`)
+      if (ids === undefined || ids.length > MAX_ABOUT || !ids.every(id => typeof id === 'string' && id.length > 0))
+        return badRequest(`expected { sessionIds: [id, …] } with 1 to ${MAX_ABOUT} ids`)
       return ok({ sessions: await about(host, ids as string[], signal) })
     }
     case 'changes.wait':

@@ -27,9 +27,8 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
-import type { SessionQueryPort } from '../ports.js'
+import type { Approval, ApprovalDecision, SessionQueryPort } from '../ports.js'
 import type { InboundMode } from '../settings/resolve.js'
-import type { Approval, ApprovalDecision } from './approvals.js'
 import { channelRoute, type RpcResult } from './channel-route.js'
 import { answerView } from './channel-views.js'
 import { KEY_SOCKET_PATH, keySocketHandler } from './key-socket.js'
@@ -93,13 +92,16 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
       }
       case 'approvals.decide': {
         const decision = args.decision
-        if (typeof args.messageId !== 'string' || (decision !== 'deliver' && decision !== 'refuse')) return fail('bad-request', 'expected { messageId, decision: "deliver" | "refuse" }')
+        if (typeof args.messageId !== 'string' || (decision !== 'deliver' && decision !== 'refuse'))
+          return fail('bad-request', 'expected { messageId, decision: "deliver" | "refuse" }')
         const outcome = store.decide(args.messageId, decision as ApprovalDecision, now)
         if (outcome.approval !== undefined && (outcome.ok || outcome.approval.state === 'expired')) host.decided(outcome.approval)
         // The holder here claims it now rather than on its next tick.
         if (outcome.ok && decision === 'deliver') host.runtime.tick()
         if (outcome.ok) return { ok: true, value: { state: outcome.approval.state } }
-        return outcome.reason === 'unknown' ? fail('not-found', 'no such held message') : { ok: true, value: { state: outcome.approval?.state ?? 'held', reason: outcome.reason } }
+        return outcome.reason === 'unknown'
+          ? fail('not-found', 'no such held message')
+          : { ok: true, value: { state: outcome.approval?.state ?? 'held', reason: outcome.reason } }
       }
       case 'inbound.get': {
         if (typeof args.sessionId !== 'string') return fail('bad-request', 'expected { sessionId }')
@@ -107,31 +109,37 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
       }
       case 'inbound.set': {
         const mode = args.mode === undefined ? null : args.mode
-        if (typeof args.sessionId !== 'string' || !MODES.includes(mode as InboundMode | null)) return fail('bad-request', 'expected { sessionId, mode: "accept" | "hold" | "refuse" | null }')
+        if (typeof args.sessionId !== 'string' || !MODES.includes(mode as InboundMode | null))
+          return fail('bad-request', 'expected { sessionId, mode: "accept" | "hold" | "refuse" | null }')
         store.setInbound(args.sessionId, mode === null ? undefined : mode as InboundMode)
         return { ok: true, value: { own: mode, host: host.inbound() } }
       }
       case 'store.status':
         return { ok: true, value: host.status?.() ?? { open: true } }
       case 'traffic.list': {
-        const limit = typeof args.limit === 'number' && Number.isSafeInteger(args.limit) ? Math.min(Math.max(args.limit, 1), TRAFFIC_ROWS) : TRAFFIC_ROWS
+        const limit = typeof args.limit === 'number' && Number.isSafeInteger(args.limit)
+          ? Math.min(Math.max(args.limit, 1), TRAFFIC_ROWS) : TRAFFIC_ROWS
         const rows = store.traffic(limit)
         const ids = [...new Set(rows.flatMap(row => [row.sender, row.target]))]
         const titles = ids.length === 0 ? new Map<string, string | undefined>() : await host.sessions.readTitles(ids, signal)
         const held = new Map(store.approvals(now).map(approval => [approval.messageId, approval.body]))
-        return { ok: true, value: { rows: rows.map(row => ({ ...row, ...(held.has(row.messageId) ? { body: held.get(row.messageId) } : {}) })), titles: Object.fromEntries([...titles].filter(([, title]) => title !== undefined)) } }
+        return { ok: true, value: {
+          rows: rows.map(row => ({ ...row, ...(held.has(row.messageId) ? { body: held.get(row.messageId) } : {}) })),
+          titles: Object.fromEntries([...titles].filter(([, title]) => title !== undefined)) } }
       }
       case 'home.get': {
         const reach = host.home()
         return { ok: true, value: { home: reach.path, sandboxRoot: reach.sandboxRoot ?? null, kind: reach.kind ?? null } }
       }
       default:
-        return await answerView({ store, sessions: host.sessions }, endpoint, args, signal) ?? fail('not-found', `no endpoint ${endpoint} on ${CHANNEL}`)
+        return await answerView({ store, sessions: host.sessions }, endpoint, args, signal)
+          ?? fail('not-found', `no endpoint ${endpoint} on ${CHANNEL}`)
     }
   } catch (error: unknown) {
     // A store that cannot be used now is said as such (the page shows it; the host log has said it once).
     const why = storeFaultWhy(error)
-    if (why !== undefined) return fail('unavailable', `the cross-session store is unavailable (${why}); nothing was changed; try again shortly`)
+    if (why !== undefined)
+      return fail('unavailable', `the cross-session store is unavailable (${why}); nothing was changed; try again shortly`)
     host.log(`${CHANNEL} ${endpoint} failed: ${String(error)}`)
     return fail('internal', `${endpoint} failed (see the cross-session log)`)
   }
@@ -141,8 +149,10 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
  * Serve the channel and its key socket on `webServer`; `own` ties each
  * registration's disposer to the registering context (Cordis `ctx.effect`).
  */
-export function serveChannel(webServer: WebServerRoutes, own: (register: () => () => void) => void, host: ChannelHost, keys: PageKeys = new PageKeys()): void {
+export function serveChannel(webServer: WebServerRoutes, own: (register: () => () => void) => void, host: ChannelHost,
+  keys: PageKeys = new PageKeys()): void {
   const refused = refusalLog(host.log)
   own(() => webServer.registerUpgrade({ path: KEY_SOCKET_PATH, handler: keySocketHandler(keys, refused) }))
-  own(() => webServer.register({ kind: 'prefix', path: CHANNEL, handler: channelRoute(CHANNEL, keys, (endpoint, payload, signal) => answer(host, endpoint, payload, signal), refused) }))
+  own(() => webServer.register({ kind: 'prefix', path: CHANNEL, handler: channelRoute(CHANNEL, keys,
+    (endpoint, payload, signal) => answer(host, endpoint, payload, signal), refused) }))
 }

@@ -14,9 +14,7 @@
  * @module dsh-cross-session/home/fail-closed
  */
 
-import type { ControllerOutcome, ControllerPort } from '../ports.js'
-import type { ApprovalStore } from './approvals.js'
-import type { WithdrawStore } from '../model/withdraw.js'
+import type { ApprovalStore, ControllerOutcome, ControllerPort, WithdrawStore } from '../ports.js'
 import { StoreUnavailableError, storeFaultWhy } from './store-fault.js'
 import { retryStore } from './store-retry.js'
 
@@ -25,7 +23,10 @@ function unavailable(why: string): ControllerOutcome<never> {
   return { ok: false, reason: { kind: 'store-unavailable', why } }
 }
 
-/** `step()`, tried again for a while on a store fault (`home/store-retry.ts`), then that fault as the `store-unavailable` refusal; any other error is rethrown. */
+/**
+ * `step()`, tried again for a while on a store fault (`home/store-retry.ts`), then that fault as the
+ * `store-unavailable` refusal; any other error is rethrown.
+ */
 async function guarded<T>(step: () => Promise<ControllerOutcome<T>>, signal: AbortSignal): Promise<ControllerOutcome<T>> {
   try {
     return await retryStore(step, signal)
@@ -44,7 +45,8 @@ async function guarded<T>(step: () => Promise<ControllerOutcome<T>>, signal: Abo
 export function failClosed(inner: ControllerPort, never = false): ControllerPort {
   return {
     ...inner,
-    resolve: (sessionId, options) => never ? Promise.resolve(unavailable('the home could not be started')) : guarded(() => inner.resolve(sessionId, options), options.signal),
+    resolve: (sessionId, options) => never
+      ? Promise.resolve(unavailable('the home could not be started')) : guarded(() => inner.resolve(sessionId, options), options.signal),
     admit: (target, prompt) => guarded(() => inner.admit(target, prompt), prompt.signal),
   }
 }

@@ -62,8 +62,10 @@ export interface GuardHost {
 export function guardController(inner: ControllerPort, runtime: HomeRuntime, host: GuardHost): ControllerPort {
   const attempts = new Map<string, WakeAttempt>()
   const { store } = runtime
-  // A row left `waking` would keep the session from every other process: a locked store is tried again, unless a new wake or a hold here took the session meanwhile.
-  const letGo = (sessionId: string): void => retryInBackground(() => store.release(sessionId, 'wake-failed'), () => !attempts.has(sessionId) && !runtime.holds(sessionId), host.log ?? (() => undefined))
+  // A row left `waking` would keep the session from every other process: a locked store is tried again, unless a new
+  // wake or a hold here took the session meanwhile.
+  const letGo = (sessionId: string): void => retryInBackground(() => store.release(sessionId, 'wake-failed'),
+    () => !attempts.has(sessionId) && !runtime.holds(sessionId), host.log ?? (() => undefined))
 
   /** Step 6 under the hold; the hold is let go here when it refuses. */
   async function checkHeld(sessionId: string, previous: HolderView['lastLetGo']): Promise<ControllerOutcome<ResolvedTarget> | undefined> {
@@ -79,7 +81,8 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
     }
   }
 
-  async function resolveThrough(attempt: WakeAttempt, sessionId: string, options: Parameters<ControllerPort['resolve']>[1]): Promise<ControllerOutcome<ResolvedTarget>> {
+  async function resolveThrough(attempt: WakeAttempt, sessionId: string,
+    options: Parameters<ControllerPort['resolve']>[1]): Promise<ControllerOutcome<ResolvedTarget>> {
     const verdict = await attempt.checked
     if (verdict !== undefined) return verdict
     attempt.callers++
@@ -105,7 +108,8 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
   }
 
   /** Steps 5–7 for one caller. */
-  async function wakeHere(sessionId: string, options: Parameters<ControllerPort['resolve']>[1]): Promise<ControllerOutcome<ResolvedTarget>> {
+  async function wakeHere(sessionId: string,
+    options: Parameters<ControllerPort['resolve']>[1]): Promise<ControllerOutcome<ResolvedTarget>> {
     const joined = attempts.get(sessionId)
     if (joined !== undefined) return await resolveThrough(joined, sessionId, options)
     const held = store.acquire(sessionId)
@@ -173,7 +177,8 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
         sender: watch.senderSessionId,
         target: watch.targetId,
         hop: watch.hop,
-        // From a short-lived process (a headless run), the notice wakes the sender once that process has ended only when its user allowed it (docs/tools.md#notices).
+        // From a short-lived process (a headless run), the notice wakes the sender once that process has ended only
+        // when its user allowed it (docs/tools.md#notices).
         mayWake: watch.mayWake && (runtime.isLongLived || watch.wakeEndedRun === true),
         maxHops: watch.maxHops,
         perMinute: watch.perMinute,

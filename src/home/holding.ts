@@ -16,11 +16,8 @@ import { fireEndedWatches } from './notices.js'
 import { PerSession } from './per-session.js'
 import type { HoldOutcome, HomeStore, LetGo, StoredMessage } from './store.js'
 import { isBusy, StoreUnavailableError } from './store-fault.js'
-import { HOLDER_PACE, retryStore, STORE_RETRY_MS } from './store-retry.js'
+import { HOLDER_PACE, NO_ABORT, retryStore, STORE_RETRY_MS } from './store-retry.js'
 import type { StoreWatch } from './store-watch.js'
-
-/** A holder's retries end at their bound (`home/store-retry.ts`); stopping is checked in each step. */
-const NO_ABORT = new AbortController().signal
 
 /** What holding needs from its process. */
 export interface HoldingHost {
@@ -40,9 +37,10 @@ export class Holdings {
   private readonly agents = new Map<string, HostAgent>()
   /** Claimed here, not yet through {@link admitClaimed}: a store fault among the admissions left them to admit again. */
   private readonly unadmitted = new Map<string, StoredMessage[]>()
-  private readonly work = new PerSession((sessionId, error) => this.host.log(`delivering stored messages to ${sessionId} failed: ${String(error)}`))
   /** Set once the runtime stops: nothing new is held or delivered. */
   stopped = false
+  private readonly work = new PerSession((sessionId, error) =>
+    this.host.log(`delivering stored messages to ${sessionId} failed: ${String(error)}`))
 
   constructor(store: HomeStore, watch: StoreWatch, host: HoldingHost) {
     this.store = store
@@ -66,15 +64,18 @@ export class Holdings {
       held = this.store.markLive(agent.id)
     } catch (error: unknown) {
       // Not held until the store takes it: the reconcile tries again (`home/runtime.ts`); an unusable store is said once.
-      if (!(error instanceof StoreUnavailableError) && !isBusy(error)) this.host.log(`holding ${agent.id} in the cross-session store failed (tried again shortly): ${String(error)}`)
+      if (!(error instanceof StoreUnavailableError) && !isBusy(error))
+        this.host.log(`holding ${agent.id} in the cross-session store failed (tried again shortly): ${String(error)}`)
       return
     }
     if (!held.ok) {
-      this.host.log(`session ${agent.id} is live here and also held by dsh process ${held.holder.tag.pid}; the harness opened it here without a wake through this package`)
+      this.host.log(`session ${agent.id} is live here and also held by dsh process ${held.holder.tag.pid}; the harness opened it here `
+        + `without a wake through this package`)
       return
     }
     // A watched turn may have ended under an earlier holder: look once its log is on disk.
-    this.held.set(agent.id, { target: agent.id, awaiting: new Set(), found: new Map(), scanned: agent.session.events.length, watchLook: true })
+    this.held.set(agent.id,
+      { target: agent.id, awaiting: new Set(), found: new Map(), scanned: agent.session.events.length, watchLook: true })
     this.agents.set(agent.id, agent)
     void this.drain(agent.id)
     this.onSessionEvent(agent.id, agent)
@@ -97,11 +98,10 @@ export class Holdings {
     const agent = this.host.agents.get(sessionId)
     if (held !== undefined && agent !== undefined) settle(this.store, agent, held)
     // Nothing found is recorded here: rc.8 starts writing a disposed session's log only after `agent/disposed`
-    // (`@deepseek-ai/dsh-agent-loop@0.1.0-rc.8` lib/index.js: `detachAgent`, then `detachSession`, whose
-    // `session/disposed` starts the drain), so a SIGKILL meanwhile would lose it. It returns to pending with
-    // its claim, and the next holder finds it in the log on disk (docs/architecture.md §8).
-    // The store first: a release that fails leaves the session held here, and the reconcile tries again
-    // (`home/runtime.ts`), so no row stays `live` for a process that no longer has the session.
+    // (`@deepseek-ai/dsh-agent-loop@0.1.0-rc.8` lib/index.js: `detachAgent`, then `detachSession`, whose `session/disposed`
+    // starts the drain), so a SIGKILL meanwhile would lose it. It returns to pending with its claim, and the next holder
+    // finds it in the log on disk (docs/architecture.md §8). The store first: a release that fails leaves the session
+    // held here, and the reconcile tries again (`home/runtime.ts`), so no row stays `live` for a process without it.
     try {
       this.store.release(sessionId, how)
     } catch (error: unknown) {
@@ -146,7 +146,7 @@ export class Holdings {
     if (agent === undefined) return
     const claimed = [...left, ...this.store.claim(sessionId)]
     if (claimed.length === 0) return
-    // Kept until all are through: admitClaimed reads each one's state from the log first, so one admitted before a fault is not admitted twice.
+    // Kept until all are through: admitClaimed reads each one's state from the log first (none admitted twice after a fault).
     this.unadmitted.set(sessionId, claimed)
     const admitted = admitClaimed(this.store, agent, held, claimed, this.host.log)
     this.unadmitted.delete(sessionId)

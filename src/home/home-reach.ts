@@ -22,8 +22,11 @@ export interface HomeReachView {
 
 /** The log line for a home a session's shell can write (once per root). */
 export function sandboxWarning(home: string, root: string, kind: ReachKind = 'temp'): string {
-  const who = kind === 'temp' ? 'which rc.8\'s sandbox lets every session\'s shell write' : 'the workspace of a session in this process, which rc.8\'s sandbox lets that session\'s shell write'
-  return `DSH_HOME (${home}) lies inside ${root}, ${who}: any session's shell that can write it can write the cross-session store and forge messages from any session. Move the home outside ${root} and every workspace (set DSH_HOME, e.g. to ~/.dsh) and restart dsh.`
+  const who = kind === 'temp'
+    ? 'which rc.8\'s sandbox lets every session\'s shell write'
+    : 'the workspace of a session in this process, which rc.8\'s sandbox lets that session\'s shell write'
+  return `DSH_HOME (${home}) lies inside ${root}, ${who}: any session's shell that can write it can write the cross-session store and `
+    + `forge messages from any session. Move the home outside ${root} and every workspace (set DSH_HOME, e.g. to ~/.dsh) and restart dsh.`
 }
 
 /** The session's workspace: its header's `cwd`, when it has one. */

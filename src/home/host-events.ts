@@ -43,7 +43,8 @@ export function isLongLivedHost(ctx: ContextView): boolean {
 
 /** A session's stored events (rc.8 `sessionPersistence.readFrom(id, 0)`), when the host has it now. */
 export function persistedEvents(ctx: ContextView): ((sessionId: string) => Promise<unknown[]>) | undefined {
-  const persistence = ctx.get('sessionPersistence') as { readFrom?: (id: string, fromSeq: number) => Promise<{ events?: unknown }> } | undefined
+  const persistence = ctx.get('sessionPersistence') as { readFrom?: (id: string, fromSeq: number) => Promise<{ events?: unknown }> }
+    | undefined
   if (typeof persistence?.readFrom !== 'function') return undefined
   return async sessionId => {
     const read = await persistence.readFrom!(sessionId, 0)

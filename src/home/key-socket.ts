@@ -31,12 +31,14 @@ export function acceptValue(clientKey: string): string {
 /** One unmasked, final text frame carrying `text` (RFC 6455 §5.2). */
 export function textFrame(text: string): Buffer {
   const payload = Buffer.from(text, 'utf8')
-  const head = payload.length < 126 ? Buffer.from([0x81, payload.length]) : Buffer.from([0x81, 126, payload.length >> 8, payload.length & 0xff])
+  const head = payload.length < 126
+    ? Buffer.from([0x81, payload.length]) : Buffer.from([0x81, 126, payload.length >> 8, payload.length & 0xff])
   return Buffer.concat([head, payload])
 }
 
 function refuse(socket: Duplex, status: string, text: string): void {
-  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`)
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: `
+    + `${Buffer.byteLength(text)}\r\n\r\n${text}`)
 }
 
 /**
@@ -44,7 +46,9 @@ function refuse(socket: Duplex, status: string, text: string): void {
  * page's provenance, else issues a key, sends it, and withdraws it when the
  * socket ends for any reason.
  */
-export function keySocketHandler(keys: PageKeys, log: (message: string) => void): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+export function keySocketHandler(
+  keys: PageKeys, log: (message: string) => void,
+): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
   return (req, socket) => {
     const provenance = pageProvenance(req.headers, 'if-sent')
     const clientKey = req.headers['sec-websocket-key']
@@ -53,7 +57,8 @@ export function keySocketHandler(keys: PageKeys, log: (message: string) => void)
       refuse(socket, '403 Forbidden', 'forbidden')
       return
     }
-    if (typeof clientKey !== 'string' || req.headers['sec-websocket-version'] !== '13' || req.headers.upgrade?.toLowerCase() !== 'websocket') {
+    if (typeof clientKey !== 'string' || req.headers['sec-websocket-version'] !== '13'
+      || req.headers.upgrade?.toLowerCase() !== 'websocket') {
       refuse(socket, '400 Bad Request', 'not a WebSocket handshake')
       return
     }
@@ -73,7 +78,8 @@ export function keySocketHandler(keys: PageKeys, log: (message: string) => void)
     socket.on('data', (chunk: Buffer) => {
       end((chunk[0]! & 0x0f) === 0x8 ? Buffer.from([0x88, 0x00]) : undefined)
     })
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${acceptValue(clientKey)}\r\n\r\n`)
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: `
+      + `${acceptValue(clientKey)}\r\n\r\n`)
     socket.write(textFrame(JSON.stringify({ key: issued.key })))
   }
 }

@@ -15,7 +15,7 @@
  */
 
 import { sessionFlush, type HostAgents, type HostSessionQuery } from '../harness/host.js'
-import type { ControllerPort, SessionQueryPort } from '../ports.js'
+import type { Approval, ApprovalStore, ControllerPort, SessionQueryPort, WithdrawStore } from '../ports.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 import { guardController } from './guard.js'
 import { resolveHome } from '../harness/dsh-home.js'
@@ -26,12 +26,9 @@ import { openHomeStore, storePaths } from './store-open.js'
 import { RETRY_BUSY_MS, StoreSupervisor } from './store-supervisor.js'
 import { failClosed, unavailableInbound } from './fail-closed.js'
 import { agentOf, isLongLivedHost, persistedEvents, quietly, sessionIdOf } from './host-events.js'
-import type { ApprovalStore } from './approvals.js'
-import type { WithdrawStore } from '../model/withdraw.js'
 import { StoreWatch } from './store-watch.js'
 import { topLevelOnly } from './adoption.js'
 import { approvalDecided } from './approval-notices.js'
-import type { Approval } from './approvals.js'
 import { serveChannel, type WebServerRoutes } from './channel.js'
 import { HomeReach, workspaceOf } from './home-reach.js'
 import type { InboundMode } from '../settings/resolve.js'
@@ -43,7 +40,8 @@ interface HomeMountContext {
   get(name: string): unknown
   on?(name: string, listener: (...args: unknown[]) => void, options?: { global?: boolean }): unknown
   effect(execute: () => () => void, label?: string): unknown
-  inject?(deps: string[], callback: (ctx: { get(name: string): unknown, effect(execute: () => () => void, label?: string): unknown }) => void): unknown
+  inject?(deps: string[],
+    callback: (ctx: { get(name: string): unknown, effect(execute: () => () => void, label?: string): unknown }) => void): unknown
 }
 
 interface Shared {
@@ -62,9 +60,12 @@ function registry(): Map<string, Shared> {
   return holder[REGISTRY_KEY]
 }
 
-function startRuntime(ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void): Omit<Shared, 'users' | 'reach'> {
+function startRuntime(
+  ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void,
+): Omit<Shared, 'users' | 'reach'> {
   const warn = (message: string): void => log('warn', message)
-  const supervisor = new StoreSupervisor(busyMs => openHomeStore(home, selfTag(), isAlive, warn, Date.now, busyMs), storePaths(home).file, selfTag(), warn)
+  const supervisor = new StoreSupervisor(busyMs => openHomeStore(home, selfTag(), isAlive, warn, Date.now, busyMs), storePaths(home).file,
+    selfTag(), warn)
   supervisor.start(RETRY_BUSY_MS) // a store busy longer is retried in the background; a send waits for it, unblocked
   const watch = new StoreWatch(supervisor.store, storePaths(home).dir)
   const runtime = new HomeRuntime(supervisor.store, watch, {
@@ -102,7 +103,8 @@ export interface Mounted {
  *   rows; when the home could not be started at all, ports that refuse
  *   every send (never uncoordinated).
  */
-export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQueryPort, controller: ControllerPort }, log: (level: 'info' | 'warn', message: string) => void, inbound: () => InboundMode = () => 'accept'): Mounted {
+export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQueryPort, controller: ControllerPort },
+  log: (level: 'info' | 'warn', message: string) => void, inbound: () => InboundMode = () => 'accept'): Mounted {
   const home = resolveHome()
   const runtimes = registry()
   let shared = runtimes.get(home)
@@ -128,7 +130,8 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
       const webServer = inner.get('webServer') as WebServerRoutes | undefined
       const own = (register: () => () => void): void => { inner.effect(register, 'cross-session: channel') }
       if (webServer !== undefined) {
-        serveChannel(webServer, own, { runtime, sessions, inbound, decided, log: warn, home: () => reach.view(), status: () => supervisor.status() })
+        serveChannel(webServer, own,
+          { runtime, sessions, inbound, decided, log: warn, home: () => reach.view(), status: () => supervisor.status() })
       }
     })
   }
@@ -156,7 +159,8 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     entry.runtime.stop()
   }, 'cross-session.home')
   const listEvents = persistedEvents(ctx)
-  if (listEvents === undefined) log('info', 'the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
+  if (listEvents === undefined)
+    log('info', 'the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
   const controller = failClosed(guardController(ports.controller, runtime, {
     isLocal: sessionId => ctx.agents.get(sessionId) !== undefined,
     agentOf: sessionId => ctx.agents.get(sessionId),

@@ -14,17 +14,13 @@
  * @module dsh-cross-session/home/notices
  */
 
-import { buildNotice } from '../framing.js'
+import { buildNotice, noticeExcerpt } from '../framing.js'
 import type { HostAgent } from '../harness/host.js'
 import { deliveryState, turnEnd } from '../harness/log-state.js'
 import { noticeOutcome } from '../model/outcomes.js'
 import { TOOL_NAMES } from '../model/tool-names.js'
 import { textOf } from '../model/message-text.js'
-import { sanitizeForDisplay, truncateVisibly } from '../core/text.js'
 import type { HomeStore, StoredWatch } from './store.js'
-
-/** Characters (code points) of the last answer a notice carries before its visible cut. */
-export const NOTICE_EXCERPT_CHARS = 300
 
 /** What the log says about the turn that took one message. */
 export interface WatchedTurn {
@@ -49,7 +45,8 @@ interface RawEvent {
 /** `session_id` of a `sessions_send` tool-call block (rc.8 `ToolCallBlock`: `arguments` is the raw JSON string). */
 function sendTargetOf(block: unknown): { callId: string, sessionId: string } | undefined {
   const call = block as { type?: unknown, id?: unknown, name?: unknown, arguments?: unknown } | null
-  if (call?.type !== 'tool-call' || call.name !== TOOL_NAMES.send || typeof call.id !== 'string' || typeof call.arguments !== 'string') return undefined
+  if (call?.type !== 'tool-call' || call.name !== TOOL_NAMES.send || typeof call.id !== 'string' || typeof call.arguments !== 'string')
+    return undefined
   try {
     const sessionId = (JSON.parse(call.arguments) as { session_id?: unknown } | null)?.session_id
     return typeof sessionId === 'string' ? { callId: call.id, sessionId } : undefined
@@ -82,7 +79,9 @@ export function watchedTurn(events: readonly unknown[], messageId: string): Watc
     if (event?.type === 'session/title' && typeof event.data?.title === 'string') title = event.data.title
     if (typeof event?.seq !== 'number' || event.seq <= recorded.seq) continue
     const end = turnEnd(event)
-    if (end !== undefined) return { messageSeq: recorded.seq, turnEndSeq: end.seq, reason: end.reason, ...(lastAnswer === undefined ? {} : { lastAnswer }), sentTo, ...(title === undefined ? {} : { title }) }
+    if (end !== undefined)
+      return { messageSeq: recorded.seq, turnEndSeq: end.seq, reason: end.reason, ...(lastAnswer === undefined ? {} : { lastAnswer }),
+        sentTo, ...(title === undefined ? {} : { title }) }
     const content = event.data?.message?.content
     if (!Array.isArray(content)) continue
     if (event.type === 'assistant/message') {
@@ -112,8 +111,7 @@ export function noticeText(watch: StoredWatch, turn: WatchedTurn): string {
     messageSeq: turn.messageSeq,
     turnEndSeq: turn.turnEndSeq,
     hop: watch.hop + 1,
-    // Peer text, shown as a read shows it (docs/tools.md#sessions_read: control characters as U+FFFD).
-    excerpt: turn.lastAnswer === undefined ? undefined : truncateVisibly(sanitizeForDisplay(turn.lastAnswer), NOTICE_EXCERPT_CHARS),
+    excerpt: noticeExcerpt(turn.lastAnswer),
   })
 }
 

@@ -18,7 +18,10 @@ import type { HostAgent } from '../harness/host.js'
 import { fireEndedWatches } from './notices.js'
 import type { HomeStore } from './store.js'
 
-/** How soon one watched session without a living holder has its log read again, ms; doubled after each look that posts nothing, up to {@link ORPHAN_LOOK_MAX_MS}. */
+/**
+ * How soon one watched session without a living holder has its log read again, ms; doubled after each look that posts
+ * nothing, up to {@link ORPHAN_LOOK_MAX_MS}.
+ */
 export const ORPHAN_LOOK_MS = 30_000
 /** The longest wait between two looks at one session (a watch whose message never arrived waits out its expiry), ms. */
 export const ORPHAN_LOOK_MAX_MS = 10 * 60_000

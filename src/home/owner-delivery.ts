@@ -4,7 +4,7 @@
  * from the session's log — `recorded` once its own `user/message` is there,
  * back to `pending` when rc.8 cancelled its insertion.
  *
- * Before admitting, the log decides (`home/log-state.ts`): a message a dead
+ * Before admitting, the log decides (`harness/log-state.ts`): a message a dead
  * holder already got recorded is only marked recorded; one whose insertion
  * is pending again after a resume is left where it is and the session is
  * nudged to run it; anything else is admitted with `followup` (`queue`) or
@@ -14,9 +14,9 @@
  */
 
 import { nanoid } from 'nanoid'
-import { relayMessage } from '../adapters/controller.js'
+import { relayMessage } from '../adapters/controller-steps.js'
 import type { HostAgent, HostUserMessage } from '../harness/host.js'
-import { ownerNotices } from '../presentation/send.js'
+import { ownerNotices } from '../framing.js'
 import { deliveryState, turnEnd } from '../harness/log-state.js'
 import type { HomeStore, StoredMessage } from './store.js'
 
@@ -80,14 +80,16 @@ export function hasFound(held: HeldSession): boolean {
 
 /** A notice this package adds to a session (a `plugin` source, form `notice`; rc.8 `ContextForm`). */
 export function noticeMessage(id: string, text: string, summary: string): HostUserMessage {
-  return { id, role: 'user', content: [{ type: 'text', text }], source: { kind: 'plugin', plugin: 'dsh-cross-session', form: 'notice', summary } as { kind: string } }
+  return { id, role: 'user', content: [{ type: 'text', text }],
+    source: { kind: 'plugin', plugin: 'dsh-cross-session', form: 'notice', summary } as { kind: string } }
 }
 
 /**
  * Admit `claimed` (in claim order) into `agent`, live here.
  * @returns the ids admitted or found pending, now awaiting their record.
  */
-export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSession, claimed: readonly StoredMessage[], log: (message: string) => void): string[] {
+export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSession, claimed: readonly StoredMessage[],
+  log: (message: string) => void): string[] {
   const awaiting: string[] = []
   let nudge = false
   // The user's `refuse` holds for what waits too (docs/tools.md#inbound-messages); a notice answers the session's own send.
@@ -104,7 +106,8 @@ export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSessi
       held.found.set(message.messageId, { seq: state.seq, running })
       continue
     }
-    // `taken`, `cancelled` or `absent` here: it never joined the conversation (a turn that took it was cut off before recording it), so it is admitted.
+    // `taken`, `cancelled` or `absent` here: it never joined the conversation (a turn that took it was cut off before
+    // recording it), so it is admitted.
     if (state.kind === 'inbox' || state.kind === 'in-turn') {
       // Restored by the resume, not yet run: a steered notice rides in the same turn and starts it.
       // (`in-turn`: a turn running here took it and appends it next; a new runtime of this process re-claimed it.)
@@ -116,13 +119,15 @@ export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSessi
       store.refuse(message.messageId, 'inbound-refused')
       continue
     }
-    const delivered = relayMessage(message.messageId, message.text, { senderSessionId: message.sender, hop: message.hop, ...(message.notice === undefined ? {} : { notice: message.notice }) })
+    const delivered = relayMessage(message.messageId, message.text,
+      { senderSessionId: message.sender, hop: message.hop, ...(message.notice === undefined ? {} : { notice: message.notice }) })
     try {
       // Messages posted after it may be pending already (restored by a resume, or left by a turn that failed):
       // it goes in front of them, not behind (per-target order). A splice wakes nothing: the notice below does.
       const list = message.mode === 'queue' ? 'next-turn' : 'next-step'
       const inbox = (agent as HostAgent & { readonly inbox?: InboxView }).inbox
-      const at = inbox === undefined ? -1 : (list === 'next-turn' ? inbox.nextTurn : inbox.nextStep).findIndex(pending => (store.message(pending.id)?.order ?? -1) > message.order)
+      const at = inbox === undefined ? -1 : (list === 'next-turn' ? inbox.nextTurn : inbox.nextStep)
+        .findIndex(pending => (store.message(pending.id)?.order ?? -1) > message.order)
       if (at >= 0) {
         inbox!.splice(list, at, 0, [delivered])
         nudge = true

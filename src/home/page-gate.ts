@@ -64,9 +64,11 @@ export function pageProvenance(headers: RequestHeaders, fetchMetadata: 'required
   if (hostUrl === undefined || !isLoopbackHostname(hostUrl.hostname)) return { ok: false, reason: 'Host is not a loopback authority' }
   const origin = header(headers, 'origin')
   const originUrl = origin === undefined ? undefined : hostOf(origin)
-  if (originUrl === undefined || originUrl.host !== hostUrl.host || (originUrl.protocol !== 'http:' && originUrl.protocol !== 'https:')) return { ok: false, reason: 'Origin is not this host' }
+  if (originUrl === undefined || originUrl.host !== hostUrl.host || (originUrl.protocol !== 'http:' && originUrl.protocol !== 'https:'))
+    return { ok: false, reason: 'Origin is not this host' }
   const site = header(headers, 'sec-fetch-site')
-  if (site !== 'same-origin' && !(site === undefined && fetchMetadata === 'if-sent')) return { ok: false, reason: 'Sec-Fetch-Site is not same-origin' }
+  if (site !== 'same-origin' && !(site === undefined && fetchMetadata === 'if-sent'))
+    return { ok: false, reason: 'Sec-Fetch-Site is not same-origin' }
   return { ok: true }
 }
 
@@ -110,6 +112,7 @@ export function refusalLog(log: (message: string) => void): (message: string) =>
   return message => {
     count++
     if (count <= REFUSALS_LOGGED) log(message)
-    if (count === REFUSALS_LOGGED) log(`${REFUSALS_LOGGED} requests to the cross-session channel were refused; further refusals are not logged`)
+    if (count === REFUSALS_LOGGED)
+      log(`${REFUSALS_LOGGED} requests to the cross-session channel were refused; further refusals are not logged`)
   }
 }

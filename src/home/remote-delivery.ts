@@ -21,7 +21,8 @@ import { isStoreFault } from './store-fault.js'
 export const HANDOFF_GRACE_MS = 1500
 
 /** Post one prompt to the store; the message id (its request id) comes back with the admission. */
-export function postRemote(runtime: HomeRuntime, target: ResolvedTarget, prompt: Parameters<ControllerPort['admit']>[1]): ControllerOutcome<Admitted> {
+export function postRemote(runtime: HomeRuntime, target: ResolvedTarget,
+  prompt: Parameters<ControllerPort['admit']>[1]): ControllerOutcome<Admitted> {
   let posted: ReturnType<HomeRuntime['store']['post']>
   try {
     posted = runtime.store.post({
@@ -57,16 +58,20 @@ export function settled(message: StoredMessage | undefined): Recorded | MailboxS
 
 /**
  * Wait for the message posted under `options.mailboxMessageId`.
- * @param takeOver - called when the message is not yet recorded and its target has no living holder any more (the process that was waking it gave up or died, or the host it was handed to is gone): wakes it here, if the sender allows waking.
+ * @param takeOver - called when the message is not yet recorded and its target has no living holder any more (the
+ * process that was waking it gave up or died, or the host it was handed to is gone): wakes it here, if the sender
+ * allows waking.
  */
-export async function waitRemote(runtime: HomeRuntime, options: RecordWaitOptions, takeOver: (message: StoredMessage) => Promise<void>): Promise<Recorded | MailboxStage | undefined> {
+export async function waitRemote(runtime: HomeRuntime, options: RecordWaitOptions,
+  takeOver: (message: StoredMessage) => Promise<void>): Promise<Recorded | MailboxStage | undefined> {
   const messageId = options.mailboxMessageId
   if (messageId === undefined) return undefined
   let tookOver = false
   const since = Date.now()
   // From a short-lived process, a long-lived host adopts the session first (it
   // answers there); the sender wakes it only if no such host is alive or it lets it wait.
-  const mayTakeOver = (): boolean => runtime.isLongLived || Date.now() - since >= HANDOFF_GRACE_MS || runtime.store.longLivedHost() === undefined
+  const mayTakeOver = (): boolean => runtime.isLongLived || Date.now() - since >= HANDOFF_GRACE_MS
+    || runtime.store.longLivedHost() === undefined
   const found = await runtime.watch.until(() => {
     const message = runtime.store.message(messageId)
     const done = settled(message)

@@ -9,7 +9,7 @@
 
 import { nanoid } from 'nanoid'
 import type { HostAgent } from '../harness/host.js'
-import { ownerNotices } from '../presentation/send.js'
+import { ownerNotices } from '../framing.js'
 import { readRelaySource } from '../model/provenance.js'
 import { completedTurnAfter, turnEnd } from '../harness/log-state.js'
 import { noticeMessage } from './owner-delivery.js'
@@ -19,7 +19,9 @@ import type { HomeStore } from './store.js'
  * Messages this package delivered (its relay source) that no completed turn
  * followed: id, sender and seq of each, in log order. Pure.
  */
-export function unansweredRelays(events: readonly unknown[]): Array<{ readonly id: string, readonly sender: string, readonly seq: number }> {
+export function unansweredRelays(
+  events: readonly unknown[],
+): Array<{ readonly id: string, readonly sender: string, readonly seq: number }> {
   let open: Array<{ id: string, sender: string, seq: number }> = []
   for (const value of events) {
     const event = value as { type?: unknown, seq?: unknown, data?: unknown } | null

@@ -17,20 +17,15 @@ import { Holdings, type HoldingHost } from './holding.js'
 import { Adoption } from './adoption.js'
 import { OrphanWatches, type ListEvents } from './orphan-watches.js'
 import type { HomeStore, LetGo } from './store.js'
-import type { Approval } from './approvals.js'
+import type { Approval } from '../ports.js'
 import type { StoreWatch } from './store-watch.js'
 import { isBusy, StoreUnavailableError, storeFaultWhy } from './store-fault.js'
 import { retryInBackground } from './store-retry.js'
 import { holdAgain, joinStore, leaveStore } from './join.js'
-import { PROCESS_CLOCK, type RuntimeClock } from './runtime-clock.js'
+import { PROCESS_CLOCK, RECONCILE_MS, RETAIN_MS, SWEEP_EVERY_MS, type RuntimeClock } from './runtime-clock.js'
 import { reconcileLive } from './reconcile.js'
 
-/** How long recorded and refused messages stay in the store (their senders have long read them), ms. */
-export const RETAIN_MS = 60 * 60_000
-/** How often a process sweeps the store, ms (and once at start). */
-const SWEEP_EVERY_MS = 10 * 60_000
-/** Interval of the reconcile with the registry (sessions a preset-scoped mount is not told about), ms. */
-const RECONCILE_MS = 2000
+export { RETAIN_MS } from './runtime-clock.js'
 
 /** What the runtime needs from its process. */
 export interface RuntimeHost extends HoldingHost {
@@ -153,8 +148,9 @@ export class HomeRuntime {
         this.store.sweep(Date.now(), RETAIN_MS)
       }
     } catch (error: unknown) {
-      // An unusable store is said once, by the supervisor; a lock held by another process is not a fault to tell; the next tick tries again.
-      if (!(error instanceof StoreUnavailableError) && !isBusy(error)) this.host.log(`the cross-session store could not be read: ${String(error)}`)
+      // An unusable store is said once (the supervisor); another process's lock is no fault to tell; the next tick tries again.
+      if (!(error instanceof StoreUnavailableError) && !isBusy(error))
+        this.host.log(`the cross-session store could not be read: ${String(error)}`)
     }
   }
 
@@ -181,7 +177,7 @@ export class HomeRuntime {
   // A store gone with the process is left as it is: its rows are judged by pid + start time.
   private readonly onExit = (): void => void leaveStore(this.store, 'exited')
 
-  /** Stop (plugin disposal): let go of sessions no longer live here; live ones stay held by this process (pid + start) until it exits or a new runtime reconciles them. */
+  /** Stop (plugin disposal): let go of sessions no longer live here; live ones stay held (pid + start) until exit or a reconcile. */
   stop(): void {
     if (this.stopped) return
     for (const sessionId of this.holdings.ids()) if (this.host.agents.get(sessionId) === undefined) this.untrack(sessionId)

@@ -1,5 +1,5 @@
 /**
- * The approval half of the home store in SQLite (`home/approvals.ts`): a
+ * The approval half of the home store in SQLite (`src/ports/approvals.ts`): a
  * session's own inbound choice, messages held for its user, the journal of
  * local deliveries, and the traffic view over all of them. Each method is
  * one `BEGIN IMMEDIATE` transaction (`home/store-connection.ts`), so two
@@ -10,7 +10,8 @@
  */
 
 import type { InboundMode } from '../settings/resolve.js'
-import { MAX_HELD_PER_TARGET, type Approval, type ApprovalDecision, type ApprovalStore, type DecideOutcome, type HoldForApprovalOutcome, type LocalDelivery, type NewApproval, type TrafficRow, type TrafficState } from './approvals.js'
+import { MAX_HELD_PER_TARGET, type Approval, type ApprovalDecision, type ApprovalStore, type DecideOutcome, type HoldForApprovalOutcome,
+  type LocalDelivery, type NewApproval, type TrafficRow, type TrafficState } from '../ports.js'
 import { MAX_WAITING_PER_TARGET } from './store-messages.js'
 import { StoreNotices } from './store-notices.js'
 
@@ -79,7 +80,8 @@ export class StoreApprovals extends StoreNotices implements ApprovalStore {
   setInbound(sessionId: string, mode: InboundMode | undefined): void {
     this.tx(() => {
       if (mode === undefined) this.sql('DELETE FROM inbound WHERE session_id = ?').run(sessionId)
-      else this.sql('INSERT INTO inbound (session_id, mode, updated_at) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET mode = excluded.mode, updated_at = excluded.updated_at').run(sessionId, mode, this.now())
+      else this.sql('INSERT INTO inbound (session_id, mode, updated_at) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE '
+        + 'SET mode = excluded.mode, updated_at = excluded.updated_at').run(sessionId, mode, this.now())
     })
   }
 
@@ -87,11 +89,14 @@ export class StoreApprovals extends StoreNotices implements ApprovalStore {
     return this.tx(() => {
       const existing = this.approvalRow(approval.messageId)
       if (existing !== undefined) return { ok: true, approval: approvalOf(existing), duplicate: true }
-      const held = this.sql('SELECT COUNT(*) AS count FROM approvals WHERE target = ? AND state = \'held\'').get(approval.target) as { count: number }
+      const held = this.sql('SELECT COUNT(*) AS count FROM approvals WHERE target = ? AND state = \'held\'')
+        .get(approval.target) as { count: number }
       if (held.count >= MAX_HELD_PER_TARGET) return { ok: false, reason: 'full' }
-      this.sql(`INSERT INTO approvals (message_id, target, sender, sender_title, hop, mode, text, body, may_wake, notify, state, created_at, expires_at)
+      this.sql(`INSERT INTO approvals
+        (message_id, target, sender, sender_title, hop, mode, text, body, may_wake, notify, state, created_at, expires_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'held', ?, ?)`)
-        .run(approval.messageId, approval.target, approval.sender, approval.senderTitle, approval.hop, approval.mode, approval.text, approval.body,
+        .run(approval.messageId, approval.target, approval.sender, approval.senderTitle, approval.hop, approval.mode, approval.text,
+          approval.body,
           approval.mayWake ? 1 : 0, approval.notify ? 1 : 0, this.now(), approval.expiresAt)
       return { ok: true, approval: approvalOf(this.approvalRow(approval.messageId)!), duplicate: false }
     })
@@ -120,13 +125,16 @@ export class StoreApprovals extends StoreNotices implements ApprovalStore {
       }
       if (decision === 'deliver') {
         // First in, first out per sender→target: an earlier message of this sender still held for this target is decided first.
-        const earlier = this.sql('SELECT 1 FROM approvals WHERE target = ? AND sender = ? AND state = \'held\' AND expires_at > ? AND n < ? LIMIT 1')
-          .get(row.target, row.sender, now, row.n)
+        const earlier = this.sql('SELECT 1 FROM approvals WHERE target = ? AND sender = ? AND state = \'held\' '
+          + 'AND expires_at > ? AND n < ? LIMIT 1').get(row.target, row.sender, now, row.n)
         if (earlier !== undefined) return { ok: false, reason: 'earlier-held', approval: approvalOf(row) }
-        const waiting = this.sql('SELECT COUNT(*) AS count FROM messages WHERE target = ? AND state IN (\'pending\', \'claimed\')').get(row.target) as { count: number }
+        const waiting = this.sql('SELECT COUNT(*) AS count FROM messages WHERE target = ? AND state IN (\'pending\', \'claimed\')')
+          .get(row.target) as { count: number }
         if (waiting.count >= MAX_WAITING_PER_TARGET) return { ok: false, reason: 'full', approval: approvalOf(row) }
-        // Into `messages` as the sender would have posted it, in this same transaction: delivered exactly once, by whichever process holds the target.
-        this.sql('INSERT OR IGNORE INTO messages (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, \'pending\', ?, ?)')
+        // Into `messages` as the sender would have posted it, in this same transaction: delivered exactly once, by
+        // whichever process holds the target.
+        this.sql('INSERT OR IGNORE INTO messages (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at) '
+          + 'VALUES (?, ?, ?, ?, ?, ?, ?, \'pending\', ?, ?)')
           .run(row.message_id, row.target, row.sender, row.hop, row.mode, row.text, row.may_wake, row.created_at, now)
       }
       const state = decision === 'deliver' ? 'delivered' : 'refused'
@@ -139,7 +147,8 @@ export class StoreApprovals extends StoreNotices implements ApprovalStore {
     // A read first: every process asks on every tick, and almost always nothing expired.
     if (this.sql('SELECT 1 FROM approvals WHERE state = \'held\' AND expires_at <= ? LIMIT 1').get(now) === undefined) return []
     return this.tx(() => {
-      const rows = this.sql('SELECT * FROM approvals WHERE state = \'held\' AND expires_at <= ? ORDER BY n').all(now) as unknown as ApprovalRow[]
+      const rows = this.sql('SELECT * FROM approvals WHERE state = \'held\' AND expires_at <= ? ORDER BY n')
+        .all(now) as unknown as ApprovalRow[]
       for (const row of rows) this.sql('UPDATE approvals SET state = \'expired\', decided_at = ? WHERE n = ?').run(now, row.n)
       return rows.map(row => approvalOf({ ...row, state: 'expired', decided_at: now }))
     })
@@ -148,17 +157,22 @@ export class StoreApprovals extends StoreNotices implements ApprovalStore {
   journal(entry: LocalDelivery): void {
     this.tx(() => {
       const now = this.now()
-      this.sql(`INSERT INTO traffic (message_id, target, sender, hop, mode, state, seq, reason, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      this.sql(`INSERT INTO traffic (message_id, target, sender, hop, mode, state, seq, reason, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (message_id) DO UPDATE SET state = excluded.state, seq = excluded.seq, updated_at = excluded.updated_at`)
-        .run(entry.messageId, entry.target, entry.sender, entry.hop, entry.mode, entry.state, entry.seq ?? null, entry.reason ?? null, now, now)
+        .run(entry.messageId, entry.target, entry.sender, entry.hop, entry.mode, entry.state, entry.seq ?? null,
+          entry.reason ?? null, now, now)
     })
   }
 
   traffic(limit: number): TrafficRow[] {
     const rows = this.sql(`SELECT * FROM (
-        SELECT message_id, sender, target, mode, hop, created_at AS at, state, seq, answered_seq, NULL AS expires_at, reason, NULL AS notice FROM traffic
-        UNION ALL SELECT message_id, sender, target, mode, hop, created_at, state, seq, answered_seq, NULL, reason, notice FROM messages
-        UNION ALL SELECT message_id, sender, target, mode, hop, created_at, state, NULL, NULL, expires_at, CASE state WHEN 'refused' THEN COALESCE(reason, 'user') ELSE NULL END, NULL
+        SELECT message_id, sender, target, mode, hop, created_at AS at, state, seq, answered_seq, NULL AS expires_at, reason,
+          NULL AS notice FROM traffic
+        UNION ALL SELECT message_id, sender, target, mode, hop, created_at, state, seq, answered_seq, NULL, reason, notice
+          FROM messages
+        UNION ALL SELECT message_id, sender, target, mode, hop, created_at, state, NULL, NULL, expires_at,
+          CASE state WHEN 'refused' THEN COALESCE(reason, 'user') ELSE NULL END, NULL
           FROM approvals WHERE state <> 'delivered')
       ORDER BY at DESC LIMIT ?`).all(limit) as unknown as TrafficSqlRow[]
     return rows.map(row => ({

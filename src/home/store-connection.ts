@@ -10,7 +10,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { statSync } from 'node:fs'
 import type { ProcessTag } from '../harness/dsh-home.js'
-import { holderTag, sameTag, type HolderRow } from './store-schema.js'
+import { holderTag, sameTag, type HolderRow } from './store-rows.js'
 
 type Alive = (tag: ProcessTag) => boolean
 
@@ -73,9 +73,12 @@ export class StoreConnection {
 
   /** Claims of dead processes on `sessionId` go back to pending (inside a transaction). */
   protected revertDeadClaims(sessionId: string): void {
-    const claimed = this.sql('SELECT n, claimer_pid AS pid, claimer_start AS start FROM messages WHERE target = ? AND state = \'claimed\'').all(sessionId) as Array<{ n: number, pid: number, start: number }>
+    const claimed = this.sql('SELECT n, claimer_pid AS pid, claimer_start AS start FROM messages WHERE target = ? AND state = \'claimed\'')
+      .all(sessionId) as Array<{ n: number, pid: number, start: number }>
     for (const claim of claimed) {
-      if (!this.alive(claim)) this.sql('UPDATE messages SET state = \'pending\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE n = ?').run(this.now(), claim.n)
+      if (!this.alive(claim))
+        this.sql('UPDATE messages SET state = \'pending\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE n = ?')
+          .run(this.now(), claim.n)
     }
   }
 

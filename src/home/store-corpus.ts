@@ -98,7 +98,8 @@ export function storeCorpusRows(connection: Connection): CorpusRows {
       // Every row of a root (a new process's first call): as arrays where this Node can (`setReturnArrays`,
       // Node ≥ 22.16), measured 1.5–2.5 times faster than one object per row at 100,000 rows. The
       // statement text is its own, so the array mode never leaks to another query.
-      const statement = sql(`SELECT ${COLUMNS} FROM corpus_logs WHERE root = ? -- as arrays`) as StatementSync & { setReturnArrays?: (on: boolean) => void }
+      const statement = sql(`SELECT ${COLUMNS} FROM corpus_logs WHERE root = ? -- as arrays`) as StatementSync & {
+        setReturnArrays?: (on: boolean) => void }
       if (typeof statement.setReturnArrays !== 'function') return rows(statement.all(root))
       statement.setReturnArrays(true)
       const out: CorpusRow[] = []
@@ -134,7 +135,8 @@ export function storeCorpusRows(connection: Connection): CorpusRows {
         sql('UPDATE corpus_logs SET title_revision = ?, title_identity = ?, title = ?, title_bytes = ? WHERE path = ? AND identity = ?')
           .run(title.revision, title.identity, title.value ?? null, title.completeBytes, path, title.identity)
       }
-      const steps = [...changes.removed.map(path => () => remove(path)), ...changes.headers.map(row => () => insert(row)), ...changes.titles.map(each => () => retitle(each))]
+      const steps = [...changes.removed.map(path => () => remove(path)), ...changes.headers.map(row => () => insert(row)),
+        ...changes.titles.map(each => () => retitle(each))]
       // Small transactions: other processes wait for the write lock at most one batch (docs/architecture.md §8, "The store").
       for (let at = 0; at < steps.length; at += CORPUS_BATCH_ROWS) {
         tx(() => {
@@ -143,7 +145,8 @@ export function storeCorpusRows(connection: Connection): CorpusRows {
       }
     },
     surface(path) {
-      const raw = sql('SELECT path, session_id, identity, revision, surface FROM corpus_surfaces WHERE path = ?').get(path) as SurfaceRow | undefined
+      const raw = sql('SELECT path, session_id, identity, revision, surface FROM corpus_surfaces WHERE path = ?')
+        .get(path) as SurfaceRow | undefined
       return raw === undefined || !(raw.surface instanceof Uint8Array)
         ? undefined
         : { path: raw.path, sessionId: raw.session_id, identity: raw.identity, revision: raw.revision, surface: raw.surface }
@@ -156,7 +159,8 @@ export function storeCorpusRows(connection: Connection): CorpusRows {
           ON CONFLICT (path) DO UPDATE SET root = excluded.root, session_id = excluded.session_id, identity = excluded.identity,
             revision = excluded.revision, surface = excluded.surface, written = excluded.written`)
           .run(surface.path, root, surface.sessionId, surface.identity, surface.revision, surface.surface, next)
-        sql('DELETE FROM corpus_surfaces WHERE root = ? AND written <= (SELECT written FROM corpus_surfaces WHERE root = ? ORDER BY written DESC LIMIT 1 OFFSET ?)')
+        sql('DELETE FROM corpus_surfaces WHERE root = ? AND written <= (SELECT written FROM corpus_surfaces WHERE root = ? '
+          + 'ORDER BY written DESC LIMIT 1 OFFSET ?)')
           .run(root, root, keep)
       })
     },

@@ -3,7 +3,8 @@
  * are faults of the store itself (locked past the wait, full, an I/O error,
  * a file that cannot be opened, a read-only file system, an unsafe path, a
  * schema of a newer release), and the short reason a refusal or the log
- * gives for one (docs/architecture.md §8, "When the store fails").
+ * gives for one (docs/architecture.md §8, "When the store fails"), and the
+ * lines the log says when the store goes down, comes back or moves.
  *
  * The reason is SQLite's own fixed text (`errstr`, e.g. `database is
  * locked`; a `node:sqlite` error carries SQLite's extended result code as
@@ -39,7 +40,8 @@ const SQLITE_FAULTS: Readonly<Record<number, string>> = {
 }
 
 /** File-system codes of opening the store's directory and file. */
-const FS_FAULTS: ReadonlySet<string> = new Set(['EACCES', 'EPERM', 'ENOENT', 'ENOTDIR', 'ELOOP', 'ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EMFILE', 'ENFILE', 'EBUSY', 'EAGAIN'])
+const FS_FAULTS: ReadonlySet<string> = new Set(['EACCES', 'EPERM', 'ENOENT', 'ENOTDIR', 'ELOOP', 'ENOSPC', 'EDQUOT', 'EROFS', 'EIO',
+  'EMFILE', 'ENFILE', 'EBUSY', 'EAGAIN'])
 
 /**
  * Why a thrown value makes the store unusable now, or `undefined` when it
@@ -68,7 +70,10 @@ export function isStoreFault(error: unknown): boolean {
   return storeFaultWhy(error) !== undefined
 }
 
-/** Whether `error` is another connection's lock met past the short wait (`SQLITE_BUSY`, `SQLITE_LOCKED`): gone in a moment, tried again without a word. */
+/**
+ * Whether `error` is another connection's lock met past the short wait (`SQLITE_BUSY`, `SQLITE_LOCKED`): gone in a
+ * moment, tried again without a word.
+ */
 export function isBusy(error: unknown): boolean {
   const { errcode } = (typeof error === 'object' && error !== null ? error : {}) as { errcode?: unknown }
   return typeof errcode === 'number' && ((errcode & 0xff) === 5 || (errcode & 0xff) === 6)
@@ -78,3 +83,13 @@ export function isBusy(error: unknown): boolean {
 export function storeFault(message: string, why: string): Error {
   return Object.assign(new Error(message), { storeFault: why })
 }
+
+/** What the log says when the store cannot be used, can be used again, or moved to the file now at its path. */
+export const storeLogLines = {
+  down: (why: string, error: unknown): string => `the cross-session store is unavailable (${why}): sends to other sessions are refused, `
+    + 'and sessions live here are not shown to other dsh processes, until it can be used; '
+    + `retrying in the background (${String(error)})`,
+  up: 'the cross-session store can be used again: cross-process coordination is on',
+  moved: (file: string): string => 'the cross-session store file was deleted or replaced while in use; '
+    + `this process now uses the file at ${file} (what only the old file held is not seen)`,
+} as const

@@ -10,7 +10,7 @@
 import type { HolderRefusal } from '../ports.js'
 import type { NewMessage, PostOutcome, StoredMessage } from './store.js'
 import { StoreConnection } from './store-connection.js'
-import { holderTag, messageOf, sameTag, type HolderRow, type MessageRow } from './store-schema.js'
+import { holderTag, messageOf, sameTag, type HolderRow, type MessageRow } from './store-rows.js'
 
 /** Most messages waiting (pending or claimed) for one target; a post beyond it is refused, not dropped. */
 export const MAX_WAITING_PER_TARGET = 256
@@ -23,10 +23,12 @@ export class StoreMessages extends StoreConnection {
     return this.tx(() => {
       const existing = this.sql('SELECT * FROM messages WHERE message_id = ?').get(message.messageId) as MessageRow | undefined
       if (existing !== undefined) return { ok: true, message: messageOf(existing), duplicate: true }
-      const waiting = this.sql('SELECT COUNT(*) AS count FROM messages WHERE target = ? AND state IN (\'pending\', \'claimed\')').get(message.target) as { count: number }
+      const waiting = this.sql('SELECT COUNT(*) AS count FROM messages WHERE target = ? AND state IN (\'pending\', \'claimed\')')
+        .get(message.target) as { count: number }
       if (waiting.count >= MAX_WAITING_PER_TARGET) return { ok: false, reason: 'full' }
       const now = this.now()
-      this.sql('INSERT INTO messages (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, \'pending\', ?, ?)')
+      this.sql('INSERT INTO messages (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at) '
+        + 'VALUES (?, ?, ?, ?, ?, ?, ?, \'pending\', ?, ?)')
         .run(message.messageId, message.target, message.sender, message.hop, message.mode, message.text, message.mayWake ? 1 : 0, now, now)
       const stored = this.sql('SELECT * FROM messages WHERE message_id = ?').get(message.messageId) as unknown as MessageRow
       return { ok: true, message: messageOf(stored), duplicate: false }
@@ -38,18 +40,23 @@ export class StoreMessages extends StoreConnection {
       const row = this.row(sessionId)
       if (row?.state !== 'live' || !sameTag(holderTag(row), this.self)) return []
       // A notice past its expiry is never delivered (docs/architecture.md §8, "Notices").
-      this.sql('UPDATE messages SET state = \'refused\', reason = \'expired\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE target = ? AND state = \'pending\' AND expires_at < ?').run(this.now(), sessionId, this.now())
-      const rows = this.sql('SELECT * FROM messages WHERE target = ? AND state IN (\'pending\', \'claimed\') ORDER BY n').all(sessionId) as unknown as MessageRow[]
+      this.sql('UPDATE messages SET state = \'refused\', reason = \'expired\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? '
+        + 'WHERE target = ? AND state = \'pending\' AND expires_at < ?').run(this.now(), sessionId, this.now())
+      const rows = this.sql('SELECT * FROM messages WHERE target = ? AND state IN (\'pending\', \'claimed\') ORDER BY n')
+        .all(sessionId) as unknown as MessageRow[]
       // Never this process's own claims: those are in flight here (admitted, awaiting their record).
-      const mine = rows.filter(message => message.state === 'pending' || !this.alive({ pid: message.claimer_pid ?? 0, start: message.claimer_start ?? 0 }))
-      const update = this.sql('UPDATE messages SET state = \'claimed\', claimed = 1, claimer_pid = ?, claimer_start = ?, updated_at = ? WHERE n = ?')
+      const mine = rows.filter(message => message.state === 'pending'
+        || !this.alive({ pid: message.claimer_pid ?? 0, start: message.claimer_start ?? 0 }))
+      const update = this.sql('UPDATE messages SET state = \'claimed\', claimed = 1, claimer_pid = ?, claimer_start = ?, updated_at = ? '
+        + 'WHERE n = ?')
       for (const message of mine) update.run(this.self.pid, this.self.start, this.now(), message.n)
       return mine.map(message => messageOf({ ...message, state: 'claimed', claimer_pid: this.self.pid, claimer_start: this.self.start }))
     })
   }
 
   protected mine(messageId: string, sql: string, ...params: Array<string | number | null>): boolean {
-    return this.tx(() => Number(this.sql(`UPDATE messages SET ${sql}, updated_at = ? WHERE message_id = ? AND state = 'claimed' AND claimer_pid = ? AND claimer_start = ?`)
+    return this.tx(() => Number(this.sql(`UPDATE messages SET ${sql}, updated_at = ? WHERE message_id = ? AND state = 'claimed' `
+      + `AND claimer_pid = ? AND claimer_start = ?`)
       .run(...params, this.now(), messageId, this.self.pid, this.self.start).changes) === 1)
   }
 
@@ -58,7 +65,8 @@ export class StoreMessages extends StoreConnection {
   }
 
   unclaimAll(): void {
-    this.tx(() => this.sql('UPDATE messages SET state = \'pending\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE state = \'claimed\' AND claimer_pid = ? AND claimer_start = ?').run(this.now(), this.self.pid, this.self.start))
+    this.tx(() => this.sql('UPDATE messages SET state = \'pending\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? '
+      + 'WHERE state = \'claimed\' AND claimer_pid = ? AND claimer_start = ?').run(this.now(), this.self.pid, this.self.start))
   }
 
   unclaim(messageId: string): void {
@@ -72,31 +80,37 @@ export class StoreMessages extends StoreConnection {
   refuseWaiting(sessionId: string, reason: HolderRefusal): number {
     return this.tx(() => {
       if (this.livingHolder(this.row(sessionId)) !== undefined) return 0
-      return Number(this.sql('UPDATE messages SET state = \'refused\', reason = ?, claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE target = ? AND state IN (\'pending\', \'claimed\')').run(reason, this.now(), sessionId).changes)
+      return Number(this.sql('UPDATE messages SET state = \'refused\', reason = ?, claimer_pid = NULL, claimer_start = NULL, '
+        + 'updated_at = ? WHERE target = ? AND state IN (\'pending\', \'claimed\')').run(reason, this.now(), sessionId).changes)
     })
   }
 
   answered(sessionId: string, turnEndSeq: number): void {
     this.tx(() => {
-      for (const table of ['messages', 'traffic']) this.sql(`UPDATE ${table} SET answered_seq = ?, updated_at = ? WHERE target = ? AND state = 'recorded' AND answered_seq IS NULL AND seq < ?`).run(turnEndSeq, this.now(), sessionId, turnEndSeq)
+      for (const table of ['messages', 'traffic'])
+        this.sql(`UPDATE ${table} SET answered_seq = ?, updated_at = ? WHERE target = ? AND state = 'recorded' AND answered_seq IS NULL `
+          + `AND seq < ?`).run(turnEndSeq, this.now(), sessionId, turnEndSeq)
     })
   }
 
   takeUnanswered(sessionId: string): StoredMessage[] {
     return this.tx(() => {
-      const rows = this.sql('SELECT * FROM messages WHERE target = ? AND state = \'recorded\' AND answered_seq IS NULL AND reoffered = 0 ORDER BY n').all(sessionId) as unknown as MessageRow[]
+      const rows = this.sql('SELECT * FROM messages WHERE target = ? AND state = \'recorded\' AND answered_seq IS NULL '
+        + 'AND reoffered = 0 ORDER BY n').all(sessionId) as unknown as MessageRow[]
       for (const row of rows) this.sql('UPDATE messages SET reoffered = 1, updated_at = ? WHERE n = ?').run(this.now(), row.n)
       return rows.map(messageOf)
     })
   }
 
   waiting(): Set<string> {
-    const rows = this.sql('SELECT DISTINCT target FROM messages INDEXED BY messages_waiting WHERE state IN (\'pending\', \'claimed\')').all() as Array<{ target: string }>
+    const rows = this.sql('SELECT DISTINCT target FROM messages INDEXED BY messages_waiting WHERE state IN (\'pending\', \'claimed\')')
+      .all() as Array<{ target: string }>
     return new Set(rows.map(row => row.target))
   }
 
   heldHere(): string[] {
-    const rows = this.sql('SELECT session_id FROM holders WHERE pid = ? AND start = ?').all(this.self.pid, this.self.start) as Array<{ session_id: string }>
+    const rows = this.sql('SELECT session_id FROM holders WHERE pid = ? AND start = ?')
+      .all(this.self.pid, this.self.start) as Array<{ session_id: string }>
     return rows.map(row => row.session_id)
   }
 
@@ -106,8 +120,10 @@ export class StoreMessages extends StoreConnection {
   }
 
   adoptable(): string[] {
-    const rows = this.sql(`SELECT DISTINCT m.target AS target, h.pid AS pid, h.start AS start FROM messages m LEFT JOIN holders h ON h.session_id = m.target
-      WHERE m.state IN ('pending', 'claimed') AND m.may_wake = 1 AND (m.expires_at IS NULL OR m.expires_at >= ?)`).all(this.now()) as Array<{ target: string, pid: number | null, start: number | null }>
+    const rows = this.sql(`SELECT DISTINCT m.target AS target, h.pid AS pid, h.start AS start
+      FROM messages m LEFT JOIN holders h ON h.session_id = m.target
+      WHERE m.state IN ('pending', 'claimed') AND m.may_wake = 1 AND (m.expires_at IS NULL OR m.expires_at >= ?)`)
+      .all(this.now()) as Array<{ target: string, pid: number | null, start: number | null }>
     return rows.filter(row => this.livingHolder(row as unknown as HolderRow) === undefined).map(row => row.target)
   }
 

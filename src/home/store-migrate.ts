@@ -31,7 +31,8 @@ export const SCHEMA_HASH = createHash('sha256').update(SCHEMA).digest('hex').sli
 /** Whether the store at `db` is already this release's (version and schema), read without a lock; any error reads as no. */
 export function isCurrent(db: DatabaseSync): boolean {
   try {
-    const rows = db.prepare('SELECT key, value FROM meta WHERE key IN (\'version\', \'schema\')').all() as Array<{ key: string, value: string }>
+    const rows = db.prepare('SELECT key, value FROM meta WHERE key IN (\'version\', \'schema\')')
+      .all() as Array<{ key: string, value: string }>
     const meta = new Map(rows.map(row => [row.key, row.value]))
     return meta.get('version') === STORE_VERSION && meta.get('schema') === SCHEMA_HASH
   } catch {
@@ -63,7 +64,8 @@ const BACKFILL: Readonly<Record<string, string>> = {
 const CACHE_TABLES: ReadonlySet<string> = new Set(['corpus_logs', 'corpus_surfaces'])
 
 function tables(db: DatabaseSync): string[] {
-  return (db.prepare('SELECT name FROM sqlite_master WHERE type = \'table\' AND name NOT LIKE \'sqlite_%\'').all() as Array<{ name: string }>).map(row => row.name)
+  return (db.prepare('SELECT name FROM sqlite_master WHERE type = \'table\' AND name NOT LIKE \'sqlite_%\'')
+    .all() as Array<{ name: string }>).map(row => row.name)
 }
 
 function columns(db: DatabaseSync, table: string): Column[] {
@@ -73,7 +75,8 @@ function columns(db: DatabaseSync, table: string): Column[] {
 /** The `ADD COLUMN` definition of one column of this release. */
 function columnDefinition(column: Column): string {
   const fallback = column.dflt_value ?? (column.notnull === 1 ? (column.type === 'TEXT' ? '\'\'' : '0') : null)
-  return `${JSON.stringify(column.name)} ${column.type}${column.notnull === 1 ? ' NOT NULL' : ''}${fallback === null ? '' : ` DEFAULT ${fallback}`}`
+  const notNull = column.notnull === 1 ? ' NOT NULL' : ''
+  return `${JSON.stringify(column.name)} ${column.type}${notNull}${fallback === null ? '' : ` DEFAULT ${fallback}`}`
 }
 
 /**

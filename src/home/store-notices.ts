@@ -1,6 +1,6 @@
 /**
  * The notice half of the home store in SQLite (the port:
- * `home/notice-port.ts`; docs/architecture.md §8, "Notices"): watches, and
+ * `ports/notices.ts`; docs/architecture.md §8, "Notices"): watches, and
  * the one transaction that turns a watch into a notice message for its
  * sender or drops it. Each method is one `BEGIN IMMEDIATE` transaction
  * (`home/store-connection.ts`).
@@ -10,7 +10,7 @@
 
 import type { NewWatch, StoredWatch, WatchDrop, WatchedTurnEnd, WatchState } from './store.js'
 import { MAX_WAITING_PER_TARGET, StoreMessages } from './store-messages.js'
-import { noticeOutcomeOf } from './store-schema.js'
+import { noticeOutcomeOf } from './store-rows.js'
 
 /** A `watches` row as read. */
 export interface WatchRow {
@@ -30,7 +30,9 @@ export interface WatchRow {
   readonly expires_at: number
 }
 
-const WATCH_DROPS: ReadonlySet<string> = new Set<WatchDrop>(['expired', 'sender-gone', 'target-gone', 'answered-by-send', 'hop-limit', 'pair-rate', 'full', 'withdrawn'])
+const WATCH_DROPS: ReadonlySet<string> = new Set<WatchDrop>([
+  'expired', 'sender-gone', 'target-gone', 'answered-by-send', 'hop-limit', 'pair-rate', 'full', 'withdrawn',
+])
 
 /** A `watches` row as the port's {@link StoredWatch}. */
 export function watchOf(row: WatchRow): StoredWatch {
@@ -71,9 +73,11 @@ export class StoreNotices extends StoreMessages {
       const existing = this.watchRow(watch.messageId)
       if (existing !== undefined) return watchOf(existing)
       const now = this.now()
-      this.sql(`INSERT INTO watches (message_id, sender, target, hop, may_wake, max_hops, per_minute, state, created_at, expires_at, updated_at)
+      this.sql(`INSERT INTO watches
+        (message_id, sender, target, hop, may_wake, max_hops, per_minute, state, created_at, expires_at, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, 'watching', ?, ?, ?)`)
-        .run(watch.messageId, watch.sender, watch.target, watch.hop, watch.mayWake ? 1 : 0, watch.maxHops, watch.perMinute, now, watch.expiresAt, now)
+        .run(watch.messageId, watch.sender, watch.target, watch.hop, watch.mayWake ? 1 : 0, watch.maxHops, watch.perMinute, now,
+          watch.expiresAt, now)
       return watchOf(this.watchRow(watch.messageId)!)
     })
   }
@@ -88,12 +92,14 @@ export class StoreNotices extends StoreMessages {
   }
 
   watchedTargets(): Set<string> {
-    const rows = this.sql('SELECT DISTINCT target FROM watches INDEXED BY watches_watching WHERE state = \'watching\'').all() as Array<{ target: string }>
+    const rows = this.sql('SELECT DISTINCT target FROM watches INDEXED BY watches_watching WHERE state = \'watching\'')
+      .all() as Array<{ target: string }>
     return new Set(rows.map(row => row.target))
   }
 
   watchesOf(target: string): StoredWatch[] {
-    const rows = this.sql('SELECT * FROM watches WHERE target = ? AND state = \'watching\' ORDER BY created_at, message_id').all(target) as unknown as WatchRow[]
+    const rows = this.sql('SELECT * FROM watches WHERE target = ? AND state = \'watching\' ORDER BY created_at, message_id')
+      .all(target) as unknown as WatchRow[]
     return rows.map(watchOf)
   }
 
@@ -102,10 +108,12 @@ export class StoreNotices extends StoreMessages {
     if (row.expires_at < now) return 'expired'
     if (ended.answeredBySend) return 'answered-by-send'
     if (row.hop + 1 > row.max_hops) return 'hop-limit'
-    const recent = this.sql('SELECT COUNT(*) AS count FROM messages INDEXED BY messages_notices WHERE sender = ? AND target = ? AND notice IS NOT NULL AND created_at > ?')
+    const recent = this.sql('SELECT COUNT(*) AS count FROM messages INDEXED BY messages_notices WHERE sender = ? AND target = ? '
+      + 'AND notice IS NOT NULL AND created_at > ?')
       .get(row.target, row.sender, now - NOTICE_RATE_WINDOW_MS) as { count: number }
     if (recent.count >= row.per_minute) return 'pair-rate'
-    const waiting = this.sql('SELECT COUNT(*) AS count FROM messages WHERE target = ? AND state IN (\'pending\', \'claimed\')').get(row.sender) as { count: number }
+    const waiting = this.sql('SELECT COUNT(*) AS count FROM messages WHERE target = ? AND state IN (\'pending\', \'claimed\')')
+      .get(row.sender) as { count: number }
     if (waiting.count >= MAX_WAITING_PER_TARGET) return 'full'
     return undefined
   }
@@ -124,7 +132,8 @@ export class StoreNotices extends StoreMessages {
       }
       const noticeId = noticeIdOf(messageId)
       // A notice never asks for a notice: it is a message row, and only a send registers a watch.
-      this.sql(`INSERT OR IGNORE INTO messages (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at, notice, expires_at)
+      this.sql(`INSERT OR IGNORE INTO messages
+        (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at, notice, expires_at)
         VALUES (?, ?, ?, ?, 'queue', ?, ?, 'pending', ?, ?, ?, ?)`)
         .run(noticeId, row.sender, row.target, row.hop + 1, ended.text, row.may_wake, now, now, ended.outcome, row.expires_at)
       this.sql('UPDATE watches SET state = \'noticed\', notice_id = ?, turn_end_seq = ?, outcome = ?, updated_at = ? WHERE message_id = ?')
@@ -134,7 +143,8 @@ export class StoreNotices extends StoreMessages {
   }
 
   dropWatchesOf(sender: string, reason: WatchDrop): number {
-    return this.tx(() => Number(this.sql('UPDATE watches SET state = \'dropped\', reason = ?, updated_at = ? WHERE sender = ? AND state = \'watching\'')
+    return this.tx(() => Number(this.sql('UPDATE watches SET state = \'dropped\', reason = ?, updated_at = ? WHERE sender = ? '
+      + 'AND state = \'watching\'')
       .run(reason, this.now(), sender).changes))
   }
 
@@ -143,15 +153,18 @@ export class StoreNotices extends StoreMessages {
     // A deleted session asks for nothing more, and no turn of it will end: its watches, and those on it, go with it.
     if (reason === 'target-gone') {
       this.dropWatchesOf(sessionId, 'sender-gone')
-      this.tx(() => this.sql('UPDATE watches SET state = \'dropped\', reason = \'target-gone\', updated_at = ? WHERE target = ? AND state = \'watching\'').run(this.now(), sessionId))
+      this.tx(() => this.sql('UPDATE watches SET state = \'dropped\', reason = \'target-gone\', updated_at = ? WHERE target = ? '
+        + 'AND state = \'watching\'').run(this.now(), sessionId))
     }
     return refused
   }
 
   override sweep(now: number, retainMs: number): number {
     this.tx(() => {
-      this.sql('UPDATE watches SET state = \'dropped\', reason = \'expired\', updated_at = ? WHERE state = \'watching\' AND expires_at < ?').run(now, now)
-      this.sql('UPDATE messages SET state = \'refused\', reason = \'expired\', updated_at = ? WHERE state = \'pending\' AND expires_at < ?').run(now, now)
+      this.sql('UPDATE watches SET state = \'dropped\', reason = \'expired\', updated_at = ? WHERE state = \'watching\' AND expires_at < ?')
+        .run(now, now)
+      this.sql('UPDATE messages SET state = \'refused\', reason = \'expired\', updated_at = ? WHERE state = \'pending\' AND expires_at < ?')
+        .run(now, now)
       this.sql('DELETE FROM watches WHERE state IN (\'noticed\', \'dropped\') AND updated_at < ?').run(now - retainMs)
     })
     return super.sweep(now, retainMs)

@@ -20,21 +20,21 @@
  *   in the new store's `meta` (`rebuilt`), so every process and the web UI
  *   can say so, and logged once, by the process that moved it.
  *
- * `node:sqlite` is loaded here, on first open (`home/sqlite-module.ts`:
+ * `node:sqlite` is loaded here, on first open (`harness/sqlite-module.ts`:
  * its experimental warning on one line), so a process that never opens the
  * store never loads it.
  *
  * @module dsh-cross-session/home/store-open
  */
 
-import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs'
+import { renameSync } from 'node:fs'
 import type { DatabaseSync } from 'node:sqlite'
-import { join } from 'node:path'
 import type { ProcessTag } from '../harness/dsh-home.js'
 import { loadSqlite } from '../harness/sqlite-module.js'
 import { SCHEMA, STORE_VERSION } from './store-schema.js'
 import { SqliteHomeStore } from './store-sqlite.js'
 import { storeFault } from './store-fault.js'
+import { createOwnerOnly, fileIdentity, plainDirectory, storePaths } from './store-files.js'
 import { isCurrent, migrateInPlace, SCHEMA_HASH } from './store-migrate.js'
 
 /** The `meta` table alone (as in the schema, idempotent): read for the version before the schema runs. */
@@ -43,30 +43,7 @@ const META_SCHEMA = 'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, valu
 /** How long a transition waits on the event loop for another process's write lock, ms; then `SQLITE_BUSY` (docs/architecture.md §8). */
 export const BUSY_TIMEOUT_MS = 25
 
-/** The store's directory and file under `home`. */
-export function storePaths(home: string): { dir: string, file: string } {
-  const dir = join(home, 'cross-session')
-  return { dir, file: join(dir, 'store.sqlite') }
-}
-
-function plainDirectory(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const stat = lstatSync(dir)
-  if (!stat.isDirectory() || stat.isSymbolicLink()) throw storeFault(`${dir} is not a plain directory; refusing to use it`, 'its directory is not a plain directory')
-}
-
-function createOwnerOnly(file: string): void {
-  // O_NOFOLLOW: a symlink planted in the file's place is refused, never written through.
-  let fd: number
-  try {
-    fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)
-  } catch (error: unknown) {
-    if ((error as { code?: unknown }).code === 'ELOOP') throw storeFault(`${file} is a symbolic link; refusing to use it`, 'the store file is a symbolic link')
-    throw error
-  }
-  closeSync(fd)
-  if (!lstatSync(file).isFile()) throw storeFault(`${file} is not a regular file; refusing to use it`, 'the store file is not a regular file')
-}
+export { fileIdentity, setAsideStaleWal, storePaths } from './store-files.js'
 
 /** Pure: what a stored schema version means to this release. */
 export function versionVerdict(stored: string | undefined): 'new' | 'same' | 'older' | 'newer' | 'foreign' {
@@ -102,14 +79,20 @@ function connect(file: string, busyMs: number, log: (message: string) => void): 
     const verdict = versionVerdict(version)
     if (verdict === 'newer' || verdict === 'foreign') {
       db.exec('ROLLBACK')
-      throw storeFault(`store schema ${String(version)}, this release writes ${STORE_VERSION}`, `it was written by ${verdict === 'newer' ? 'a newer' : 'another'} release of dsh-cross-session (schema ${String(version)}); this one writes schema ${STORE_VERSION}`)
+      throw storeFault(`store schema ${String(version)}, this release writes ${STORE_VERSION}`,
+        `it was written by ${verdict === 'newer'
+          ? 'a newer' : 'another'} release of dsh-cross-session (schema ${String(version)}); this one writes schema ${STORE_VERSION}`)
     }
     const migrated = verdict === 'older' ? migrateInPlace(db) : []
     db.exec(SCHEMA)
     db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (\'version\', ?), (\'schema\', ?)').run(STORE_VERSION, SCHEMA_HASH)
     db.exec('COMMIT')
     settled(db)
-    if (verdict === 'older') log(`the cross-session store was migrated in place from schema ${String(version)} to ${STORE_VERSION}${migrated.length === 0 ? '' : ` (${migrated.join('; ')})`}; every choice and message was kept`)
+    if (verdict === 'older') {
+      const how = migrated.length === 0 ? '' : ` (${migrated.join('; ')})`
+      log(`the cross-session store was migrated in place from schema ${String(version)} to ${STORE_VERSION}${how}; `
+        + 'every choice and message was kept')
+    }
     return db
   } catch (error: unknown) {
     try {
@@ -129,36 +112,6 @@ function isBroken(error: unknown): boolean {
 }
 
 /**
- * A store file replaced (or deleted alone) under running processes leaves the old file's
- * `-wal` and `-shm` at the path, and SQLite would read the new file through
- * the old log (sqlite.org/howtocorrupt.html, "mispairing database files and
- * hot journals"). When the `-wal` at the path is still the one the old
- * connection used (`wal`, its identity then), both are moved aside
- * (`.stale-<ms>`); a log another process made for the new file is left alone.
- */
-export function setAsideStaleWal(file: string, wal: string | undefined): void {
-  if (wal === undefined || fileIdentity(`${file}-wal`) !== wal) return
-  const at = Date.now()
-  for (const suffix of ['-wal', '-shm']) {
-    try {
-      renameSync(`${file}${suffix}`, `${file}${suffix}.stale-${at}`)
-    } catch {
-      // Gone meanwhile: another process moved it.
-    }
-  }
-}
-
-/** dev and inode of `file`, or `undefined` when it is gone. */
-export function fileIdentity(file: string): string | undefined {
-  try {
-    const stat = statSync(file)
-    return `${stat.dev}:${stat.ino}`
-  } catch {
-    return undefined
-  }
-}
-
-/**
  * Open (creating if needed) the store of `home`.
  * @param self - this process.
  * @param alive - liveness of another process (pid + start time).
@@ -168,7 +121,8 @@ export function fileIdentity(file: string): string | undefined {
  * @throws when the directory or file is unsafe (a symlink, not a directory), the store is of a newer
  *   release, or SQLite cannot open it (locked past the wait, full, an I/O error): `home/store-fault.ts` names each.
  */
-export function openHomeStore(home: string, self: ProcessTag, alive: (tag: ProcessTag) => boolean, log: (message: string) => void = () => undefined, now: () => number = Date.now, busyMs: number = BUSY_TIMEOUT_MS): SqliteHomeStore {
+export function openHomeStore(home: string, self: ProcessTag, alive: (tag: ProcessTag) => boolean,
+  log: (message: string) => void = () => undefined, now: () => number = Date.now, busyMs: number = BUSY_TIMEOUT_MS): SqliteHomeStore {
   const { dir, file } = storePaths(home)
   plainDirectory(dir)
   createOwnerOnly(file)
@@ -189,7 +143,8 @@ export function openHomeStore(home: string, self: ProcessTag, alive: (tag: Proce
         // Absent (no WAL yet).
       }
     }
-    log(`the cross-session store ${file} could not be read at all (${String(error)}); moved to ${aside} and started a new one: the inbound choices, held and waiting messages it kept are lost (they stay in ${aside})`)
+    log(`the cross-session store ${file} could not be read at all (${String(error)}); moved to ${aside} and started a new one: the `
+      + `inbound choices, held and waiting messages it kept are lost (they stay in ${aside})`)
     createOwnerOnly(file)
     db = connect(file, busyMs, log)
     db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (\'rebuilt\', ?)').run(JSON.stringify({ at: Date.now(), aside }))

@@ -37,7 +37,10 @@ export const STORE_RETRY_MS = 10_000
 export interface RetryPace {
   readonly firstMs: number
   readonly longestMs: number
-  /** Only another process's lock is waited out (`isBusy`); any other fault is thrown at once (a store that is down comes back through the supervisor). */
+  /**
+   * Only another process's lock is waited out (`isBusy`); any other fault is thrown at once (a store that is down comes
+   * back through the supervisor).
+   */
   readonly busyOnly?: boolean
 }
 /** A sender's pace. */
@@ -45,13 +48,17 @@ export const SENDER_PACE: RetryPace = { firstMs: 10, longestMs: 80 }
 /** A holder's pace (its drain and records, `home/holding.ts`). */
 export const HOLDER_PACE: RetryPace = { firstMs: 5, longestMs: 20, busyOnly: true }
 
+/** A holder's retries end at their bound; stopping is checked in each step (`home/holding.ts`). */
+export const NO_ABORT: AbortSignal = new AbortController().signal
+
 /**
  * Run `step`; while it throws a store fault, pause and run it again, for at
  * most `budgetMs` (or until `signal` aborts).
  * @returns what `step` returned.
  * @throws the last store fault once the budget is spent; any other error at once.
  */
-export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSignal, budgetMs: number = STORE_RETRY_MS, pace: RetryPace = SENDER_PACE): Promise<T> {
+export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSignal, budgetMs: number = STORE_RETRY_MS,
+  pace: RetryPace = SENDER_PACE): Promise<T> {
   const until = Date.now() + budgetMs
   let wait = pace.firstMs
   for (;;) {
@@ -80,7 +87,8 @@ const NEVER = new AbortController().signal
  * by a failed wake would keep the session from every other process).
  * @throws any error of the first run that is not a store fault.
  */
-export function retryInBackground(step: () => void, still: () => boolean, log: (message: string) => void, budgetMs: number = BACKGROUND_RETRY_MS): void {
+export function retryInBackground(step: () => void, still: () => boolean, log: (message: string) => void,
+  budgetMs: number = BACKGROUND_RETRY_MS): void {
   try {
     step()
     return
@@ -91,5 +99,6 @@ export function retryInBackground(step: () => void, still: () => boolean, log: (
   }
   void retryStore(() => {
     if (still()) step()
-  }, NEVER, budgetMs, HOLDER_PACE).catch((error: unknown) => log(`a cross-session store step failed and was given up after ${budgetMs} ms: ${String(error)}`))
+  }, NEVER, budgetMs, HOLDER_PACE)
+    .catch((error: unknown) => log(`a cross-session store step failed and was given up after ${budgetMs} ms: ${String(error)}`))
 }

@@ -15,23 +15,29 @@ import type { Board, HoldOutcome, HomeStore, LetGo } from './store.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 import { storeCorpusRows } from './store-corpus.js'
 import { StoreWithdraw } from './store-withdraw.js'
-import { holderOf, holderTag, lastLetGo, sameTag, type HolderRow } from './store-schema.js'
+import { holderOf, holderTag, lastLetGo, sameTag, type HolderRow } from './store-rows.js'
 
 export { MAX_WAITING_PER_TARGET } from './store-messages.js'
 
-/** The SQLite home store of one process: the holder half here, the message half in `StoreMessages`, the notice half in `StoreNotices`, the approval half in `StoreApprovals`, the withdraw in {@link StoreWithdraw}. */
+/**
+ * The SQLite home store of one process: the holder half here, the message half in `StoreMessages`, the notice half in
+ * `StoreNotices`, the approval half in `StoreApprovals`, the withdraw in {@link StoreWithdraw}.
+ */
 export class SqliteHomeStore extends StoreWithdraw implements HomeStore {
   join(longLived: boolean): void {
     this.tx(() => {
-      this.sql('INSERT OR REPLACE INTO processes (pid, start, long_lived, joined_at) VALUES (?, ?, ?, ?)').run(this.self.pid, this.self.start, longLived ? 1 : 0, this.now())
+      this.sql('INSERT OR REPLACE INTO processes (pid, start, long_lived, joined_at) VALUES (?, ?, ?, ?)')
+        .run(this.self.pid, this.self.start, longLived ? 1 : 0, this.now())
     })
   }
 
   leave(how: LetGo): void {
     this.tx(() => {
       const { pid, start } = this.self
-      this.sql('UPDATE messages SET state = \'pending\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE state = \'claimed\' AND claimer_pid = ? AND claimer_start = ?').run(this.now(), pid, start)
-      this.sql('UPDATE holders SET pid = NULL, start = NULL, state = \'free\', woke = 0, let_go = ?, let_go_pid = ?, let_go_at = ? WHERE pid = ? AND start = ?').run(how, pid, this.now(), pid, start)
+      this.sql('UPDATE messages SET state = \'pending\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? '
+        + 'WHERE state = \'claimed\' AND claimer_pid = ? AND claimer_start = ?').run(this.now(), pid, start)
+      this.sql('UPDATE holders SET pid = NULL, start = NULL, state = \'free\', woke = 0, let_go = ?, let_go_pid = ?, let_go_at = ? '
+        + 'WHERE pid = ? AND start = ?').run(how, pid, this.now(), pid, start)
       this.sql('DELETE FROM processes WHERE pid = ? AND start = ?').run(pid, start)
     })
   }
@@ -47,10 +53,13 @@ export class SqliteHomeStore extends StoreWithdraw implements HomeStore {
       if (!already) this.revertDeadClaims(sessionId)
       const woke = state === 'waking' || (already && row!.woke === 1) ? 1 : 0
       const next = already && row!.state === 'live' ? 'live' : state
-      this.sql(`INSERT INTO holders (session_id, pid, start, state, woke, since, let_go, let_go_pid, let_go_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (session_id) DO UPDATE SET pid = excluded.pid, start = excluded.start, state = excluded.state, woke = excluded.woke, since = excluded.since,
+      this.sql(`INSERT INTO holders (session_id, pid, start, state, woke, since, let_go, let_go_pid, let_go_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (session_id) DO UPDATE SET pid = excluded.pid, start = excluded.start, state = excluded.state,
+          woke = excluded.woke, since = excluded.since,
           let_go = excluded.let_go, let_go_pid = excluded.let_go_pid, let_go_at = excluded.let_go_at`)
-        .run(sessionId, this.self.pid, this.self.start, next, woke, this.now(), previous?.how ?? null, previous?.pid ?? null, previous?.at ?? null)
+        .run(sessionId, this.self.pid, this.self.start, next, woke, this.now(), previous?.how ?? null, previous?.pid ?? null,
+          previous?.at ?? null)
       return previous === undefined ? { ok: true, already } : { ok: true, already, previous }
     })
   }
@@ -68,10 +77,13 @@ export class SqliteHomeStore extends StoreWithdraw implements HomeStore {
       const { pid, start } = this.self
       // A wake that failed wrote nothing to the log: the row keeps what it knew of the holder before.
       const changed = how === 'wake-failed'
-        ? this.sql('UPDATE holders SET pid = NULL, start = NULL, state = \'free\', woke = 0 WHERE session_id = ? AND pid = ? AND start = ?').run(sessionId, pid, start)
-        : this.sql('UPDATE holders SET pid = NULL, start = NULL, state = \'free\', woke = 0, let_go = ?, let_go_pid = ?, let_go_at = ? WHERE session_id = ? AND pid = ? AND start = ?').run(how, pid, this.now(), sessionId, pid, start)
+        ? this.sql('UPDATE holders SET pid = NULL, start = NULL, state = \'free\', woke = 0 WHERE session_id = ? AND pid = ? AND start = ?')
+            .run(sessionId, pid, start)
+        : this.sql('UPDATE holders SET pid = NULL, start = NULL, state = \'free\', woke = 0, let_go = ?, let_go_pid = ?, let_go_at = ? '
+          + 'WHERE session_id = ? AND pid = ? AND start = ?').run(how, pid, this.now(), sessionId, pid, start)
       if (Number(changed.changes) === 0) return
-      this.sql('UPDATE messages SET state = \'pending\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE target = ? AND state = \'claimed\' AND claimer_pid = ? AND claimer_start = ?').run(this.now(), sessionId, pid, start)
+      this.sql('UPDATE messages SET state = \'pending\', claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE target = ? '
+        + 'AND state = \'claimed\' AND claimer_pid = ? AND claimer_start = ?').run(this.now(), sessionId, pid, start)
     })
   }
 
@@ -114,7 +126,8 @@ export class SqliteHomeStore extends StoreWithdraw implements HomeStore {
   }
 
   longLivedHost(): ProcessTag | undefined {
-    const rows = this.sql('SELECT pid, start FROM processes WHERE long_lived = 1 ORDER BY joined_at').all() as Array<{ pid: number, start: number }>
+    const rows = this.sql('SELECT pid, start FROM processes WHERE long_lived = 1 ORDER BY joined_at')
+      .all() as Array<{ pid: number, start: number }>
     return rows.map(row => ({ pid: row.pid, start: row.start })).find(tag => !sameTag(tag, this.self) && this.alive(tag))
   }
 }

@@ -27,13 +27,13 @@ import type { ProcessTag } from '../harness/dsh-home.js'
 import type { HomeStore } from './store.js'
 import type { SqliteHomeStore } from './store-sqlite.js'
 import { fileIdentity, setAsideStaleWal } from './store-open.js'
-import { StoreUnavailableError, storeFaultWhy } from './store-fault.js'
+import { StoreUnavailableError, storeFaultWhy, storeLogLines } from './store-fault.js'
 
 /** First delay of the background retry, ms; it doubles after each failed try. */
 export const RETRY_FIRST_MS = 250
 /** Longest delay of the background retry, ms. */
 export const RETRY_MAX_MS = 30_000
-/** How long opening (at start, and each retry) waits for another process's write lock, ms (the event loop waits meanwhile; only a new or older store needs the lock). */
+/** How long opening (at start, each retry) waits for another process's write lock, ms; only a new or older store needs it. */
 export const RETRY_BUSY_MS = 20
 
 /** What the listeners hear: the store could be used again, or the process moved to the file now at the path. */
@@ -161,7 +161,7 @@ export class StoreSupervisor {
       this.current = undefined
       const why = storeFaultWhy(error) ?? 'it could not be opened'
       if (this.down === undefined) {
-        this.log(`the cross-session store is unavailable (${why}): sends to other sessions are refused, and sessions live here are not shown to other dsh processes, until it can be used; retrying in the background (${String(error)})`)
+        this.log(storeLogLines.down(why, error))
         this.down = { why, since: this.now() }
       } else {
         this.down = { why, since: this.down.since }
@@ -172,8 +172,8 @@ export class StoreSupervisor {
     const wasDown = this.down !== undefined
     this.down = undefined
     this.delay = RETRY_FIRST_MS
-    if (wasDown) this.log('the cross-session store can be used again: cross-process coordination is on')
-    if (before !== undefined) this.log(`the cross-session store file was deleted or replaced while in use; this process now uses the file at ${this.file} (what only the old file held is not seen)`)
+    if (wasDown) this.log(storeLogLines.up)
+    if (before !== undefined) this.log(storeLogLines.moved(this.file))
     const event: StoreEvent = before === undefined ? 'opened' : 'moved'
     // After the call that noticed it: a listener uses the store itself.
     if (wasDown || before !== undefined) queueMicrotask(() => this.emit(event))

@@ -17,23 +17,35 @@
  */
 
 import { StoreApprovals } from './store-approvals.js'
-import { matchesSend, type Whereabouts, type WithdrawOutcome, type WithdrawStore, type WithdrawWhich } from '../model/withdraw.js'
+import { matchesSend, type Whereabouts, type WithdrawOutcome, type WithdrawWhich } from '../model/withdraw.js'
+import type { WithdrawStore } from '../ports.js'
 
 /** The reason a withdrawn row keeps (`messages.reason`, `approvals.reason`). */
 export const WITHDRAWN = 'withdrawn'
 
+/** The columns the tables share, as read. */
+interface Row {
+  sender: string
+  target: string
+  state: string
+  seq: number | null
+  answered_seq: number | null
+  reason: string | null
+}
+
 /** A message's row in each table that may hold it, as read inside the transaction. */
 interface Found {
-  readonly message?: { n: number, sender: string, target: string, state: string, claimed: number, claimer_pid: number | null, seq: number | null, answered_seq: number | null, reason: string | null, updated_at: number }
-  readonly approval?: { n: number, sender: string, target: string, state: string, reason: string | null, expires_at: number, decided_at: number | null }
-  readonly local?: { sender: string, target: string, state: string, seq: number | null, answered_seq: number | null, reason: string | null }
+  readonly message?: Row & { n: number, claimed: number, claimer_pid: number | null, updated_at: number }
+  readonly approval?: Pick<Row, 'sender' | 'target' | 'state' | 'reason'> & { n: number, expires_at: number, decided_at: number | null }
+  readonly local?: Row
 }
 
 /** Where a message is that is no longer waiting, from its rows. */
 function whereabouts(found: Found): Whereabouts {
   const row = found.message ?? found.local
   if (row !== undefined) {
-    if (row.state === 'recorded' && row.seq !== null) return { kind: 'recorded', seq: row.seq, ...(row.answered_seq === null ? {} : { answeredSeq: row.answered_seq }) }
+    if (row.state === 'recorded' && row.seq !== null)
+      return { kind: 'recorded', seq: row.seq, ...(row.answered_seq === null ? {} : { answeredSeq: row.answered_seq }) }
     if (found.message?.state === 'claimed') return { kind: 'claimed', pid: found.message.claimer_pid ?? 0 }
     if (row.state === 'refused') return { kind: 'refused', reason: row.reason ?? 'unknown' }
     if (found.message?.state === 'pending') return { kind: 'handed-back' }
@@ -55,10 +67,13 @@ export class StoreWithdraw extends StoreApprovals implements WithdrawStore {
       const now = this.now()
       const { message, approval } = found
       // Withdrawn before: the same answer again.
-      if (message?.state === 'refused' && message.reason === WITHDRAWN) return { ok: true, messageId, target, was: 'pending', at: message.updated_at }
-      if (message === undefined && approval?.state === 'refused' && approval.reason === WITHDRAWN) return { ok: true, messageId, target, was: 'held', at: approval.decided_at ?? now }
+      if (message?.state === 'refused' && message.reason === WITHDRAWN)
+        return { ok: true, messageId, target, was: 'pending', at: message.updated_at }
+      if (message === undefined && approval?.state === 'refused' && approval.reason === WITHDRAWN)
+        return { ok: true, messageId, target, was: 'held', at: approval.decided_at ?? now }
       if (message?.state === 'pending' && message.claimed === 0) {
-        this.sql('UPDATE messages SET state = \'refused\', reason = ?, claimer_pid = NULL, claimer_start = NULL, updated_at = ? WHERE n = ?').run(WITHDRAWN, now, message.n)
+        this.sql('UPDATE messages SET state = \'refused\', reason = ?, claimer_pid = NULL, claimer_start = NULL, updated_at = ? '
+          + 'WHERE n = ?').run(WITHDRAWN, now, message.n)
         this.dropWatch(messageId, now)
         return { ok: true, messageId, target, was: 'pending', at: now }
       }
@@ -78,10 +93,14 @@ export class StoreWithdraw extends StoreApprovals implements WithdrawStore {
 
   /** The rows that hold `messageId`. */
   private found(messageId: string): Found {
-    const message = this.sql('SELECT n, sender, target, state, claimed, claimer_pid, seq, answered_seq, reason, updated_at FROM messages WHERE message_id = ?').get(messageId) as Found['message']
-    const approval = this.sql('SELECT n, sender, target, state, reason, expires_at, decided_at FROM approvals WHERE message_id = ?').get(messageId) as Found['approval']
-    const local = this.sql('SELECT sender, target, state, seq, answered_seq, reason FROM traffic WHERE message_id = ?').get(messageId) as Found['local']
-    return { ...(message === undefined ? {} : { message }), ...(approval === undefined ? {} : { approval }), ...(local === undefined ? {} : { local }) }
+    const message = this.sql('SELECT n, sender, target, state, claimed, claimer_pid, seq, answered_seq, reason, updated_at '
+      + 'FROM messages WHERE message_id = ?').get(messageId) as Found['message']
+    const approval = this.sql('SELECT n, sender, target, state, reason, expires_at, decided_at FROM approvals WHERE message_id = ?')
+      .get(messageId) as Found['approval']
+    const local = this.sql('SELECT sender, target, state, seq, answered_seq, reason FROM traffic WHERE message_id = ?')
+      .get(messageId) as Found['local']
+    return { ...(message === undefined ? {} : { message }), ...(approval === undefined ? {} : { approval }),
+      ...(local === undefined ? {} : { local }) }
   }
 
   /** The newest message `sender` sent to `target` with one of `digests`, in any table (a repeated send of the same text: the newest). */
@@ -95,6 +114,7 @@ export class StoreWithdraw extends StoreApprovals implements WithdrawStore {
 
   /** Its notice request goes too: no turn will take the message. */
   private dropWatch(messageId: string, now: number): void {
-    this.sql('UPDATE watches SET state = \'dropped\', reason = ?, updated_at = ? WHERE message_id = ? AND state = \'watching\'').run(WITHDRAWN, now, messageId)
+    this.sql('UPDATE watches SET state = \'dropped\', reason = ?, updated_at = ? WHERE message_id = ? AND state = \'watching\'')
+      .run(WITHDRAWN, now, messageId)
   }
 }

@@ -8,7 +8,7 @@
  * `BEGIN IMMEDIATE` transaction, `home/store-sqlite.ts`); a caller never
  * composes two of them into one decision. Liveness of another process is
  * judged inside the transition by the `alive` probe the store was opened
- * with (pid + start time, `home/process-tag.ts`), so "a dead holder is
+ * with (pid + start time, `harness/process-tag.ts`), so "a dead holder is
  * replaced" and "the new holder is installed" are one step.
  *
  * Invariants (docs/architecture.md §8, checked by the crash-schedule tests):
@@ -25,14 +25,11 @@
  * @module dsh-cross-session/home/store
  */
 
-import type { HolderRefusal } from '../ports.js'
+import type { ApprovalStore, HolderRefusal, NoticeFields, NoticeStore, WithdrawStore } from '../ports.js'
 import type { ProcessTag } from '../harness/dsh-home.js'
 import type { CorpusRows } from '../index/shared-rows.js'
-import type { NoticeFields, NoticeStore } from './notice-port.js'
 
-export type { NewWatch, NoticeFields, StoredWatch, WatchDrop, WatchedTurnEnd, WatchState } from './notice-port.js'
-import type { ApprovalStore } from './approvals.js'
-import type { WithdrawStore } from '../model/withdraw.js'
+export type { NewWatch, NoticeFields, StoredWatch, WatchDrop, WatchedTurnEnd, WatchState } from '../ports.js'
 
 /** How a holder let a session go (kept on the session's row). */
 export type LetGo = 'released' | 'exited' | 'died' | 'wake-failed'
@@ -135,7 +132,10 @@ export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
   longLivedHost(): ProcessTag | undefined
   /** Post a message; a repeated id returns the stored one. Refused when its target has too many waiting. */
   post(message: NewMessage): PostOutcome
-  /** Claim, in posting order, every message for `sessionId` that is pending or whose claimer is dead — only while this process holds it live. */
+  /**
+   * Claim, in posting order, every message for `sessionId` that is pending or whose claimer is dead — only while this
+   * process holds it live.
+   */
   claim(sessionId: string): StoredMessage[]
   /** The target's log holds it at `seq`: `claimed` by this process → `recorded`. */
   record(messageId: string, seq: number, running: boolean): boolean

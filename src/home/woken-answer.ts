@@ -47,7 +47,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  * Wait, at most `timeoutMs`, until the turn that took `messageId` in `agent` ended.
  * @returns how it ended (`completed`, `interrupted`, `error`, …) and at which seq, or how long it waited.
  */
-export async function waitAnswered(agent: HostAgent, messageId: string, options: { timeoutMs: number, signal: AbortSignal }): Promise<AnswerWait> {
+export async function waitAnswered(agent: HostAgent, messageId: string,
+  options: { timeoutMs: number, signal: AbortSignal }): Promise<AnswerWait> {
   const started = Date.now()
   const deadline = started + options.timeoutMs
   for (;;) {
@@ -56,6 +57,7 @@ export async function waitAnswered(agent: HostAgent, messageId: string, options:
     const remaining = deadline - Date.now()
     if (remaining <= 0 || options.signal.aborted) return { ended: false, waitedMs: Date.now() - started }
     const idle = agent.status === 'idle'
-    await (idle ? pause(Math.min(IDLE_RECHECK_MS, remaining), options.signal) : Promise.race([agent.whenIdle(), pause(remaining, options.signal)]))
+    await (idle ? pause(Math.min(IDLE_RECHECK_MS, remaining), options.signal)
+      : Promise.race([agent.whenIdle(), pause(remaining, options.signal)]))
   }
 }

@@ -9,7 +9,7 @@
  * - {@link CorpusIndex.check}: one session id (one `stat`, or a probe of each
  *   project directory for an id the index has not seen); `checkMany` in a batch.
  * - {@link CorpusIndex.title}: the title at the revision just checked
- *   (`index/title-fold.ts`: cached, a fold of the appended frames, or whole).
+ *   (`index/log-reads.ts`: cached, a fold of the appended frames, or whole).
  *
  * With the home store ({@link SharedIndex}, docs/performance.md "What a new
  * process reads"), a new process starts from the rows earlier ones wrote: it
@@ -25,11 +25,10 @@ import type { SessionHeaderView } from '../ports.js'
 import { DEFAULT_INDEX_BYTES, entryOfRow, rowOfEntry, zeroCounters, type IndexCounters, type IndexEntry } from './index-entry.js'
 import { EntryMaps } from './entry-maps.js'
 import { checkEntries } from './stat-batch.js'
-import { readHeaderBatches } from './header-batches.js'
 import type { LogFiles } from './jsonl-files.js'
 import { planScan, type CachedTitle, type ScannedLog } from './plan.js'
-import { foldTitle } from './title-fold.js'
-import { loglessMoved, restatListed, type LoglessDir } from './logless-dirs.js'
+import { foldTitle, readHeaderBatches } from './log-reads.js'
+import { loglessMoved, restatListed, type LoglessDir } from './root-listing.js'
 import type { SharedIndex } from './shared-index.js'
 import type { CorpusRow } from './shared-rows.js'
 
@@ -65,7 +64,8 @@ export class CorpusIndex {
     const listed = await this.files.list(signal)
     // The same listing, no entry put or dropped, no log in a listed directory without one: the same entries.
     const last = this.lastRefresh
-    if (last?.listed === listed && last.changes === this.entries.changes && !loglessMoved(last.logless, log => this.files.restat(log))) return last.entries
+    if (last?.listed === listed && last.changes === this.entries.changes && !loglessMoved(last.logless, log => this.files.restat(log)))
+      return last.entries
     const plan = planScan(this.entries.byPath, listed, entry => entry.log.identity)
     for (const path of plan.removed) this.forget(path)
     // Known logs: listed, not `stat`ed (their revision is checked when a title or a read needs it: `check`).

@@ -39,7 +39,8 @@ export class EntryMaps {
 
   /** Entries held and their estimated bytes. */
   get size(): { entries: number, bytes: number } {
-    return this.bound === undefined ? { entries: this.byPath.size, bytes: this.bytes } : { entries: this.bound.size, bytes: this.bound.calculatedSize }
+    return this.bound === undefined
+      ? { entries: this.byPath.size, bytes: this.bytes } : { entries: this.bound.size, bytes: this.bound.calculatedSize }
   }
 
   /** Hold `entry` under its log path and session id. */

@@ -50,7 +50,10 @@ export function entryOfRow(row: CorpusRow): IndexEntry {
 /** The shared row of an entry. */
 export function rowOfEntry(entry: IndexEntry): CorpusRow {
   const { log, header, title } = entry
-  return { path: log.path, sessionId: header.id, dirName: log.dirName, identity: log.identity, header, ...(title === undefined ? {} : { title }) }
+  return {
+    path: log.path, sessionId: header.id, dirName: log.dirName, identity: log.identity, header,
+    ...(title === undefined ? {} : { title }),
+  }
 }
 
 /** Work done by the index since it was built (for tests and the bench). */
@@ -78,5 +81,6 @@ export interface IndexCounters {
 
 /** Counters at zero. */
 export function zeroCounters(): IndexCounters {
-  return { scans: 0, singleChecks: 0, batchChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0 }
+  return { scans: 0, singleChecks: 0, batchChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0,
+    inspects: 0, surfaceHits: 0, surfacesKept: 0 }
 }

@@ -87,7 +87,9 @@ interface ScanPlan<T, K> {
  * without its identity (a directory listing, no `stat`) is unchanged when
  * its path is known.
  */
-export function planScan<T extends { readonly path: string, readonly identity?: string }, K = KnownLog>(known: KnownLogs<K>, scanned: readonly T[], identityOf: (known: K) => string = value => (value as KnownLog).identity): ScanPlan<T, K> {
+export function planScan<T extends { readonly path: string, readonly identity?: string },
+  K = KnownLog>(known: KnownLogs<K>, scanned: readonly T[],
+  identityOf: (known: K) => string = value => (value as KnownLog).identity): ScanPlan<T, K> {
   const unchanged: T[] = []
   const knownOf: K[] = []
   const readHeaderOf: T[] = []
@@ -121,7 +123,8 @@ interface KnownLogs<K> {
  * folded at exactly this revision; else fold only the frames appended since
  * (same file, not shorter than what was folded); else fold the whole log.
  */
-export function planTitle(cached: CachedTitle | undefined, log: { identity: string, revision: string, size: number }): 'cached' | { from: number } | 'full' {
+export function planTitle(cached: CachedTitle | undefined, log: { identity: string, revision: string, size: number }): 'cached'
+  | { from: number } | 'full' {
   if (cached === undefined) return 'full'
   if (cached.revision === log.revision) return 'cached'
   if (cached.identity === log.identity && log.size >= cached.completeBytes) return { from: cached.completeBytes }
@@ -180,7 +183,8 @@ export function lastTitleIn(bytes: Uint8Array): { found: false } | { found: true
     const start = at === 0 ? 0 : view.lastIndexOf(0x0a, at) + 1
     const newline = view.indexOf(0x0a, at)
     try {
-      const event = JSON.parse(view.toString('utf8', start, newline < 0 ? view.length : newline)) as { type?: unknown, data?: { title?: unknown } }
+      const event = JSON.parse(view.toString('utf8', start,
+        newline < 0 ? view.length : newline)) as { type?: unknown, data?: { title?: unknown } }
       if (event.type === 'session/title') {
         const title = event.data?.title
         return { found: true, value: typeof title === 'string' ? title : undefined }

@@ -7,10 +7,17 @@
  * log does not touch its directories; the corpus index checks a log's own
  * revision for that (docs/performance.md "What each call re-checks").
  *
+ * Listed session directories that gave the index no entry are kept with
+ * the revision they had ({@link LoglessDir}): a log linked into such a
+ * directory (rc.8 `materializePosix` makes the directory first, then
+ * `link()`s the log into it) does not move the project directory's stamp,
+ * so a refresh that reuses its listing `stat`s these again.
+ *
  * @module dsh-cross-session/index/root-listing
  */
 
 import { join } from 'node:path'
+import type { ScannedLog } from './plan.js'
 import { directories, entryNames, statDirectory } from './sync-fs.js'
 
 /**
@@ -65,7 +72,8 @@ export class RootListing {
       // Plain concatenation: the same string `join` makes here (an absolute normalised root, plain
       // segments), at a fraction of its cost over 100,000 entries. A kept listing keeps its
       // objects, so their path strings keep their cached hashes for the index's lookups.
-      const listed = this.listing(base, () => entryNames(base).map(dirName => ({ path: `${base}/${dirName}/${this.fileName}`, dirName }))) ?? []
+      const listed = this.listing(base, () => entryNames(base).map(dirName => ({ path: `${base}/${dirName}/${this.fileName}`, dirName })))
+        ?? []
       for (const log of listed) logs.push(log)
       await new Promise(resolve => setImmediate(resolve))
       signal.throwIfAborted()
@@ -93,4 +101,32 @@ export class RootListing {
     else this.kept.delete(path)
     return value
   }
+}
+
+/**
+ * A listed log path with no entry, and its revision when it was last looked
+ * at (`undefined`: not a file): no log yet, a log deleted while its
+ * directory stays, a stray file, a file that is not a session log.
+ */
+export interface LoglessDir {
+  readonly log: ListedLog
+  readonly revision: string | undefined
+}
+
+/** Whether any of `dirs` is not as it was: a log appeared, or the file there changed. */
+export function loglessMoved(dirs: readonly LoglessDir[], restat: (log: ListedLog) => ScannedLog | undefined): boolean {
+  for (const { log, revision } of dirs) if (restat(log)?.revision !== revision) return true
+  return false
+}
+
+/** `restat` of each listed log that is new to the index; one that is not a file now is noted in `logless`. */
+export function restatListed(logs: readonly ListedLog[], restat: (log: ListedLog) => ScannedLog | undefined,
+  logless: LoglessDir[]): ScannedLog[] {
+  const fresh: ScannedLog[] = []
+  for (const log of logs) {
+    const scanned = restat(log)
+    if (scanned === undefined) logless.push({ log, revision: undefined })
+    else fresh.push(scanned)
+  }
+  return fresh
 }

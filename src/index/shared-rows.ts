@@ -66,10 +66,16 @@ export interface CorpusRows {
   bySession(root: string, sessionId: string): CorpusRow | undefined
   /** The row of one log path, if any. */
   byPath(path: string): CorpusRow | undefined
-  /** Apply `changes` to `root`, in transactions of a bounded number of rows (each row stands alone: a batch that did not commit costs a re-read). */
+  /**
+   * Apply `changes` to `root`, in transactions of a bounded number of rows (each row stands alone: a batch that did not
+   * commit costs a re-read).
+   */
   write(root: string, changes: CorpusChanges): void
   /** The surface kept for one log path, if any (one indexed query). */
   surface(path: string): StoredSurface | undefined
-  /** Keep `surface` for its path (replacing the one kept before), and keep at most `keep` surfaces of `root` (the latest written); one transaction. */
+  /**
+   * Keep `surface` for its path (replacing the one kept before), and keep at most `keep` surfaces of `root` (the latest
+   * written); one transaction.
+   */
   keepSurface(root: string, surface: StoredSurface, keep: number): void
 }

@@ -16,7 +16,8 @@ import { fieldsLog } from './sync-fs.js'
  * `restat` of every log, in order. A log that is gone, not a file, or could
  * not be checked reads `undefined` (the caller checks it alone, as before).
  */
-export async function restatMany(logs: ReadonlyArray<ListedLog | ScannedLog>, worker: StatWorker, restat: (log: ListedLog | ScannedLog) => ScannedLog | undefined, signal: AbortSignal): Promise<Array<ScannedLog | undefined>> {
+export async function restatMany(logs: ReadonlyArray<ListedLog | ScannedLog>, worker: StatWorker,
+  restat: (log: ListedLog | ScannedLog) => ScannedLog | undefined, signal: AbortSignal): Promise<Array<ScannedLog | undefined>> {
   const results = new Array<ScannedLog | undefined>(logs.length)
   const split = logs.length >= PARALLEL_MIN_PATHS ? logs.length >> 1 : logs.length
   const remote = split < logs.length ? worker.start(logs.slice(split).map(log => log.path)) : undefined
@@ -59,7 +60,9 @@ export async function restatMany(logs: ReadonlyArray<ListedLog | ScannedLog>, wo
  * replaced, unreadable) is left to `check`, which handles it alone.
  * @returns how many logs were checked.
  */
-export async function checkEntries(entries: readonly IndexEntry[], restat: (logs: readonly ScannedLog[], signal: AbortSignal) => Promise<Array<ScannedLog | undefined>>, checkedBy: number, signal: AbortSignal): Promise<number> {
+export async function checkEntries(entries: readonly IndexEntry[],
+  restat: (logs: readonly ScannedLog[], signal: AbortSignal) => Promise<Array<ScannedLog | undefined>>, checkedBy: number,
+  signal: AbortSignal): Promise<number> {
   if (entries.length === 0) return 0
   const logs = await restat(entries.map(entry => entry.log), signal)
   entries.forEach((entry, position) => {

@@ -65,7 +65,8 @@ export function decodeSurface(bytes: Uint8Array, sessionId: string): SurfaceView
     const view = JSON.parse(decompress(bytes).toString('utf8')) as Partial<SurfaceView> | null
     const session = view?.session as SessionHeaderView | undefined
     const through = view?.capturedThroughSeq
-    if (view === null || !Array.isArray(view.events) || session?.id !== sessionId || (through !== null && typeof through !== 'number')) return undefined
+    if (view === null || !Array.isArray(view.events) || session?.id !== sessionId || (through !== null && typeof through !== 'number'))
+      return undefined
     return { session, capturedThroughSeq: through, events: view.events }
   } catch {
     return undefined
@@ -107,7 +108,8 @@ export class SurfaceCache {
   async read(entry: IndexEntry, inspect: () => Promise<Inspected | undefined>, liveHere: () => boolean): Promise<SurfaceView | undefined> {
     const { log, header } = entry
     const last = this.last
-    if (last !== undefined && last.path === log.path && last.identity === log.identity && last.revision === log.revision && last.view.session.id === header.id) {
+    if (last !== undefined && last.path === log.path && last.identity === log.identity && last.revision === log.revision
+      && last.view.session.id === header.id) {
       this.counters.surfaceHits++
       return last.view
     }
@@ -129,7 +131,9 @@ export class SurfaceCache {
     if (this.files.restat(log)?.revision !== log.revision) return view
     this.last = { path: log.path, identity: log.identity, revision: log.revision, view }
     const bytes = encodeSurface(view)
-    if (bytes !== undefined && this.shared.keepSurface({ path: log.path, sessionId: header.id, identity: log.identity, revision: log.revision, surface: bytes }, SURFACE_ROWS)) {
+    if (bytes !== undefined
+      && this.shared.keepSurface({ path: log.path, sessionId: header.id, identity: log.identity, revision: log.revision, surface: bytes },
+        SURFACE_ROWS)) {
       this.counters.surfacesKept++
     }
     return view

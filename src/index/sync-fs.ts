@@ -20,7 +20,8 @@ export function isMissing(error: unknown): boolean {
 /** A zstd decoding error (`ZSTD_error_*`) or a frame-structure error of ./zstd.ts. */
 export function isCorrupt(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown, message?: unknown }
-  return (typeof code === 'string' && code.startsWith('ZSTD_error')) || (typeof message === 'string' && message.startsWith('corrupt Zstandard session log'))
+  return (typeof code === 'string' && code.startsWith('ZSTD_error'))
+    || (typeof message === 'string' && message.startsWith('corrupt Zstandard session log'))
 }
 
 /** Names of the sub-directories of `path` (none when it does not exist). */
@@ -95,8 +96,12 @@ export function statLog(path: string, dirName: string, previous?: { readonly sta
  * {@link statLog} would give it. Node's own `BigIntStats` come from a
  * `BigInt64Array` too, so the values round-trip exactly.
  */
-export function fieldsLog(path: string, dirName: string, fields: BigInt64Array, at: number, previous?: { readonly stamp?: FileStamp }): ScannedLog {
-  const stamp = { dev: fields[at + 1]!, ino: fields[at + 2]!, birthtimeNs: fields[at + 3]!, size: fields[at + 4]!, mtimeNs: fields[at + 5]!, ctimeNs: fields[at + 6]! }
+export function fieldsLog(path: string, dirName: string, fields: BigInt64Array, at: number,
+  previous?: { readonly stamp?: FileStamp }): ScannedLog {
+  const stamp = {
+    dev: fields[at + 1]!, ino: fields[at + 2]!, birthtimeNs: fields[at + 3]!,
+    size: fields[at + 4]!, mtimeNs: fields[at + 5]!, ctimeNs: fields[at + 6]!,
+  }
   return logOf(path, dirName, stamp, previous)
 }
 

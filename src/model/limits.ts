@@ -73,7 +73,8 @@ function callKey(senderId: string, identity: string): string {
  * (`call_0`) in every response, so the call id alone does not name a call.
  * Pure; the digest is base64url SHA-256, 43 characters.
  */
-export function callIdentity(callId: string, args: { readonly session_id: string, readonly message: string, readonly mode?: string | undefined }): string {
+export function callIdentity(callId: string,
+  args: { readonly session_id: string, readonly message: string, readonly mode?: string | undefined }): string {
   const digest = createHash('sha256').update(JSON.stringify([args.session_id, args.message, args.mode ?? ''])).digest('base64url')
   return `${callId}\u0000${digest}`
 }

@@ -39,7 +39,8 @@ export function sourceLabel(source: unknown): string {
     case 'model':
       return `model:${labelPart(value.provider)}/${labelPart(value.model)}`
     case 'plugin':
-      return typeof value.form === 'string' ? `plugin:${labelPart(value.plugin)}/${labelPart(value.form)}` : `plugin:${labelPart(value.plugin)}`
+      return typeof value.form === 'string'
+        ? `plugin:${labelPart(value.plugin)}/${labelPart(value.form)}` : `plugin:${labelPart(value.plugin)}`
     case 'tool':
       return `tool:${labelPart(value.callId)}`
     default:

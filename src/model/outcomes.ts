@@ -21,7 +21,10 @@ export type DeliveryReason =
   | { readonly kind: 'open-turn', readonly ageMs: number }
   /** The home store refused the write; `why` is SQLite's error code or text, never a path. */
   | { readonly kind: 'store-write-failed', readonly why: string }
-  /** The home store cannot be used now (locked past the wait, full, an I/O error, …): nothing that depends on another process's state is done. */
+  /**
+   * The home store cannot be used now (locked past the wait, full, an I/O error, …): nothing that depends on another
+   * process's state is done.
+   */
   | { readonly kind: 'store-unavailable', readonly why: string }
 
 /** What happened to a session a failed send woke (`ControllerPort.releaseWoken`, `src/ports.ts`). */

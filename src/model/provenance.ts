@@ -99,7 +99,8 @@ export const MESSAGE_ID_PREFIX = 'cross-session:'
  * @param message - an untrusted message (`id`, `source`, joined text).
  * @returns the provenance, or `undefined` when this package did not deliver it.
  */
-export function deliveredProvenance(message: { readonly id?: unknown, readonly source?: unknown }, text: string | undefined): RelayProvenance | undefined {
+export function deliveredProvenance(message: { readonly id?: unknown, readonly source?: unknown },
+  text: string | undefined): RelayProvenance | undefined {
   const recorded = readRelaySource(message.source)
   if (recorded !== undefined) return recorded
   if (typeof message.id !== 'string' || !message.id.startsWith(MESSAGE_ID_PREFIX)) return undefined

@@ -49,10 +49,12 @@ export interface ReadWindow<T> {
  * @param maxMessages - at most this many shown (≥ 1).
  * @param cursor - `after_seq` / `before_seq`, either or both or neither.
  */
-export function pickWindow<T extends { readonly seq: number }>(surface: readonly T[], maxMessages: number, cursor: ReadCursor): ReadWindow<T> {
+export function pickWindow<T extends { readonly seq: number }>(surface: readonly T[], maxMessages: number,
+  cursor: ReadCursor): ReadWindow<T> {
   const { afterSeq, beforeSeq } = cursor
   const messages = [...surface].sort((a, b) => a.seq - b.seq)
-  const inRange = messages.filter(message => (afterSeq === undefined || message.seq > afterSeq) && (beforeSeq === undefined || message.seq < beforeSeq))
+  const inRange = messages.filter(message => (afterSeq === undefined || message.seq > afterSeq)
+    && (beforeSeq === undefined || message.seq < beforeSeq))
   const picked = afterSeq === undefined
     ? inRange.slice(Math.max(0, inRange.length - maxMessages))
     : inRange.slice(0, maxMessages)
@@ -71,7 +73,10 @@ export function pickWindow<T extends { readonly seq: number }>(surface: readonly
   const olderTo = beforeSeq ?? (afterSeq === undefined ? -Infinity : afterSeq + 1)
   return {
     shown: [],
-    newer: { count: messages.filter(message => message.seq > newerFrom).length, cursor: Number.isFinite(newerFrom) ? Math.max(0, newerFrom) : 0 },
+    newer: {
+      count: messages.filter(message => message.seq > newerFrom).length,
+      cursor: Number.isFinite(newerFrom) ? Math.max(0, newerFrom) : 0,
+    },
     older: { count: messages.filter(message => message.seq < olderTo).length, cursor: Number.isFinite(olderTo) ? Math.max(0, olderTo) : 0 },
   }
 }

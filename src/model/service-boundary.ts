@@ -33,7 +33,8 @@ export type DiagnosticSink = (message: string) => void
  * @param log - receives the full error, stack included.
  * @returns the value, `cancelled`, or the failure's kind.
  */
-export async function callBackend<T>(step: string, signal: AbortSignal, run: () => Promise<T>, log: DiagnosticSink): Promise<BackendResult<T>> {
+export async function callBackend<T>(step: string, signal: AbortSignal, run: () => Promise<T>,
+  log: DiagnosticSink): Promise<BackendResult<T>> {
   if (signal.aborted) return { ok: false, cancelled: true, step }
   try {
     const value = await raceAbort(run(), signal)
@@ -55,7 +56,8 @@ export async function callBackend<T>(step: string, signal: AbortSignal, run: () 
  * @returns the value, `cancelled` (only when aborted before the start), or
  *   the failure's kind.
  */
-export async function callToCompletion<T>(step: string, signal: AbortSignal, run: () => Promise<T>, log: DiagnosticSink): Promise<BackendResult<T>> {
+export async function callToCompletion<T>(step: string, signal: AbortSignal, run: () => Promise<T>,
+  log: DiagnosticSink): Promise<BackendResult<T>> {
   if (signal.aborted) return { ok: false, cancelled: true, step }
   try {
     return { ok: true, value: await run() }

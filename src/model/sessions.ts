@@ -11,8 +11,35 @@
  * @module dsh-cross-session/model/sessions
  */
 
-import type { SessionHeaderView, SessionRecordView } from '../ports.js'
-import type { Visibility } from '../settings/resolve.js'
+/** Who a session may see: every session, or only those sharing its `cwd` (the `visibility` setting). */
+export type Visibility = 'all' | 'workspace'
+
+/** Durable session header fields this package reads (rc.8 `SessionHeader`). */
+export interface SessionHeaderView {
+  /** Durable session id, e.g. `session-e218…` or a bare UUID for subagents. */
+  readonly id: string
+  /** Creation time, Unix epoch ms. */
+  readonly createdAt: number
+  /** Absolute workspace path the session was created in, if any. */
+  readonly cwd?: string
+  /** The session this one was forked from (subagents carry their owner here). */
+  readonly parentSession?: string
+  /** `'subagent'` for a child created by the subagent tool. */
+  readonly origin?: string
+  /** Agent preset id the session was composed from, if any. */
+  readonly agentPreset?: string
+}
+
+/** One corpus row (rc.8 `SessionRecord`). */
+export interface SessionRecordView {
+  readonly header: SessionHeaderView
+  /** Whether the session is live in this process right now. */
+  readonly live: boolean
+  /** Whether the persistence backend holds it. */
+  readonly persisted: boolean
+  /** Set when it is live in another dsh process on this home (`live` is then true). */
+  readonly elsewhere?: { readonly pid: number }
+}
 
 /**
  * Longest session id that can name a session, in UTF-8 bytes: a Linux file

@@ -9,7 +9,8 @@
  * sender until the target's holder claims it. The transition either wins
  * (the message is `withdrawn`: final, never delivered, never claimed or
  * re-offered) or loses to whatever came first and says where the message
- * is. A repeated withdraw gives the same answer.
+ * is. A repeated withdraw gives the same answer. The store's port is
+ * `src/ports/withdraw.ts`.
  *
  * @module dsh-cross-session/model/withdraw
  */
@@ -25,7 +26,10 @@ export type Whereabouts =
   | { readonly kind: 'recorded', readonly seq: number, readonly answeredSeq?: number }
   /** The target's holder (process `pid`) claimed it and is putting it into the log. */
   | { readonly kind: 'claimed', readonly pid: number }
-  /** A holder claimed it and let the session go (or died) before recording it: it may be in the log already; the next holder delivers it or finds it there. */
+  /**
+   * A holder claimed it and let the session go (or died) before recording it: it may be in the log already; the next
+   * holder delivers it or finds it there.
+   */
   | { readonly kind: 'handed-back' }
   /** Delivered by the sender's own process to a session live there: never waiting in the store. */
   | { readonly kind: 'delivered-here' }
@@ -34,25 +38,17 @@ export type Whereabouts =
   /** Held for its target's user and not decided in time. */
   | { readonly kind: 'expired' }
 
-/** Outcome of {@link WithdrawStore.withdraw}. */
+/** Outcome of the home store's withdraw (`src/ports/withdraw.ts` `WithdrawStore`). */
 export type WithdrawOutcome =
-  /** Withdrawn now or earlier (`at`, ms since the epoch); `was`: waiting in the store (`pending`) or held for the target's user (`held`). */
+  /**
+   * Withdrawn now or earlier (`at`, ms since the epoch); `was`: waiting in the store (`pending`) or held for the
+   * target's user (`held`).
+   */
   | { readonly ok: true, readonly messageId: string, readonly target: string, readonly was: 'pending' | 'held', readonly at: number }
   /** Too late: it is somewhere else now. */
   | { readonly ok: false, readonly reason: 'too-late', readonly messageId: string, readonly target: string, readonly where: Whereabouts }
   /** No message of this sender matches (never sent through the store, or swept). */
   | { readonly ok: false, readonly reason: 'unknown' }
-
-/** The withdraw transition of the home store port. */
-export interface WithdrawStore {
-  /**
-   * Withdraw `sender`'s message `which` (the newest match), in one
-   * transaction: `pending` or `held` (and not yet expired) → withdrawn; its
-   * notice request, if any, is dropped (`withdrawn`). Anything else is left
-   * as it is and reported. Only the message's sender can withdraw it.
-   */
-  withdraw(sender: string, which: WithdrawWhich): WithdrawOutcome
-}
 
 /**
  * Whether `messageId` is one `sender` sent with one of `digests`: the id a

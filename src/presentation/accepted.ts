@@ -45,10 +45,12 @@ const ANSWERED = ' Its answer is in that session\'s log, not in this result; rea
 /** The notice line of a send with `notify` (docs/tools.md#notices). */
 export function noticeLine(notice: AcceptedValue['notice']): string {
   if (notice === undefined) return ''
-  if (notice === 'unavailable') return '\nNotice: not available in this dsh process (no cross-session store); read its answer later with sessions_read.'
+  if (notice === 'unavailable')
+    return '\nNotice: not available in this dsh process (no cross-session store); read its answer later with sessions_read.'
   const hours = notice.ttlMs / 3_600_000
   const ttl = Number.isInteger(hours) ? `${hours} h` : `${Math.round(notice.ttlMs / 60_000)} min`
-  return `\nNotice: when the turn that takes this message ends, one notice comes to this session (expires in ${ttl}); no need to wait or poll.`
+  return `\nNotice: when the turn that takes this message ends, `
+    + `one notice comes to this session (expires in ${ttl}); no need to wait or poll.`
 }
 
 /** The success text (the `kind` is not needed to write it). */
@@ -60,11 +62,14 @@ function renderAcceptedBody(line: Omit<AcceptedValue, 'kind'>): string {
   const chars = line.truncatedFrom === undefined ? `chars=${line.chars}` : `chars=${line.chars} (truncated from ${line.truncatedFrom})`
   const cut = line.truncatedFrom === undefined ? '' : ` Only the first ${line.chars} characters were delivered (maxSendChars).`
   const head = `accepted for ${displayId(line.targetId)} | mode=${line.mode} | ${chars} | hop ${line.hop}`
+  const ending = line.answer?.ended === true ? ANSWERED : REPLY_LATER
   if (line.remote !== undefined) {
-    const tail = renderRemoteTail({ pid: line.remote.pid, handoff: line.remote.handoff === true, mode: line.mode, recorded: line.recorded, recordWaitMs: line.recordWaitMs, waitCancelled: line.waitCancelled })
-    return `${head}${tail.head}${answerHead(line.answer)}\n${tail.body}${cut}${answerBody(line.answer)}${line.answer?.ended === true ? ANSWERED : REPLY_LATER}`
+    const tail = renderRemoteTail({ pid: line.remote.pid, handoff: line.remote.handoff === true, mode: line.mode, recorded: line.recorded,
+      recordWaitMs: line.recordWaitMs, waitCancelled: line.waitCancelled })
+    return `${head}${tail.head}${answerHead(line.answer)}\n${tail.body}${cut}${answerBody(line.answer)}${ending}`
   }
-  return `${head}${localHead(line)}${answerHead(line.answer)}\n${localBody(line)}${cut}${durability(line)}${answerBody(line.answer)}${line.answer?.ended === true ? ANSWERED : REPLY_LATER}`
+  const body = `${localBody(line)}${cut}${durability(line)}${answerBody(line.answer)}${ending}`
+  return `${head}${localHead(line)}${answerHead(line.answer)}\n${body}`
 }
 
 function answerHead(answer: AnswerWait | undefined): string {
@@ -74,7 +79,8 @@ function answerHead(answer: AnswerWait | undefined): string {
 
 function answerBody(answer: AnswerWait | undefined): string {
   if (answer === undefined || answer.ended) return ''
-  return ' This dsh process is short-lived (a headless run) and ends with your turn, which cuts that turn off: the message stays recorded, and when that session is next woken it is asked again to answer it.'
+  return ' This dsh process is short-lived (a headless run) and ends with your turn, '
+    + 'which cuts that turn off: the message stays recorded, and when that session is next woken it is asked again to answer it.'
 }
 
 function localHead(line: Omit<AcceptedValue, 'kind'>): string {
@@ -123,7 +129,9 @@ export function renderRemoteTail(outcome: RemoteOutcome): { head: string, body: 
   let head = outcome.handoff
     ? ` | handed to the long-lived dsh process pid ${outcome.pid} on this home, which wakes it; delivered through the mailbox`
     : ` | live in another dsh process (pid ${outcome.pid}); delivered through the mailbox`
-  if (takenOver) head = ` | ${outcome.handoff ? `handed to the dsh process pid ${outcome.pid}, which did not take it up` : `held by the dsh process pid ${outcome.pid}, which let it go`}; woken in this process and delivered through the mailbox`
+  if (takenOver) head = ` | ${outcome.handoff
+    ? `handed to the dsh process pid ${outcome.pid}, which did not take it up`
+    : `held by the dsh process pid ${outcome.pid}, which let it go`}; woken in this process and delivered through the mailbox`
   if (recorded?.stage === 'conversation') head += ` | recorded at seq ${recorded.seq}`
   else if (recorded?.stage === 'inbox') head += ` | in its inbox at seq ${recorded.seq}, not yet in its conversation`
   else if (recorded?.stage === 'claimed') head += ` | claimed by that process, not yet recorded after ${outcome.recordWaitMs} ms`
@@ -144,9 +152,11 @@ export function renderRemoteTail(outcome: RemoteOutcome): { head: string, body: 
       : `The message steers that session ${where} (an idle session starts a new turn with it).`
   }
   if (recorded?.stage === 'pending' || recorded === undefined) {
-    body += ' It waits in the cross-session store under DSH_HOME for that process, or the next process that holds the session, to pick it up; this call did not see it reach that session.'
+    body += ' It waits in the cross-session store under DSH_HOME for that process, or the next process that holds the session, '
+      + 'to pick it up; this call did not see it reach that session.'
   } else if (recorded.stage !== 'conversation' && recorded.stage !== 'refused') {
-    body += ' It is delivered once; if that process ends before recording it, it returns to the store and the next process that holds the session delivers it.'
+    body += ' It is delivered once; if that process ends before recording it, '
+      + 'it returns to the store and the next process that holds the session delivers it.'
   }
   return { head, body }
 }

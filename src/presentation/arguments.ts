@@ -27,16 +27,25 @@ export interface ForbiddenCharView {
 
 /** One line per kind of argument problem. */
 export const argumentProblems = {
-  notObject: (value: unknown, names: readonly string[]): string => `arguments must be a JSON object, got ${describeValue(value)}; ${accepted(names)}`,
+  notObject: (value: unknown, names: readonly string[]): string =>
+    `arguments must be a JSON object, got ${describeValue(value)}; ${accepted(names)}`,
   unknown: (name: string, names: readonly string[]): string => `unknown argument "${clipLine(name, 40)}"; ${accepted(names)}`,
   required: (name: string, property: PropertyView): string => `argument "${name}" is required: ${describeAccepted(property)}`,
-  rejected: (name: string, value: unknown, property: PropertyView): string => `argument "${name}" got ${describeValue(value)}; it accepts ${describeAccepted(property)}`,
+  rejected: (name: string, value: unknown, property: PropertyView): string =>
+    `argument "${name}" got ${describeValue(value)}; it accepts ${describeAccepted(property)}`,
   noMatch: (names: readonly string[]): string => `arguments do not match the schema; ${accepted(names)}`,
   emptyId: (): string => 'argument "session_id" is empty; pass an id exactly as sessions_list prints it',
-  idWhiteSpace: (sessionId: string): string => `argument "session_id" contains white space (${JSON.stringify(clipLine(sessionId, 60))}); pass the id exactly as sessions_list prints it`,
+  idWhiteSpace: (sessionId: string): string => `argument "session_id" contains white space (${JSON.stringify(clipLine(sessionId, 60))}); `
+    + 'pass the id exactly as sessions_list prints it',
   /** A subagent asked for a notice: no process ever holds a subagent, so a notice to it would never be delivered. */
-  subagentNotify: (): string => 'argument "notify" is true, but this session is a subagent: no dsh process holds a subagent, so a notice could never reach it; call again without "notify" and check the target with sessions_read',
-  forbiddenChar: (found: ForbiddenCharView): string => `argument "message" contains ${found.kind === 'control character' ? 'a' : 'an'} ${found.kind} (${found.codePoint}) at character ${found.position}; remove it (tab and newline are fine)`,
+  subagentNotify: (): string => 'argument "notify" is true, but this session is a subagent: '
+    + 'no dsh process holds a subagent, so a notice could never reach it; '
+    + 'call again without "notify" and check the target with sessions_read',
+  forbiddenChar: (found: ForbiddenCharView): string => {
+    const article = found.kind === 'control character' ? 'a' : 'an'
+    return `argument "message" contains ${article} ${found.kind} (${found.codePoint}) at character ${found.position}; `
+      + 'remove it (tab and newline are fine)'
+  },
 } as const
 
 function accepted(names: readonly string[]): string {

@@ -3,32 +3,22 @@
  * refused call did not do, the refusals more than one tool returns, and how
  * ids, titles and row metadata are shown.
  *
- * The codes and their general causes and next steps are the closed catalog
- * of `src/refusals.ts` (docs/tools.md#refusals-and-their-order); a
- * cancelled call never returns a partial result.
+ * The codes, their general causes and next steps, and every refusal's text
+ * are the closed catalog of `src/refusals/catalog.ts`
+ * (docs/tools.md#refusals-and-their-order); the refusals here are its
+ * entries' texts. A cancelled call never returns a partial result.
  *
  * @module dsh-cross-session/presentation/common
  */
 
 import type { FailureKind } from '../core/failure-kinds.js'
-import type { RefusalCode } from '../refusals.js'
+import { displayId, NOTHING_DELIVERED, NOTHING_LISTED, NOTHING_READ, REFUSAL_CATALOG, shownId, type Refusal } from '../refusals.js'
 import type { SessionHeaderView } from '../ports.js'
 import { clipLine, clipLineStart, oneLine } from '../core/text.js'
 import { failureText } from './failures.js'
 
-/** One refusal: its code, the cause, and what the model should do next. */
-export interface Refusal {
-  readonly code: RefusalCode
-  /** Why, in one line, with the values involved. */
-  readonly cause: string
-  /** What to try next (docs/tools.md#refusals-and-their-order, "what the model should do"). */
-  readonly next: string
-}
+export { displayId, NOTHING_DELIVERED, NOTHING_LISTED, NOTHING_READ, shownId, type Refusal }
 
-/** What a refused or cancelled call did not do, one sentence per tool. */
-export const NOTHING_LISTED = 'Nothing was listed.'
-export const NOTHING_READ = 'Nothing was read.'
-export const NOTHING_DELIVERED = 'Nothing was delivered.'
 /** A send that failed unexpectedly may have got past admission: it does not claim it did not. */
 export const DELIVERY_UNKNOWN = 'Whether the message was delivered is unknown; check with sessions_read before sending it again.'
 
@@ -97,38 +87,14 @@ export function renderCancelled(tool: string, step: string, consequence: string)
   return `cancelled | ${tool} was cancelled while ${step}\n${consequence}`
 }
 
-/**
- * A session id echoed in a refusal: one line, at most 120 code points. The
- * target id comes from model-written arguments with no length limit, and
- * untrusted values are never echoed unclipped.
- */
-export function shownId(sessionId: string): string {
-  return clipLine(oneLine(sessionId), 120)
-}
-
-/** Refusals that more than one tool returns. */
+/** Refusals that more than one tool returns (texts of `src/refusals/catalog.ts`). */
 export const commonRefusals = {
-  invalidArguments: (problem: string, tool: string): Refusal => ({
-    code: 'invalid-arguments',
-    cause: problem,
-    next: `Fix that argument and call ${tool} again.`,
-  }),
-  noCaller: (): Refusal => ({
-    code: 'rejected',
-    cause: 'the calling session could not be identified (no agent is bound to this call)',
-    next: 'Cross-session tools work only from inside a session; nothing can be done from here.',
-  }),
-  notFound: (sessionId: string): Refusal => ({
-    code: 'not-found',
-    cause: `no session with id ${JSON.stringify(clipLine(sessionId, 120))}`,
-    next: 'Re-run sessions_list for a valid id and pass it exactly as printed.',
-  }),
+  invalidArguments: REFUSAL_CATALOG['invalid-arguments'].texts.invalidArguments,
+  noCaller: REFUSAL_CATALOG.rejected.texts.noCaller,
+  notFound: REFUSAL_CATALOG['not-found'].texts.notFound,
   /** A read-side backend step failed; only the kind's table text is shown. */
-  backend: (step: string, failure: FailureKind, tool: string): Refusal => ({
-    code: 'rejected',
-    cause: `${step} failed: ${failureText(failure)}`,
-    next: `Try ${tool} again later; if it keeps failing, tell your user.`,
-  }),
+  backend: (step: string, failure: FailureKind, tool: string): Refusal =>
+    REFUSAL_CATALOG.rejected.texts.backend(step, failureText(failure), tool),
 } as const
 
 /** Longest title shown in list and read output, in code points. */
@@ -158,11 +124,6 @@ export function shownMetadata(header: SessionHeaderView): { cwd?: string, preset
 export function metadataSuffix(shown: ShownMetadata | SessionHeaderView): string {
   const fields = 'id' in shown ? shownMetadata(shown) : shown
   return `${fields.cwd === undefined ? '' : ` | cwd=${fields.cwd}`}${fields.preset === undefined ? '' : ` | preset=${fields.preset}`}`
-}
-
-/** A session id as shown inside output (one line; ids come from backends). */
-export function displayId(id: string): string {
-  return clipLine(oneLine(id), 200)
 }
 
 /** `[live|cold, top-level|subagent]` state tag of list and read rows (docs/tools.md#sessions_list). */

@@ -1,7 +1,7 @@
 /**
  * The closed table from backend failure kinds to the only texts the model
  * sees about them. The compiler fails when a kind in
- * `src/failure-kinds.ts` has no row; a failure that fits no kind gets the
+ * `src/core/failure-kinds.ts` has no row; a failure that fits no kind gets the
  * `unknown` row. The raw error (message, paths, stack) goes to the log only.
  *
  * Session-query texts follow the harness's own `dsh-tool-session-query`

@@ -7,22 +7,12 @@
  * @module dsh-cross-session/presentation/inbound
  */
 
-import { frameTitle, NOTICE_INTRO } from '../framing.js'
-import { displayId, NOTHING_DELIVERED, shownId, type Refusal } from './common.js'
-
-/** `10 min`, `90 s`: a wait as the model reads it. */
-function duration(ms: number): string {
-  return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`
-}
+import { duration } from '../framing.js'
+import { REFUSAL_CATALOG } from '../refusals.js'
+import { displayId } from './common.js'
 
 /** The target takes no messages from peers (`inbound: refuse`, its own choice or the host's). */
-export function inboundRefused(targetId: string): Refusal {
-  return {
-    code: 'rejected',
-    cause: `${shownId(targetId)} does not take messages from peer sessions (its user set inbound messages to refuse)`,
-    next: 'Do not send it again. Ask its user instead (tell your own user what you wanted to say and to whom).',
-  }
-}
+export const inboundRefused = REFUSAL_CATALOG.rejected.texts.inboundRefused
 
 /** The value of a `sessions_send` result held for the target's user; {@link renderHeld} writes its text. */
 export interface HeldValue {
@@ -44,39 +34,17 @@ export interface HeldValue {
 export function renderHeld(view: HeldValue): string {
   const chars = view.truncatedFrom === undefined ? `chars=${view.chars}` : `chars=${view.chars} (truncated from ${view.truncatedFrom})`
   const cut = view.truncatedFrom === undefined ? '' : ` Only the first ${view.chars} characters were kept (maxSendChars).`
-  return `accepted for ${displayId(view.targetId)} | mode=${view.mode} | ${chars} | hop ${view.hop} | held for its user's approval${view.duplicate ? ' (already held)' : ''}\n`
-    + `That session's user approves messages from peers: this one is kept in the cross-session store until it is delivered or refused in the web UI, or until it expires in ${duration(view.expiresInMs)}. `
-    + `Nothing has reached that session or its model yet.${cut} Do not send it again; if they deliver it, its reply will not return through this call (read it later with sessions_read).`
+  return `accepted for ${displayId(view.targetId)} | mode=${view.mode} | ${chars} | hop ${view.hop} | `
+    + `held for its user's approval${view.duplicate ? ' (already held)' : ''}\n`
+    + `That session's user approves messages from peers: this one is kept in the cross-session store until it is delivered or refused `
+    + `in the web UI, or until it expires in ${duration(view.expiresInMs)}. `
+    + `Nothing has reached that session or its model yet.${cut} Do not send it again; if they deliver it, `
+    + `its reply will not return through this call (read it later with sessions_read).`
     + (view.notice === undefined ? '' : view.notice === 'watched'
-      ? '\nNotice: one notice comes to this session when its user refuses it or it expires, or, once delivered, when the turn that takes it ends; no need to wait or poll.'
+      ? '\nNotice: one notice comes to this session when its user refuses it or it expires, or, once delivered, '
+      + 'when the turn that takes it ends; no need to wait or poll.'
       : '\nNotice: not available in this dsh process (no cross-session store); read its answer later with sessions_read.')
 }
 
-/**
- * The notice a sender gets when its held message was refused by the
- * target's user or expired undecided (docs/tools.md#inbound-messages): who
- * it was for (its title when it has one) and that it was never delivered.
- * Built like every notice (`NOTICE_INTRO`, `src/framing.ts`).
- */
-export function heldNoticeText(input: { readonly targetId: string, readonly targetTitle: string | undefined, readonly outcome: 'refused' | 'expired', readonly hop: number, readonly expiredAfterMs: number }): string {
-  const what = input.outcome === 'refused'
-    ? 'its user refused your held message; it was never delivered'
-    : `your held message expired after ${duration(input.expiredAfterMs)} without a decision from its user; it was never delivered`
-  // An untitled target gets no empty quotes: `("")` reads as a title that is empty on purpose.
-  const title = frameTitle(input.targetTitle)
-  return [
-    NOTICE_INTRO,
-    `from-session: ${displayId(input.targetId)}${title === '' ? '' : ` ("${title}")`}`,
-    `held message: ${input.outcome} | ${what} | hop ${input.hop}`,
-    'Do not send it again unless your own user asks you to; tell them instead.',
-  ].join('\n')
-}
-
 /** A hold could not be kept (no home store in this process, or the store refused). */
-export function holdUnavailable(targetId: string, why: string): Refusal {
-  return {
-    code: 'rejected',
-    cause: `${shownId(targetId)} holds messages from peers for its user's approval, and this one could not be kept: ${why}`,
-    next: `${NOTHING_DELIVERED} Ask its user instead, or try again later.`,
-  }
-}
+export const holdUnavailable = REFUSAL_CATALOG.rejected.texts.holdUnavailable

@@ -66,14 +66,20 @@ const PRESENTERS: { readonly [N in ToolName]: ToolPresenter } = {
   [TOOL_NAMES.list]: {
     call: args => {
       const query = stringArg(args, 'query')
-      return { card: 'generic', kind: 'search', title: query === undefined ? 'List sessions' : `List sessions matching "${clip(query, 40)}"` }
+      const title = query === undefined ? 'List sessions' : `List sessions matching "${clip(query, 40)}"`
+      return { card: 'generic', kind: 'search', title }
     },
     result: list => {
       if (list.kind !== 'listed') return undefined
       const live = list.rows.filter(row => row.live).length
-      const lines = list.rows.map(row => `${shortId(row.sessionId)} ${row.live ? 'live' : 'cold'}${row.self ? ' (this session)' : ''}${row.subagent ? ' (not messageable)' : ''} · ${row.title}${row.cwd === undefined ? '' : ` · ${row.cwd}`}`)
+      const lines = list.rows.map(row => {
+        const marks = `${row.self ? ' (this session)' : ''}${row.subagent ? ' (not messageable)' : ''}`
+        const cwd = row.cwd === undefined ? '' : ` · ${row.cwd}`
+        return `${shortId(row.sessionId)} ${row.live ? 'live' : 'cold'}${marks} · ${row.title}${cwd}`
+      })
       const footer = `${list.rows.length} of ${list.matched} considered sessions`
-      return { card: 'generic', title: `Listed ${list.rows.length} ${list.rows.length === 1 ? 'session' : 'sessions'} (${live} live)`, content: [{ type: 'text', text: [...lines, footer].join('\n') }] }
+      return { card: 'generic', title: `Listed ${list.rows.length} ${list.rows.length === 1 ? 'session' : 'sessions'} (${live} live)`,
+        content: [{ type: 'text', text: [...lines, footer].join('\n') }] }
     },
   },
   [TOOL_NAMES.read]: {
@@ -84,7 +90,9 @@ const PRESENTERS: { readonly [N in ToolName]: ToolPresenter } = {
     result: (read, content) => {
       if (read.kind !== 'read') return undefined
       const omitted = read.older.count > 0 ? `, ${read.older.count} omitted` : ''
-      return { card: 'generic', title: `Read ${shortId(read.sessionId)} "${clip(read.title, 40)}" — ${read.messages.length} of ${read.readable} messages${omitted}`, ...(content === undefined ? {} : { content }) }
+      const shown = `${read.messages.length} of ${read.readable} messages${omitted}`
+      const title = `Read ${shortId(read.sessionId)} "${clip(read.title, 40)}" — ${shown}`
+      return { card: 'generic', title, ...(content === undefined ? {} : { content }) }
     },
   },
   [TOOL_NAMES.send]: {
@@ -111,7 +119,9 @@ const PRESENTERS: { readonly [N in ToolName]: ToolPresenter } = {
       if (sent.kind !== 'accepted' && sent.kind !== 'held') return undefined
       // A mailbox delivery does not say whether the other process woke it.
       const woke = sent.kind === 'accepted' && sent.woke && sent.remote === undefined
-      return { card: 'generic', title: `Sent to ${shortId(sent.targetId)} (${sent.mode}, hop ${sent.hop}) — ${sendOutcome(sent)}${woke ? ', woke it' : ''}`, ...(content === undefined ? {} : { content }) }
+      return { card: 'generic',
+        title: `Sent to ${shortId(sent.targetId)} (${sent.mode}, hop ${sent.hop}) — ${sendOutcome(sent)}${woke ? ', woke it' : ''}`,
+        ...(content === undefined ? {} : { content }) }
     },
   },
 }
@@ -139,5 +149,6 @@ export function presentResult(name: ToolName, args: unknown, result: PresentedRe
   if (result.isError || !isResultValue(value)) return undefined
   if (value.kind !== 'refused' && value.kind !== 'cancelled') return PRESENTERS[name].result(value, textBlocks(result))
   const call = presentCall(name, args).title
-  return { card: 'generic', title: `${call} — ${value.kind === 'cancelled' ? 'cancelled' : `refused: ${value.code}`}`, content: textBlocks(result) }
+  return { card: 'generic', title: `${call} — ${value.kind === 'cancelled' ? 'cancelled' : `refused: ${value.code}`}`,
+    content: textBlocks(result) }
 }

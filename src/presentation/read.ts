@@ -152,7 +152,8 @@ export function renderReadValue(value: ReadValue): string {
   if (value.elsewherePid !== undefined) first += ` | live in another dsh process (pid ${value.elsewherePid})`
   const lines = [
     first,
-    ...(value.elsewherePid === undefined ? [] : ['(this reads its persisted log, which can trail the live session by the harness\'s write batch)']),
+    ...(value.elsewherePid === undefined
+      ? [] : ['(this reads its persisted log, which can trail the live session by the harness\'s write batch)']),
     `title: ${value.title}`,
     `readable messages: ${value.readable} | captured through seq: ${value.capturedThrough ?? 'none'}`,
   ]

@@ -12,64 +12,23 @@
 
 import { clipLine, oneLine } from '../core/text.js'
 import type { DeliveryReason, HolderRefusal, ReleaseOutcome } from '../ports.js'
-import type { SendRefusal } from '../refusals.js'
+import { REFUSAL_CATALOG, type SendRefusal } from '../refusals.js'
 import { failureText } from './failures.js'
 import { commonRefusals, shownId, type Refusal } from './common.js'
 import { TOOL_NAMES } from '../model/tool-names.js'
 import { inboundRefused } from './inbound.js'
 
-/** Refusals only `sessions_send` returns. */
+/** Refusals only `sessions_send` returns (texts of `src/refusals/catalog.ts`). */
 export const sendRefusals = {
-  notMessageable: (sessionId: string, owner: string | undefined): Refusal => ({
-    code: 'not-messageable',
-    cause: owner === undefined
-      ? `${shownId(sessionId)} is a subagent session`
-      : `${shownId(sessionId)} is a subagent session owned by ${shownId(owner)}`,
-    next: 'It is owned by another agent; there is no supported way to message it from here.'
-      + (owner === undefined ? '' : ` You may message its owner ${shownId(owner)} instead.`),
-  }),
-  resumeDisabled: (sessionId: string): Refusal => ({
-    code: 'resume-disabled',
-    cause: `${shownId(sessionId)} is cold and waking sessions is disabled (allowResume: false)`,
-    next: 'The session was left untouched; either target a live session or ask the user to enable waking.',
-  }),
-  emptyBody: (): Refusal => ({
-    code: 'empty-body',
-    cause: 'the message is empty after trimming white space',
-    next: 'Supply a body.',
-  }),
-  selfTarget: (sessionId: string): Refusal => ({
-    code: 'self-target',
-    cause: `${shownId(sessionId)} is this session; a session cannot message itself`,
-    next: 'Pick a peer id from sessions_list (this session is the row marked "this session").',
-  }),
-  hopLimit: (hop: number, maxHops: number, chain: string): Refusal => ({
-    code: 'rate-limited',
-    cause: `this would be hop ${hop} of a relay chain limited to ${maxHops} hops (chain: ${clipLine(oneLine(chain), 400)})`,
-    next: 'Stop relaying: answer from what you have and report to your user instead of messaging another session.',
-  }),
-  pairRate: (target: string, count: number, perMinute: number, retryInMs: number): Refusal => ({
-    code: 'rate-limited',
-    cause: `${count} messages were already sent to ${shownId(target)} in the last minute (limit ${perMinute} per minute)`,
-    next: `Wait about ${Math.ceil(retryInMs / 1000)} s, or combine what you have into one message.`,
-  }),
-  duplicate: (target: string, agoMs: number): Refusal => ({
-    code: 'rate-limited',
-    cause: `the same message was already delivered to ${shownId(target)} ${Math.max(1, Math.round(agoMs / 1000))} s ago`,
-    next: 'It is not delivered twice. Read the target with sessions_read to see whether it answered.',
-  }),
-  /** The home store could not be used: nothing that depends on another process's state is done (docs/architecture.md §8). */
-  storeUnavailable: (why: string): Refusal => ({
-    code: 'rejected',
-    cause: `the cross-session store is unavailable (${clipLine(oneLine(why), 120)})`,
-    next: 'No session was woken. Try again shortly; if it keeps failing, tell your user (the store is cross-session/store.sqlite under DSH_HOME).',
-  }),
-  /** A delivery step failed; `reason` is this package's own text or a failure-table row. */
-  rejected: (reason: string, step: string): Refusal => ({
-    code: 'rejected',
-    cause: `${step} failed: ${reason}`,
-    next: 'The reason above is the backend\'s own; try again later or tell your user.',
-  }),
+  notMessageable: REFUSAL_CATALOG['not-messageable'].texts.notMessageable,
+  resumeDisabled: REFUSAL_CATALOG['resume-disabled'].texts.resumeDisabled,
+  emptyBody: REFUSAL_CATALOG['empty-body'].texts.emptyBody,
+  selfTarget: REFUSAL_CATALOG['self-target'].texts.selfTarget,
+  hopLimit: REFUSAL_CATALOG['rate-limited'].texts.hopLimit,
+  pairRate: REFUSAL_CATALOG['rate-limited'].texts.pairRate,
+  duplicate: REFUSAL_CATALOG['rate-limited'].texts.duplicate,
+  storeUnavailable: REFUSAL_CATALOG.rejected.texts.storeUnavailable,
+  rejected: REFUSAL_CATALOG.rejected.texts.rejected,
 } as const
 
 /** The text of one refusal of `sessions_send`'s checks (`src/refusals.ts` `decideSend`). */
@@ -93,24 +52,6 @@ export function sendRefusalText(refusal: SendRefusal): Refusal {
   }
 }
 
-/** What the model should do next, per controller error code. */
-const NEXT_BY_CODE: Readonly<Record<string, string>> = {
-  'session/agent-busy': 'That session refused the message (busy, or owned by subagent routing). Check it with sessions_read and send once more after its current turn; if it is a subagent, message its owner instead.',
-  'session/model-unavailable': 'That session\'s model is not served by this host; tell your user to select a model for it. Do not resend until then.',
-  'session/steer-unavailable': 'Its current turn no longer accepts steering; send again with mode "queue".',
-  'session/queue-item-not-found': 'Its queue changed meanwhile; send again with mode "queue".',
-  'session/conflict': 'That session belongs to another workspace in this host; tell your user.',
-  'session/workspace-attach-failed': 'That session\'s workspace is not available; tell your user.',
-  'workspace/not-found': 'That session\'s workspace is not available; tell your user.',
-  'agent-preset/not-found': 'That session\'s agent preset is not available in this host; tell your user.',
-  'agent-preset/invalid': 'That session\'s agent preset is not valid in this host; tell your user.',
-  'agent-preset/locked': 'That session\'s agent preset is locked; tell your user.',
-  'agent-preset/conflict': 'That session\'s agent preset conflicts with this host\'s; tell your user.',
-  'gateway/cancelled': 'The host cancelled the request; send again if it is still needed.',
-  'gateway/bad-request': 'The host rejected the request as malformed (a plugin or host fault); tell your user.',
-  'gateway/internal': 'The host failed internally; try sessions_send once more later, and if it keeps failing, tell your user.',
-}
-
 /**
  * The refusal for a controller step that refused.
  * @param code - the controller's error code, if any (`session/agent-busy`, …; `not-found` for a missing session).
@@ -121,10 +62,7 @@ const NEXT_BY_CODE: Readonly<Record<string, string>> = {
 export function controllerRefusal(code: string | undefined, reason: string, targetId: string, step: string): Refusal {
   // Worded exactly as the not-found of rc.8's non-waking lookup.
   if (code === 'not-found' || code === 'session/not-found') return commonRefusals.notFound(targetId)
-  // Own keys only: a code named like an Object.prototype member is unknown.
-  const next = code !== undefined && Object.hasOwn(NEXT_BY_CODE, code) ? NEXT_BY_CODE[code] : undefined
-  const base = sendRefusals.rejected(reason, step)
-  return next === undefined ? base : { ...base, next }
+  return REFUSAL_CATALOG.rejected.texts.controller(code, reason, step)
 }
 
 /** Texts of the delivery path's reasons (they become the cause of a `rejected` refusal). */
@@ -133,15 +71,19 @@ export const deliveryReasons = {
   wentCold: 'the session went cold before delivery and waking it is not allowed; it was left untouched',
   wentColdAfterWake: 'the session went cold again right after it was woken, before delivery',
   /** @param why - SQLite's error text or code (never a path). */
-  storeWriteFailed: (why: string): string => `the message could not be written to the cross-session store under DSH_HOME (${why}); nothing was posted`,
+  storeWriteFailed: (why: string): string =>
+    `the message could not be written to the cross-session store under DSH_HOME (${why}); nothing was posted`,
   /** @param why - SQLite's error text or this package's words (never a path). */
   storeUnavailable: (why: string): string => `the cross-session store is unavailable (${why}); no session was woken. Try again shortly`,
-  storeFull: 'that session already has 256 messages waiting for it in the cross-session store; nothing was posted. Wait until it has read them (check with sessions_read) before sending more',
+  storeFull: 'that session already has 256 messages waiting for it in the cross-session store; nothing was posted. Wait until it has '
+    + 'read them (check with sessions_read) before sending more',
   /** A recent open turn blocks the wake (docs/architecture.md §8, `src/home/open-turn.ts`). */
   openTurn: (ageMs: number): string => {
     const seconds = Math.round(ageMs / 1000)
-    return `its log ends in a turn that is still open (last written ${seconds} s ago): another dsh process without dsh-cross-session may be running it, and waking it here would fork its log. `
-      + 'It was left untouched. Do not retry at once: read it later with sessions_read, or ask the user to install dsh-cross-session in every dsh profile they run'
+    return `its log ends in a turn that is still open (last written ${seconds} s ago): another dsh process without dsh-cross-session `
+      + `may be running it, and waking it here would fork its log. `
+      + 'It was left untouched. Do not retry at once: read it later with sessions_read, '
+      + 'or ask the user to install dsh-cross-session in every dsh profile they run'
   },
 } as const
 
@@ -170,26 +112,13 @@ export const holderRefusals: Readonly<Record<HolderRefusal, string>> = {
   'unknown': 'no reason given',
 }
 
-/** Notices this package steers into a session it woke (a `plugin` source, form `notice`: the model reads them as context, never as its user). */
-export const ownerNotices = {
-  restoredInbox: {
-    summary: 'Peer messages restored from the inbox',
-    text: '[dsh-cross-session notice] This session was opened again after the dsh process that held it stopped. Peer messages that were waiting in its inbox are delivered with this turn; answer them as usual.',
-  },
-  cutOff: (messages: ReadonlyArray<{ readonly sender: string, readonly seq: number | undefined }>): { summary: string, text: string } => ({
-    summary: `${messages.length} peer message${messages.length === 1 ? '' : 's'} left unanswered`,
-    text: '[dsh-cross-session notice] The dsh process running this session ended while it was answering, so these peer messages above got no answer: '
-      + messages.map(message => `from session ${message.sender}${message.seq === undefined ? '' : ` (seq ${message.seq})`}`).join('; ')
-      + '. Answer them now (with sessions_send to the sender if it asked for a reply).',
-  }),
-} as const
-
 /** What happened to a session a failed send woke (`src/adapters/woken.ts` `giveUp`), in words. */
 export const releaseTexts: Readonly<Record<ReleaseOutcome | 'release-failed', string>> = {
   'not-held': 'the session this call woke is no longer held by this plugin',
   'claimed-by-another': 'the session this call woke was left live for another send that is delivering to it',
   'delivered-by-another': 'the session this call woke was left live: another message was delivered to it',
-  'kept-by-controller': 'the session this call woke stays live: it was woken through the host\'s session controller, which keeps it; this plugin holds no handle to put it back to sleep',
+  'kept-by-controller': 'the session this call woke stays live: it was woken through the host\'s session controller, '
+    + 'which keeps it; this plugin holds no handle to put it back to sleep',
   'put-back-to-sleep': 'the session this call woke was put back to sleep (its handle was disposed)',
   'release-failed': 'the woken session could not be released and may stay live until the host stops',
 }

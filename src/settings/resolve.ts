@@ -10,11 +10,12 @@
  * @module dsh-cross-session/settings/resolve
  */
 
-import type { SendMode } from '../ports.js'
+import type { SendMode } from '../model/schemas.js'
+import type { Visibility } from '../model/sessions.js'
 import { clipLine, oneLine } from '../core/text.js'
 
-/** Who a session may see: every session, or only those sharing its `cwd`. */
-export type Visibility = 'all' | 'workspace'
+/** Who a session may see (`src/model/sessions.ts`). */
+export type { Visibility }
 
 /** Resolved settings; every field is present and in range. */
 export interface Settings {

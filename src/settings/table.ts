@@ -40,23 +40,34 @@ export interface SettingRow {
   readonly description: Bilingual
 }
 
-const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: Bilingual, unit?: string, options?: Record<string, Bilingual> } } = {
+/** The words of one setting. */
+interface Copy {
+  label: Bilingual
+  description: Bilingual
+  unit?: string
+  options?: Record<string, Bilingual>
+}
+
+const COPY: { readonly [K in keyof Settings]: Copy } = {
   enabled: {
     label: { en: 'Enabled', zh: '启用' },
     description: { en: 'Register the three session tools. Off registers none.', zh: '注册三个会话工具；关闭后一个也不注册。' },
   },
   defaultSendMode: {
     label: { en: 'Default send mode', zh: '默认发送模式' },
-    description: { en: 'Mode of a sessions_send that gives none: queue waits for the next turn, steer joins the running one.', zh: '未指定模式的 sessions_send 使用此模式：queue 等下一轮，steer 插入正在运行的一轮。' },
+    description: { en: 'Mode of a sessions_send that gives none: queue waits for the next turn, steer joins the running one.',
+      zh: '未指定模式的 sessions_send 使用此模式：queue 等下一轮，steer 插入正在运行的一轮。' },
     options: { queue: { en: 'Queue (next turn)', zh: '排队（下一轮）' }, steer: { en: 'Steer (running turn)', zh: '插入（当前轮）' } },
   },
   allowResume: {
     label: { en: 'Wake cold sessions', zh: '唤醒冷会话' },
-    description: { en: 'Whether a send may resume a session that is not live. Off refuses with resume-disabled.', zh: '发送是否可以恢复未运行的会话；关闭时以 resume-disabled 拒绝。' },
+    description: { en: 'Whether a send may resume a session that is not live. Off refuses with resume-disabled.',
+      zh: '发送是否可以恢复未运行的会话；关闭时以 resume-disabled 拒绝。' },
   },
   frameMessages: {
     label: { en: 'Frame messages', zh: '消息加框' },
-    description: { en: 'Wrap delivered messages in the cross-session frame (sender, hop, boundary token).', zh: '用跨会话框包裹送达的消息（发送者、跳数、边界令牌）。' },
+    description: { en: 'Wrap delivered messages in the cross-session frame (sender, hop, boundary token).',
+      zh: '用跨会话框包裹送达的消息（发送者、跳数、边界令牌）。' },
   },
   includeInjectedByDefault: {
     label: { en: 'Show injected context', zh: '显示注入上下文' },
@@ -82,7 +93,8 @@ const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: B
   },
   visibility: {
     label: { en: 'Visibility', zh: '可见范围' },
-    description: { en: 'all: every session; workspace: only sessions sharing the caller\'s working directory.', zh: 'all：所有会话；workspace：仅与调用者工作目录相同的会话。' },
+    description: { en: 'all: every session; workspace: only sessions sharing the caller\'s working directory.',
+      zh: 'all：所有会话；workspace：仅与调用者工作目录相同的会话。' },
     options: { all: { en: 'All sessions', zh: '所有会话' }, workspace: { en: 'Same workspace', zh: '相同工作区' } },
   },
   maxSendsPerMinute: {
@@ -100,12 +112,14 @@ const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: B
   },
   answerWaitMs: {
     label: { en: 'Answer wait', zh: '应答等待' },
-    description: { en: 'How long a send from a headless run that woke its target waits for that turn to end, so the run does not cut it off by exiting.', zh: '无界面运行唤醒目标后，发送等待该轮结束的最长时间，以免运行退出时将其中断。' },
+    description: { en: 'How long a send from a headless run that woke its target waits for that turn to end, '
+      + 'so the run does not cut it off by exiting.', zh: '无界面运行唤醒目标后，发送等待该轮结束的最长时间，以免运行退出时将其中断。' },
     unit: 'ms',
   },
   notifyByDefault: {
     label: { en: 'Notify by default', zh: '默认通知' },
-    description: { en: 'Default of sessions_send notify: one notice to the sender when the target\'s turn that took the message ends.', zh: 'sessions_send 的 notify 默认值：目标处理该消息的一轮结束时，向发送者发一条通知。' },
+    description: { en: 'Default of sessions_send notify: one notice to the sender when the target\'s turn that took the message ends.',
+      zh: 'sessions_send 的 notify 默认值：目标处理该消息的一轮结束时，向发送者发一条通知。' },
   },
   noticeTtlMs: {
     label: { en: 'Notice expiry', zh: '通知有效期' },
@@ -114,11 +128,17 @@ const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: B
   },
   noticeWakesEndedRun: {
     label: { en: 'Notices wake ended runs', zh: '通知唤醒已结束的运行' },
-    description: { en: 'When a headless run that asked for a notice has exited, let the notice resume its session in a long-lived host (dsh web). Off: the notice waits for that session\'s next turn.', zh: '请求了通知的无界面运行退出后，允许该通知在常驻主机（dsh web）中恢复其会话。关闭时：通知等待该会话的下一轮。' },
+    description: {
+      en: 'When a headless run that asked for a notice has exited, let the notice resume its session in a long-lived host (dsh web). '
+        + 'Off: the notice waits for that session\'s next turn.',
+      zh: '请求了通知的无界面运行退出后，允许该通知在常驻主机（dsh web）中恢复其会话。关闭时：通知等待该会话的下一轮。',
+    },
   },
   inbound: {
     label: { en: 'Messages from peers', zh: '来自其他会话的消息' },
-    description: { en: 'accept: delivered at once; hold: kept until the target session\'s user delivers or refuses it in the web UI; refuse: the sender is told this session takes no peer messages. A session\'s own choice wins.', zh: 'accept：立即送达；hold：保留，直到目标会话的用户在网页界面中送达或拒绝；refuse：告知发送方此会话不接收其他会话的消息。会话自己的选择优先。' },
+    description: { en: 'accept: delivered at once; hold: kept until the target session\'s user delivers or refuses it in the web UI; '
+      + 'refuse: the sender is told this session takes no peer messages. A session\'s own choice wins.',
+    zh: 'accept：立即送达；hold：保留，直到目标会话的用户在网页界面中送达或拒绝；refuse：告知发送方此会话不接收其他会话的消息。会话自己的选择优先。' },
     options: {
       accept: { en: 'Accept', zh: '接受' },
       hold: { en: 'Hold for approval', zh: '保留待批准' },
@@ -136,9 +156,13 @@ const COPY: { readonly [K in keyof Settings]: { label: Bilingual, description: B
 export const SETTINGS_TABLE: readonly SettingRow[] = Object.freeze(SETTING_KEYS.map((key): SettingRow => {
   const rule = SETTING_RULES[key]
   const copy = COPY[key]
-  const base = { key, default: DEFAULT_SETTINGS[key], label: copy.label, description: copy.description, ...(copy.unit === undefined ? {} : { unit: copy.unit }) }
+  const base = {
+    key, default: DEFAULT_SETTINGS[key], label: copy.label, description: copy.description,
+    ...(copy.unit === undefined ? {} : { unit: copy.unit }),
+  }
   if (rule.kind === 'integer') return { ...base, kind: 'integer', min: rule.min, max: rule.max }
-  if (rule.kind === 'enum') return { ...base, kind: 'enum', values: [...rule.values], ...(copy.options === undefined ? {} : { options: copy.options }) }
+  if (rule.kind === 'enum')
+    return { ...base, kind: 'enum', values: [...rule.values], ...(copy.options === undefined ? {} : { options: copy.options }) }
   return { ...base, kind: 'boolean' }
 }))
 

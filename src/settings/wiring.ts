@@ -75,7 +75,8 @@ export function isScopedContext(ctx: object): boolean {
  * Attach `source` to the settings service while one exists.
  * @param onChange - re-judge what depends on the settings (tool registration).
  */
-export function attachSettings(ctx: SettingsContext, mode: MountMode, source: SettingsSource, log: SettingsLog, onChange: () => void): void {
+export function attachSettings(ctx: SettingsContext, mode: MountMode, source: SettingsSource, log: SettingsLog,
+  onChange: () => void): void {
   const ns = SETTINGS_NAMESPACE as SettingsNamespace
   ctx.inject(['settings'], sctx => {
     const settings = sctx.get('settings') as SettingsProvider

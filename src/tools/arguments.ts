@@ -46,7 +46,9 @@ export function validateArguments<S extends TSchema>(schema: S, args: unknown): 
   for (const name of names) {
     if (record[name] === undefined) continue
     const property = shape.properties[name] ?? {}
-    if (!Value.Check(property as TSchema, record[name])) return { ok: false, problem: argumentProblems.rejected(name, record[name], property) }
+    if (!Value.Check(property as TSchema, record[name])) {
+      return { ok: false, problem: argumentProblems.rejected(name, record[name], property) }
+    }
   }
   // Unreachable in practice: some rule failed that the per-property pass did not find.
   return { ok: false, problem: argumentProblems.noMatch(names) }

@@ -72,7 +72,9 @@ const SPECS: { readonly [N in ToolName]: Omit<ToolSpec, 'name'> } = {
 export const TOOL_CATALOG: readonly ToolSpec[] = TOOL_NAME_LIST.map(name => ({ name, ...SPECS[name] }))
 
 /** Model-facing descriptions, by tool name. */
-export const TOOL_DESCRIPTIONS = Object.fromEntries(TOOL_CATALOG.map(spec => [spec.name, spec.description])) as { readonly [N in ToolName]: string }
+export const TOOL_DESCRIPTIONS = Object.fromEntries(TOOL_CATALOG.map(spec => [spec.name, spec.description])) as {
+  readonly [N in ToolName]: string
+}
 
 /** JSON Schema exactly as sent to the model: TypeBox's object, plain JSON. */
 export function parametersOf(name: ToolName): Record<string, unknown> {

@@ -61,7 +61,8 @@ const NEVER_ABORTED = new AbortController().signal
  * @param lifetime - aborted when the plugin is disposed: every call in flight
  *   is cancelled with it, so no wait or poll outlives the plugin.
  */
-export function toolDefinitions(deps: ToolDeps, callerOf: (exec: HostToolExec) => Caller | undefined, lifetime: AbortSignal = NEVER_ABORTED): HostToolDefinition[] {
+export function toolDefinitions(deps: ToolDeps, callerOf: (exec: HostToolExec) => Caller | undefined,
+  lifetime: AbortSignal = NEVER_ABORTED): HostToolDefinition[] {
   return TOOL_CATALOG.map(({ name, description, execute, concurrencySafe, afterUnexpectedFailure }) => ({
     name,
     description,

@@ -167,7 +167,8 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
     titles,
     titlesFailed,
     query: query.length > 0 ? args.query : undefined,
-    cappedLimit: args.limit !== undefined && args.limit > settings.maxListResults ? { asked: args.limit, max: settings.maxListResults } : undefined,
+    cappedLimit: args.limit !== undefined && args.limit > settings.maxListResults
+      ? { asked: args.limit, max: settings.maxListResults } : undefined,
     malformed,
   })
 }

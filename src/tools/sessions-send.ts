@@ -7,7 +7,7 @@
  * both ordering guarantees).
  *
  * Reads top to bottom: validate (`send/arguments.ts`) → gather facts and
- * decide (`send/target.ts`, `send/decide.ts`: nothing touches the target
+ * decide (`send/gather.ts` over `src/refusals/order.ts`: nothing touches the target
  * before the checks that must come first) → deliver (`send/deliver.ts`) →
  * present (`src/presentation/accepted.ts`).
  *
@@ -32,7 +32,7 @@ import { messageText, resolveAndAdmit, unwatchAnswer, waitForAnswer, waitForReco
 import { gatherAndDecide } from './send/gather.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 import { holdMessage } from './send/hold.js'
-import type { LocalDelivery } from '../home/approvals.js'
+import type { LocalDelivery } from '../ports.js'
 import { isSubagent } from '../model/sessions.js'
 import { withdrawSend } from './send/withdraw.js'
 
@@ -88,11 +88,14 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
 
   // Gather facts and decide (steps 1–8).
   const decided = await gatherAndDecide(facts, call, deps)
-  if (args === undefined || caller === undefined) return decided.kind === 'refused' ? decided.value : refused(commonRefusals.noCaller(), NOTHING_DELIVERED)
+  if (args === undefined || caller === undefined)
+    return decided.kind === 'refused' ? decided.value : refused(commonRefusals.noCaller(), NOTHING_DELIVERED)
   const requestId = requestIdFor(caller.sessionId, identity)
   const mode: SendMode = args.mode ?? settings.defaultSendMode
   if (decided.kind === 'refused') {
-    if (decided.inbound === true) journal(deps, { messageId: requestId, target: args.session_id, sender: caller.sessionId, hop: 0, mode, state: 'refused', reason: 'inbound' })
+    if (decided.inbound === true)
+      journal(deps, { messageId: requestId, target: args.session_id, sender: caller.sessionId, hop: 0, mode, state: 'refused',
+        reason: 'inbound' })
     return decided.value
   }
 
@@ -127,7 +130,10 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   // Delivered here (not through the store): the traffic view learns of it from the journal.
   if (admitted.target.remote === undefined) {
     const seq = wait.recorded?.stage === 'conversation' ? wait.recorded.seq : undefined
-    journal(deps, { messageId: requestId, target: out.targetId, sender: out.callerId, hop: out.hop, mode, state: seq === undefined ? 'pending' : 'recorded', ...(seq === undefined ? {} : { seq }) })
+    journal(deps, {
+      messageId: requestId, target: out.targetId, sender: out.callerId, hop: out.hop, mode,
+      state: seq === undefined ? 'pending' : 'recorded', ...(seq === undefined ? {} : { seq }),
+    })
   }
   // Refused by the holding process: no turn will take it, so no notice will come.
   const refusedThere = wait.recorded?.stage === 'refused'

@@ -6,11 +6,9 @@
  */
 
 import type { SendLimits } from '../model/limits.js'
-import type { Caller, ControllerPort, SessionQueryPort } from '../ports.js'
+import type { ApprovalStore, Caller, ControllerPort, SessionQueryPort, WithdrawStore } from '../ports.js'
 import type { DiagnosticSink } from '../model/service-boundary.js'
 import type { Settings } from '../settings/resolve.js'
-import type { ApprovalStore } from '../home/approvals.js'
-import type { WithdrawStore } from '../model/withdraw.js'
 import type { AcceptedValue } from '../presentation/accepted.js'
 import type { HeldValue } from '../presentation/inbound.js'
 import type { ResultValue } from '../presentation/results.js'
@@ -22,7 +20,8 @@ import type { ResultValue } from '../presentation/results.js'
  * message (docs/tools.md#withdrawing-a-message). Absent when this process has
  * no usable home store.
  */
-export type InboundPort = Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'> & Partial<Pick<ApprovalStore, 'approvals'>> & Partial<WithdrawStore>
+export type InboundPort = Pick<ApprovalStore, 'inboundOf' | 'holdForApproval' | 'journal'>
+  & Partial<Pick<ApprovalStore, 'approvals'>> & Partial<WithdrawStore>
 
 /** Everything a tool executor depends on (built once per plugin instance). */
 export interface ToolDeps {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { commonRefusals, decideSend, inboundRefusedBeforeLookup, inboundRefused, notMessageableRightAfterLookup, REFUSAL_CATALOG, REFUSAL_CODES, refusalTableMarkdown, renderRefusal, resumeDisabledBeforeResolve, SEND_CHECKS, sendRefusals, sendRefusalText, type LimitVerdict, type SendFacts, type TargetFact } from '../../src/testing.js'
+import { commonRefusals, controllerRefusal, withdrawRefusals, decideSend, failureText, holdUnavailable, NEXT_BY_CONTROLLER_CODE, inboundRefusedBeforeLookup, inboundRefused, notMessageableRightAfterLookup, REFUSAL_CATALOG, REFUSAL_CODES, refusalTableMarkdown, renderRefusal, resumeDisabledBeforeResolve, SEND_CHECKS, sendRefusals, sendRefusalText, type LimitVerdict, type Refusal, type SendFacts, type TargetFact } from '../../src/testing.js'
 
 const refusals = { ...commonRefusals, ...sendRefusals }
 
@@ -162,6 +162,65 @@ describe('the refusal catalog', () => {
     const produced = table.map(([, change]) => decideSend({ ...good, ...change })).flatMap(decision => decision.kind === 'refuse' ? [sendRefusalText(decision.refusal)] : [])
     expect(new Set(produced.map(refusal => refusal.code))).toEqual(new Set(table.map(([, , code]) => code)))
     for (const refusal of produced) expect(REFUSAL_CODES).toContain(refusal.code)
+  })
+})
+
+/** Arguments for each of the catalog's model texts, by name (every text must have a row). */
+const SAMPLE_ARGS: Readonly<Record<string, readonly unknown[]>> = {
+  invalidArguments: ['session_id: must be a string', 'sessions_send'],
+  notFound: ['session-x'],
+  notMessageable: ['child-1', 'session-owner'],
+  resumeDisabled: ['session-x'],
+  emptyBody: [],
+  selfTarget: ['session-a'],
+  hopLimit: [5, 4, 'a → b'],
+  pairRate: ['session-x', 6, 6, 30_000],
+  duplicate: ['session-x', 4000],
+  noCaller: [],
+  backend: ['listing sessions', 'the backend timed out', 'sessions_list'],
+  storeUnavailable: ['SQLITE_BUSY'],
+  rejected: ['the session went cold', 'admitting the message'],
+  controller: ['session/agent-busy', 'busy', 'admitting the message'],
+  inboundRefused: ['session-x'],
+  holdUnavailable: ['session-x', 'no store'],
+  nothingToWithdraw: ['session-x'],
+  withdrawStoreUnavailable: ['SQLITE_BUSY'],
+}
+
+describe('one source per refusal: the catalog entry writes the model\'s text', () => {
+  const texts = REFUSAL_CODES.flatMap(code => Object.entries(REFUSAL_CATALOG[code].texts)
+    .map(([name, text]) => ({ code, name, text: text as (...args: unknown[]) => Refusal })))
+
+  it('every code has at least one text, and every text refuses with its own entry\'s code', () => {
+    for (const code of REFUSAL_CODES) expect(texts.filter(text => text.code === code).length).toBeGreaterThan(0)
+    expect(texts.map(text => text.name).sort()).toEqual(Object.keys(SAMPLE_ARGS).sort())
+    for (const { code, name, text } of texts) {
+      const refusal = text(...(SAMPLE_ARGS[name] ?? []))
+      expect(refusal.code).toBe(code)
+      expect(refusal.cause.length).toBeGreaterThan(0)
+      expect(refusal.next.length).toBeGreaterThan(0)
+    }
+  })
+
+  it('every refusal the tools render is a catalog text, not a second copy', () => {
+    const catalogTexts = new Set<unknown>(texts.map(text => text.text))
+    const built = {
+      ...refusals, inboundRefused, holdUnavailable,
+      withdrawNothing: withdrawRefusals.nothing, withdrawStoreUnavailable: withdrawRefusals.storeUnavailable,
+    }
+    const notInCatalog = Object.entries(built).filter(([name, text]) => name !== 'backend' && !catalogTexts.has(text)).map(([name]) => name)
+    expect(notInCatalog).toEqual([])
+    // The read-side backend refusal only renders the failure kind through the failure table first.
+    expect(commonRefusals.backend('listing sessions', 'timeout', 'sessions_list'))
+      .toEqual(REFUSAL_CATALOG.rejected.texts.backend('listing sessions', failureText('timeout'), 'sessions_list'))
+  })
+
+  it('a controller refusal takes its code\'s next step from the catalog, else the generic one', () => {
+    for (const [code, next] of Object.entries(NEXT_BY_CONTROLLER_CODE)) {
+      expect(controllerRefusal(code, 'busy', 'session-x', 'admitting the message')).toEqual({ code: 'rejected', cause: 'admitting the message failed: busy', next })
+    }
+    expect(controllerRefusal('toString', 'x', 'session-x', 'resolving').next).toBe(sendRefusals.rejected('x', 'resolving').next)
+    expect(controllerRefusal('session/not-found', 'x', 'session-x', 'resolving')).toEqual(commonRefusals.notFound('session-x'))
   })
 })
 

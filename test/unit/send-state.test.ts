@@ -3,7 +3,7 @@
  * read from rc.8-shaped target history, and the send-result parser reading a
  * mailbox delivery's outcome (its value, `callRecordedOf`); the chip that
  * decides among them (src/client/send-outcome.ts); a notice row's view of
- * its text (src/model/notice-view.ts).
+ * its text (src/framing/notice.ts).
  */
 import { describe, expect, it } from 'vitest'
 import { buildNotice, callRecordedOf, canWithdraw, heldNoticeText, heldOf, isFinal, isSettled, NOTICE_INTRO, parseNotice, readHistory, sendOutcome, sendStateOf, storedOf } from '../../src/testing.js'

@@ -43,7 +43,8 @@ export interface Outgoing {
  * (one `readTitles` of the caller for the frame's title).
  * @returns the text, or the cancellation's value.
  */
-export async function messageText(out: Outgoing, call: ToolCallContext, deps: ToolDeps): Promise<{ text: string, fromTitle?: string | undefined } | StoppedValue> {
+export async function messageText(out: Outgoing, call: ToolCallContext,
+  deps: ToolDeps): Promise<{ text: string, fromTitle?: string | undefined } | StoppedValue> {
   if (!deps.settings.frameMessages) return { text: out.body }
   const title = await callBackend(STEPS.readingOwnTitle, call.signal, () => deps.sessions.readTitles([out.callerId], call.signal), deps.log)
   if (!title.ok && title.cancelled) return cancelled(TOOL, title.step, NOTHING_DELIVERED)
@@ -61,7 +62,8 @@ interface AdmittedTo {
  * Step 9 (resolve; waking only with `allowResume`) and step 10 (admit).
  * @returns the admission, or the refusal's / cancellation's value.
  */
-export async function resolveAndAdmit(out: Outgoing, text: string, call: ToolCallContext, deps: ToolDeps): Promise<AdmittedTo | StoppedValue> {
+export async function resolveAndAdmit(out: Outgoing, text: string, call: ToolCallContext,
+  deps: ToolDeps): Promise<AdmittedTo | StoppedValue> {
   const resolved = await callToCompletion(RESOLVING, call.signal,
     () => deps.controller.resolve(out.targetId, { mayWake: deps.settings.allowResume, signal: call.signal }), deps.log)
   if (!resolved.ok) {
@@ -71,7 +73,9 @@ export async function resolveAndAdmit(out: Outgoing, text: string, call: ToolCal
       : refused(sendRefusals.rejected(failureText(resolved.failure), resolved.step), NOTHING_DELIVERED)
   }
   if (!resolved.value.ok) logDetail(deps, RESOLVING, resolved.value.detail)
-  if (!resolved.value.ok) return refused(controllerRefusal(resolved.value.code, deliveryReasonText(resolved.value.reason), out.targetId, RESOLVING), NOTHING_DELIVERED)
+  if (!resolved.value.ok)
+    return refused(controllerRefusal(resolved.value.code, deliveryReasonText(resolved.value.reason), out.targetId, RESOLVING),
+      NOTHING_DELIVERED)
   const target = resolved.value.value
   // What happened to a session this call woke but did not deliver to.
   const undoWake = async (): Promise<string> => target.woke ? `; ${await releaseQuietly(deps, target)}` : ''
@@ -86,7 +90,10 @@ export async function resolveAndAdmit(out: Outgoing, text: string, call: ToolCal
       : refused(sendRefusals.rejected(`${failureText(admitted.failure)}${await undoWake()}`, admitted.step), NOTHING_DELIVERED)
   }
   if (!admitted.value.ok) logDetail(deps, ADMITTING, admitted.value.detail)
-  if (!admitted.value.ok) return refused(controllerRefusal(admitted.value.code, `${deliveryReasonText(admitted.value.reason)}${await undoWake()}`, out.targetId, ADMITTING), NOTHING_DELIVERED)
+  if (!admitted.value.ok) {
+    const reason = `${deliveryReasonText(admitted.value.reason)}${await undoWake()}`
+    return refused(controllerRefusal(admitted.value.code, reason, out.targetId, ADMITTING), NOTHING_DELIVERED)
+  }
   return { target, admitted: admitted.value.value }
 }
 
@@ -119,8 +126,10 @@ export async function waitForRecord(out: Outgoing, to: AdmittedTo, call: ToolCal
  * started: the process ending first would splice it back out; the
  * controller decides whether there is anything to wait for).
  */
-export async function waitForAnswer(out: Outgoing, to: AdmittedTo, wait: RecordWait, call: ToolCallContext, deps: ToolDeps): Promise<AnswerWait | undefined> {
-  if (wait.cancelled || deps.settings.answerWaitMs <= 0 || deps.controller.waitAnswered === undefined || wait.recorded === undefined || !('seq' in wait.recorded)) return undefined
+export async function waitForAnswer(out: Outgoing, to: AdmittedTo, wait: RecordWait, call: ToolCallContext,
+  deps: ToolDeps): Promise<AnswerWait | undefined> {
+  if (wait.cancelled || deps.settings.answerWaitMs <= 0 || deps.controller.waitAnswered === undefined || wait.recorded === undefined
+    || !('seq' in wait.recorded)) return undefined
   const answered = await callBackend(STEPS.waitingForAnswer, call.signal,
     () => deps.controller.waitAnswered!(to.target, out.requestId, { timeoutMs: deps.settings.answerWaitMs, signal: call.signal }), deps.log)
   return answered.ok ? answered.value : undefined

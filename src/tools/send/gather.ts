@@ -35,7 +35,8 @@ export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext,
     const decision = decideSend(facts)
     if (decision.kind === 'refuse') {
       const value = refused(sendRefusalText(decision.refusal), NOTHING_DELIVERED)
-      return decision.refusal.code === 'rejected' && decision.refusal.reason === 'inbound-refused' ? { kind: 'refused', value, inbound: true } : { kind: 'refused', value }
+      return decision.refusal.code === 'rejected' && decision.refusal.reason === 'inbound-refused'
+        ? { kind: 'refused', value, inbound: true } : { kind: 'refused', value }
     }
     if (decision.kind === 'go' || decision.kind === 'hold') return { kind: decision.kind, hop: decision.hop }
     if (decision.fact === 'inbound') {
@@ -60,12 +61,14 @@ export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext,
  * reads `hold`: this one waits behind it, so a later message never overtakes
  * an earlier one of the same sender (docs/tools.md#inbound-messages).
  */
-async function inboundOf(targetId: string, callerId: string | undefined, call: ToolCallContext, deps: ToolDeps): Promise<InboundMode | InboundUnknown> {
+async function inboundOf(targetId: string, callerId: string | undefined, call: ToolCallContext,
+  deps: ToolDeps): Promise<InboundMode | InboundUnknown> {
   try {
     // A store locked for a moment is waited for, with the event loop free (home/store-retry.ts).
     return await retryStore(() => {
       const mode = deps.inbound?.inboundOf(targetId) ?? deps.settings.inbound
-      const earlierHeld = mode === 'accept' && deps.inbound?.approvals?.(Date.now(), targetId).some(held => held.sender === callerId) === true
+      const earlierHeld = mode === 'accept' && deps.inbound?.approvals?.(Date.now(), targetId)
+        .some(held => held.sender === callerId) === true
       return earlierHeld ? 'hold' : mode
     }, call.signal)
   } catch (error: unknown) {

@@ -35,11 +35,13 @@ export async function holdMessage({ out, cut, notify }: ToHold, call: ToolCallCo
   const framed = await messageText(out, call, deps)
   if (isStopped(framed)) return framed
   const store = deps.inbound
-  if (store === undefined) return refused(holdUnavailable(out.targetId, 'this dsh process has no cross-session store under DSH_HOME'), NOTHING_DELIVERED)
+  if (store === undefined)
+    return refused(holdUnavailable(out.targetId, 'this dsh process has no cross-session store under DSH_HOME'), NOTHING_DELIVERED)
   // With frames off the title was not read for the frame; the approval card shows it.
   let senderTitle = framed.fromTitle
   if (senderTitle === undefined && !deps.settings.frameMessages) {
-    const title = await callBackend(STEPS.readingOwnTitle, call.signal, () => deps.sessions.readTitles([out.callerId], call.signal), deps.log)
+    const title = await callBackend(STEPS.readingOwnTitle, call.signal, () => deps.sessions.readTitles([out.callerId], call.signal),
+      deps.log)
     senderTitle = title.ok ? title.value.get(out.callerId) : undefined
   }
   // `notify`: watched now, so a delivery later is watched like any send; a refusal or expiry fires it (home/approval-notices.ts).
@@ -49,15 +51,19 @@ export async function holdMessage({ out, cut, notify }: ToHold, call: ToolCallCo
     // A store locked for a moment is waited for, with the event loop free (home/store-retry.ts); a hold is idempotent by id.
     held = await retryStore(() => store.holdForApproval({
       messageId: out.requestId, target: out.targetId, sender: out.callerId, senderTitle: senderTitle ?? '', hop: out.hop, mode: out.mode,
-      text: framed.text, body: out.body, mayWake: deps.settings.allowResume, notify: watched !== undefined && watched !== 'unavailable', expiresAt: Date.now() + deps.settings.holdExpiryMs,
+      text: framed.text, body: out.body, mayWake: deps.settings.allowResume,
+      notify: watched !== undefined && watched !== 'unavailable', expiresAt: Date.now() + deps.settings.holdExpiryMs,
     }), call.signal)
   } catch (error: unknown) {
     unwatch(watched, out, deps)
     deps.log(`holding a message for ${out.targetId} failed: ${String(error)}`)
-    return refused(holdUnavailable(out.targetId, deliveryReasons.storeWriteFailed(storeFaultWhy(error) ?? (error instanceof Error && 'code' in error ? String(error.code) : 'SQLite error'))), NOTHING_DELIVERED)
+    return refused(holdUnavailable(out.targetId,
+      deliveryReasons.storeWriteFailed(storeFaultWhy(error)
+        ?? (error instanceof Error && 'code' in error ? String(error.code) : 'SQLite error'))), NOTHING_DELIVERED)
   }
   if (!held.ok) unwatch(watched, out, deps)
-  if (!held.ok) return refused(holdUnavailable(out.targetId, 'it already has 64 messages waiting for its user\'s approval'), NOTHING_DELIVERED)
+  if (!held.ok) return refused(holdUnavailable(out.targetId, 'it already has 64 messages waiting for its user\'s approval'),
+    NOTHING_DELIVERED)
   return {
     kind: 'held',
     targetId: out.targetId, mode: out.mode, hop: out.hop, chars: cut.totalChars - cut.omittedChars,

@@ -21,7 +21,8 @@ import type { ToolCallContext, ToolDeps } from '../shared.js'
 export function sendDigests(callerId: string, args: Pick<SessionsSendArgs, 'session_id' | 'message' | 'mode'>): string[] {
   // A mode given now may have been left out then (the default applied).
   const modes = args.mode === undefined ? [undefined, 'queue', 'steer'] : [args.mode, undefined]
-  return modes.map(mode => requestIdFor(callerId, callIdentity('', { session_id: args.session_id, message: args.message, mode })).split(':').at(-1) ?? '')
+  return modes.map(mode => requestIdFor(callerId, callIdentity('', { session_id: args.session_id, message: args.message, mode }))
+    .split(':').at(-1) ?? '')
 }
 
 /**
@@ -36,7 +37,8 @@ export function withdrawSend(args: SessionsSendArgs, call: ToolCallContext, deps
   if (withdraw === undefined) return refused(withdrawRefusals.storeUnavailable('this dsh process has none'), NOTHING_WITHDRAWN)
   try {
     const outcome = withdraw.call(deps.inbound, caller.sessionId, { target: args.session_id, digests: sendDigests(caller.sessionId, args) })
-    return outcome.ok || outcome.reason === 'too-late' ? withdrawValue(outcome) : refused(withdrawRefusals.nothing(args.session_id), NOTHING_WITHDRAWN)
+    return outcome.ok || outcome.reason === 'too-late'
+      ? withdrawValue(outcome) : refused(withdrawRefusals.nothing(args.session_id), NOTHING_WITHDRAWN)
   } catch (error: unknown) {
     // Fail closed: a store that cannot be used withdraws nothing and says so.
     const why = storeFaultWhy(error)

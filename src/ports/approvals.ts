@@ -2,7 +2,7 @@
  * The store's half for the target's user (docs/tools.md#inbound-messages,
  * docs/architecture.md §8): a session's own inbound choice, messages held
  * for its user's approval, and the traffic view over every message between
- * sessions. Shapes only; the transitions are `home/store-approvals.ts`.
+ * sessions. Shapes only; the transitions are `src/home/store-approvals.ts`.
  *
  * A held message moves `held → delivered | refused | expired | withdrawn`, each one
  * transaction. `delivered` inserts the message, with the frame, hop and mode
@@ -11,7 +11,7 @@
  * elsewhere: whichever process holds the target claims it; a long-lived host
  * adopts a cold target the sender allowed to wake.
  *
- * @module dsh-cross-session/home/approvals
+ * @module dsh-cross-session/ports/approvals
  */
 
 import type { InboundMode } from '../settings/resolve.js'

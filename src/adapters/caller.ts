@@ -8,13 +8,13 @@
  * Where its current turn came from (the hop source) is `latestRelay` in
  * `src/model/provenance.ts`.
  *
- * @module dsh-cross-session/model/caller
+ * @module dsh-cross-session/adapters/caller
  */
 
 import type { HostAgent, HostAgents, HostToolExec } from '../harness/host.js'
 import type { Caller } from '../ports.js'
-import { latestRelay } from './provenance.js'
-import { readHeader } from './sessions.js'
+import { latestRelay } from '../model/provenance.js'
+import { readHeader } from '../model/sessions.js'
 
 /** A {@link Caller} view over a live agent, or `undefined` if its header is unusable. */
 function callerFromAgent(agent: HostAgent | undefined): Caller | undefined {

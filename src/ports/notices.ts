@@ -12,11 +12,11 @@
  * - the target's holder: {@link NoticeStore.watchedTargets} /
  *   {@link NoticeStore.watchesOf} on a turn end, then
  *   {@link NoticeStore.fireWatch} with what it read from the log
- *   (`home/notices.ts`);
+ *   (`src/home/notices.ts`);
  * - a host that finds the sender deleted: {@link NoticeStore.dropWatchesOf};
  * - every process: `sweep` expires watches and waiting notices.
  *
- * @module dsh-cross-session/home/notice-port
+ * @module dsh-cross-session/ports/notices
  */
 
 import type { NoticeOutcome } from '../model/outcomes.js'

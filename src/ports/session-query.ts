@@ -1,0 +1,66 @@
+/**
+ * The read side of the corpus the tools depend on, and the calling
+ * session (docs/architecture.md §2). Shapes mirror the rc.8 harness types
+ * (`@deepseek-ai/dsh-session-query@0.1.0-rc.8` `SessionRecord` and
+ * `SessionSurfaceSnapshot`) but only the fields this package reads; every
+ * field read from a backend is treated as possibly malformed.
+ *
+ * @module dsh-cross-session/ports/session-query
+ */
+
+import type { RelayProvenance } from '../model/provenance.js'
+import type { SessionHeaderView, SessionRecordView } from '../model/sessions.js'
+
+/**
+ * One current-surface snapshot (rc.8 `SessionSurfaceSnapshot`). `events` are
+ * raw surface events; `src/model/surface.ts` reads them defensively.
+ */
+export interface SurfaceView {
+  readonly session: SessionHeaderView
+  /** Highest raw-log seq included, or `null` for an empty log. */
+  readonly capturedThroughSeq: number | null
+  readonly events: readonly unknown[]
+}
+
+/**
+ * Read side of the corpus. Backed by `ctx.sessionQuery` plus `ctx.agents.get`
+ * for non-waking liveness. No method may wake a session.
+ */
+export interface SessionQueryPort {
+  /** The whole corpus, newest first (one `sessionQuery.listSessions`). */
+  listSessions(signal: AbortSignal): Promise<SessionRecordView[]>
+  /**
+   * Titles for the given ids in one batch (one `readTitleSnapshots`). Ids
+   * without a title, or whose fold failed, map to `undefined`.
+   */
+  readTitles(sessionIds: readonly string[], signal: AbortSignal): Promise<Map<string, string | undefined>>
+  /**
+   * The current model surface of one session (one `readSurface`), or
+   * `undefined` when no such session exists.
+   */
+  readSurface(sessionId: string, signal: AbortSignal): Promise<SurfaceView | undefined>
+  /**
+   * One session's record without listing the corpus and without waking it,
+   * or `undefined` when no such session exists.
+   */
+  lookup(sessionId: string, signal: AbortSignal): Promise<SessionRecordView | undefined>
+  /** Whether a session is live right now (a non-waking registry lookup). */
+  isLive(sessionId: string): boolean
+  /**
+   * The other dsh process on this home where the session is live, when it
+   * is live there and not here; absent without a home runtime.
+   */
+  liveElsewhere?(sessionId: string): { readonly pid: number } | undefined
+}
+
+/** The calling session, from `exec.agent` (docs/architecture.md §2). */
+export interface Caller {
+  readonly sessionId: string
+  readonly header: SessionHeaderView
+  /**
+   * What this plugin recorded on the message that started the caller's
+   * current turn (`src/model/provenance.ts`), used for the causal hop count;
+   * `undefined` when a human (or nothing) started it. Never read from text.
+   */
+  latestRelay(): RelayProvenance | undefined
+}
