@@ -237,7 +237,8 @@ describe.skipIf(SKIP_E2E)('a notice across a SIGKILL', () => {
     targetId = (await fx.web.create()).sessionId
     await fx.web.prompt(targetId, 'ROLE:T stay around')
     await fx.web.waitIdle(targetId)
-    const run = await runHeadless(fx.h, fx.model, 'ROLE:S ask your peer', { patch: writePatch(fx.h, {}, 's.patch.yml') })
+    // Its user opted in to having the ended run woken for a notice (noticeWakesEndedRun; off by default).
+    const run = await runHeadless(fx.h, fx.model, 'ROLE:S ask your peer', { patch: writePatch(fx.h, { plugin: { noticeWakesEndedRun: true } }, 's.patch.yml') })
     await waitFor(() => stuck || undefined, 'the target to be mid-turn on the message')
     await waitFor(() => readStore(fx.h!).messages.find(m => m.target === targetId && m.state === 'recorded'), 'the message to be recorded')
     expect(readStore(fx.h).watches.map(w => w.state)).toEqual(['watching'])

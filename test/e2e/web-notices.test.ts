@@ -49,7 +49,9 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('notices and live send rows (dsh web
     await web.prompt(targetId, 'ROLE:T stay around')
     await web.waitIdle(targetId)
 
-    const sender = await runHeadless(h, model, 'ROLE:S ask your peer', { patch: writePatch(h, { plugin: { recordWaitMs: 0 } }, 's.patch.yml') })
+    // Its user opted in to having the ended run woken for a notice (noticeWakesEndedRun; off by default).
+    const senderPatch = writePatch(h, { plugin: { recordWaitMs: 0, noticeWakesEndedRun: true } }, 's.patch.yml')
+    const sender = await runHeadless(h, model, 'ROLE:S ask your peer', { patch: senderPatch })
     const send = resultOf(model, 'sessions_send')
     // What the call said when it returned: not yet recorded (its bound was 0 ms).
     expect(send).toMatch(/delivered through the mailbox \| (claimed by that process, not yet recorded|still pending in the mailbox) after 0 ms/)
