@@ -225,7 +225,8 @@ describe('the approval half of the home store', () => {
     store.journal({ messageId: 'local', target: 'session-t', sender: 'session-s', hop: 1, mode: 'queue', state: 'recorded', seq: 7 })
     store.journal({ messageId: 'no', target: 'session-t', sender: 'session-s', hop: 0, mode: 'queue', state: 'refused', reason: 'inbound' })
     store.answered('session-t', 9)
-    store.holdForApproval(approval('delivered'))
+    // Another sender: one sender's later message would wait for its earlier held one.
+    store.holdForApproval(approval('delivered', { sender: 'session-u' }))
     store.decide('delivered', 'deliver', Date.now())
     const rows = store.traffic(50)
     expect(Object.fromEntries(rows.map(row => [row.messageId, row.state]))).toEqual({ held: 'held', refused: 'refused', local: 'answered', no: 'refused', delivered: 'pending' })
