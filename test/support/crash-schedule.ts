@@ -1197,6 +1197,9 @@ class Schedule {
         if (decision === 'deliver') this.posted.push(message)
       } else if (outcome.reason === 'stale' && outcome.approval?.state === 'expired' && message.decided === undefined) {
         this.decided(message, 'expired')
+      } else if (outcome.reason === 'earlier-held' && message.decided === undefined) {
+        // Deliver waits while an earlier message of the same sender to the same target is held (send order, src/home/store-approvals.ts).
+        this.cover('deliver waited for an earlier held message')
       } else if (outcome.reason === 'full' || message.decided === undefined) {
         // `stale` (decided already) or `unknown` (decided, then swept) is right only for a message already decided.
         this.fail(`ONE DECISION: ${decision} of ${message.id} answered ${JSON.stringify(outcome)}, the schedule knew it ${message.decided ?? 'held'}`)
