@@ -19,9 +19,9 @@
 import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { installByName } from '../test/e2e/support/browser.ts'
+import { byNamePatch, installByName } from '../test/e2e/support/browser.ts'
 import { startFakeModel, type ModelRequest, type Reply } from '../test/e2e/support/fake-model.ts'
-import { assertPrerequisites, makeHome, startWeb, writePatch, type DshHome } from '../test/e2e/support/harness.ts'
+import { assertPrerequisites, makeHome, startWeb, type DshHome } from '../test/e2e/support/harness.ts'
 import { pageCall } from '../test/e2e/support/page-key.ts'
 import { firstUserText, turnOf } from '../test/e2e/support/scenario.ts'
 import { outsideTemp } from '../test/support/outside-temp.ts'
@@ -114,7 +114,7 @@ async function serve(h: DshHome, port: number | undefined): Promise<void> {
   console.log('Starting dsh web and seeding three sessions (about 20 s)…')
   installByName(h)
   const model = await startFakeModel({ scenario: answer, maxRequests: 100_000, lifetimeMs: 7 * 24 * 3600_000 })
-  const patch = writePatch(h, { plugin: false, rows: [{ id: 'cross-session', name: 'dsh-cross-session', config: {} }] })
+  const patch = byNamePatch(h)
   const web = await startWeb(h, model, { patch, timeoutMs: 7 * 24 * 3600_000, ...(port === undefined ? {} : { port }) })
   // Seeding stands in for the user's page: it calls the channel as the page does (docs/tools.md, "Who can decide a held message").
   const channel = async (endpoint: string, payload: Record<string, unknown>): Promise<void> => {

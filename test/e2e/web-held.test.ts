@@ -25,9 +25,9 @@ import { dirname } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import type { Locator, Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { installByName, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
+import { byNamePatch, installByName, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
 import { startFakeModel, textOf, type ModelRequest, type Reply } from './support/fake-model.ts'
-import { makeHome, readSessions, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome } from './support/harness.ts'
+import { makeHome, readSessions, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch } from './support/harness.ts'
 import { firstUserText, turnOf } from './support/scenario.ts'
 import { storeFile } from './support/store.ts'
 
@@ -83,10 +83,6 @@ async function chipOverflow(rows: Locator): Promise<Array<{ chip: number, row: n
   }))
 }
 
-function webPatch(h: DshHome): string {
-  return writePatch(h, { plugin: false, rows: [{ id: 'cross-session', name: 'dsh-cross-session', config: {} }] })
-}
-
 describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web + headless Chromium, en and zh)', () => {
   const fx = webFixture()
 
@@ -95,7 +91,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
     installByName(h)
     let alphaId = ''
     const model = fx.model = await startFakeModel({ scenario: scenario(() => alphaId) })
-    const web = fx.web = await startWeb(h, model, { patch: webPatch(h) })
+    const web = fx.web = await startWeb(h, model, { patch: byNamePatch(h) })
     alphaId = (await web.create()).sessionId
     await web.rpc('session.rename', { sessionId: alphaId, title: 'Deploy keys' })
     await web.prompt(alphaId, 'ROLE:A keep the keys')
@@ -232,7 +228,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
         return { calls: [{ name: 'sessions_send', args: { session_id: alphaId, message: `${tag}: the nightly run found two flaky tests.` } }] }
       },
     })
-    const web = fx.web = await startWeb(h, model, { patch: webPatch(h) })
+    const web = fx.web = await startWeb(h, model, { patch: byNamePatch(h) })
     alphaId = (await web.create()).sessionId
     await web.rpc('session.rename', { sessionId: alphaId, title: 'Deploy keys' })
     await web.prompt(alphaId, 'ROLE:A keep the keys')

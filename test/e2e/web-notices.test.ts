@@ -12,7 +12,7 @@
  * @module test/e2e/web-notices
  */
 import { describe, expect, it } from 'vitest'
-import { installByName, openApp, openSession, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
+import { byNamePatch, installByName, openApp, openSession, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
 import { resultOf, startFakeModel } from './support/fake-model.ts'
 import { makeHome, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch } from './support/harness.ts'
 import { firstUserText, router, steps } from './support/scenario.ts'
@@ -43,7 +43,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('notices and live send rows (dsh web
           : steps([() => ({ name: 'sessions_send', args: { session_id: targetId, message: 'Did the fix land on main?', notify: true } })], 'Asked.')(turn),
       }),
     })
-    const web = fx.web = await startWeb(h, model, { patch: writePatch(h, { plugin: false, rows: [{ id: 'cross-session', name: 'dsh-cross-session', config: {} }] }) })
+    const web = fx.web = await startWeb(h, model, { patch: byNamePatch(h) })
     targetId = (await web.create()).sessionId
     await web.rpc('session.rename', { sessionId: targetId, title: 'Release target' })
     await web.prompt(targetId, 'ROLE:T stay around')

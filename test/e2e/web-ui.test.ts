@@ -11,9 +11,9 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { installByName, openApp, openPluginSettings, openSession, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
+import { byNamePatch, installByName, openApp, openPluginSettings, openSession, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
 import { startFakeModel } from './support/fake-model.ts'
-import { makeHome, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome } from './support/harness.ts'
+import { makeHome, SKIP_E2E, startWeb, waitFor } from './support/harness.ts'
 import { router, steps } from './support/scenario.ts'
 
 // Without a browser: skipped with one line on a developer's machine; under CI the tests run and fail in
@@ -23,10 +23,6 @@ const skipForBrowser = skipsForBrowser('web-ui')
 const NOWHERE = 'session-00000000-0000-4000-8000-000000000000' // shortId: 0000…
 
 /** The plugin by name, so the host serves its browser half (it registers the `cross-session` section itself). */
-function webPatch(h: DshHome): string {
-  return writePatch(h, { plugin: false, rows: [{ id: 'cross-session', name: 'dsh-cross-session', config: {} }] })
-}
-
 describe.skipIf(SKIP_E2E || skipForBrowser)('web face (dsh web + headless Chromium)', () => {
   const fx = webFixture()
 
@@ -45,7 +41,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('web face (dsh web + headless Chromi
         ], 'Bravo done.'),
       }),
     })
-    const web = fx.web = await startWeb(h, model, { patch: webPatch(h) })
+    const web = fx.web = await startWeb(h, model, { patch: byNamePatch(h) })
     alphaId = (await web.create()).sessionId
     await web.rpc('session.rename', { sessionId: alphaId, title: 'Fix the reasoning-effort config' })
     await web.prompt(alphaId, 'ROLE:A fix the config')
@@ -125,7 +121,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('web face (dsh web + headless Chromi
     const h = fx.h = makeHome('web-card')
     installByName(h)
     const model = fx.model = await startFakeModel({ scenario: router({ 'ROLE:L': steps([{ name: 'sessions_list', args: {} }], 'Listed.') }) })
-    const web = fx.web = await startWeb(h, model, { patch: webPatch(h) })
+    const web = fx.web = await startWeb(h, model, { patch: byNamePatch(h) })
     // A value already stored in the settings document: the card must show it, not the default.
     const described = await web.rpc<{ namespaces: Array<{ ns: string, revision: number, value: unknown }> }>('settings.describe', {})
     const section = described.namespaces.find(n => n.ns === 'cross-session')

@@ -20,9 +20,9 @@
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { installByName, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
+import { byNamePatch, installByName, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
 import { startFakeModel, textOf, type FakeModel, type ModelRequest, type Reply } from './support/fake-model.ts'
-import { makeHome, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome, type WebHarness } from './support/harness.ts'
+import { makeHome, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch, type WebHarness } from './support/harness.ts'
 import { storeFile } from './support/store.ts'
 import { pageCall } from './support/page-key.ts'
 import { firstUserText, turnOf } from './support/scenario.ts'
@@ -78,10 +78,6 @@ async function openSession(page: Page, title: string): Promise<void> {
   await row.click()
 }
 
-function webPatch(h: DshHome): string {
-  return writePatch(h, { plugin: false, rows: [{ id: 'cross-session', name: 'dsh-cross-session', config: {} }] })
-}
-
 describe.skipIf(SKIP_E2E || skipForBrowser)('withdrawing a message (dsh web, headless runs, headless Chromium)', () => {
   const fx = webFixture()
 
@@ -90,7 +86,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('withdrawing a message (dsh web, hea
     installByName(h)
     let alphaId = ''
     const model = fx.model = await startFakeModel({ scenario: scenario(() => alphaId) })
-    const web = fx.web = await startWeb(h, model, { patch: webPatch(h) })
+    const web = fx.web = await startWeb(h, model, { patch: byNamePatch(h) })
     alphaId = (await web.create()).sessionId
     await web.prompt(alphaId, 'ROLE:A keep the keys')
     await web.waitIdle(alphaId)
@@ -130,7 +126,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('withdrawing a message (dsh web, hea
     installByName(h)
     let alphaId = ''
     const model = fx.model = await startFakeModel({ scenario: scenario(() => alphaId) })
-    const web = fx.web = await startWeb(h, model, { patch: webPatch(h) })
+    const web = fx.web = await startWeb(h, model, { patch: byNamePatch(h) })
     alphaId = (await web.create()).sessionId
     await web.rpc('session.rename', { sessionId: alphaId, title: 'Deploy keys' })
     await web.prompt(alphaId, 'ROLE:A keep the keys')

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll } from 'vitest'
-import { homeFixture, ROOT, SKIP_E2E, type DshHome, type HomeFixture } from './harness.ts'
+import { homeFixture, ROOT, SKIP_E2E, writePatch, type DshHome, type HomeFixture } from './harness.ts'
 
 /** Where Chromium is looked for: `CHROMIUM_PATH` alone when it is set, else the usual paths. */
 function candidates(env: Record<string, string | undefined> = process.env): string[] {
@@ -106,6 +106,11 @@ export function webFixture(): WebFixture {
 export function installByName(h: DshHome): void {
   mkdirSync(join(h.home, 'node_modules'), { recursive: true })
   symlinkSync(ROOT, join(h.home, 'node_modules', 'dsh-cross-session'), 'dir')
+}
+
+/** A patch that mounts the package by name (after {@link installByName}), the way a user's `dsh plugin add` does. */
+export function byNamePatch(h: DshHome): string {
+  return writePatch(h, { plugin: false, rows: [{ id: 'cross-session', name: 'dsh-cross-session', config: {} }] })
 }
 
 /**
