@@ -100,8 +100,15 @@ describe.skipIf(SKIP_E2E)('the life of the store file', () => {
     await waitFor(() => holderOf(h, targetId)?.pid === webPid && holderOf(h, targetId)?.state === 'live', 'the web host to hold T live in the store')
 
     // The user deletes the store file (alone, or with its -wal and -shm, which the host has open) while the host runs.
-    for (const suffix of suffixes) rmSync(`${storeFile(h)}${suffix}`, { force: true }) // -wal and -shm come and go with the host's checkpoints
-    expect(existsSync(storeFile(h))).toBe(false)
+    // The host is paused for the few deletions: it checks the file before every store call, and a host that saw the
+    // file gone between two of them would rightly make a new one, whose -wal the next deletion would then take.
+    process.kill(webPid, 'SIGSTOP')
+    try {
+      for (const suffix of suffixes) rmSync(`${storeFile(h)}${suffix}`, { force: true }) // -wal and -shm come and go with checkpoints
+      expect(existsSync(storeFile(h))).toBe(false)
+    } finally {
+      process.kill(webPid, 'SIGCONT')
+    }
     // At once, a new process sends to T.
     await runHeadless(h, model, 'ROLE:S1 message T, then stop', { patch })
     const sent = resultOf(model, 'sessions_send', 0)
