@@ -122,7 +122,13 @@ describe.skipIf(SKIP_E2E)('a store locked by another program, or whose file goes
     expect(holderOf(h, targetId)).toMatchObject({ pid: webPid, state: 'live' })
 
     // The file goes (a user's cleanup); the web host notices on its watch's next tick and holds T in the new file.
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${storeFile(h)}${suffix}`, { force: true })
+    // The host is paused for the three deletions, so that it cannot make the new file between them and lose its -wal.
+    process.kill(webPid, 'SIGSTOP')
+    try {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${storeFile(h)}${suffix}`, { force: true })
+    } finally {
+      process.kill(webPid, 'SIGCONT')
+    }
     // (While the host makes the new file, it may have no tables yet.)
     const heldByWeb = (): true | undefined => {
       try {
