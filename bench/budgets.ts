@@ -19,6 +19,7 @@
 
 import { DEFAULT_SETTINGS } from '../src/settings/resolve.js'
 import { SURFACE_MIN_EVENTS } from '../src/index/surface-cache.js'
+import { QUERY_TITLE_BUDGET_MS } from '../src/tools/sessions-list.js'
 import type { LimiterRow, PluginSendRow } from './cases.js'
 import type { CrossProcessResult } from './home/cross-process.js'
 import type { RealResult } from './home/real.js'
@@ -234,13 +235,26 @@ function ratioVerdict(budget: string, product: number | undefined, floor: number
   return { budget, measured: `${product.toFixed(0)} ms / ${floor.toFixed(0)} ms = ${value.toFixed(2)}× (load ${load?.toFixed(1) ?? '?'})`, pass: value <= limit }
 }
 
+/**
+ * The first query on an unindexed home is bounded in time (docs/performance.md "A query on a home still being
+ * indexed"): its title folds stop at `QUERY_TITLE_BUDGET_MS`; the refresh before them (a header read per log) is not
+ * bounded, so the budget gives it as much time again.
+ */
+function unindexedBound(n: string, row: CaseRow | undefined): Verdict {
+  const limit = 2 * QUERY_TITLE_BUDGET_MS
+  const budget = `sessions_list {query} at ${n}: first process on an unindexed home, first call ≤ ${limit} ms (title folds stop at ${QUERY_TITLE_BUDGET_MS} ms)`
+  if (row?.firstMs === undefined) return { budget, measured: 'missing', pass: false }
+  return { budget, measured: `${row.firstMs.toFixed(0)} ms (load ${row.load?.toFixed(1) ?? '?'})`, pass: row.firstMs <= limit }
+}
+
 /** The floor ratios at one corpus size (rows of the priming and the measured process). */
 export function floorVerdicts(at: CaseRow[], size: number): Verdict[] {
   const n = size.toLocaleString('en-US')
   const find = (tool: string, test: (row: CaseRow) => boolean): CaseRow | undefined => at.find(row => row.tool === tool && test(row))
   const list = find('sessions_list', row => row.case === 'no query')
   const query = find('sessions_list', row => row.case === 'query (title word)')
-  const unindexed = find('sessions_list', row => row.case.startsWith('query, first process on an unindexed home'))
+  const unindexed = find('sessions_list', row => row.case === 'query, first process on an unindexed home')
+  const whole = find('sessions_list', row => row.case.startsWith('query, first process on an unindexed home, to the whole answer'))
   const largest = (test: (row: CaseRow) => boolean): CaseRow | undefined => at.filter(test).sort((a, b) => (b.events ?? 0) - (a.events ?? 0))[0]
   const read = largest(row => row.tool === 'sessions_read' && row.case === 'cold')
   const primedRead = largest(row => row.tool === 'sessions_read' && row.case === 'cold, in the priming process')
@@ -251,7 +265,10 @@ export function floorVerdicts(at: CaseRow[], size: number): Verdict[] {
     ratioVerdict(`sessions_list {} at ${n}: a new process's first call ≤ ${FLOOR_RATIOS.listFirst}× its floor (${list?.floor?.what ?? 'floor'})`, list?.firstMs, list?.floor?.firstMs, FLOOR_RATIOS.listFirst, list?.load),
     ratioVerdict(`sessions_list {query} at ${n}: warm median ≤ ${FLOOR_RATIOS.queryWarm}× its floor (${query?.floor?.what ?? 'floor'}, median after each warm call)`, query?.medianMs, query?.floor?.medianMs, FLOOR_RATIOS.queryWarm, query?.load),
     ratioVerdict(`sessions_list {query} at ${n}: first query of a process that listed ≤ ${FLOOR_RATIOS.queryFirst}× its floor`, query?.firstMs, query?.floor?.firstMs, FLOOR_RATIOS.queryFirst, query?.load),
-    ratioVerdict(`sessions_list {query} at ${n}: first process on an unindexed home ≤ ${FLOOR_RATIOS.unindexedQuery}× its floor (${unindexed?.floor?.what ?? 'floor'})`, unindexed?.firstMs, unindexed?.floor?.firstMs, FLOOR_RATIOS.unindexedQuery, unindexed?.load),
+    ratioVerdict(`sessions_list {query} at ${n}: first process on an unindexed home, first call ≤ ${FLOOR_RATIOS.unindexedQuery}× its floor (${unindexed?.floor?.what ?? 'floor'})`, unindexed?.firstMs, unindexed?.floor?.firstMs, FLOOR_RATIOS.unindexedQuery, unindexed?.load),
+    // The first call's title folds stop at QUERY_TITLE_BUDGET_MS; the whole answer takes the calls a model repeats.
+    ratioVerdict(`sessions_list {query} at ${n}: first process on an unindexed home, every call to the whole answer (${whole?.case.replace(/^.*\((\d+) calls\)$/, '$1') ?? '?'} calls) ≤ ${FLOOR_RATIOS.unindexedQuery}× its floor`, whole?.firstMs, whole?.floor?.firstMs, FLOOR_RATIOS.unindexedQuery, whole?.load),
+    unindexedBound(n, unindexed),
   ]
   const events = read?.events?.toLocaleString('en-US') ?? '?'
   // rc.8's first inspect of the log parses it; its later ones are served from its own prepared copy.

@@ -10,9 +10,9 @@
  *   that have no log yet. A row is live when that store holds it or the
  *   registry lists its agent (one `ctx.agents.list()` per call; a host
  *   without `list` is asked per row through `isLive`), never cached.
- * - `readTitles(ids)`: a live session's title from its in-memory log; a
- *   stored one's after a revision check of its log (many at once in one
- *   batch, `CorpusIndex.checkMany`).
+ * - `readTitles(ids)`: ./indexed-titles.ts (a live session's title from
+ *   memory, a stored one's after a revision check of its log; folds bounded
+ *   by an optional time budget).
  * - `readSurface(id)`: live → rc.8 `sessionQuery.readSurface` (memory only);
  *   cold → a revision check of that log, then the surface kept in the home
  *   store at exactly that revision, else `sessionPersistence.inspect(id)` and
@@ -27,12 +27,12 @@ import { CorpusIndex } from '../index/corpus-index.js'
 import type { IndexEntry } from '../index/index-entry.js'
 import { jsonlFiles, jsonlLayout, type LogFiles } from '../index/jsonl-files.js'
 import { SharedIndex } from '../index/shared-index.js'
-import { PARALLEL_MIN_PATHS } from '../index/stat-worker.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 import { SurfaceCache, type Inspected } from '../index/surface-cache.js'
 import type { SessionHeaderView, SessionQueryPort } from '../ports.js'
 import { readHeader } from '../model/sessions.js'
-import { liveTitle, overlayLive, store } from './live-sessions.js'
+import { overlayLive, store } from './live-sessions.js'
+import { readIndexedTitles } from './indexed-titles.js'
 import { isMissingSession } from './session-query.js'
 
 /** What {@link createIndexedSessionQueryPort} needs from the host. */
@@ -124,7 +124,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       return overlayLive(headers, live, listed === undefined ? id => liveIds.has(id) || isLive(id) : id => liveIds.has(id), true)
     },
 
-    async readTitles(sessionIds, signal) {
+    async readTitles(sessionIds, signal, titleOptions) {
       const indexed = indexFor()
       if (indexed === undefined) return fallback.readTitles(sessionIds, signal)
       // This process's live sessions, read once (the store is a service proxy: one `get` per id costs).
@@ -133,37 +133,8 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
         const id = typeof session.id === 'string' ? session.id : readHeader(session.header)?.id
         if (id !== undefined) liveById.set(id, session)
       }
-      const titles = new Map<string, string | undefined>()
-      const checkedBy = refreshedBy.get(signal)
-      // A query list asks every candidate: their revision checks in one batch (two threads), then each title.
-      if (checkedBy !== undefined && sessionIds.length >= PARALLEL_MIN_PATHS) await indexed.index.checkMany(sessionIds, checkedBy, signal)
-      signal.throwIfAborted()
-      let sliceStart = performance.now()
-      let sinceLook = 0
-      for (const sessionId of sessionIds) {
-        const live = liveById.get(sessionId)
-        try {
-          if (live !== undefined) {
-            titles.set(sessionId, liveTitle(live.events))
-          } else {
-            const entry = indexed.index.check(sessionId, checkedBy)
-            titles.set(sessionId, entry === undefined ? undefined : indexed.index.title(entry))
-          }
-        } catch {
-          titles.set(sessionId, undefined)
-        }
-        // A look at the clock every 64 ids: a yield to the event loop every ~12 ms.
-        if (++sinceLook === 64) {
-          sinceLook = 0
-          if (performance.now() - sliceStart > 12) {
-            await new Promise(resolve => setImmediate(resolve))
-            signal.throwIfAborted()
-            sliceStart = performance.now()
-          }
-        }
-      }
-      indexed.index.flush()
-      return titles
+      const budgetMs = titleOptions?.budgetMs
+      return readIndexedTitles(sessionIds, { index: indexed.index, liveById, checkedBy: refreshedBy.get(signal), budgetMs }, signal)
     },
 
     async readSurface(sessionId, signal) {

@@ -14,15 +14,15 @@
  * With the home store ({@link SharedIndex}, docs/performance.md "What a new
  * process reads"), a new process starts from the rows earlier ones wrote: it
  * re-checks every revision, reads no header and folds no title a row holds
- * for that file identity / log revision, and writes back what it read.
- * Memory is bounded (`index/entry-maps.ts`, {@link DEFAULT_INDEX_BYTES});
- * an evicted log comes back from its shared row (else it is read again).
+ * for that file identity / log revision, and writes back what it read. Memory is bounded
+ * (`index/entry-maps.ts`, {@link DEFAULT_INDEX_BYTES}); an evicted log comes back from its shared row (else it is read again).
  *
  * @module dsh-cross-session/index/corpus-index
  */
 
 import type { SessionHeaderView } from '../ports.js'
-import { DEFAULT_INDEX_BYTES, entryOfRow, rowOfEntry, zeroCounters, type IndexCounters, type IndexEntry } from './index-entry.js'
+import { DEFAULT_INDEX_BYTES, entryOfRow, rowOfEntry, titleIsCurrent, zeroCounters, type IndexCounters,
+  type IndexEntry } from './index-entry.js'
 import { EntryMaps } from './entry-maps.js'
 import { checkEntries } from './stat-batch.js'
 import type { LogFiles } from './jsonl-files.js'
@@ -143,7 +143,7 @@ export class CorpusIndex {
    */
   title(entry: IndexEntry): string | undefined {
     // Folded at exactly this revision (the common case: a query list asks every candidate's).
-    if (entry.title !== undefined && entry.title.revision === entry.log.revision) return entry.title.value
+    if (titleIsCurrent(entry)) return entry.title!.value
     const { value, folded } = foldTitle(this.files, entry, this.counters)
     if (folded !== undefined) this.remember(entry, folded)
     return value

@@ -28,6 +28,11 @@ export interface IndexEntry {
   bytes?: number
 }
 
+/** Whether an entry's title was folded at exactly its log's revision as last checked (reading it costs no fold). */
+export function titleIsCurrent(entry: IndexEntry): boolean {
+  return entry.title !== undefined && entry.title.revision === entry.log.revision
+}
+
 /** Estimated retained bytes of one entry (UTF-16 strings plus object overhead). */
 export function entryBytes(entry: IndexEntry): number {
   const { log, header, title } = entry

@@ -22,6 +22,12 @@ export interface SurfaceView {
   readonly events: readonly unknown[]
 }
 
+/** How long one `readTitles` call may fold titles (see {@link SessionQueryPort.readTitles}). */
+export interface TitleReadOptions {
+  /** Time for title folds, in ms from the call's start; absent: no bound. */
+  readonly budgetMs?: number
+}
+
 /**
  * Read side of the corpus. Backed by `ctx.sessionQuery` plus `ctx.agents.get`
  * for non-waking liveness. No method may wake a session.
@@ -32,8 +38,18 @@ export interface SessionQueryPort {
   /**
    * Titles for the given ids in one batch (one `readTitleSnapshots`). Ids
    * without a title, or whose fold failed, map to `undefined`.
+   *
+   * With `options.budgetMs` (ms), a port that folds titles from the logs
+   * itself (the corpus index, docs/performance.md "A query on a home still
+   * being indexed") stops folding once that much time has passed: the ids
+   * it did not reach are absent from the map (`has` is false); it folds
+   * the newest sessions (by `createdAt`) first, the rows a list shows
+   * first. At least
+   * one fold is made per call, and titles already folded at their log's
+   * current revision are always given. A port that reads every title in
+   * one backend call (rc.8 `readTitleSnapshots`) ignores the budget.
    */
-  readTitles(sessionIds: readonly string[], signal: AbortSignal): Promise<Map<string, string | undefined>>
+  readTitles(sessionIds: readonly string[], signal: AbortSignal, options?: TitleReadOptions): Promise<Map<string, string | undefined>>
   /**
    * The current model surface of one session (one `readSurface`), or
    * `undefined` when no such session exists.

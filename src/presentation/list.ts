@@ -26,6 +26,8 @@ interface ListPage {
   /** The limit as given, when it was over `maxListResults`. */
   readonly cappedLimit: { readonly asked: number, readonly max: number } | undefined
   readonly malformed: number
+  /** Candidates whose titles a bounded query did not reach (not matched by id, cwd or preset either). */
+  readonly unsearched: number
 }
 
 /** One listed session, every field as the text shows it (one line, clipped). */
@@ -59,6 +61,8 @@ export interface ListedValue {
   /** Why titles could not be read (a failure-table row). */
   readonly titlesFailed?: string
   readonly malformed: number
+  /** Candidates not searched by title yet: the query's time for title folds ran out (docs/tools.md#sessions_list). */
+  readonly unsearched?: number
 }
 
 /** The value of a list page: the facts as shown. */
@@ -85,6 +89,7 @@ export function listedValue(page: ListPage): ListedValue {
     ...(page.query === undefined ? {} : { query: clipLine(oneLine(page.query), 80) }),
     ...(page.titlesFailed === undefined ? {} : { titlesFailed: page.titlesFailed }),
     malformed: page.malformed,
+    ...(page.unsearched === 0 ? {} : { unsearched: page.unsearched }),
   }
 }
 
@@ -106,10 +111,15 @@ export function renderListed(value: ListedValue): string {
     lines.push(`limit ${value.cappedLimit.asked} was capped to maxListResults (${value.cappedLimit.max}).`)
   }
   const hasQuery = value.query !== undefined
+  if (value.unsearched !== undefined) {
+    const more = value.unsearched === 1 ? '1 more session was' : `${value.unsearched} more sessions were`
+    lines.push(`${more} not searched by title: this home's title index is still being built.`
+      + ' Ask again with the same query to search more of them (each call indexes more).')
+  }
   if (value.rows.length === 0) {
-    lines.push(hasQuery
-      ? `No session matched query ${JSON.stringify(value.query)}; try a shorter query, scope "all", or no query.`
-      : 'No session matched; try scope "all" or live_only false.')
+    if (value.unsearched !== undefined) lines.push(`No session searched so far matched query ${JSON.stringify(value.query)}.`)
+    else if (hasQuery) lines.push(`No session matched query ${JSON.stringify(value.query)}; try a shorter query, scope "all", or no query.`)
+    else lines.push('No session matched; try scope "all" or live_only false.')
   }
   if (value.titlesFailed !== undefined) {
     lines.push(`Titles could not be read (${value.titlesFailed})${hasQuery ? '; the query matched id, cwd and preset only' : ''}.`)

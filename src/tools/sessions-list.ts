@@ -29,6 +29,15 @@ const TOOL = TOOL_NAMES.list
 const NOT_ASCII = /[^\x00-\x7f]/
 
 /**
+ * How long a `query` list may fold titles from the logs, in ms
+ * (docs/performance.md "A query on a home still being indexed"). A home
+ * indexed by any earlier process folds only what changed, far below this;
+ * the first query on a large unindexed home stops here, lists what it
+ * searched, and says how many titles it has not searched yet.
+ */
+export const QUERY_TITLE_BUDGET_MS = 5_000
+
+/**
  * Fold a string for case-insensitive, Unicode-aware matching: NFKC, then
  * upper- and lower-casing (so `ß` matches `SS` and `Ｆｕｌｌ` matches `full`).
  */
@@ -137,9 +146,10 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
   // Without one, fold only the rows that will be shown.
   let titles = new Map<string, string | undefined>()
   let titlesFailed: string | undefined
-  const readTitles = async (ids: string[]): Promise<string | undefined> => {
+  const readTitles = async (ids: string[], budgetMs?: number): Promise<string | undefined> => {
     if (ids.length === 0) return undefined
-    const result = await callBackend(STEPS.readingTitles, call.signal, () => deps.sessions.readTitles(ids, call.signal), deps.log)
+    const options = budgetMs === undefined ? undefined : { budgetMs }
+    const result = await callBackend(STEPS.readingTitles, call.signal, () => deps.sessions.readTitles(ids, call.signal, options), deps.log)
     if (result.ok) {
       titles = result.value
       return undefined
@@ -148,11 +158,20 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
   }
 
   let matched = candidates
+  let unsearched = 0
   if (query.length > 0) {
-    titlesFailed = await readTitles(candidates.map(row => row.header.id))
+    titlesFailed = await readTitles(candidates.map(row => row.header.id), QUERY_TITLE_BUDGET_MS)
     if (titlesFailed === 'cancelled') return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
     const seen = new Map<string, boolean>()
-    matched = candidates.filter(row => matchesMetadata(row, query, seen) || foldForMatch(titles.get(row.header.id) ?? '').includes(query))
+    matched = candidates.filter(row => {
+      if (matchesMetadata(row, query, seen)) return true
+      // A title the budget did not reach: not searched, and said (docs/tools.md#sessions_list).
+      if (titlesFailed === undefined && !titles.has(row.header.id)) {
+        unsearched++
+        return false
+      }
+      return foldForMatch(titles.get(row.header.id) ?? '').includes(query)
+    })
   }
   const shown = orderRows(matched, caller.sessionId, limit)
   if (query.length === 0) {
@@ -170,5 +189,6 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
     cappedLimit: args.limit !== undefined && args.limit > settings.maxListResults
       ? { asked: args.limit, max: settings.maxListResults } : undefined,
     malformed,
+    unsearched,
   })
 }
