@@ -115,6 +115,7 @@ describe('real-harness corpus budgets (bench/budgets.ts realVerdicts)', () => {
   })
   const verdictsOf = (firstHeaderReads: number, warmQueryMs = 120) => realVerdicts([
     row('sessions_list', 'query, first process on an unindexed home', 9000, 9000, {}, { floor: { what: 'every log read whole', firstMs: 3000 } }),
+    row('sessions_list', 'query, first process on an unindexed home, to the whole answer (2 calls)', 11000, 11000, {}, { floor: { what: 'every log read whole', firstMs: 3000 } }),
     row('sessions_read', 'cold, in the priming process', 2500, 2500, {}, { events: 100_024 }),
     row('sessions_list', 'no query', 250, 80, { 'index.headerReads': firstHeaderReads }, { floor: { what: 'rows', firstMs: 150 } }),
     row('sessions_list', 'query (title word)', 180, warmQueryMs, {}, { floor: { what: 'stat of every log', firstMs: 100, medianMs: 100 } }),
@@ -129,6 +130,20 @@ describe('real-harness corpus budgets (bench/budgets.ts realVerdicts)', () => {
     const good = verdictsOf(1)
     expect(good.filter(item => !item.pass).map(item => item.budget)).toEqual([])
     expect(verdict(verdictsOf(10_000), 'a new process\'s first lists at 10,000')?.pass).toBe(false)
+  })
+
+  it('bounds the first query on an unindexed home in time, and judges every call to its whole answer against the floor', () => {
+    const unindexed = (firstMs: number, wholeMs: number) => realVerdicts([
+      row('sessions_list', 'query, first process on an unindexed home', firstMs, firstMs, {}, { floor: { what: 'every log read whole', firstMs: 3000 } }),
+      row('sessions_list', 'query, first process on an unindexed home, to the whole answer (3 calls)', wholeMs, wholeMs, {},
+        { floor: { what: 'every log read whole', firstMs: 3000 } }),
+    ])
+    const bound = 'sessions_list {query} at 10,000: first process on an unindexed home, first call ≤ 10000 ms'
+    const whole = 'sessions_list {query} at 10,000: first process on an unindexed home, every call to the whole answer (3 calls) ≤ 4×'
+    expect(verdict(unindexed(9_900, 11_000), bound)?.pass).toBe(true)
+    expect(verdict(unindexed(10_100, 11_000), bound)?.pass).toBe(false)
+    expect(verdict(unindexed(9_900, 11_000), whole)?.pass).toBe(true)
+    expect(verdict(unindexed(9_900, 12_100), whole)?.pass).toBe(false)
   })
 
   it('judges a warm query against its floor measured in the same run, and fails one without a floor', () => {
