@@ -264,7 +264,7 @@ async function runAll(ctx, config, exec) {
       // folded. Its row: the time of every call to the whole answer, the first included.
       let wholeMs = unindexed.firstMs
       let calls = 1
-      for (let text = unindexed.lastOutput; /not searched by title/.test(text); calls++) {
+      for (let text = unindexed.lastOutput; /not searched by title/.test(text) && calls < 1000; calls++) {
         const started = performance.now()
         const args = { query: manifest.smallWord }
         text = list.output.render(args, await list.execute(args, execFor()())).map(block => block.text).join('\n')
