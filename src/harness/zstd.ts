@@ -59,6 +59,29 @@ export function scanFrames(buffer: Uint8Array, maxFrames = Number.POSITIVE_INFIN
   return frames
 }
 
+/**
+ * The decompressed size a frame's header declares (`Frame_Content_Size`,
+ * RFC 8878 §3.1.1.1), or `undefined` when the header leaves it out or is
+ * too short. Only a hint for sizing the output: the decoder still checks it.
+ */
+export function frameContentSize(frame: Uint8Array): number | undefined {
+  if (frame.length < 6) return undefined
+  const descriptor = frame[4]!
+  const flag = descriptor >>> 6
+  const singleSegment = (descriptor & 32) !== 0
+  const dictionaryFlag = descriptor & 3
+  const bytes = flag === 0 ? (singleSegment ? 1 : 0) : 1 << flag
+  if (bytes === 0) return undefined
+  const at = 5 + (singleSegment ? 0 : 1) + (dictionaryFlag === 3 ? 4 : dictionaryFlag)
+  if (frame.length < at + bytes) return undefined
+  let size = 0
+  for (let index = bytes - 1; index >= 0; index--) size = size * 256 + frame[at + index]!
+  return bytes === 2 ? size + 256 : size
+}
+
+/** Above this, a frame's declared size is not trusted for one allocation (a corrupt header must not allocate gigabytes). */
+const EXACT_OUTPUT_MAX = 64 * 1024 * 1024
+
 type Decompress = (input: Uint8Array) => Buffer
 
 /** `zlib.zstdDecompressSync` when this Node has it (≥ 22.15), else `undefined`. */
@@ -121,12 +144,17 @@ export function createFrameDecoder(): FrameDecoder {
   }
   let streamError: Error | undefined
   stream.on('error', error => { streamError ??= error })
-  const output = Buffer.allocUnsafe(DECODE_CHUNK)
+  const shared = Buffer.allocUnsafe(DECODE_CHUNK)
   return {
     decode(frame) {
       const handle = stream._handle
       if (handle?.writeSync === undefined) throw new Error('the zstd decoder is closed')
       const state = stream._writeState!
+      // A frame that declares its size (rc.8's writer does) is decoded into one buffer of that size plus one byte
+      // (the byte left over says the frame ended): no chunk copied, nothing to concatenate. A small one reuses `shared`.
+      const declared = frameContentSize(frame)
+      const exact = declared !== undefined && declared >= DECODE_CHUNK && declared <= EXACT_OUTPUT_MAX
+      let output = exact ? Buffer.allocUnsafe(declared + 1) : shared
       const chunks: Buffer[] = []
       let offset = 0
       let remaining = frame.length
@@ -140,9 +168,11 @@ export function createFrameDecoder(): FrameDecoder {
         if (outputLeft !== 0) {
           if (inputLeft !== 0) throw new Error('corrupt Zstandard session log: trailing input after a frame')
           const last = output.subarray(0, produced)
-          return chunks.length === 0 ? last : Buffer.concat([...chunks, Buffer.from(last)])
+          return chunks.length === 0 ? last : Buffer.concat([...chunks, last])
         }
-        chunks.push(Buffer.from(output))
+        // Full: keep this buffer as a chunk (a copy of `shared`, which the next round writes over) and go on in a new one.
+        chunks.push(output === shared ? Buffer.from(shared) : output)
+        output = Buffer.allocUnsafe(DECODE_CHUNK)
         offset += remaining - inputLeft
         remaining = inputLeft
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { classifyMessages, createFrameDecoder, currentSurfaceEvents, lastTitleIn, parseHeaderLine, planScan, planTitle, projectMessage, readableMessages, scanFrames, type ScannedLog } from '../../src/testing.js'
+import { classifyMessages, createFrameDecoder, currentSurfaceEvents, frameContentSize, lastTitleIn, parseHeaderLine, planScan, planTitle, projectMessage, readableMessages, scanFrames, type ScannedLog } from '../../src/testing.js'
 import { constants, zstdCompressSync } from 'node:zlib'
 import { userEvent } from '../support/fakes.js'
 
@@ -79,6 +79,32 @@ describe('createFrameDecoder', () => {
       const bad = frame('three\n')
       bad[bad.length - 1]! ^= 0xff
       expect(() => decoder.decode(bad)).toThrow()
+    } finally {
+      decoder.close()
+    }
+  })
+})
+
+describe('frameContentSize and the decoder\'s output', () => {
+  const compress = (text: string, declare: boolean) => zstdCompressSync(Buffer.from(text),
+    { params: { [constants.ZSTD_c_checksumFlag]: 1, [constants.ZSTD_c_contentSizeFlag]: declare ? 1 : 0 } })
+
+  it('reads the size a frame declares, in each field width, and nothing from a frame that leaves it out', () => {
+    for (const length of [0, 1, 255, 256, 300, 65_791, 65_792, 300_000]) expect(frameContentSize(compress('y'.repeat(length), true))).toBe(length)
+    expect(frameContentSize(compress('y'.repeat(300_000), false))).toBeUndefined()
+    expect(frameContentSize(Buffer.from([0x28, 0xb5, 0x2f, 0xfd]))).toBeUndefined()
+  })
+
+  it('decodes large frames with and without a declared size, each into output of its own', () => {
+    const decoder = createFrameDecoder()
+    try {
+      const texts = ['a'.repeat(65_536), `${'b'.repeat(200_000)}\n`, `${'c'.repeat(150_001)}\n`]
+      const declared = texts.map(text => decoder.decode(compress(text, true)))
+      const undeclared = texts.map(text => decoder.decode(compress(text, false)))
+      // A large frame's output outlives the next decode (only a small frame's is a view of the shared buffer).
+      expect(declared.map(buffer => buffer.toString())).toEqual(texts)
+      expect(undeclared.map(buffer => buffer.toString())).toEqual(texts)
+      expect(decoder.decode(compress('small\n', true)).toString()).toBe('small\n')
     } finally {
       decoder.close()
     }
