@@ -35,6 +35,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { buildFrame } from '../../src/framing.js'
+import { failClosed } from '../../src/home/fail-closed.js'
 import { guardController } from '../../src/home/guard.js'
 import { isAlive, selfTag } from '../../src/harness/process-tag.js'
 import { HomeRuntime } from '../../src/home/runtime.js'
@@ -151,7 +152,8 @@ export async function runCrossProcessBench(options: { messages: number, idleMs: 
     const watch = new StoreWatch(counted.store, storePaths(home).dir)
     runtime = new HomeRuntime(counted.store, watch, { agents: { get: () => undefined, resume: unused, list: () => [] }, log: options.log, longLived: () => false })
     runtime.start()
-    const guarded = guardController(INNER, runtime, { isLocal: () => false, agentOf: () => undefined, listEvents: undefined })
+    // As the plugin mounts it (src/home/mount.ts): a step that meets another process's lock is tried again, loop free.
+    const guarded = failClosed(guardController(INNER, runtime, { isLocal: () => false, agentOf: () => undefined, listEvents: undefined }))
     const signal = new AbortController().signal
     await sleep(500)
 
