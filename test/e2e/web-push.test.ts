@@ -13,8 +13,8 @@
  *   message in another page, the sender's row leaves "held" and its held
  *   badge drops without a reload, and the later card's Deliver enables; when
  *   another process (a second SQLite connection to the home store) lets the
- *   later one expire, the sender's row says expired, the receiver's card
- *   goes. Each wait's bound is a failure deadline, far below the 15 s poll
+ *   later one expire, the sender's row and its open traffic view say
+ *   expired, the receiver's card goes. Each wait's bound is a failure deadline, far below the 15 s poll
  *   the page keeps only while its key socket is lost.
  *
  * Screenshots go to the test's home; with `XS_UPDATE_SCREENSHOTS=1` to docs/images/.
@@ -229,12 +229,17 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('pushed updates and one sender\'s or
       expect(pushes.slice(before)).toContainEqual({ changed: 'logs', sessions: expect.arrayContaining([alphaId]) })
       expect(reads.filter(url => /histor/i.test(url)).length).toBeGreaterThan(0)
 
-      // Another process lets the later message expire: the sender's row and the receiver's card follow, no reload.
+      // Another process lets the later message expire: the sender's row, its open traffic view and the receiver's card
+      // follow, no reload.
+      await sender.locator('[data-xs-traffic-button]').click()
+      const trafficRow = sender.locator(`[data-xs-traffic-panel] [data-xs-traffic="${ids[1]}"]`)
+      await waitFor(async () => (await trafficRow.getAttribute('data-xs-state', { timeout: 1000 }).catch(() => null)) === 'held', 'the held traffic row', 15_000)
       const db = new DatabaseSync(storeFile(h))
       db.exec('PRAGMA busy_timeout = 5000')
       db.prepare('UPDATE approvals SET expires_at = ? WHERE state = \'held\'').run(Date.now() - 1)
       db.close()
       await waitFor(async () => (await states())[1] === 'expired', 'the sender\'s second row expired (pushed)', PUSHED_WITHIN_MS)
+      await waitFor(async () => (await trafficRow.getAttribute('data-xs-state')) === 'expired', 'the traffic row expired (pushed)', PUSHED_WITHIN_MS)
       await waitFor(async () => (await cards.count()) === 0, 'no card left (pushed)', PUSHED_WITHIN_MS)
       await waitFor(async () => (await badge(sender)) === 0, 'no held badge (pushed)', PUSHED_WITHIN_MS)
       expect(await sent.locator('[data-xs-withdraw]').count()).toBe(0)
