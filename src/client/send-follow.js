@@ -14,10 +14,11 @@ import { useChanges } from './changes.js'
 /**
  * A send row looks again when the host pushes a change (./changes.js): of the store for a message that waits there,
  * of the target's log for one it follows in that history; for at most FOLLOW_FOR_MS after the last change it saw.
- * A look that failed is tried again after RETRY_MS.
+ * A look that failed (the channel or the history read failed, or the host served no history) is tried again after
+ * RETRY_MS, within the same bound: nothing may be pushed about a target that has gone quiet.
  */
 const FOLLOW_FOR_MS = 10 * 60_000
-const RETRY_MS = 5000
+const RETRY_MS = 2000
 
 /**
  * Follow a message that waits in the home store (the channel's `sends.held`):
@@ -72,11 +73,11 @@ export function useHeldState(ctx, held, callId, args, enabled) {
 export function useSendState(ctx, history, target, callId, body, enabled) {
   const [view, setView] = useState(undefined)
   const [nudge, setNudge] = useState(0)
-  const [until, setUntil] = useState(() => Date.now() + FOLLOW_FOR_MS)
+  const until = useRef(Date.now() + FOLLOW_FOR_MS)
   const stage = useRef(undefined)
   const following = enabled && !(view !== undefined && isSettled(view.state))
   // A record or an answer moves the store's traffic rows (a message through the store) or the target's log (live here).
-  useChanges(ctx, () => { if (following && Date.now() < until) setNudge(n => n + 1) },
+  useChanges(ctx, () => { if (following && Date.now() < until.current) setNudge(n => n + 1) },
     sessions => sessions === undefined || sessions.includes(target))
   useEffect(() => {
     if (!enabled || typeof history !== 'function' || target === undefined || typeof callId !== 'string') return undefined
@@ -84,15 +85,17 @@ export function useSendState(ctx, history, target, callId, body, enabled) {
     let timer
     const look = async () => {
       try {
-        const { events, title } = readHistory(await history(target))
+        const answer = await history(target)
+        if (answer === undefined || answer?.result?.ok === false) throw new Error('no history served')
+        const { events, title } = readHistory(answer)
         if (stopped) return
         const state = sendStateOf(events, callId, body)
-        if (stage.current !== state.stage) setUntil(Date.now() + FOLLOW_FOR_MS)
+        if (stage.current !== state.stage) until.current = Date.now() + FOLLOW_FOR_MS
         stage.current = state.stage
         setView({ state, title })
       } catch {
         // The target may be gone or unreadable: keep what the call said, and look again a little later.
-        if (!stopped) timer = setTimeout(look, RETRY_MS)
+        if (!stopped && Date.now() < until.current) timer = setTimeout(look, RETRY_MS)
       }
     }
     void look()
