@@ -129,6 +129,7 @@ export { answer as answerChannel, CHANNEL, serveChannel } from './home/channel.j
 export type { ChannelHost, WebServerRoutes } from './home/channel.js'
 export { PageKeys, pageProvenance, refusalLog, REFUSALS_LOGGED } from './home/page-gate.js'
 export { acceptValue, KEY_SOCKET_PATH, textFrame } from './home/key-socket.js'
+export { ChangeFeed, MAX_LOG_IDS, storeVersion } from './home/change-feed.js'
 export { MAX_BODY_BYTES } from './home/channel-route.js'
 export { sandboxRootOfHome, sandboxTempRoots, writableRootOf } from './harness/sandbox-roots.js'
 export { HomeReach, sandboxWarning, workspaceOf } from './home/home-reach.js'

@@ -61,9 +61,6 @@ export function ApprovalCard({ approval, decide, openPeer, t, behind = false }) 
   )
 }
 
-/** The views refresh when the host reports a change (./changes.js); this slow poll is the fallback, ms. */
-const FALLBACK_MS = 15_000
-
 /** How long a refused or expired message stays in the dock (then only the traffic view shows it), ms. */
 const TRACE_FOR_MS = 24 * 60 * 60_000
 /** Most such lines at once. */
@@ -117,8 +114,8 @@ export function DecidedLine({ decided, onDismiss, t }) {
 /** The dock: every message held for this session, oldest first, then what its user refused or let expire lately. */
 export function ApprovalDock({ ctx, sessionId, t }) {
   const peer = usePeer(ctx)
-  const { value, refresh } = usePolled(() => callChannel(ctx, 'approvals.list', { sessionId }), sessionId, FALLBACK_MS)
-  const decidedPoll = usePolled(() => callChannel(ctx, 'approvals.decided', { sessionId }), `${sessionId}:decided`, FALLBACK_MS)
+  const { value, refresh } = usePolled(() => callChannel(ctx, 'approvals.list', { sessionId }), sessionId)
+  const decidedPoll = usePolled(() => callChannel(ctx, 'approvals.decided', { sessionId }), `${sessionId}:decided`)
   useChanges(ctx, async () => { await Promise.all([refresh(), decidedPoll.refresh()]) })
   const { dismissed, dismiss } = useDismissed()
   const approvals = value?.approvals ?? []

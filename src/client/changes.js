@@ -1,66 +1,48 @@
 /**
- * Updates pushed to the page: one waiting call per page to the channel's
- * `changes.wait` (src/home/channel-views.ts), which the host answers as
- * soon as the traffic or the held messages change in any process on this
- * home; the page then refreshes every view that listens (the traffic
- * badge and view, the approval cards, the refused and expired lines, the
- * held send rows) and asks again. A write this page makes (Deliver,
- * Refuse, the inbound choice) refreshes them at once. Their own slow
- * polls stay as a fallback when the channel fails.
+ * Updates pushed to the page: the host sends a frame on the page's key
+ * socket (./channel.js `onKeySocket`; src/home/change-feed.ts) when what the
+ * page's views show changes in any process on this home (`store`: the
+ * traffic rows, the held messages) or when a session live in that host
+ * appends to its log (`logs`, with the session ids). Each listening view
+ * refreshes then: the traffic badge and view, the approval cards with the
+ * refused and expired lines, the send rows. A write this page makes
+ * (Deliver, Refuse, Withdraw, the inbound choice) refreshes them at once.
+ * Only while the socket is lost does the page poll (./change-hub.ts).
  * @module dsh-cross-session/client/changes
  */
 import { useEffect, useRef } from 'react'
-import { callChannel } from './channel.js'
+import { onKeySocket, openKeySocket } from './channel.js'
+import { createChangeHub } from './change-hub.ts'
 
-/** Longest pause after a failed wait before asking again, ms. */
-const MAX_BACKOFF_MS = 30_000
-
-const listeners = new Set()
-let waiting = false
-
-function notify() {
-  for (const listener of [...listeners]) {
-    try {
-      listener()
-    } catch {
-      // One view's refresh must not stop the others'.
-    }
-  }
-}
-
-async function waitLoop(ctx) {
-  let version
-  let failures = 0
-  while (listeners.size > 0) {
-    try {
-      const next = (await callChannel(ctx, 'changes.wait', version === undefined ? {} : { since: version }))?.version
-      if (version !== undefined && next !== version) notify()
-      version = next
-      failures = 0
-    } catch {
-      failures++
-      await new Promise(resolve => setTimeout(resolve, Math.min(MAX_BACKOFF_MS, 1000 * 2 ** failures)))
-    }
-  }
-  waiting = false
-}
+const hub = createChangeHub({
+  onKeySocket,
+  open: openKeySocket,
+  every: (ms, run) => {
+    const timer = setInterval(run, ms)
+    return () => clearInterval(timer)
+  },
+  after: (ms, run) => { setTimeout(run, ms) },
+})
 
 /** Every listening view refreshes now (after a write this page made). */
 export function changed() {
-  notify()
+  hub.changed()
 }
 
-/** Run `refresh` whenever the host reports a change (and after this page's own writes), while mounted. */
-export function useChanges(ctx, refresh) {
-  const ref = useRef(refresh)
-  ref.current = refresh
+/**
+ * Run `refresh` while mounted whenever the host pushes a change of the store
+ * views (and after this page's own writes, and on the fallback poll); with
+ * `logs`, also when a session it names (`logs(sessionIds)`, `sessionIds`
+ * `undefined` for any) appended to its log.
+ */
+export function useChanges(ctx, refresh, logs = undefined) {
+  const ref = useRef({ refresh, logs })
+  ref.current = { refresh, logs }
   useEffect(() => {
-    const listener = () => { void ref.current() }
-    listeners.add(listener)
-    if (!waiting && ctx !== undefined) {
-      waiting = true
-      void waitLoop(ctx)
-    }
-    return () => { listeners.delete(listener) }
+    if (ctx === undefined) return undefined
+    return hub.listen({
+      run: () => { void ref.current.refresh() },
+      logs: sessions => ref.current.logs !== undefined && ref.current.logs(sessions),
+    })
   }, [ctx])
 }

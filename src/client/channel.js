@@ -9,7 +9,8 @@
  * out only over the key socket: a WebSocket this page opens to its own
  * origin, kept open while the page lives; the key dies with it. A call
  * refused for its key (HTTP 403) drops the socket and is tried once more
- * with a fresh key.
+ * with a fresh key. The host pushes changes on the same socket
+ * (src/home/change-feed.ts); ./changes.js listens with {@link onKeySocket}.
  * @module dsh-cross-session/client/channel
  */
 import { useCallback, useEffect, useRef, useState } from 'react'
@@ -18,8 +19,37 @@ import { createPageKey, keySocketUrl, withPageKey } from './page-key.ts'
 /** The channel's path (src/home/channel.ts `CHANNEL`). */
 export const CHANNEL = '/cross-session'
 
+const socketListeners = new Set()
+
+function tell(event) {
+  for (const listener of [...socketListeners]) {
+    try {
+      listener(event)
+    } catch {
+      // One listener's failure must not stop the others.
+    }
+  }
+}
+
 /** This page's key (./page-key.ts), its socket opened on the first call. */
-const pageKey = createPageKey(url => new WebSocket(url), () => keySocketUrl(globalThis.location.origin))
+const pageKey = createPageKey(url => new WebSocket(url), () => keySocketUrl(globalThis.location.origin), {
+  pushed: push => tell({ push }),
+  closed: () => tell({ closed: true }),
+})
+
+/**
+ * Hear the key socket: `listener({ push })` for each push, `listener({ closed: true })` when it closed.
+ * @returns its removal.
+ */
+export function onKeySocket(listener) {
+  socketListeners.add(listener)
+  return () => { socketListeners.delete(listener) }
+}
+
+/** Open the key socket now if none is open; resolves once the host sent the key, rejects when it refused. */
+export async function openKeySocket() {
+  await pageKey.get()
+}
 
 /**
  * Call one endpoint.
@@ -34,10 +64,11 @@ export async function callChannel(ctx, endpoint, payload = {}) {
 }
 
 /**
- * Poll `load()` every `everyMs` while mounted (and `active`); `refresh()` loads now.
+ * Load `load()` when mounted (and `active`), again when `key` changes, and every `everyMs` when given
+ * (views the host pushes changes of pass none and call `refresh()` on a push, ./changes.js).
  * @returns `{ value, error, refresh }`.
  */
-export function usePolled(load, key, everyMs = 2000, active = true) {
+export function usePolled(load, key, everyMs = undefined, active = true) {
   const [state, setState] = useState({ value: undefined, error: undefined })
   const loadRef = useRef(load)
   loadRef.current = load
@@ -52,6 +83,7 @@ export function usePolled(load, key, everyMs = 2000, active = true) {
   useEffect(() => {
     if (!active) return undefined
     void refresh()
+    if (everyMs === undefined) return undefined
     const timer = setInterval(() => { void refresh() }, everyMs)
     return () => clearInterval(timer)
   }, [key, everyMs, active, refresh])

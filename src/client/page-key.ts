@@ -5,7 +5,8 @@
  * and the host sends `{"key":"…"}` on it (src/home/key-socket.ts). The key
  * lives as long as that socket, which stays open while the page lives; it
  * is kept in this module's memory only, never in storage a process could
- * read from disk.
+ * read from disk. After the key, the host pushes changes on the same socket
+ * (src/home/change-feed.ts); each is handed to `pushed`.
  * @module dsh-cross-session/client/page-key
  */
 
@@ -14,8 +15,16 @@ export const KEY_SOCKET_PATH = '/cross-session/key'
 
 /** The members of the browser's `WebSocket` used here. */
 export interface KeySocket {
-  addEventListener(type: 'message' | 'close', listener: (event: { data?: unknown }) => void, options?: { once?: boolean }): void
+  addEventListener(type: 'message' | 'close', listener: (event: { data?: unknown }) => void): void
   close(): void
+}
+
+/** What the page hears on its key socket besides the key. */
+export interface KeySocketEvents {
+  /** A push after the key, parsed (frames that are not JSON objects are skipped). */
+  pushed?(push: Record<string, unknown>): void
+  /** The socket closed (the key with it); the next `get()` opens another. */
+  closed?(): void
 }
 
 /** One page's key. */
@@ -39,25 +48,35 @@ export function keySocketUrl(origin: string): string {
  * again on the next `get()`; `drop()` closes it now.
  * @param open - `url => WebSocket` (a browser's `WebSocket`; tests pass a fake).
  * @param url - the key socket's URL, read on each open.
+ * @param events - told of the host's pushes and of the socket's close.
  */
-export function createPageKey(open: (url: string) => KeySocket, url: () => string): PageKey {
+export function createPageKey(open: (url: string) => KeySocket, url: () => string, events: KeySocketEvents = {}): PageKey {
   let current: { socket: KeySocket, key: Promise<string> } | undefined
   const get = () => {
     if (current !== undefined) return current.key
     const socket = open(url())
+    let first = true
     const key = new Promise<string>((resolve, reject) => {
       socket.addEventListener('message', event => {
+        let sent: unknown
         try {
-          const sent: unknown = (JSON.parse(String(event.data)) as { key?: unknown } | null)?.key
-          if (typeof sent === 'string') resolve(sent)
-          else reject(new Error('the host sent no page key'))
+          sent = JSON.parse(String(event.data))
         } catch {
-          reject(new Error('the host sent no page key'))
+          sent = undefined
         }
-      }, { once: true })
+        const record = typeof sent === 'object' && sent !== null && !Array.isArray(sent) ? sent as Record<string, unknown> : undefined
+        if (!first) {
+          if (record !== undefined) events.pushed?.(record)
+          return
+        }
+        first = false
+        if (typeof record?.key === 'string') resolve(record.key)
+        else reject(new Error('the host sent no page key'))
+      })
       socket.addEventListener('close', () => {
         if (current === entry) current = undefined
         reject(new Error('the host refused the page key'))
+        events.closed?.()
       })
     })
     const entry = { socket, key }

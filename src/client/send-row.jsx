@@ -2,114 +2,25 @@
  * The web row of sessions_send (key `sessions_send` of the keyed slot
  * `tool.call.toolview`): target with its title, mode, hop, and where the
  * message is NOW — followed in the target's history as the host serves it
- * (src/client/send-state.ts) until it is answered or lost, or for ten
- * minutes — not only where it was when the call returned. A message held
- * for the target's user is followed in the home store until its user
+ * (src/client/send-state.ts), looked at again each time the host pushes a
+ * change (./changes.js), until it is answered or lost, or for ten minutes
+ * after the last change — not only where it was when the call returned.
+ * A message held for the target's user is followed in the home store until its user
  * decides it or it expires (src/client/send-outcome.ts); refused or
  * expired, the row says so and when. While the message waits (held, or
  * pending in the store's queue) the row has a Withdraw button
  * (./withdraw.jsx); withdrawn, the row says so.
  * @module dsh-cross-session/client/send-row
  */
-import { useEffect, useState } from 'react'
+import { useState } from 'react'
 import { shortId } from '../core/text.ts'
 import { TOOL_NAMES } from '../model/tool-names.ts'
-import { isSettled, readHistory, sendStateOf } from './send-state.ts'
-import { callRecordedOf, canWithdraw, heldOf, sendOutcome, storedOf } from './send-outcome.ts'
+import { callRecordedOf, canWithdraw, sendOutcome } from './send-outcome.ts'
 import { WithdrawAnswer, WithdrawButton } from './withdraw.jsx'
 import { clock, timeLeftText } from './clock.js'
 import { PeerWhy, usePeer } from './peer.jsx'
-import { useChanges } from './changes.js'
+import { useHeldState, useSendState } from './send-follow.js'
 import { argsOf, FallbackRow, Head, RefusedRow, resultTextOf, resultValueOf, Running, stoppedOf, titleKey } from './row-parts.jsx'
-
-/** How often a send row looks at its target's history while its message can still move, ms, and for how long. */
-const FOLLOW_EVERY_MS = 2000
-const FOLLOW_FOR_MS = 10 * 60_000
-/**
- * How often a row of a held message asks where it stands, ms, until its user decides or it expires; a change the
- * host reports asks at once (./changes.js).
- */
-const HELD_EVERY_MS = 15_000
-
-/**
- * Follow a message that waits in the home store (the channel's `sends.held`):
- * held for its user, or in the store's queue. `{ view, stored, messageId }`,
- * each `undefined` until the first answer that names it.
- */
-function useHeldState(ctx, held, callId, args, enabled) {
-  const [view, setView] = useState(undefined)
-  const [stored, setStored] = useState(undefined)
-  const [messageId, setMessageId] = useState(undefined)
-  const [nudge, setNudge] = useState(0)
-  const [unknown, setUnknown] = useState(false)
-  const key = JSON.stringify(args)
-  // A change the host reports: look again now, while the message is (or may be) still waiting.
-  const waiting = (view !== undefined && view.state === 'held') || stored === 'pending' || stored === 'claimed'
-  const settled = unknown || (!waiting && (view !== undefined || stored !== undefined))
-  useChanges(ctx, () => { if (enabled && !settled) setNudge(n => n + 1) })
-  useEffect(() => {
-    if (!enabled || typeof held !== 'function' || typeof callId !== 'string') return undefined
-    let stopped = false
-    let timer
-    const look = async () => {
-      let answer
-      try {
-        answer = await held(callId, JSON.parse(key))
-      } catch {
-        answer = undefined // the channel failed: ask again
-      }
-      if (stopped) return
-      const next = heldOf(answer)
-      const queue = storedOf(answer)
-      if (next !== undefined) setView(next)
-      if (queue !== undefined) setStored(queue)
-      if (typeof answer?.messageId === 'string') setMessageId(answer.messageId)
-      // Neither held nor queued: the store keeps nothing of this call; nothing more to learn.
-      if (answer?.held === null && answer?.stored == null) setUnknown(true)
-      else if (next?.state === 'held' || queue === 'pending' || queue === 'claimed' || (next === undefined && queue === undefined)) {
-        timer = setTimeout(look, HELD_EVERY_MS)
-      }
-    }
-    void look()
-    return () => {
-      stopped = true
-      clearTimeout(timer)
-    }
-  }, [held, callId, key, enabled, nudge])
-  return { view, stored, messageId }
-}
-
-/**
- * Follow the message in the target's history (src/client/send-state.ts):
- * `undefined` until the first look, or when the host serves no history.
- */
-function useSendState(history, target, callId, body, enabled) {
-  const [view, setView] = useState(undefined)
-  useEffect(() => {
-    if (!enabled || typeof history !== 'function' || target === undefined || typeof callId !== 'string') return undefined
-    let stopped = false
-    let timer
-    const until = Date.now() + FOLLOW_FOR_MS
-    const look = async () => {
-      try {
-        const { events, title } = readHistory(await history(target))
-        if (stopped) return
-        const state = sendStateOf(events, callId, body)
-        setView({ state, title })
-        if (isSettled(state)) return
-      } catch {
-        // The target may be gone or unreadable: keep what the call said.
-      }
-      if (!stopped && Date.now() < until) timer = setTimeout(look, FOLLOW_EVERY_MS)
-    }
-    void look()
-    return () => {
-      stopped = true
-      clearTimeout(timer)
-    }
-  }, [history, target, callId, body, enabled])
-  return view
-}
 
 /** The chip's words and style for each outcome (./send-outcome.ts). */
 function chipOf(outcome, t) {
@@ -180,7 +91,7 @@ export function SendRow({ block, callId, t, ctx, history, held }) {
   const [answer, setAnswer] = useState(undefined)
   // A held message joins the target's history only once its user delivers it: followed from then on.
   const follows = recorded !== undefined && (recorded.stage !== 'held' || heldView?.state === 'delivered')
-  const followed = useSendState(history, sent?.targetId, id, body, follows)
+  const followed = useSendState(ctx, history, sent?.targetId, id, body, follows)
   if (text === null) return <Running toolName={name} t={t} summary={target === undefined ? '' : shortId(target)} />
   const refusal = stoppedOf(value)
   const bodyBlock = <div className="xs-msg-head">{t('send.body')}</div>

@@ -6,8 +6,9 @@
  * `sidebar.footer.action`, beside rc.8 ui-cordis's plugin panel, whose
  * button and panel it follows) opens it; Escape or × closes it; two
  * filters narrow it to held messages and to the open session's. It reads the
- * host half's channel (src/home/channel.ts `traffic.list`) when the host
- * reports a change (./changes.js), and every 15 s as a fallback.
+ * host half's channel (src/home/channel.ts `traffic.list`) when it opens and
+ * when the host pushes a change (./changes.js; a slow poll only while the
+ * key socket is lost).
  *
  * Each side of a row is a line of its own, so a title has the panel's width
  * (cut with an ellipsis only at its edge); beside it the session's
@@ -26,9 +27,6 @@ import { clock, timeLeftText } from './clock.js'
 import { CopyId } from './copy-id.jsx'
 import { PeerWhy, usePeer, whereText } from './peer.jsx'
 import { WithdrawAnswer, WithdrawButton } from './withdraw.jsx'
-
-/** The view refreshes when the host reports a change (./changes.js); this slow poll is the fallback, ms. */
-const FALLBACK_MS = 15_000
 
 /** Most ids one `sessions.about` call takes (src/home/channel-views.ts `MAX_ABOUT`). */
 const ABOUT_BATCH = 50
@@ -119,7 +117,7 @@ export function TrafficAction({ ctx, wide, t }) {
   const [open, setOpen] = useState(false)
   const [filters, setFilters] = useState({ held: false, mine: false })
   const peer = usePeer(ctx)
-  const { value, error, refresh } = usePolled(() => callChannel(ctx, 'traffic.list', {}), 'traffic', FALLBACK_MS, open)
+  const { value, error, refresh } = usePolled(() => callChannel(ctx, 'traffic.list', {}), 'traffic', undefined, open)
   const rows = value?.rows ?? []
   const current = ctx.sessions?.list?.getSnapshot?.().current
   const shown = rows.filter(row => (!filters.held || row.state === 'held')
@@ -127,7 +125,7 @@ export function TrafficAction({ ctx, wide, t }) {
   const toggle = name => setFilters(previous => ({ ...previous, [name]: !previous[name] }))
   const ids = [...new Set(rows.flatMap(row => [row.sender, row.target]))].sort()
   const about = usePolled(() => (ids.length === 0 ? Promise.resolve({}) : aboutAll(ctx, ids)), `about:${ids.join(',')}`, 10_000, open)
-  const held = usePolled(() => callChannel(ctx, 'approvals.list', {}), 'held-count', FALLBACK_MS)
+  const held = usePolled(() => callChannel(ctx, 'approvals.list', {}), 'held-count')
   useChanges(ctx, async () => { await Promise.all([held.refresh(), ...(open ? [refresh()] : [])]) })
   const count = held.value?.approvals?.length ?? 0
   useEffect(() => {

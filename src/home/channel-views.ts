@@ -23,19 +23,15 @@
  *   long as the store keeps them: the traffic view's history);
  * - `sessions.about` `{ sessionIds }` (at most {@link MAX_ABOUT} ids) →
  *   `{ sessions }`: per id its title, workspace (cwd), whether its log is on
- *   this home, and which dsh process holds it now or last let it go;
- * - `changes.wait` `{ since? }` → `{ version }`: answers as soon as what the
- *   page's views show (the traffic rows and the held messages, from every
- *   process on this home) differs from `since`, else after
- *   {@link WAIT_MS}; the page asks again at once, so the host tells it of a
- *   change within {@link CHANGE_CHECK_MS} instead of the page polling.
+ *   this home, and which dsh process holds it now or last let it go.
+ *
+ * The page learns when to ask again from the host's pushes (./change-feed.ts).
  *
  * A view is `{ state, createdAt, expiresAt, decidedAt? }` plus what the row
  * shows; times are ms since the epoch. Bad payloads get `bad-request`.
  * @module dsh-cross-session/home/channel-views
  */
 
-import { createHash } from 'node:crypto'
 import { callIdentity, requestIdFor } from '../model/limits.js'
 import type { Approval, SessionQueryPort } from '../ports.js'
 import type { RpcResult } from './channel-route.js'
@@ -51,28 +47,6 @@ export interface ViewHost {
 export const MAX_ABOUT = 50
 /** Traffic rows scanned for decided held messages (the traffic view's own bound). */
 const DECIDED_SCAN = 200
-/** How often a waiting `changes.wait` looks at the store, ms, and the longest it waits, ms. */
-export const CHANGE_CHECK_MS = 400
-export const WAIT_MS = 25_000
-
-/** A digest of what the views show: every traffic row with its state, and the held messages. */
-function version(store: HomeStore): string {
-  return createHash('sha256')
-    .update(JSON.stringify([store.traffic(DECIDED_SCAN), store.approvals(Date.now()).map(approval => approval.messageId)]))
-    .digest('base64url').slice(0, 16)
-}
-
-/** The version once it differs from `since`, or when {@link WAIT_MS} passed or the page went away. */
-async function waitChange(store: HomeStore, since: unknown, signal: AbortSignal): Promise<string> {
-  const until = Date.now() + WAIT_MS
-  let now = version(store)
-  while (now === since && Date.now() < until && !signal.aborted) {
-    await new Promise(resolve => setTimeout(resolve, CHANGE_CHECK_MS))
-    now = version(store)
-  }
-  return now
-}
-
 function ok(value: unknown): RpcResult {
   return { ok: true, value }
 }
@@ -167,8 +141,6 @@ export async function answerView(host: ViewHost, endpoint: string, args: Record<
         return badRequest(`expected { sessionIds: [id, …] } with 1 to ${MAX_ABOUT} ids`)
       return ok({ sessions: await about(host, ids as string[], signal) })
     }
-    case 'changes.wait':
-      return ok({ version: await waitChange(store, args.since, signal) })
     default:
       return undefined
   }

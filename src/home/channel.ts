@@ -8,7 +8,8 @@
  * `ctx.connection.rpc.call`, the key in the payload.
  *
  * Endpoints (payloads are plain objects; every answer is rc.8's
- * `RpcResult`, `{ ok: true, value }` or `{ ok: false, error: { code, message, details } }`):
+ * `RpcResult`, `{ ok: true, value }` or `{ ok: false, error: { code, message, details } }`;
+ * the host pushes changes over the key socket, ./change-feed.ts):
  * - `approvals.list` `{ sessionId? }` → `{ approvals }`: messages held now;
  * - `approvals.decide` `{ messageId, decision: 'deliver' | 'refuse' }` → `{ state }`;
  * - `inbound.get` `{ sessionId }` → `{ own, host }` (the session's own choice or `null`, and the setting);
@@ -18,7 +19,7 @@
  *   the sandbox-writable root it lies in or `null`, and whether that root is
  *   a `'temp'` root or a session's `'workspace'`);
  * - the rows' views, ./channel-views.ts: `sends.held`, `messages.withdraw`, `approvals.get`,
- *   `approvals.decided`, `sessions.about`, `changes.wait`.
+ *   `approvals.decided`, `sessions.about`.
  * - `store.status` → `{ open, why?, since?, rebuilt? }`: whether the home store can be used now, and
  *   whether an unreadable one was moved aside (`home/store-supervisor.ts` `StoreStatus`).
  *
@@ -31,6 +32,7 @@ import type { Approval, ApprovalDecision, SessionQueryPort } from '../ports.js'
 import type { InboundMode } from '../settings/resolve.js'
 import { channelRoute, type RpcResult } from './channel-route.js'
 import { answerView } from './channel-views.js'
+import type { ChangeFeed } from './change-feed.js'
 import { KEY_SOCKET_PATH, keySocketHandler } from './key-socket.js'
 import { PageKeys, refusalLog } from './page-gate.js'
 import type { HomeReachView } from './home-reach.js'
@@ -60,7 +62,12 @@ export interface ChannelHost {
   readonly home: () => HomeReachView
   /** The home store's state (the settings card shows it). */
   readonly status?: () => StoreStatus
+  /** The pushes to the pages (their key sockets); told at once of a write through the channel. */
+  readonly feed?: ChangeFeed
 }
+
+/** Endpoints that write to the store: the pages are told at once. */
+const WRITES: readonly string[] = ['approvals.decide', 'inbound.set', 'messages.withdraw']
 
 const MODES: ReadonlyArray<InboundMode | null> = ['accept', 'hold', 'refuse', null]
 const TRAFFIC_ROWS = 200
@@ -152,7 +159,11 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
 export function serveChannel(webServer: WebServerRoutes, own: (register: () => () => void) => void, host: ChannelHost,
   keys: PageKeys = new PageKeys()): void {
   const refused = refusalLog(host.log)
-  own(() => webServer.registerUpgrade({ path: KEY_SOCKET_PATH, handler: keySocketHandler(keys, refused) }))
-  own(() => webServer.register({ kind: 'prefix', path: CHANNEL, handler: channelRoute(CHANNEL, keys,
-    (endpoint, payload, signal) => answer(host, endpoint, payload, signal), refused) }))
+  own(() => webServer.registerUpgrade({ path: KEY_SOCKET_PATH, handler: keySocketHandler(keys, refused, host.feed) }))
+  const answered = async (endpoint: string, payload: unknown, signal: AbortSignal): Promise<RpcResult> => {
+    const result = await answer(host, endpoint, payload, signal)
+    if (WRITES.includes(endpoint)) host.feed?.check()
+    return result
+  }
+  own(() => webServer.register({ kind: 'prefix', path: CHANNEL, handler: channelRoute(CHANNEL, keys, answered, refused) }))
 }

@@ -4,10 +4,12 @@
  * The key stays valid while that socket is open and is withdrawn when it
  * closes. A plain HTTP request (a shell's `curl "$DSH_WEB_URL/…"`) cannot
  * receive it: only a WebSocket handshake from this host's own origin does.
+ * After the key, the same socket carries the host's pushes (./change-feed.ts),
+ * one text frame each, until it closes.
  *
  * Served through rc.8's upgrade registry (`@deepseek-ai/dsh-host-webserver@0.1.0-rc.8`
  * lib/types/index.d.ts `registerUpgrade`). The server side of RFC 6455 needed
- * here is small: the handshake (§4.2.2), one unmasked text frame (§5.2), and
+ * here is small: the handshake (§4.2.2), unmasked text frames (§5.2), and
  * answering the page's close frame (§5.5.1); the page never sends data.
  * @module dsh-cross-session/home/key-socket
  */
@@ -15,6 +17,7 @@
 import { createHash } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
+import type { ChangeFeed } from './change-feed.js'
 import { pageProvenance, type PageKeys } from './page-gate.js'
 
 /** The key socket's path (an exact upgrade path beside the channel). */
@@ -43,11 +46,12 @@ function refuse(socket: Duplex, status: string, text: string): void {
 
 /**
  * The upgrade handler: refuses (403, nothing issued) a handshake without the
- * page's provenance, else issues a key, sends it, and withdraws it when the
- * socket ends for any reason.
+ * page's provenance, else issues a key, sends it, then sends each of `feed`'s
+ * pushes, and withdraws the key and stops the pushes when the socket ends for
+ * any reason.
  */
 export function keySocketHandler(
-  keys: PageKeys, log: (message: string) => void,
+  keys: PageKeys, log: (message: string) => void, feed?: ChangeFeed,
 ): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
   return (req, socket) => {
     const provenance = pageProvenance(req.headers, 'if-sent')
@@ -64,10 +68,12 @@ export function keySocketHandler(
     }
     const issued = keys.issue()
     let closed = false
+    let unsubscribe = (): void => undefined
     const end = (last?: Buffer): void => {
       if (closed) return
       closed = true
       issued.revoke()
+      unsubscribe()
       if (last === undefined) socket.destroy()
       else socket.end(last)
     }
@@ -81,5 +87,6 @@ export function keySocketHandler(
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: `
       + `${acceptValue(clientKey)}\r\n\r\n`)
     socket.write(textFrame(JSON.stringify({ key: issued.key })))
+    if (feed !== undefined && !closed) unsubscribe = feed.subscribe(push => { if (!closed) socket.write(textFrame(JSON.stringify(push))) })
   }
 }

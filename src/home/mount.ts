@@ -30,6 +30,7 @@ import { StoreWatch } from './store-watch.js'
 import { topLevelOnly } from './adoption.js'
 import { approvalDecided } from './approval-notices.js'
 import { serveChannel, type WebServerRoutes } from './channel.js'
+import { ChangeFeed, storeVersion } from './change-feed.js'
 import { HomeReach, workspaceOf } from './home-reach.js'
 import type { InboundMode } from '../settings/resolve.js'
 
@@ -49,6 +50,8 @@ interface Shared {
   supervisor: StoreSupervisor
   /** Whether session shells can write the home (the temp roots at start, each session's workspace). */
   reach: HomeReach
+  /** What the channel pushes to its pages (./change-feed.ts). */
+  feed: ChangeFeed
   users: number
 }
 
@@ -62,7 +65,7 @@ function registry(): Map<string, Shared> {
 
 function startRuntime(
   ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void,
-): Omit<Shared, 'users' | 'reach'> {
+): Omit<Shared, 'users' | 'reach' | 'feed'> {
   const warn = (message: string): void => log('warn', message)
   const supervisor = new StoreSupervisor(busyMs => openHomeStore(home, selfTag(), isAlive, warn, Date.now, busyMs), storePaths(home).file,
     selfTag(), warn)
@@ -110,7 +113,9 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   let shared = runtimes.get(home)
   if (shared === undefined) {
     try {
-      shared = { ...startRuntime(ctx, home, log), users: 0, reach: new HomeReach(home, message => log('warn', message)) }
+      const started = startRuntime(ctx, home, log)
+      const feed = new ChangeFeed(() => storeVersion(started.runtime.store))
+      shared = { ...started, users: 0, reach: new HomeReach(home, message => log('warn', message)), feed }
     } catch (error: unknown) {
       // Never uncoordinated: without a runtime every send is refused (lists and reads still work).
       log('warn', `the cross-session home could not be started: ${String(error)}; sends to other sessions are refused`)
@@ -118,7 +123,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     }
     runtimes.set(home, shared)
   }
-  const { runtime, supervisor, reach } = shared
+  const { runtime, supervisor, reach, feed } = shared
   shared.users++
   const warn = (message: string): void => log('warn', message)
   const decided = (approval: Approval): void => approvalDecided(runtime.store, approval, message => log('info', message))
@@ -131,7 +136,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
       const own = (register: () => () => void): void => { inner.effect(register, 'cross-session: channel') }
       if (webServer !== undefined) {
         serveChannel(webServer, own,
-          { runtime, sessions, inbound, decided, log: warn, home: () => reach.view(), status: () => supervisor.status() })
+          { runtime, sessions, inbound, decided, log: warn, home: () => reach.view(), status: () => supervisor.status(), feed })
       }
     })
   }
@@ -151,6 +156,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   ctx.on?.('session/event', (...args: unknown[]) => {
     const sessionId = sessionIdOf(args)
     if (sessionId !== undefined) quietly(() => runtime.onSessionEvent(sessionId), warn)
+    if (sessionId !== undefined) feed.logged(sessionId)
   }, global)
   ctx.effect(() => () => {
     const entry = runtimes.get(home)

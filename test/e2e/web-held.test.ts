@@ -13,9 +13,10 @@
  *   of a delivered one says it was held and delivered.
  * - The sender's notice rows carry the target's title and the start of the
  *   answer its model got.
- * - The host pushes changes (the channel's `changes.wait`): the cards and the
- *   sidebar's held badge follow a new held message, Deliver, Refuse and an
- *   expiry within seconds, not at the views' 15 s fallback poll.
+ * - The host pushes changes over the page's key socket (src/home/change-feed.ts):
+ *   the cards and the sidebar's held badge follow a new held message, Deliver,
+ *   Refuse and an expiry within seconds, with no poll (test/e2e/web-push.test.ts
+ *   shows the page reads nothing while nothing changes).
  *
  * Screenshots go to the test's home; with `XS_UPDATE_SCREENSHOTS=1` to docs/images/.
  * @module test/e2e/web-held.test
@@ -114,8 +115,8 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
     expect(model.toolResults('sessions_send').map(result => result.content)).toEqual(Array(3).fill(expect.stringMatching(/\| held for its user's approval\n/)))
 
     // The receiver decides: Deliver the first, Refuse the second; the third expires.
-    // The host tells the page of each change (changes.wait): the cards and the sidebar's badge agree within
-    // seconds, well inside the views' 15 s fallback poll.
+    // The host pushes each change to the page (its key socket): the cards and the sidebar's badge agree within
+    // seconds; the page polls only after losing that socket.
     const cards = page.locator(`[data-xs-dock="${alphaId}"] [data-xs-approval]`)
     const badge = async () => Number(await page.locator('[data-xs-held-count]').getAttribute('data-xs-held-count', { timeout: 1000 }).catch(() => '0'))
     await waitFor(async () => (await cards.count()) === 3 && (await badge()) === 3, 'three approval cards and "3 held"', 5000)
@@ -195,7 +196,8 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('held messages at both ends (dsh web
     await openAppIn(zh, web.port, 'zh')
     await openSessionIn(zh, 'Release checklist for v2')
     const zhChips = zh.locator('[data-xs-row="sessions_send"] [data-xs-state]')
-    await waitFor(async () => (await zhChips.count()) === 3 && (await zhChips.nth(2).getAttribute('data-xs-state')) === 'expired', 'three chips in zh', 30_000)
+    const zhStates = async () => await zhChips.evaluateAll(els => els.map(el => el.getAttribute('data-xs-state')))
+    await waitFor(async () => JSON.stringify(await zhStates()) === JSON.stringify(['answered', 'refused', 'expired']), 'three chips in zh', 30_000)
     expect(await zhChips.nth(0).innerText()).toMatch(/^其用户已于 \d\d:\d\d 送达 · 已记录于 seq \d+ · 已于 seq \d+ 应答 · 打开应答$/)
     expect(await zhChips.nth(1).innerText()).toMatch(/^已于 \d\d:\d\d 被其用户拒绝，未送达$/)
     expect(await zhChips.nth(2).innerText()).toMatch(/^已于 \d\d:\d\d 过期（未经决定），未送达$/)

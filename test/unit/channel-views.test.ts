@@ -3,8 +3,7 @@
  * a real SQLite home store and the fake session query: the sender's row
  * finds its held message by the id the tool gave it; a received row learns
  * that its message was held and delivered; the receiving conversation lists
- * what its user refused or let expire; `sessions.about` tells sessions apart;
- * `changes.wait` answers when what the views show changes.
+ * what its user refused or let expire; `sessions.about` tells sessions apart.
  * @module test/unit/channel-views.test
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -116,20 +115,5 @@ describe('the channel\'s row views', () => {
     expect(await call('sessions.about', { sessionIds: [] })).toMatchObject({ ok: true, value: { sessions: {} } })
     expect(await call('sessions.about', { sessionIds: Array.from({ length: 51 }, (_, i) => `s${i}`) })).toMatchObject({ ok: false, error: { code: 'bad-request' } })
     expect(await call('sessions.about', { sessionIds: [42] })).toMatchObject({ ok: false, error: { code: 'bad-request' } })
-  })
-
-  it('changes.wait answers at once without a version, then as soon as the traffic or the held messages change; a page that went away ends it', async () => {
-    const { store, call } = setup()
-    const first = await call('changes.wait', {})
-    const version = (first as { value: { version: string } }).value.version
-    expect(version).toMatch(/^[\w-]{16}$/)
-    const waiting = call('changes.wait', { since: version })
-    store.holdForApproval({ messageId: 'm1', target: 'session-peer', sender: 'session-me', senderTitle: '', hop: 1, mode: 'queue', text: 't', body: 'b', mayWake: true, notify: false, expiresAt: Date.now() + 60_000 })
-    const next = (await waiting as { value: { version: string } }).value.version
-    expect(next).not.toBe(version)
-    const gone = new AbortController()
-    gone.abort()
-    const host = { runtime: { store } as unknown as HomeRuntime, sessions: makeWorld().corpus, inbound: () => 'accept' as const, decided: () => undefined, log: () => undefined, home: () => ({ path: '', sandboxRoot: undefined, kind: undefined }) }
-    expect(await answerChannel(host, 'changes.wait', { since: next }, gone.signal)).toEqual({ ok: true, value: { version: next } })
   })
 })

@@ -2,7 +2,8 @@
  * The page's half of the page gate (src/client/page-key.ts; docs/tools.md,
  * "Who can decide a held message"): one key socket for concurrent calls, the
  * key reused while its socket is open, a fresh socket after it closed, and a
- * call refused for its key (HTTP 403) retried once with a fresh key. The
+ * call refused for its key (HTTP 403) retried once with a fresh key; the
+ * host's pushes after the key and the socket's close reach the page. The
  * socket is a fake with the members of the browser's `WebSocket` the module
  * uses (`addEventListener` for `message` / `close`, `close()`).
  */
@@ -25,7 +26,6 @@ class FakeSocket {
 
   emit(type: string, event: { data?: unknown } = {}): void {
     for (const listener of this.listeners.get(type) ?? []) listener(event)
-    if (type === 'message') this.listeners.delete('message')
   }
 
   close(): void {
@@ -37,12 +37,13 @@ class FakeSocket {
 
 function world() {
   const sockets: FakeSocket[] = []
+  const heard: unknown[] = []
   const pageKey = createPageKey((url: string) => {
     const socket = new FakeSocket(url)
     sockets.push(socket)
     return socket
-  }, () => keySocketUrl('http://127.0.0.1:4000'))
-  return { sockets, pageKey }
+  }, () => keySocketUrl('http://127.0.0.1:4000'), { pushed: push => { heard.push(push) }, closed: () => { heard.push('closed') } })
+  return { sockets, pageKey, heard }
 }
 
 describe('the page key (client)', () => {
@@ -69,6 +70,21 @@ describe('the page key (client)', () => {
     expect(sockets).toHaveLength(2)
     sockets[1]!.emit('message', { data: JSON.stringify({ key: 'k2' }) })
     expect(await second).toBe('k2')
+  })
+
+  it('hands on the host\'s pushes after the key (skipping frames that are not JSON objects), then the close', async () => {
+    const { sockets, pageKey, heard } = world()
+    const key = pageKey.get()
+    sockets[0]!.emit('message', { data: JSON.stringify({ key: 'k1' }) })
+    expect(await key).toBe('k1')
+    sockets[0]!.emit('message', { data: JSON.stringify({ changed: 'store', version: 'v1' }) })
+    sockets[0]!.emit('message', { data: 'not json' })
+    sockets[0]!.emit('message', { data: '[1]' })
+    sockets[0]!.emit('message', { data: JSON.stringify({ changed: 'logs', sessions: ['s1'] }) })
+    expect(heard).toEqual([{ changed: 'store', version: 'v1' }, { changed: 'logs', sessions: ['s1'] }])
+    expect(await pageKey.get()).toBe('k1')
+    sockets[0]!.close()
+    expect(heard.at(-1)).toBe('closed')
   })
 
   it('fails readably when the host refuses the handshake or sends no key', async () => {
