@@ -200,8 +200,8 @@ describe.skipIf(replaySeed !== undefined)('crash schedules over the shipped home
   }, 120_000)
 
   // Seed 971 (like test/unit/home-orchestration.test.ts, "order per sender and target across a local admission and a
-  // crash"): the next holder re-admits a stored message a dead turn took behind a later one admitted locally.
-  it('ORDER per sender and target holds across a local admission and a crash (a local admission is recorded on disk before the send returns)', async () => {
+  // crash"): the next holder must not re-admit a stored message a dead turn took behind a later one admitted locally.
+  it('ORDER per sender and target holds across a local admission and a crash (a local admission has a store row in posting order)', async () => {
     expect(await firstCaught(1, 'none', 971, 'all')).toBeUndefined()
   }, 120_000)
 
