@@ -51,8 +51,11 @@ export async function admitLocal(runtime: HomeRuntime, inner: ControllerPort, ta
   }
   if (!posted.ok) return posted
   if (!posted.value.ok) return { ok: false, reason: { kind: 'store-full' } }
-  // The same request id posted before (a retried call): that one is delivered by whoever holds the target, never twice.
-  if (posted.value.duplicate) return { ok: true, value: { mode: prompt.mode, running: target.running, stored: true } }
+  // The same request id posted before (a retried call): that row is delivered (still waiting: by the drain here), never a second.
+  if (posted.value.duplicate) {
+    void runtime.drain(sessionId)
+    return { ok: true, value: { mode: prompt.mode, running: target.running, stored: true } }
+  }
   // Awaited before the admission (nothing runs in between): the holder's next look at the log finds its `user/message`.
   const awaited = runtime.awaited(sessionId)
   awaited?.add(message.messageId)

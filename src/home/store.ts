@@ -159,7 +159,7 @@ export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
   answered(sessionId: string, turnEndSeq: number): void
   /** Recorded messages of `sessionId` that no turn answered and that were not yet re-offered; marks them re-offered. */
   takeUnanswered(sessionId: string): StoredMessage[]
-  /** Targets with messages pending or claimed (a read, no lock): which sessions a holder should claim for. */
+  /** Targets with messages pending or claimed by another process (a read, no lock): which sessions a holder should claim for. */
   waiting(): Set<string>
   /** Sessions whose row names this process as holder. */
   heldHere(): string[]
