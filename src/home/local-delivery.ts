@@ -27,8 +27,9 @@ import { retryInBackground } from './store-retry.js'
 
 /**
  * Admit `prompt` into `target`, live here, through `inner`; with a store row
- * when this process holds the target (else as the inner port does, no row:
- * a subagent, or a session the store has not taken yet).
+ * when this process holds the target in the store (else as the inner port
+ * does, no row: a session the store has not taken yet, docs/architecture.md
+ * §8 "What remains unprotected").
  * @returns the inner port's admission (`stored: true` with a row), or the
  *   refusal `store-full` / `store-write-failed`; a store fault is thrown
  *   (`home/fail-closed.ts` tries again, then refuses).
