@@ -127,7 +127,8 @@ export class StoreMessages extends StoreConnection {
   waiting(): Set<string> {
     // Not this process's own claims: those are in flight here, and a claim would not take them again.
     const rows = this.sql('SELECT DISTINCT target FROM messages INDEXED BY messages_waiting WHERE state IN (\'pending\', \'claimed\') '
-      + 'AND NOT (state = \'claimed\' AND claimer_pid = ? AND claimer_start = ?)').all(this.self.pid, this.self.start) as Array<{ target: string }>
+      + 'AND NOT (state = \'claimed\' AND claimer_pid = ? AND claimer_start = ?)')
+      .all(this.self.pid, this.self.start) as Array<{ target: string }>
     return new Set(rows.map(row => row.target))
   }
 
