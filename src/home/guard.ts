@@ -2,7 +2,7 @@
  * The cross-process guard around the controller port (docs/architecture.md §8).
  *
  * `resolve`, in order:
- * 1. live in this process → the inner port (local delivery);
+ * 1. live in this process → the inner port (local delivery, admitted with a store row: `local-delivery.ts`);
  * 2. held by another living process (the store) → a remote target: nothing
  *    is woken here, the message goes through the store to that holder;
  * 3. waking not allowed → the inner port (which refuses);
@@ -16,15 +16,15 @@
  * 7. wake through the inner port; hold it live here; offer again what a
  *    cut-off turn left unanswered; deliver what waited before this message.
  *
- * Several sends here that wake one session share one attempt (one store
- * transition, one set of checks) and each resolves through the inner port,
- * whose shared resume keeps a caller that gives up from taking the session
- * from the others.
+ * Several sends here that wake one session share one attempt (one store transition, one set of
+ * checks) and each resolves through the inner port, whose shared resume keeps a caller that
+ * gives up from taking the session from the others.
  *
  * @module dsh-cross-session/home/guard
  */
 
 import type { ControllerOutcome, ControllerPort, ResolvedTarget } from '../ports.js'
+import { admitLocal } from './local-delivery.js'
 import { blocksWake, openTurnOf } from './open-turn.js'
 import { postRemote, waitRemote } from './remote-delivery.js'
 import type { HomeRuntime } from './runtime.js'
@@ -146,7 +146,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
     },
 
     async admit(target, prompt) {
-      if (target.remote === undefined) return await inner.admit(target, prompt)
+      if (target.remote === undefined) return await admitLocal(runtime, inner, target, prompt, host.log ?? (() => undefined))
       const posted = postRemote(runtime, target, prompt)
       if (posted.ok && host.isLocal(target.sessionId)) void runtime.drain(target.sessionId)
       return posted

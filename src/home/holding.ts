@@ -1,9 +1,8 @@
 /**
  * The sessions this process holds live, and the delivery to each: hold a
- * session in the store when it goes live here, claim and admit what waits
- * for it one session at a time in posting order
- * (`home/owner-delivery.ts`), settle each from its log, and record it once
- * the harness has written that log to disk.
+ * session in the store when it goes live here, claim and admit what waits for
+ * it one session at a time in posting order (`home/owner-delivery.ts`), settle
+ * each from its log, and record it once the harness has written that log to disk.
  *
  * @module dsh-cross-session/home/holding
  */
@@ -97,11 +96,9 @@ export class Holdings {
     const held = this.held.get(sessionId)
     const agent = this.host.agents.get(sessionId)
     if (held !== undefined && agent !== undefined) settle(this.store, agent, held)
-    // Nothing found is recorded here: rc.8 starts writing a disposed session's log only after `agent/disposed`
-    // (`@deepseek-ai/dsh-agent-loop@0.1.0-rc.8` lib/index.js: `detachAgent`, then `detachSession`, whose `session/disposed`
-    // starts the drain), so a SIGKILL meanwhile would lose it. It returns to pending with its claim, and the next holder
-    // finds it in the log on disk (docs/architecture.md §8). The store first: a release that fails leaves the session
-    // held here, and the reconcile tries again (`home/runtime.ts`), so no row stays `live` for a process without it.
+    // Nothing found is recorded here: rc.8 writes a disposed session's log only after `agent/disposed` (`@deepseek-ai/
+    // dsh-agent-loop@0.1.0-rc.8` lib/index.js `detachSession`), so it returns to pending and the next holder finds it on disk.
+    // The store first: a failed release leaves the session held here, for the reconcile (`home/runtime.ts`) to try again.
     try {
       this.store.release(sessionId, how)
     } catch (error: unknown) {
@@ -117,6 +114,11 @@ export class Holdings {
   /** Whether this process holds `sessionId` live. */
   holds(sessionId: string): boolean {
     return this.held.has(sessionId)
+  }
+
+  /** What `sessionId`'s log is to record (a local send adds the message it admits), or `undefined` when not held here. */
+  awaited(sessionId: string): Set<string> | undefined {
+    return this.held.get(sessionId)?.awaiting
   }
 
   /** Something was appended to a session's log here; `live`: its agent, when the caller has it (a tick's listing). */

@@ -20,31 +20,38 @@ import { isStoreFault } from './store-fault.js'
 /** How long a message handed to a long-lived host may wait for that host to wake its target before the sender wakes it itself, ms. */
 export const HANDOFF_GRACE_MS = 1500
 
-/** Post one prompt to the store; the message id (its request id) comes back with the admission. */
-export function postRemote(runtime: HomeRuntime, target: ResolvedTarget,
-  prompt: Parameters<ControllerPort['admit']>[1]): ControllerOutcome<Admitted> {
-  let posted: ReturnType<HomeRuntime['store']['post']>
+/**
+ * Run one post to the store.
+ * @returns its outcome, or the refusal `store-write-failed` (SQLite's code only: paths and raw messages stay out of the model's
+ *   text); a store that cannot be used now is thrown, to be tried again, then refused as unavailable (home/fail-closed.ts).
+ */
+export function tryPost<T>(post: () => T): ControllerOutcome<T> {
   try {
-    posted = runtime.store.post({
-      messageId: prompt.requestId,
-      target: target.sessionId,
-      sender: prompt.provenance.senderSessionId,
-      hop: prompt.provenance.hop,
-      mode: prompt.mode,
-      text: prompt.text,
-      mayWake: target.remote?.mayWake ?? false,
-    })
+    return { ok: true, value: post() }
   } catch (error: unknown) {
-    // A store that cannot be used now is tried again, then refused as unavailable (home/fail-closed.ts).
     if (isStoreFault(error)) throw error
-    // SQLite's code only (e.g. SQLITE_FULL, SQLITE_BUSY): paths and raw messages stay out of the model's text.
     const code = error as { errstr?: unknown, code?: unknown } | null
     const why = typeof code?.errstr === 'string' ? code.errstr : typeof code?.code === 'string' ? code.code : 'write failed'
     return { ok: false, reason: { kind: 'store-write-failed', why } }
   }
-  if (!posted.ok) return { ok: false, reason: { kind: 'store-full' } }
+}
+
+/** Post one prompt to the store; the message id (its request id) comes back with the admission. */
+export function postRemote(runtime: HomeRuntime, target: ResolvedTarget,
+  prompt: Parameters<ControllerPort['admit']>[1]): ControllerOutcome<Admitted> {
+  const posted = tryPost(() => runtime.store.post({
+    messageId: prompt.requestId,
+    target: target.sessionId,
+    sender: prompt.provenance.senderSessionId,
+    hop: prompt.provenance.hop,
+    mode: prompt.mode,
+    text: prompt.text,
+    mayWake: target.remote?.mayWake ?? false,
+  }))
+  if (!posted.ok) return posted
+  if (!posted.value.ok) return { ok: false, reason: { kind: 'store-full' } }
   runtime.watch.poke()
-  return { ok: true, value: { mode: prompt.mode, running: false, mailboxMessageId: posted.message.messageId } }
+  return { ok: true, value: { mode: prompt.mode, running: false, mailboxMessageId: posted.value.message.messageId } }
 }
 
 /** Pure: what a stored message says to its waiting sender, or `undefined` while it is still on its way. */

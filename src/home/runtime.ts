@@ -1,13 +1,12 @@
 /**
- * One process's side of the home: it holds, in the store, every top-level
- * session live here; claims and delivers the messages addressed to them
- * (`home/owner-delivery.ts`), one session at a time in posting order;
- * records each once the harness has written its log; and, in a long-lived
- * host, adopts sessions with messages waiting and no living holder
- * (`home/adoption.ts`). It reacts to `agent/created` / `agent/disposed` /
- * `session/event` (`home/mount.ts`), to other processes' commits
- * (`home/store-watch.ts`), and reconciles with `agents.list()` every 2 s
- * (a preset-scoped mount is not told about every session).
+ * One process's side of the home: it holds, in the store, every top-level session
+ * live here; claims and delivers the messages addressed to them
+ * (`home/owner-delivery.ts`), one session at a time in posting order; records
+ * each once the harness has written its log; and, in a long-lived host, adopts
+ * sessions with messages waiting and no living holder (`home/adoption.ts`). It
+ * reacts to `agent/created` / `agent/disposed` / `session/event`
+ * (`home/mount.ts`), to other processes' commits (`home/store-watch.ts`), and
+ * reconciles with `agents.list()` every 2 s (a preset-scoped mount is not told about every session).
  *
  * @module dsh-cross-session/home/runtime
  */
@@ -120,6 +119,11 @@ export class HomeRuntime {
   /** Whether this process holds `sessionId` live. */
   holds(sessionId: string): boolean {
     return this.holdings.holds(sessionId)
+  }
+
+  /** What `sessionId`'s log is to record, when it is held here (a local send adds the message it admits). */
+  awaited(sessionId: string): Set<string> | undefined {
+    return this.holdings.awaited(sessionId)
   }
 
   /** Something was appended to a session's log here. */

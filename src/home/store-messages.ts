@@ -20,19 +20,41 @@ const FREE_HOLDER_RETAIN_MS = 30 * 24 * 60 * 60_000
 /** Message transitions over one connection. */
 export class StoreMessages extends StoreConnection {
   post(message: NewMessage): PostOutcome {
+    return this.tx(() => this.insert(message))
+  }
+
+  postClaimed(message: NewMessage, behind: 'wait' | 'jump'): PostOutcome | { readonly ok: false, readonly reason: 'behind' } {
     return this.tx(() => {
-      const existing = this.sql('SELECT * FROM messages WHERE message_id = ?').get(message.messageId) as MessageRow | undefined
-      if (existing !== undefined) return { ok: true, message: messageOf(existing), duplicate: true }
-      const waiting = this.sql('SELECT COUNT(*) AS count FROM messages WHERE target = ? AND state IN (\'pending\', \'claimed\')')
-        .get(message.target) as { count: number }
-      if (waiting.count >= MAX_WAITING_PER_TARGET) return { ok: false, reason: 'full' }
-      const now = this.now()
-      this.sql('INSERT INTO messages (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at) '
-        + 'VALUES (?, ?, ?, ?, ?, ?, ?, \'pending\', ?, ?)')
-        .run(message.messageId, message.target, message.sender, message.hop, message.mode, message.text, message.mayWake ? 1 : 0, now, now)
-      const stored = this.sql('SELECT * FROM messages WHERE message_id = ?').get(message.messageId) as unknown as MessageRow
-      return { ok: true, message: messageOf(stored), duplicate: false }
+      const earlier = behind === 'wait' && this.sql('SELECT 1 FROM messages WHERE target = ? AND message_id <> ? AND (state = \'pending\' '
+        + 'OR (state = \'claimed\' AND NOT (claimer_pid = ? AND claimer_start = ?))) LIMIT 1')
+        .get(message.target, message.messageId, this.self.pid, this.self.start) !== undefined
+      if (earlier) return { ok: false, reason: 'behind' } as const
+      const posted = this.insert(message)
+      if (!posted.ok || posted.duplicate) return posted
+      this.sql('UPDATE messages SET state = \'claimed\', claimed = 1, claimer_pid = ?, claimer_start = ? WHERE message_id = ?')
+        .run(this.self.pid, this.self.start, message.messageId)
+      return { ...posted, message: { ...posted.message, state: 'claimed', claimer: this.self } }
     })
+  }
+
+  unpost(messageId: string): void {
+    this.tx(() => this.sql('DELETE FROM messages WHERE message_id = ? AND state = \'claimed\' AND claimer_pid = ? AND claimer_start = ?')
+      .run(messageId, this.self.pid, this.self.start))
+  }
+
+  /** The insertion of {@link post}, inside the caller's transaction. */
+  private insert(message: NewMessage): PostOutcome {
+    const existing = this.sql('SELECT * FROM messages WHERE message_id = ?').get(message.messageId) as MessageRow | undefined
+    if (existing !== undefined) return { ok: true, message: messageOf(existing), duplicate: true }
+    const waiting = this.sql('SELECT COUNT(*) AS count FROM messages WHERE target = ? AND state IN (\'pending\', \'claimed\')')
+      .get(message.target) as { count: number }
+    if (waiting.count >= MAX_WAITING_PER_TARGET) return { ok: false, reason: 'full' }
+    const now = this.now()
+    this.sql('INSERT INTO messages (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at) '
+      + 'VALUES (?, ?, ?, ?, ?, ?, ?, \'pending\', ?, ?)')
+      .run(message.messageId, message.target, message.sender, message.hop, message.mode, message.text, message.mayWake ? 1 : 0, now, now)
+    const stored = this.sql('SELECT * FROM messages WHERE message_id = ?').get(message.messageId) as unknown as MessageRow
+    return { ok: true, message: messageOf(stored), duplicate: false }
   }
 
   claim(sessionId: string): StoredMessage[] {
@@ -103,8 +125,10 @@ export class StoreMessages extends StoreConnection {
   }
 
   waiting(): Set<string> {
-    const rows = this.sql('SELECT DISTINCT target FROM messages INDEXED BY messages_waiting WHERE state IN (\'pending\', \'claimed\')')
-      .all() as Array<{ target: string }>
+    // Not this process's own claims: those are in flight here, and a claim would not take them again.
+    const rows = this.sql('SELECT DISTINCT target FROM messages INDEXED BY messages_waiting WHERE state IN (\'pending\', \'claimed\') '
+      + 'AND NOT (state = \'claimed\' AND claimer_pid = ? AND claimer_start = ?)')
+      .all(this.self.pid, this.self.start) as Array<{ target: string }>
     return new Set(rows.map(row => row.target))
   }
 

@@ -133,6 +133,14 @@ export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
   /** Post a message; a repeated id returns the stored one. Refused when its target has too many waiting. */
   post(message: NewMessage): PostOutcome
   /**
+   * Post a message admitted by this process into a session it holds live, claimed by this process in the same
+   * transaction: recorded like any claim, and back to `pending` for the next holder if this process dies first.
+   * `wait`: nothing is posted (`behind`) while another message for the target waits that this process has not claimed.
+   */
+  postClaimed(message: NewMessage, behind: 'wait' | 'jump'): PostOutcome | { readonly ok: false, readonly reason: 'behind' }
+  /** A message {@link postClaimed} that was not admitted after all: its row goes (nothing was delivered). */
+  unpost(messageId: string): void
+  /**
    * Claim, in posting order, every message for `sessionId` that is pending or whose claimer is dead — only while this
    * process holds it live.
    */
@@ -151,7 +159,7 @@ export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
   answered(sessionId: string, turnEndSeq: number): void
   /** Recorded messages of `sessionId` that no turn answered and that were not yet re-offered; marks them re-offered. */
   takeUnanswered(sessionId: string): StoredMessage[]
-  /** Targets with messages pending or claimed (a read, no lock): which sessions a holder should claim for. */
+  /** Targets with messages pending or claimed by another process (a read, no lock): which sessions a holder should claim for. */
   waiting(): Set<string>
   /** Sessions whose row names this process as holder. */
   heldHere(): string[]

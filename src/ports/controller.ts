@@ -48,6 +48,8 @@ export interface Admitted {
   readonly recordFrom?: number
   /** For a remote target: the id of the message posted to the home store, handed back to {@link ControllerPort.waitRecorded}. */
   readonly mailboxMessageId?: string
+  /** Admitted here with a row in the home store, claimed by this process: it survives this process's death (`home/local-delivery.ts`). */
+  readonly stored?: boolean
 }
 
 /** One user-source prompt for {@link ControllerPort.admit}. */
@@ -57,6 +59,8 @@ export interface AdmitPrompt {
   readonly text: string
   readonly provenance: RelayProvenance
   readonly signal: AbortSignal
+  /** Whether the sender allows waking the target (its `allowResume`): kept with a stored message for whoever delivers it. */
+  readonly mayWake?: boolean
 }
 
 /** Options of {@link ControllerPort.waitRecorded}; `from` and `mailboxMessageId` come from {@link Admitted}. */

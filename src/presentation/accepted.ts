@@ -29,6 +29,8 @@ export interface AcceptedValue {
   readonly running: boolean
   /** Where the message was found by the bound, if anywhere (a mailbox stage for a remote target). */
   readonly recorded?: Recorded | MailboxStage
+  /** Admitted into a session live in this process with a row in the home store: it survives this process's death. */
+  readonly stored?: boolean
   /** Set when the target is held by another dsh process: delivered through the home store (`handoff`: that long-lived host wakes it). */
   readonly remote?: { readonly pid: number, readonly handoff?: boolean }
   readonly recordWaitMs: number
@@ -40,6 +42,8 @@ export interface AcceptedValue {
 }
 
 const REPLY_LATER = ' Its reply will not return through this call; read it later with sessions_read.'
+const STORED = ' It is delivered once; if this process ends before that session\'s log on disk holds it, '
+  + 'it waits in the cross-session store under DSH_HOME and the next process that holds the session delivers it.'
 const ANSWERED = ' Its answer is in that session\'s log, not in this result; read it with sessions_read.'
 
 /** The notice line of a send with `notify` (docs/tools.md#notices). */
@@ -105,6 +109,7 @@ function localBody(line: Omit<AcceptedValue, 'kind'>): string {
 
 function durability(line: Omit<AcceptedValue, 'kind'>): string {
   if (line.recorded?.stage === 'conversation') return ''
+  if (line.stored === true) return STORED
   const joins = line.mode === 'queue' ? 'next turn' : 'next step'
   return ` It is not durable until that session's ${joins} starts: if its process ends first, the message may be lost.`
 }

@@ -127,8 +127,8 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   const answer = await waitForAnswer(out, admitted, wait, call, deps)
   // Queued behind a running turn, it joined the conversation when the turn that answered it started: say where.
   if (answer?.ended === true && wait.recorded?.stage === 'inbox') wait = await waitForRecord(out, admitted, call, deps)
-  // Delivered here (not through the store): the traffic view learns of it from the journal.
-  if (admitted.target.remote === undefined) {
+  // Delivered here without a store row (no home store holds the target): the traffic view learns of it from the journal.
+  if (admitted.target.remote === undefined && admitted.admitted.stored !== true) {
     const seq = wait.recorded?.stage === 'conversation' ? wait.recorded.seq : undefined
     journal(deps, {
       messageId: requestId, target: out.targetId, sender: out.callerId, hop: out.hop, mode,
@@ -150,6 +150,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     hop: decided.hop,
     woke: admitted.target.woke,
     running: admitted.admitted.running,
+    ...(admitted.admitted.stored === true ? { stored: true } : {}),
     ...(wait.recorded === undefined ? {} : { recorded: shownRecorded(wait.recorded) }),
     ...(remote === undefined ? {} : { remote: { pid: remote.pid, ...(remote.handoff === true ? { handoff: true } : {}) } }),
     recordWaitMs: settings.recordWaitMs,

@@ -220,6 +220,9 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('inbound messages: hold, refuse, the
     await web.prompt(bravoId, 'ROLE:B send:expire')
     await web.waitIdle(bravoId, { turns: 2 })
     expect(model.toolResults('sessions_send')[1]!.content).toMatch(/^accepted for .* recorded at seq \d+/)
+    // The local send's row is the store's (docs/architecture.md §8): its holder marks it recorded once its own flush resolved.
+    const trafficNow = async () => await channel(web, 'traffic.list', {}) as { rows: Array<{ state: string }> }
+    await waitFor(async () => /recorded|answered/.test((await trafficNow()).rows[0]?.state ?? ''), 'the local send recorded in the store', 10_000)
     const traffic = await channel(web, 'traffic.list', {})
     expect(traffic.rows.map((row: { target: string, state: string, reason?: string }) => [row.target, row.state, row.reason])).toEqual([[charlieId, expect.stringMatching(/recorded|answered/), undefined], [alphaId, 'refused', 'inbound']])
   })

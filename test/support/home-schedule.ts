@@ -37,9 +37,10 @@
  * by the store only for the target's choice), INBOUND (nothing sent while
  * the target's own choice is `refuse` is posted or reaches its log). Then a
  * calm phase (LIVENESS), and a recovery by a long-lived host that adopts
- * every session with waiting messages: DELIVERY (each message that went
- * through the store exactly once in its target's log; one admitted locally
- * at most once) and ORDER per sender, target and mode.
+ * every session with waiting messages: DELIVERY (each message with a store
+ * row, one admitted into a session held in the sending process included,
+ * exactly once in its target's log; one admitted locally without a row at
+ * most once) and ORDER per sender, target and mode.
  *
  * With `withdraws: true` a sender's user also withdraws messages (the real
  * channel's `messages.withdraw`, docs/architecture.md §8 "Withdraw"), and
@@ -79,12 +80,12 @@ export type StoreFault = 'none' | 'busy' | 'zombie' | 'replace'
  * store, in the order they entered it (a held message enters when its user
  * delivers it); `sent`, the same messages in the order their sender sent
  * them; `all`, also those admitted straight into an agent live in the
- * sending process, in send order. `sent` fails today when a user delivers
- * held messages in another order than they were sent; `all` when a holder
- * re-admits an earlier stored message after a crash behind a later one
- * admitted locally, which has no row (`home/owner-delivery.ts` orders by the
- * stored posting order). Both are kept as `it.fails`
- * (test/unit/home-schedule.test.ts).
+ * sending process, in send order. Each is pinned by a seed that once broke
+ * it (test/unit/home-schedule.test.ts): `sent` by a user delivering held
+ * messages in another order than they were sent; `all` by a holder
+ * re-admitting an earlier stored message after a crash behind a later one
+ * admitted locally (that one now has a row in posting order too,
+ * `home/local-delivery.ts`).
  */
 export type OrderOver = 'store' | 'sent' | 'all'
 
@@ -880,7 +881,7 @@ export class HomeSchedule {
       if (stored.has(message.id) && index < 0) this.fail(`DELIVERY: ${message.id} went through the store and never reached ${message.target} (${deliveryState(log.events, message.id).kind} in its log)`)
       if (message.via === 'store' && !stored.has(message.id) && index < 0) this.fail(`DELIVERY: ${message.id} was accepted through the store and is neither in it nor in ${message.target}'s log`)
       if (index >= 0 && message.via === undefined && !stored.has(message.id)) this.cover('delivered, its sender gone before the answer')
-      // `store`: the order of what went through the store (a message admitted locally never has a row: see `OrderOver`).
+      // `store` and `sent`: the messages with a store row (see `OrderOver`).
       if (index < 0 || (this.orderOver !== 'all' && !stored.has(message.id))) continue
       const lane = `${message.sender}→${message.target} ${message.mode}`
       if ((last.get(lane) ?? -1) > index) this.fail(`ORDER: ${message.id} (${lane}) is in the log before a message its sender sent earlier`)

@@ -4,8 +4,10 @@
  * `guardController`) when another process takes the session between its
  * look and its take; the holder's notices (`home/holding.ts`, through
  * `HomeRuntime`), posted only once `sessions.flush` has put the turn on
- * disk; and the browser half's Refuse (`home/channel.ts`), which delivers
- * nothing. Each process is a real `SqliteHomeStore` connection on one
+ * disk; the browser half's Refuse (`home/channel.ts`), which delivers
+ * nothing; and a message admitted into a session live in the sending process
+ * (`home/local-delivery.ts`): one store row, recorded once on disk, delivered
+ * once after a SIGKILL, in order per sender and target. Each process is a real `SqliteHomeStore` connection on one
  * temporary home, with an injected liveness probe (the pids are not real
  * processes); the session is an rc.8-shaped agent
  * (test/support/crash-schedule.ts `rc8Session`).
@@ -226,20 +228,24 @@ describe('order per sender and target across a local admission and a crash', () 
         return { ok: true, value: { sessionId, woke: true, running: false } }
       },
       admit: async (target, prompt) => {
-        live.get(target.sessionId)!.followup({ id: prompt.requestId, role: 'user', content: [{ type: 'text', text: prompt.text }], source: { kind: 'plugin' } })
+        // As adapters/controller.ts: a target gone since the resolve is refused, never woken here.
+        const agent = live.get(target.sessionId)
+        if (agent === undefined) return { ok: false, reason: { kind: 'went-cold' } }
+        agent.followup({ id: prompt.requestId, role: 'user', content: [{ type: 'text', text: prompt.text }], source: { kind: 'plugin' } })
         return { ok: true, value: { mode: prompt.mode, running: true } }
       },
       releaseWoken: async () => 'put-back-to-sleep',
       waitRecorded: async () => undefined,
     }
     const guard = guardController(inner, runtime, { isLocal: id => live.has(id), agentOf: id => live.get(id), listEvents: async () => [] })
-    return { store, guard, live }
+    return { store, guard, live, runtime }
   }
   const prompt = (requestId: string) => ({ requestId, mode: 'queue' as const, text: requestId, provenance: { senderSessionId: 'session-from', hop: 1 }, signal })
 
-  // A later message admitted straight into the live target has no store row, so the next holder, which orders
-  // re-admissions by the stored posting order (home/owner-delivery.ts admitClaimed), puts the earlier one behind it.
-  it.fails('a stored message a dead turn took is delivered before a later one from the same sender admitted locally', async () => {
+  // The later message, admitted straight into the live target, has a store row claimed by this process
+  // (home/local-delivery.ts), so the next holder, which orders re-admissions by the stored posting order
+  // (home/owner-delivery.ts admitClaimed), puts the earlier one in front of it.
+  it('a stored message a dead turn took is delivered before a later one from the same sender admitted locally', async () => {
     const home = freshHome()
     const dead = new Set<number>()
     const { log, broken } = rc8Session('s')
@@ -261,8 +267,90 @@ describe('order per sender and target across a local admission and a crash', () 
     expect(again.ok && again.value.woke).toBe(true)
     const resumed = next.live.get('s')!
     while (resumed.step()) { /* run every turn */ }
-    const order = log.events.filter(event => event.type === 'user/message').map(event => event.data.id)
+    // The sender's messages (the holder's own notice that nudges the restored inbox aside), each once, in send order.
+    const order = log.events.filter(event => event.type === 'user/message').map(event => event.data.id as string)
+      .filter(id => !id.startsWith('cross-session:notice:'))
     expect(broken).toEqual([])
     expect(order).toEqual(['m0', 'm1'])
+  })
+
+  /** The sender's messages in `log` (not the holder's own notices), in log order. */
+  const sent = (log: SessionLog) => log.events.filter(event => event.type === 'user/message').map(event => event.data.id as string)
+    .filter(id => !id.startsWith('cross-session:notice:'))
+
+  it('a message admitted locally survives a SIGKILL before its insertion reached the disk: the next holder delivers it once', async () => {
+    const home = freshHome()
+    const dead = new Set<number>()
+    const { log, broken } = rc8Session('s')
+    const first = waker(home, 741, log, dead)
+    const resolved = await first.guard.resolve('s', { mayWake: true, signal })
+    if (!resolved.ok) throw new Error('expected a wake')
+    const admitted = await first.guard.admit(resolved.value, prompt('m1'))
+    expect(admitted).toMatchObject({ ok: true, value: { stored: true } })
+    // One row, posted and claimed by this process in one transaction.
+    expect(first.store.message('m1')).toMatchObject({ state: 'claimed', claimer: { pid: 741 }, sender: 'session-from', mode: 'queue' })
+    dead.add(741) // SIGKILLed before rc.8 wrote the inbox splice: the log on disk has nothing of m1
+
+    const next = waker(home, 742, log, dead)
+    const again = await next.guard.resolve('s', { mayWake: true, signal })
+    expect(again.ok && again.value.woke).toBe(true)
+    const resumed = next.live.get('s')!
+    while (resumed.step()) { /* run every turn */ }
+    next.runtime.onSessionEvent('s') // `session/event`: the holder settles from the log, then records once it is on disk
+    await settled()
+    expect(broken).toEqual([])
+    expect(sent(log)).toEqual(['m1'])
+    expect(next.store.message('m1')).toMatchObject({ state: 'recorded', seq: log.events[log.userIndex('m1')]!.seq })
+    expect(log.persisted).toBeGreaterThan(log.userIndex('m1'))
+  })
+
+  it('a message admitted locally is recorded once its log is on disk, and a later holder does not deliver it again', async () => {
+    const home = freshHome()
+    const dead = new Set<number>()
+    const { log, broken } = rc8Session('s')
+    const first = waker(home, 751, log, dead)
+    const resolved = await first.guard.resolve('s', { mayWake: true, signal })
+    if (!resolved.ok) throw new Error('expected a wake')
+    await first.guard.admit(resolved.value, prompt('m1'))
+    const agent = first.live.get('s')!
+    while (agent.step()) { /* the turn takes m1 and ends */ }
+    first.runtime.onSessionEvent('s')
+    await settled()
+    expect(first.store.message('m1')).toMatchObject({ state: 'recorded', seq: log.events[log.userIndex('m1')]!.seq })
+    dead.add(751)
+
+    const next = waker(home, 752, log, dead)
+    await next.guard.resolve('s', { mayWake: true, signal })
+    const resumed = next.live.get('s')!
+    while (resumed.step()) { /* nothing more to run */ }
+    expect(broken).toEqual([])
+    expect(sent(log)).toEqual(['m1'])
+  })
+
+  it('a stored message of the same sender still waiting for a session live here is delivered before a later local one', async () => {
+    const home = freshHome()
+    const { log, broken } = rc8Session('s')
+    const only = waker(home, 761, log, new Set())
+    const resolved = await only.guard.resolve('s', { mayWake: true, signal })
+    if (!resolved.ok) throw new Error('expected a wake')
+    // m0 was posted while `s` was held elsewhere, and this holder has not claimed it yet (no tick ran).
+    only.store.post({ messageId: 'm0', target: 's', sender: 'session-from', hop: 1, mode: 'queue', text: 'm0', mayWake: true })
+    expect((await only.guard.admit(resolved.value, prompt('m1'))).ok).toBe(true)
+    const agent = only.live.get('s')!
+    while (agent.step()) { /* run every turn */ }
+    expect(broken).toEqual([])
+    expect(sent(log)).toEqual(['m0', 'm1'])
+  })
+
+  it('a local admission that fails leaves no row: nothing was delivered', async () => {
+    const home = freshHome()
+    const { log } = rc8Session('s')
+    const only = waker(home, 771, log, new Set())
+    const resolved = await only.guard.resolve('s', { mayWake: true, signal })
+    if (!resolved.ok) throw new Error('expected a wake')
+    only.live.delete('s') // gone between the resolve and the admission: the inner port refuses
+    expect(await only.guard.admit(resolved.value, prompt('m1'))).toEqual({ ok: false, reason: { kind: 'went-cold' } })
+    expect(only.store.message('m1')).toBeUndefined()
+    expect(only.runtime.awaited('s')).toEqual(new Set())
   })
 })

@@ -9,7 +9,9 @@
  * never reaches the bound (`settlesWithin`). How long these sends take is
  * measured by the bench (bench/cases.ts `pluginSendCases`).
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { mkdtempSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { parseFrame } from '../../src/testing.js'
 import { apply, name } from '../../src/plugin.js'
 import { MOUNT_GRACE_MS } from '../../src/testing.js'
@@ -90,6 +92,16 @@ describe('plugin entry', () => {
 })
 
 describe('the tools through the rc.8 adapters', () => {
+  // Each test its own home store (under this file's DSH_HOME, test/support/unit-home.ts): a local send leaves a row per
+  // message there (docs/architecture.md §8), which another test's fake sessions of the same ids must not be handed.
+  const fileHome = process.env.DSH_HOME!
+  beforeEach(() => {
+    process.env.DSH_HOME = mkdtempSync(join(fileHome, 'test-'))
+  })
+  afterAll(() => {
+    process.env.DSH_HOME = fileHome
+  })
+
   function scene(config: unknown = {}) {
     const host = mounted(config)
     // Logs as rc.8 stores them: seqs from 0; the title is the log's own session/title event (seq 1).

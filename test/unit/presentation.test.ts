@@ -80,4 +80,15 @@ describe('the accepted line', () => {
       + ' It is not durable until that session\'s next step starts: if its process ends first, the message may be lost.'
       + ' Its reply will not return through this call; read it later with sessions_read.')
   })
+
+  it('not yet recorded, with a store row (home/local-delivery.ts): kept in the store, never "may be lost"', () => {
+    const line = renderAccepted({ ...base, stored: true, recorded: { seq: 4, stage: 'inbox' }, running: true })
+    expect(line).toBe(
+      'accepted for session-b | mode=queue | chars=5 | hop 1 | in its inbox at seq 4, not yet in its conversation\n'
+      + 'The message is queued in that session\'s inbox; it becomes its next turn after the current one ends.'
+      + ' It is delivered once; if this process ends before that session\'s log on disk holds it, it waits in the cross-session store'
+      + ' under DSH_HOME and the next process that holds the session delivers it.'
+      + ' Its reply will not return through this call; read it later with sessions_read.')
+    expect(line).not.toContain('may be lost')
+  })
 })

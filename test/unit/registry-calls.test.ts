@@ -53,8 +53,9 @@ describe.each([true, false])('registry lookups with session/event %s', { timeout
   it('a send that wakes a cold session asks the registry as often with 1,001 idle live sessions as with 1', async () => {
     const one = scene(1, sessionEvents)
     const many = scene(1001, sessionEvents)
-    const a = await counted(one, () => one.host.run('sessions_send', { session_id: 'session-cold', message: 'status?' }, one.me, 'call-1'))
-    const b = await counted(many, () => many.host.run('sessions_send', { session_id: 'session-cold', message: 'status?' }, many.me, 'call-1'))
+    // A call id per scene: they share this file's home store, where a message keeps its request id (a retry is not sent twice).
+    const a = await counted(one, () => one.host.run('sessions_send', { session_id: 'session-cold', message: 'status?' }, one.me, `call-1a-${sessionEvents}`))
+    const b = await counted(many, () => many.host.run('sessions_send', { session_id: 'session-cold', message: 'status?' }, many.me, `call-1b-${sessionEvents}`))
     expect(a.text).toMatch(/^accepted for session-cold .*woke a cold session/)
     expect(b.text).toMatch(/^accepted for session-cold .*woke a cold session/)
     expect(b.gets).toBeLessThanOrEqual(Math.ceil(a.gets * 1.1))
@@ -65,8 +66,8 @@ describe.each([true, false])('registry lookups with session/event %s', { timeout
   it('a send to a live peer asks the registry as often with 1,001 idle live sessions as with 1', async () => {
     const one = scene(1, sessionEvents)
     const many = scene(1001, sessionEvents)
-    const a = await counted(one, () => one.host.run('sessions_send', { session_id: 'session-idle-0', message: 'hello' }, one.me, 'call-2'))
-    const b = await counted(many, () => many.host.run('sessions_send', { session_id: 'session-idle-0', message: 'hello' }, many.me, 'call-2'))
+    const a = await counted(one, () => one.host.run('sessions_send', { session_id: 'session-idle-0', message: 'hello' }, one.me, `call-2a-${sessionEvents}`))
+    const b = await counted(many, () => many.host.run('sessions_send', { session_id: 'session-idle-0', message: 'hello' }, many.me, `call-2b-${sessionEvents}`))
     expect(a.text).toMatch(/^accepted for session-idle-0 /)
     expect(b.text).toMatch(/^accepted for session-idle-0 /)
     expect(b.gets).toBeLessThanOrEqual(Math.ceil(a.gets * 1.1))

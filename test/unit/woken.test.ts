@@ -4,10 +4,19 @@
  * the idle release bounds of woken sessions (docs/architecture.md §5: one
  * shared resume per id, the idle release, at most 8 resident).
  */
-import { describe, expect, it, vi } from 'vitest'
+import { mkdtempSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { IDLE_RELEASE_MS, MAX_RESIDENT_WOKEN, WokenSessions, type HostAgentHandle } from '../../src/testing.js'
 import { apply } from '../../src/plugin.js'
 import { agentHandle, fakeAgent, FakeAgent, FakeHost } from '../support/fake-host.js'
+
+// Each test its own home store (under this file's DSH_HOME, test/support/unit-home.ts): a local send leaves a row per
+// message there (docs/architecture.md §8), which another test's fake sessions of the same ids must not be handed.
+const fileHome = process.env.DSH_HOME!
+beforeEach(() => {
+  process.env.DSH_HOME = mkdtempSync(join(fileHome, 'test-'))
+})
 
 interface Deferred<T> { promise: Promise<T>, resolve(value: T): void, reject(error: unknown): void }
 function deferred<T>(): Deferred<T> {

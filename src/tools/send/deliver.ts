@@ -83,7 +83,8 @@ export async function resolveAndAdmit(out: Outgoing, text: string, call: ToolCal
 
   const provenance = { senderSessionId: out.callerId, hop: out.hop }
   const admitted = await callToCompletion(ADMITTING, call.signal,
-    () => deps.controller.admit(target, { requestId: out.requestId, mode: out.mode, text, provenance, signal: call.signal }), deps.log)
+    () => deps.controller.admit(target, { requestId: out.requestId, mode: out.mode, text, provenance, signal: call.signal,
+      mayWake: deps.settings.allowResume }), deps.log)
   if (!admitted.ok) {
     return admitted.cancelled
       ? cancelled(TOOL, `${ADMITTING}${await undoWake()}`, NOTHING_DELIVERED)
