@@ -25,6 +25,8 @@ export interface HoldingHost {
   readonly log: (message: string) => void
   /** Write a live session's log to disk now (rc.8 `ctx.sessions.flush`); absent: nothing to wait for. */
   readonly flush?: (agent: HostAgent) => Promise<unknown>
+  /** Whether a session held here takes stored messages now (not a headless run's own task: ./run-hold.ts); absent: yes. */
+  readonly admits?: (sessionId: string) => boolean
 }
 
 /** The sessions held live here. */
@@ -143,7 +145,7 @@ export class Holdings {
     // A read first: most drains (every wake, every session going live) find nothing waiting, and pay no lookup and no write.
     if (this.stopped || held === undefined || (left.length === 0 && !this.store.waiting().has(sessionId))) return
     const agent = this.host.agents.get(sessionId)
-    if (agent === undefined) return
+    if (agent === undefined || this.host.admits?.(sessionId) === false) return
     const claimed = [...left, ...this.store.claim(sessionId)]
     if (claimed.length === 0) return
     // Kept until all are through: admitClaimed reads each one's state from the log first (none admitted twice after a fault).

@@ -25,7 +25,8 @@ import { HomeRuntime } from './runtime.js'
 import { openHomeStore, storePaths } from './store-open.js'
 import { RETRY_BUSY_MS, StoreSupervisor } from './store-supervisor.js'
 import { failClosed, unavailableInbound } from './fail-closed.js'
-import { agentOf, isLongLivedHost, persistedEvents, quietly, sessionIdOf } from './host-events.js'
+import { agentOf, isHeadlessRun, isLongLivedHost, persistedEvents, quietly, sessionIdOf } from './host-events.js'
+import { RunTaskGate } from './run-hold.js'
 import { StoreWatch } from './store-watch.js'
 import { topLevelOnly } from './adoption.js'
 import { approvalDecided } from './approval-notices.js'
@@ -68,6 +69,8 @@ function startRuntime(
     selfTag(), warn)
   supervisor.start(RETRY_BUSY_MS) // a store busy longer is retried in the background; a send waits for it, unblocked
   const watch = new StoreWatch(supervisor.store, storePaths(home).dir)
+  // What arrives for a headless run's own task waits; the terminal is told on stderr (docs/tools.md "Inbound messages").
+  const runTask = new RunTaskGate(supervisor.store, () => isHeadlessRun(ctx), line => void process.stderr.write(line))
   const runtime = new HomeRuntime(supervisor.store, watch, {
     agents: ctx.agents,
     log: message => log('warn', message),
@@ -75,6 +78,7 @@ function startRuntime(
     // Read per call, as the guard's open-turn check does.
     listEvents: async sessionId => await persistedEvents(ctx)?.(sessionId) ?? [],
     flush: sessionFlush(ctx),
+    admits: sessionId => runTask.admits(sessionId),
   })
   supervisor.listen(() => runtime.rejoin()) // opened after a time without, or moved to a replaced file
   try {

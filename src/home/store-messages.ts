@@ -102,6 +102,11 @@ export class StoreMessages extends StoreConnection {
     })
   }
 
+  pendingFor(sessionId: string): StoredMessage[] {
+    return (this.sql('SELECT * FROM messages WHERE target = ? AND state = \'pending\' ORDER BY n').all(sessionId) as unknown as MessageRow[])
+      .map(messageOf)
+  }
+
   waiting(): Set<string> {
     const rows = this.sql('SELECT DISTINCT target FROM messages INDEXED BY messages_waiting WHERE state IN (\'pending\', \'claimed\')')
       .all() as Array<{ target: string }>

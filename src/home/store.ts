@@ -151,6 +151,8 @@ export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
   answered(sessionId: string, turnEndSeq: number): void
   /** Recorded messages of `sessionId` that no turn answered and that were not yet re-offered; marks them re-offered. */
   takeUnanswered(sessionId: string): StoredMessage[]
+  /** Messages pending for `sessionId`, in posting order (a read: nothing is claimed). */
+  pendingFor(sessionId: string): StoredMessage[]
   /** Targets with messages pending or claimed (a read, no lock): which sessions a holder should claim for. */
   waiting(): Set<string>
   /** Sessions whose row names this process as holder. */
