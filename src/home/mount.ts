@@ -51,6 +51,8 @@ interface Shared {
   /** Whether session shells can write the home (the temp roots at start, each session's workspace). */
   reach: HomeReach
   users: number
+  /** The gate of a headless run's own task session (./run-hold.ts). */
+  runTask: RunTaskGate
 }
 
 // One runtime per process and home, even if two copies of this module load.
@@ -87,7 +89,7 @@ function startRuntime(
     runtime.stop()
     throw error
   }
-  return { runtime, supervisor }
+  return { runtime, supervisor, runTask }
 }
 
 /** What {@link mountHome} gives the plugin. */
@@ -167,6 +169,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     log('info', 'the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
   const controller = failClosed(guardController(ports.controller, runtime, {
     isLocal: sessionId => ctx.agents.get(sessionId) !== undefined,
+    keeps: sessionId => shared.runTask.keeps(sessionId),
     agentOf: sessionId => ctx.agents.get(sessionId),
     listEvents,
     log: warn,

@@ -13,7 +13,7 @@ import type { HomeStore } from './store.js'
 /** The sessions held here that take no stored messages while this run lives. */
 export class RunTaskGate {
   private readonly told = new Set<string>()
-  private readonly store: Pick<HomeStore, 'pendingFor' | 'view'>
+  private readonly store: Pick<HomeStore, 'pendingFor' | 'view' | 'self'>
   private readonly headlessRun: () => boolean
   private readonly say: (line: string) => void
 
@@ -21,16 +21,18 @@ export class RunTaskGate {
    * @param headlessRun - whether this process is an rc.8 one-shot run, asked per use.
    * @param say - writes one line for the terminal (stderr), apart from the run's answer.
    */
-  constructor(store: Pick<HomeStore, 'pendingFor' | 'view'>, headlessRun: () => boolean, say: (line: string) => void) {
+  constructor(store: Pick<HomeStore, 'pendingFor' | 'view' | 'self'>, headlessRun: () => boolean, say: (line: string) => void) {
     this.store = store
     this.headlessRun = headlessRun
     this.say = say
   }
 
-  /** Whether `sessionId`, held here, is the run's own task session (it takes nothing from the store now). */
+  /** Whether `sessionId` is held here as the run's own task session (it takes nothing from the store now). */
   keeps(sessionId: string): boolean {
     if (!this.headlessRun()) return false
-    return !takesStored({ headlessRun: true, wokenHere: this.store.view(sessionId).holder?.woke === true })
+    const holder = this.store.view(sessionId).holder
+    if (holder?.tag.pid !== this.store.self.pid || holder.tag.start !== this.store.self.start) return false
+    return !takesStored({ headlessRun: true, wokenHere: holder.woke })
   }
 
   /** Whether `sessionId` takes stored messages now; when not, each pending one is told once and stays pending. */

@@ -103,8 +103,8 @@ export class StoreMessages extends StoreConnection {
   }
 
   pendingFor(sessionId: string): StoredMessage[] {
-    return (this.sql('SELECT * FROM messages WHERE target = ? AND state = \'pending\' ORDER BY n').all(sessionId) as unknown as MessageRow[])
-      .map(messageOf)
+    const rows = this.sql('SELECT * FROM messages WHERE target = ? AND state = \'pending\' ORDER BY n').all(sessionId)
+    return (rows as unknown as MessageRow[]).map(messageOf)
   }
 
   waiting(): Set<string> {

@@ -91,7 +91,12 @@ describe.skipIf(SKIP_E2E)('a headless run\'s own result', () => {
     expect(asked.some(r => r.allUserText.includes(NOTICE) || r.allUserText.includes('B-BODY'))).toBe(false)
     // B was told the truth: its message waits in the store, not seen in A's conversation.
     const sent = resultOf(fx.model, 'sessions_send', 1)
-    expect(sent).toMatch(new RegExp(`^accepted for ${aId} .*\\| still pending in the mailbox after 1500 ms`))
+    const [head, body] = sent.split('\n')
+    expect(head).toMatch(new RegExp(`^accepted for ${aId} \\| mode=queue \\| chars=26 \\| hop 1 \\| the task session of a headless run \\(pid \\d+\\), `
+      + 'which takes no peer message while it runs; delivered through the mailbox \\| pending in the mailbox until that run has ended$'))
+    expect(body).toBe('That run prints only its own task\'s answer, so the message waits in the cross-session store under DSH_HOME and becomes '
+      + 'that session\'s next turn once the run has ended (the next process that holds the session delivers it); '
+      + 'this call did not see it reach that session. Its reply will not return through this call; read it later with sessions_read.')
 
     // Once the run has ended, nothing is lost: the web host takes A for B's message (B allowed waking) and
     // delivers both, each once.

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { HomeRuntime, keptLine, openHomeStore, RunTaskGate, storePaths, StoreWatch, takesStored, type HostAgent } from '../../src/testing.js'
+import { heldForRunTask, HomeRuntime, keptLine, openHomeStore, renderRemoteTail, RunTaskGate, storePaths, StoreWatch, takesStored, type HostAgent } from '../../src/testing.js'
 import { rc8Session } from '../support/crash-schedule.js'
 
 const cleanups: Array<() => void> = []
@@ -90,5 +90,42 @@ describe('the gate through the runtime', () => {
     await runtime.drain('run')
     expect(store.message('m-run')?.state).toBe('claimed')
     expect(told).toEqual([])
+  })
+})
+
+describe('what a sender is told', () => {
+  it('a holder that did not wake the session and is not a long-lived host holds a run\'s own task', () => {
+    const home = mkdtempSync(join(tmpdir(), 'xs-run-task-'))
+    const run = openHomeStore(home, { pid: 801, start: 1 }, () => true)
+    const web = openHomeStore(home, { pid: 802, start: 1 }, () => true)
+    cleanups.push(() => {
+      run.close()
+      web.close()
+      rmSync(home, { recursive: true, force: true })
+    })
+    run.join(false)
+    web.join(true)
+    expect(run.isLongLived(web.self)).toBe(true)
+    expect(web.isLongLived(run.self)).toBe(false)
+    expect(heldForRunTask(web, { tag: run.self, state: 'live', woke: false })).toBe(true)
+    expect(heldForRunTask(web, { tag: run.self, state: 'live', woke: true })).toBe(false)
+    expect(heldForRunTask(run, { tag: web.self, state: 'live', woke: false })).toBe(false)
+    // Another process's session is never kept by this process's gate.
+    run.markLive('s')
+    expect(new RunTaskGate(web, () => true, () => undefined).keeps('s')).toBe(false)
+    expect(new RunTaskGate(run, () => true, () => undefined).keeps('s')).toBe(true)
+  })
+
+  it('pending for a run\'s own task: where it waits and when it is delivered, not that it reached the session', () => {
+    const tail = renderRemoteTail({ pid: 42, handoff: false, runTask: true, mode: 'steer', recorded: { stage: 'pending' }, recordWaitMs: 5000, waitCancelled: false })
+    expect(tail.head).toBe(' | the task session of a headless run (pid 42), which takes no peer message while it runs; '
+      + 'delivered through the mailbox | pending in the mailbox until that run has ended')
+    expect(tail.body).toBe('That run prints only its own task\'s answer, so the message waits in the cross-session store under DSH_HOME '
+      + 'and becomes that session\'s next turn once the run has ended (the next process that holds the session delivers it); '
+      + 'this call did not see it reach that session.')
+    // Recorded (the run ended within the wait, and the sender woke it): said as any recorded delivery.
+    const taken = renderRemoteTail({ pid: 42, handoff: false, runTask: true, mode: 'queue',
+      recorded: { seq: 9, stage: 'conversation', takenOver: true }, recordWaitMs: 5000, waitCancelled: false })
+    expect(taken.head).toBe(' | held by the dsh process pid 42, which let it go; woken in this process and delivered through the mailbox | recorded at seq 9')
   })
 })
