@@ -115,4 +115,48 @@ describe.skipIf(SKIP_E2E)('a headless run\'s own result', () => {
       .toEqual(['A-TASK-RESULT the task is done'])
     expect(transcript(log).filter(m => m.role === 'user' && m.seq < runEnd && !isInjected(m.text)).map(m => m.text)).toEqual(['ROLE:A do the task'])
   })
+
+  it('a session the run woke answers with a message to the run\'s own task: kept in the store, the terminal prints the task\'s result', async () => {
+    fx.h = makeHome('hr-local')
+    let tId = ''
+    let aId = ''
+    fx.model = await startFakeModel({
+      scenario: router({
+        'ROLE:T': turn => {
+          if (!turn.trigger.startsWith(PEER)) return { text: 'T-READY' }
+          return steps([() => {
+            aId = /^from-session: (\S+) /m.exec(turn.trigger)![1]!
+            return { name: 'sessions_send', args: { session_id: aId, message: 'T-REPLY-BODY here is my answer' } }
+          }], 'T done')(turn)
+        },
+        'ROLE:A': turn => turn.trigger.includes('ROLE:A ask T')
+          ? steps([() => ({ name: 'sessions_send', args: { session_id: tId, message: 'A-ASKS please answer me' } })], 'A-TASK-RESULT asked and done')(turn)
+          : { text: turn.trigger.includes('T-REPLY-BODY') ? 'A-ANSWER-TO-PEER' : 'A-BACK' },
+      }),
+    })
+    const patch = writePatch(fx.h)
+    tId = (await runHeadless(fx.h, fx.model, 'ROLE:T be cold', { patch })).sessionId
+    // No long-lived host: the run wakes T itself and waits for T's turn, in which T sends to A (live in the same process).
+    const run = await runHeadless(fx.h, fx.model, 'ROLE:A ask T', { patch })
+    expect(run.sessionId).toBe(aId)
+    expect(resultOf(fx.model, 'sessions_send', 1)).toMatch(/\(woke a cold session\) \| recorded at seq \d+ \| its turn ended \(completed\)/)
+    expect(run.stdout).toBe('A-TASK-RESULT asked and done\n')
+    expect(run.stderr.split('\n').filter(line => line.startsWith('dsh-cross-session:'))).toEqual([
+      `dsh-cross-session: a message from session ${tId} arrived for ${aId} during this run; it waits in the cross-session store for that session's next turn (this run prints only its own task's answer).`,
+    ])
+    // T's send returned first (A's waited for T's turn to end).
+    const [head] = resultOf(fx.model, 'sessions_send', 0).split('\n')
+    expect(head).toMatch(/ \| the task session of a headless run \(pid \d+\), which takes no peer message while it runs; delivered through the mailbox \| pending in the mailbox until that run has ended$/)
+    expect(readStore(fx.h).messages.filter(m => m.target === aId).map(m => [m.sender, m.state, m.may_wake])).toEqual([[tId, 'pending', 1]])
+    expect(transcript(readSession(fx.h, aId)).some(m => m.text.includes('T-REPLY-BODY'))).toBe(false)
+    // A long-lived host on the home takes A for it (T allowed waking) and delivers it once.
+    fx.web = await startWeb(fx.h, fx.model, { patch })
+    await waitFor(() => readStore(fx.h!).messages.find(m => m.target === aId && m.state === 'recorded'), 'T\'s message for A to be recorded')
+    await fx.web.waitIdle(aId, { turns: 2 })
+    await fx.web.stop()
+    const log = readSession(fx.h, aId)
+    expectContiguous(log)
+    expect(transcript(log).filter(m => m.role === 'user' && m.text.includes('T-REPLY-BODY'))).toHaveLength(1)
+    expect(transcript(log).filter(m => m.role === 'assistant').map(m => m.text)).toContain('A-ANSWER-TO-PEER')
+  })
 })
