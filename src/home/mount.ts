@@ -71,7 +71,7 @@ function startRuntime(
     selfTag(), warn)
   supervisor.start(RETRY_BUSY_MS) // a store busy longer is retried in the background; a send waits for it, unblocked
   const watch = new StoreWatch(supervisor.store, storePaths(home).dir)
-  // What arrives for a headless run's own task waits; the terminal is told on stderr (docs/tools.md "Inbound messages").
+  // What arrives for a headless run's own task waits; the terminal is told on stderr (docs/tools.md "A headless run's own task").
   const runTask = new RunTaskGate(supervisor.store, () => isHeadlessRun(ctx), line => void process.stderr.write(line))
   const runtime = new HomeRuntime(supervisor.store, watch, {
     agents: ctx.agents,

@@ -28,11 +28,12 @@ export function remoteTarget(sessionId: string, pid: number, mayWake: boolean,
 }
 
 /**
- * Whether `holder` holds the session of a headless run's own task: it did not wake it, and it is not a long-lived host
- * (rc.8 has two hosts of a session: `dsh web`, long-lived, and the one-shot run; ./run-task.ts).
+ * Whether `holder` holds the session of a headless run's own task: it did not wake it, and it joined the store as a
+ * process that is not a long-lived host (rc.8 has two hosts of a session: `dsh web`, long-lived, and the one-shot run;
+ * ./run-task.ts). A process the store does not know is not judged one.
  */
 export function heldForRunTask(store: Pick<HomeStore, 'isLongLived'>, holder: Holder): boolean {
-  return !holder.woke && !store.isLongLived(holder.tag)
+  return !holder.woke && store.isLongLived(holder.tag) === false
 }
 
 /** Post one prompt to the store; the message id (its request id) comes back with the admission. */

@@ -12,7 +12,7 @@
  * what is printed. So such messages stay `pending` in the store (delivered at
  * that session's next turn, or where the sender's waking allows once the run
  * has ended), and the terminal is told of each on stderr, apart from the
- * answer (docs/tools.md "Inbound messages", docs/architecture.md §8).
+ * answer (docs/tools.md "A headless run's own task", docs/architecture.md §8).
  *
  * @module dsh-cross-session/home/run-task
  */

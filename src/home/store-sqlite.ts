@@ -125,9 +125,9 @@ export class SqliteHomeStore extends StoreWithdraw implements HomeStore {
     }
   }
 
-  isLongLived(tag: ProcessTag): boolean {
+  isLongLived(tag: ProcessTag): boolean | undefined {
     const row = this.sql('SELECT long_lived FROM processes WHERE pid = ? AND start = ?').get(tag.pid, tag.start)
-    return (row as { long_lived?: unknown } | undefined)?.long_lived === 1
+    return row === undefined ? undefined : (row as { long_lived?: unknown }).long_lived === 1
   }
 
   longLivedHost(): ProcessTag | undefined {

@@ -130,8 +130,8 @@ export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
   corpus(): CorpusRows
   /** Another living long-lived process of this package on the home, if any (the one that joined first). */
   longLivedHost(): ProcessTag | undefined
-  /** Whether the process `tag` joined as a long-lived host (`dsh web`); false for one the store does not know. */
-  isLongLived(tag: ProcessTag): boolean
+  /** Whether the process `tag` joined as a long-lived host (`dsh web`); `undefined` for one the store does not know. */
+  isLongLived(tag: ProcessTag): boolean | undefined
   /** Post a message; a repeated id returns the stored one. Refused when its target has too many waiting. */
   post(message: NewMessage): PostOutcome
   /**

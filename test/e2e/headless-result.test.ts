@@ -1,7 +1,7 @@
 /**
  * End to end, in the real rc.8 harness: a terminal run prints the result of
  * its user's own task although a peer message and a notice arrived for it
- * during the run (docs/tools.md "Inbound messages", "A headless run's own
+ * during the run (docs/tools.md "A headless run's own
  * task"; docs/architecture.md §8).
  *
  * rc.8's one-shot runner prints the last assistant text of any turn since
