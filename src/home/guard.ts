@@ -2,7 +2,8 @@
  * The cross-process guard around the controller port (docs/architecture.md §8).
  *
  * `resolve`, in order:
- * 1. live in this process → the inner port (local delivery, admitted with a store row: `local-delivery.ts`);
+ * 1. live in this process → the inner port (local delivery, admitted with a store row: `local-delivery.ts`),
+ *    unless it is this headless run's own task (`run-task.ts`): through the store;
  * 2. held by another living process (the store) → a remote target: nothing
  *    is woken here, the message goes through the store to that holder;
  * 3. waking not allowed → the inner port (which refuses);
@@ -26,21 +27,13 @@
 import type { ControllerOutcome, ControllerPort, ResolvedTarget } from '../ports.js'
 import { admitLocal } from './local-delivery.js'
 import { blocksWake, openTurnOf } from './open-turn.js'
-import { postRemote, waitRemote } from './remote-delivery.js'
+import { heldForRunTask, postRemote, remoteTarget as remote, waitRemote } from './remote-delivery.js'
 import type { HomeRuntime } from './runtime.js'
 import type { HolderView } from './store.js'
 import { waitAnswered } from './woken-answer.js'
 import { retryInBackground } from './store-retry.js'
-
-/**
- * Reads a session's stored events as written, without recovery's synthetic
- * closers (rc.8 `sessionPersistence.readFrom(id, 0)`).
- */
-type ListEvents = (sessionId: string) => Promise<readonly unknown[]>
-
-function remote(sessionId: string, pid: number, mayWake: boolean, handoff = false): ControllerOutcome<ResolvedTarget> {
-  return { ok: true, value: { sessionId, woke: false, running: false, remote: { pid, mayWake, ...(handoff ? { handoff } : {}) } } }
-}
+// Reads a session's stored events as written, without recovery's synthetic closers.
+import type { ListEvents } from './orphan-watches.js'
 
 /** One guarded wake in this process: the checks under the store hold, and every caller resolving through it. */
 interface WakeAttempt {
@@ -52,6 +45,8 @@ interface WakeAttempt {
 /** What the guard needs of its process. */
 export interface GuardHost {
   readonly isLocal: (sessionId: string) => boolean
+  /** Whether a session live here is this headless run's own task (./run-hold.ts): sent to through the store; absent: never. */
+  readonly keeps?: (sessionId: string) => boolean
   readonly agentOf: (sessionId: string) => Parameters<HomeRuntime['holdWoken']>[0] | undefined
   readonly listEvents: ListEvents | undefined
   /** Where a step given up after its background retries is said; absent: nowhere. */
@@ -113,7 +108,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
     const joined = attempts.get(sessionId)
     if (joined !== undefined) return await resolveThrough(joined, sessionId, options)
     const held = store.acquire(sessionId)
-    if (!held.ok) return remote(sessionId, held.holder.tag.pid, options.mayWake)
+    if (!held.ok) return remote(sessionId, held.holder.tag.pid, options.mayWake, { runTask: heldForRunTask(store, held.holder) })
     const attempt: WakeAttempt = { checked: checkHeld(sessionId, held.previous), callers: 0 }
     attempts.set(sessionId, attempt)
     attempt.checked.then(verdict => {
@@ -136,12 +131,15 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
 
   return {
     async resolve(sessionId, options) {
-      if (host.isLocal(sessionId)) return await inner.resolve(sessionId, options)
+      if (host.isLocal(sessionId))
+        return host.keeps?.(sessionId) === true ? remote(sessionId, store.self.pid, options.mayWake, { runTask: true })
+          : await inner.resolve(sessionId, options)
       const holder = store.view(sessionId).holder
-      if (holder !== undefined && holder.tag.pid !== store.self.pid) return remote(sessionId, holder.tag.pid, options.mayWake)
+      if (holder !== undefined && holder.tag.pid !== store.self.pid)
+        return remote(sessionId, holder.tag.pid, options.mayWake, { runTask: heldForRunTask(store, holder) })
       if (!options.mayWake) return await inner.resolve(sessionId, options)
       const longLivedHost = runtime.isLongLived ? undefined : store.longLivedHost()
-      if (longLivedHost !== undefined && holder === undefined) return remote(sessionId, longLivedHost.pid, true, true)
+      if (longLivedHost !== undefined && holder === undefined) return remote(sessionId, longLivedHost.pid, true, { handoff: true })
       return await wakeHere(sessionId, options)
     },
 
@@ -154,6 +152,8 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
 
     async waitRecorded(target, requestId, options) {
       if (target.remote === undefined) return await inner.waitRecorded(target, requestId, options)
+      // This run's own task takes nothing while the run lives, and the run does not end while this send waits.
+      if (target.remote.runTask === true && target.remote.pid === store.self.pid) return { stage: 'pending' }
       return await waitRemote(runtime, options, async message => {
         await wakeForWaiting(message.target, options.signal)
       })

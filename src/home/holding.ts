@@ -7,7 +7,8 @@
  * @module dsh-cross-session/home/holding
  */
 
-import type { HostAgent, HostAgents } from '../harness/host.js'
+import type { HostAgent } from '../harness/host.js'
+import type { HoldingHost } from './holding-host.js'
 import { isSubagent, readHeader } from '../model/sessions.js'
 import { admitClaimed, hasFound, recordFound, settle, type HeldSession } from './owner-delivery.js'
 import { reofferUnanswered } from './reoffer.js'
@@ -18,13 +19,7 @@ import { isBusy, StoreUnavailableError } from './store-fault.js'
 import { HOLDER_PACE, NO_ABORT, retryStore, STORE_RETRY_MS } from './store-retry.js'
 import type { StoreWatch } from './store-watch.js'
 
-/** What holding needs from its process. */
-export interface HoldingHost {
-  readonly agents: HostAgents
-  readonly log: (message: string) => void
-  /** Write a live session's log to disk now (rc.8 `ctx.sessions.flush`); absent: nothing to wait for. */
-  readonly flush?: (agent: HostAgent) => Promise<unknown>
-}
+export type { HoldingHost } from './holding-host.js'
 
 /** The sessions held live here. */
 export class Holdings {
@@ -145,7 +140,7 @@ export class Holdings {
     // A read first: most drains (every wake, every session going live) find nothing waiting, and pay no lookup and no write.
     if (this.stopped || held === undefined || (left.length === 0 && !this.store.waiting().has(sessionId))) return
     const agent = this.host.agents.get(sessionId)
-    if (agent === undefined) return
+    if (agent === undefined || this.host.admits?.(sessionId) === false) return
     const claimed = [...left, ...this.store.claim(sessionId)]
     if (claimed.length === 0) return
     // Kept until all are through: admitClaimed reads each one's state from the log first (none admitted twice after a fault).

@@ -41,6 +41,15 @@ export function isLongLivedHost(ctx: ContextView): boolean {
   return ctx.get('webServer') !== undefined
 }
 
+/**
+ * An rc.8 one-shot run (`dsh --profile headless "task"`): its
+ * `@deepseek-ai/dsh-headless@0.1.0-rc.8` lib/startup.js provides
+ * `headlessStartup` (the task), which its runner injects. Asked per use.
+ */
+export function isHeadlessRun(ctx: ContextView): boolean {
+  return ctx.get('headlessStartup') !== undefined
+}
+
 /** A session's stored events (rc.8 `sessionPersistence.readFrom(id, 0)`), when the host has it now. */
 export function persistedEvents(ctx: ContextView): ((sessionId: string) => Promise<unknown[]>) | undefined {
   const persistence = ctx.get('sessionPersistence') as { readFrom?: (id: string, fromSeq: number) => Promise<{ events?: unknown }> }

@@ -25,7 +25,8 @@ import { HomeRuntime } from './runtime.js'
 import { openHomeStore, storePaths } from './store-open.js'
 import { RETRY_BUSY_MS, StoreSupervisor } from './store-supervisor.js'
 import { failClosed, unavailableInbound } from './fail-closed.js'
-import { agentOf, isLongLivedHost, persistedEvents, quietly, sessionIdOf } from './host-events.js'
+import { agentOf, isHeadlessRun, isLongLivedHost, persistedEvents, quietly, sessionIdOf } from './host-events.js'
+import { RunTaskGate } from './run-hold.js'
 import { StoreWatch } from './store-watch.js'
 import { topLevelOnly } from './adoption.js'
 import { approvalDecided } from './approval-notices.js'
@@ -53,6 +54,8 @@ interface Shared {
   /** What the channel pushes to its pages (./change-feed.ts). */
   feed: ChangeFeed
   users: number
+  /** The gate of a headless run's own task session (./run-hold.ts). */
+  runTask: RunTaskGate
 }
 
 // One runtime per process and home, even if two copies of this module load.
@@ -71,6 +74,8 @@ function startRuntime(
     selfTag(), warn)
   supervisor.start(RETRY_BUSY_MS) // a store busy longer is retried in the background; a send waits for it, unblocked
   const watch = new StoreWatch(supervisor.store, storePaths(home).dir)
+  // What arrives for a headless run's own task waits; the terminal is told on stderr (docs/tools.md "A headless run's own task").
+  const runTask = new RunTaskGate(supervisor.store, () => isHeadlessRun(ctx), line => void process.stderr.write(line))
   const runtime = new HomeRuntime(supervisor.store, watch, {
     agents: ctx.agents,
     log: message => log('warn', message),
@@ -78,6 +83,7 @@ function startRuntime(
     // Read per call, as the guard's open-turn check does.
     listEvents: async sessionId => await persistedEvents(ctx)?.(sessionId) ?? [],
     flush: sessionFlush(ctx),
+    admits: sessionId => runTask.admits(sessionId),
   })
   supervisor.listen(() => runtime.rejoin()) // opened after a time without, or moved to a replaced file
   try {
@@ -86,7 +92,7 @@ function startRuntime(
     runtime.stop()
     throw error
   }
-  return { runtime, supervisor }
+  return { runtime, supervisor, runTask }
 }
 
 /** What {@link mountHome} gives the plugin. */
@@ -169,6 +175,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     log('info', 'the host has no sessionPersistence.readFrom: a session mid-turn in a process without this package cannot be detected')
   const controller = failClosed(guardController(ports.controller, runtime, {
     isLocal: sessionId => ctx.agents.get(sessionId) !== undefined,
+    keeps: sessionId => shared.runTask.keeps(sessionId),
     agentOf: sessionId => ctx.agents.get(sessionId),
     listEvents,
     log: warn,

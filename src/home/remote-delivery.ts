@@ -14,11 +14,27 @@
 import type { Admitted, ControllerOutcome, ControllerPort, MailboxStage, RecordWaitOptions, ResolvedTarget } from '../ports.js'
 import type { Recorded } from '../harness/recorded.js'
 import type { HomeRuntime } from './runtime.js'
-import type { StoredMessage } from './store.js'
+import type { Holder, HomeStore, StoredMessage } from './store.js'
 import { isStoreFault } from './store-fault.js'
 
 /** How long a message handed to a long-lived host may wait for that host to wake its target before the sender wakes it itself, ms. */
 export const HANDOFF_GRACE_MS = 1500
+
+/** A target delivered through the store to the process `pid` (`handoff`: that long-lived host wakes it). */
+export function remoteTarget(sessionId: string, pid: number, mayWake: boolean,
+  how: { readonly handoff?: boolean, readonly runTask?: boolean } = {}): ControllerOutcome<ResolvedTarget> {
+  const remote = { pid, mayWake, ...(how.handoff === true ? { handoff: true } : {}), ...(how.runTask === true ? { runTask: true } : {}) }
+  return { ok: true, value: { sessionId, woke: false, running: false, remote } }
+}
+
+/**
+ * Whether `holder` holds the session of a headless run's own task: it did not wake it, and it joined the store as a
+ * process that is not a long-lived host (rc.8 has two hosts of a session: `dsh web`, long-lived, and the one-shot run;
+ * ./run-task.ts). A process the store does not know is not judged one.
+ */
+export function heldForRunTask(store: Pick<HomeStore, 'isLongLived'>, holder: Holder): boolean {
+  return !holder.woke && store.isLongLived(holder.tag) === false
+}
 
 /**
  * Run one post to the store.

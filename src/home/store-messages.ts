@@ -124,6 +124,11 @@ export class StoreMessages extends StoreConnection {
     })
   }
 
+  pendingFor(sessionId: string): StoredMessage[] {
+    const rows = this.sql('SELECT * FROM messages WHERE target = ? AND state = \'pending\' ORDER BY n').all(sessionId)
+    return (rows as unknown as MessageRow[]).map(messageOf)
+  }
+
   waiting(): Set<string> {
     // Not this process's own claims: those are in flight here, and a claim would not take them again.
     const rows = this.sql('SELECT DISTINCT target FROM messages INDEXED BY messages_waiting WHERE state IN (\'pending\', \'claimed\') '

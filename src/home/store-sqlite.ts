@@ -125,6 +125,11 @@ export class SqliteHomeStore extends StoreWithdraw implements HomeStore {
     }
   }
 
+  isLongLived(tag: ProcessTag): boolean | undefined {
+    const row = this.sql('SELECT long_lived FROM processes WHERE pid = ? AND start = ?').get(tag.pid, tag.start)
+    return row === undefined ? undefined : (row as { long_lived?: unknown }).long_lived === 1
+  }
+
   longLivedHost(): ProcessTag | undefined {
     const rows = this.sql('SELECT pid, start FROM processes WHERE long_lived = 1 ORDER BY joined_at')
       .all() as Array<{ pid: number, start: number }>

@@ -130,6 +130,8 @@ export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
   corpus(): CorpusRows
   /** Another living long-lived process of this package on the home, if any (the one that joined first). */
   longLivedHost(): ProcessTag | undefined
+  /** Whether the process `tag` joined as a long-lived host (`dsh web`); `undefined` for one the store does not know. */
+  isLongLived(tag: ProcessTag): boolean | undefined
   /** Post a message; a repeated id returns the stored one. Refused when its target has too many waiting. */
   post(message: NewMessage): PostOutcome
   /**
@@ -159,6 +161,8 @@ export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
   answered(sessionId: string, turnEndSeq: number): void
   /** Recorded messages of `sessionId` that no turn answered and that were not yet re-offered; marks them re-offered. */
   takeUnanswered(sessionId: string): StoredMessage[]
+  /** Messages pending for `sessionId`, in posting order (a read: nothing is claimed). */
+  pendingFor(sessionId: string): StoredMessage[]
   /** Targets with messages pending or claimed by another process (a read, no lock): which sessions a holder should claim for. */
   waiting(): Set<string>
   /** Sessions whose row names this process as holder. */

@@ -20,9 +20,11 @@ export interface ResolvedTarget {
   readonly running: boolean
   /**
    * Held by another dsh process on this home (docs/architecture.md §8): admitted through the home store, nothing
-   * woken here. `handoff`: cold, handed to that long-lived host to wake; `mayWake`: the sender's `allowResume`.
+   * woken here. `handoff`: cold, handed to that long-lived host to wake; `mayWake`: the sender's `allowResume`;
+   * `runTask`: the session of a headless run's own task, which takes no stored message while that run lives
+   * (docs/tools.md "A headless run's own task").
    */
-  readonly remote?: { readonly pid: number, readonly mayWake: boolean, readonly handoff?: boolean }
+  readonly remote?: { readonly pid: number, readonly mayWake: boolean, readonly handoff?: boolean, readonly runTask?: boolean }
 }
 
 /**

@@ -31,8 +31,11 @@ export interface AcceptedValue {
   readonly recorded?: Recorded | MailboxStage
   /** Admitted into a session live in this process with a row in the home store: it survives this process's death. */
   readonly stored?: boolean
-  /** Set when the target is held by another dsh process: delivered through the home store (`handoff`: that long-lived host wakes it). */
-  readonly remote?: { readonly pid: number, readonly handoff?: boolean }
+  /**
+   * Set when the target is held by another dsh process: delivered through the home store (`handoff`: that long-lived
+   * host wakes it; `runTask`: it is a headless run's own task session, which takes it only after that run).
+   */
+  readonly remote?: { readonly pid: number, readonly handoff?: boolean, readonly runTask?: boolean }
   readonly recordWaitMs: number
   readonly waitCancelled: boolean
   /** A short-lived process that woke the target waited for the turn that took the message. */
@@ -68,7 +71,8 @@ function renderAcceptedBody(line: Omit<AcceptedValue, 'kind'>): string {
   const head = `accepted for ${displayId(line.targetId)} | mode=${line.mode} | ${chars} | hop ${line.hop}`
   const ending = line.answer?.ended === true ? ANSWERED : REPLY_LATER
   if (line.remote !== undefined) {
-    const tail = renderRemoteTail({ pid: line.remote.pid, handoff: line.remote.handoff === true, mode: line.mode, recorded: line.recorded,
+    const tail = renderRemoteTail({ pid: line.remote.pid, handoff: line.remote.handoff === true, runTask: line.remote.runTask === true,
+      mode: line.mode, recorded: line.recorded,
       recordWaitMs: line.recordWaitMs, waitCancelled: line.waitCancelled })
     return `${head}${tail.head}${answerHead(line.answer)}\n${tail.body}${cut}${answerBody(line.answer)}${ending}`
   }
@@ -118,6 +122,8 @@ function durability(line: Omit<AcceptedValue, 'kind'>): string {
 interface RemoteOutcome {
   readonly pid: number
   readonly handoff: boolean
+  /** The target is the session of a headless run's own task (docs/tools.md "A headless run's own task"). */
+  readonly runTask?: boolean
   readonly mode: SendMode
   readonly recorded: Recorded | MailboxStage | undefined
   readonly recordWaitMs: number
@@ -133,7 +139,10 @@ export function renderRemoteTail(outcome: RemoteOutcome): { head: string, body: 
   const takenOver = recorded !== undefined && 'takenOver' in recorded && recorded.takenOver === true
   let head = outcome.handoff
     ? ` | handed to the long-lived dsh process pid ${outcome.pid} on this home, which wakes it; delivered through the mailbox`
-    : ` | live in another dsh process (pid ${outcome.pid}); delivered through the mailbox`
+    : outcome.runTask === true
+      ? ` | the task session of a headless run (pid ${outcome.pid}), which takes no peer message while it runs; `
+      + 'delivered through the mailbox'
+      : ` | live in another dsh process (pid ${outcome.pid}); delivered through the mailbox`
   if (takenOver) head = ` | ${outcome.handoff
     ? `handed to the dsh process pid ${outcome.pid}, which did not take it up`
     : `held by the dsh process pid ${outcome.pid}, which let it go`}; woken in this process and delivered through the mailbox`
@@ -142,6 +151,7 @@ export function renderRemoteTail(outcome: RemoteOutcome): { head: string, body: 
   else if (recorded?.stage === 'claimed') head += ` | claimed by that process, not yet recorded after ${outcome.recordWaitMs} ms`
   else if (recorded?.stage === 'refused') head += ` | refused by that process: ${holderRefusals[recorded.reason]}`
   else if (outcome.waitCancelled) head += ' | posted; pickup not confirmed (wait cancelled)'
+  else if (outcome.runTask === true && !takenOver) head += ' | pending in the mailbox until that run has ended'
   else head += ` | still pending in the mailbox after ${outcome.recordWaitMs} ms`
   const where = takenOver ? 'in this process' : outcome.handoff ? 'in that process once it has woken it' : 'in its own process'
 
@@ -156,7 +166,11 @@ export function renderRemoteTail(outcome: RemoteOutcome): { head: string, body: 
       ? `The message was inserted into the turn that session is running ${where}.`
       : `The message steers that session ${where} (an idle session starts a new turn with it).`
   }
-  if (recorded?.stage === 'pending' || recorded === undefined) {
+  if (outcome.runTask === true && !takenOver && (recorded?.stage === 'pending' || recorded === undefined)) {
+    body = 'That run prints only its own task\'s answer, so the message waits in the cross-session store under DSH_HOME '
+      + 'and becomes that session\'s next turn once the run has ended (the next process that holds the session delivers it); '
+      + 'this call did not see it reach that session.'
+  } else if (recorded?.stage === 'pending' || recorded === undefined) {
     body += ' It waits in the cross-session store under DSH_HOME for that process, or the next process that holds the session, '
       + 'to pick it up; this call did not see it reach that session.'
   } else if (recorded.stage !== 'conversation' && recorded.stage !== 'refused') {

@@ -246,6 +246,11 @@ export async function docExamples(): Promise<Record<string, string>> {
     'remote recorded': await remoteSend(recordsAt(27)),
     'remote claimed': await remoteSend(other => { other.claim(PEER) }),
     'remote pending': await remoteSend(() => undefined),
+    // The other process is a headless run and the peer its own task: nothing is claimed while that run lives.
+    'remote run task': await remoteSend(() => undefined, other => {
+      other.join(false)
+      other.markLive(PEER)
+    }),
     // Cold here, nobody holds it; the other process is a long-lived host of this package, which wakes it.
     'handoff recorded': await remoteSend(other => {
       if (other.waiting().has(PEER) && other.acquire(PEER).ok) other.markLive(PEER)
