@@ -267,10 +267,14 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     const ended = Number(said![2])
     expect(persisted.events.find(e => e.seq === ended)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'completed' } } })
     expect(transcript(persisted).some(m => m.role === 'assistant' && m.text === 'ALPHA-SAW-PEER' && m.seq > newer[0]!.seq && m.seq < ended)).toBe(true)
-    // Only the pending message went through the store (C delivered its own locally): recorded where the log
-    // holds it, under the id B minted for its call.
+    // Each message has its row, recorded where the log holds it, in posting order: the pending one under the id B
+    // minted for its call; C's own, admitted in C's process after it woke A, under its id (a local admission is
+    // posted to the store too, so it survives that process's death: docs/architecture.md §8).
     const mintedByB = mintedFor(bravoId, fx.model.toolResults('sessions_send')[0]!.callId)
-    expect(messagesFor(fx.h, alphaId).map(m => [m.state, m.seq, m.message_id])).toEqual([['recorded', older[0]!.seq, expect.stringMatching(mintedByB)]])
+    expect(messagesFor(fx.h, alphaId).map(m => [m.state, m.seq, m.message_id])).toEqual([
+      ['recorded', older[0]!.seq, expect.stringMatching(mintedByB)],
+      ['recorded', newer[0]!.seq, idAt(persisted, newer[0]!.seq)],
+    ])
     expect(idAt(persisted, older[0]!.seq)).toMatch(mintedByB)
     fx.web = undefined
   })
