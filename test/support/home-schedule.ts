@@ -5,7 +5,7 @@
  * real `guardController` on a `SqliteHomeStore` connection of its own, all
  * on one store file. Only the process's surroundings are simulated:
  * - rc.8 agents and their logs (`SessionLog`, `SimAgent` of
- *   test/support/crash-schedule.ts, built from `@deepseek-ai/dsh-agent@0.1.0-rc.8`
+ *   test/support/rc8-sim.ts, built from `@deepseek-ai/dsh-agent@0.1.0-rc.8`
  *   `Inbox` and `@deepseek-ai/dsh-agent-loop@0.1.0-rc.8` `ReactLoopAgent`);
  * - the inner controller port a real process has (rc.8 `agents.resume`, then
  *   `followup`/`steer`: `adapters/controller.ts`), reduced to a resume from
@@ -56,7 +56,9 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
 import { answerChannel, approvalDecided, deliveryState, gatherAndDecide, holdMessage, truncateChars, guardController, HomeRuntime, judgeAlive, openHomeStore, SqliteHomeStore, storePaths, DEFAULT_SETTINGS, type ControllerPort, type HomeStore, type HostUserMessage, type ProcessTag, type StoreWatch } from '../../src/testing.js'
-import { connection, mulberry32, openCrashWorld, SessionLog, SimAgent, type CrashWorld } from './crash-schedule.js'
+import { mulberry32 } from './prng.js'
+import { SessionLog, SimAgent } from './rc8-sim.js'
+import { connection, openCrashWorld, type CrashWorld } from './schedule-world.js'
 
 /** The channel's home view, for a host whose home no session's shell can write (src/home/home-reach.ts). */
 const NO_REACH = (): { path: string, sandboxRoot: undefined, kind: undefined } => ({ path: '/home', sandboxRoot: undefined, kind: undefined })
@@ -87,6 +89,14 @@ export type StoreFault = 'none' | 'busy' | 'zombie' | 'replace'
  * (test/unit/home-schedule.test.ts).
  */
 export type OrderOver = 'store' | 'sent' | 'all'
+
+/**
+ * What `recorded` at seq N is checked against: the log on disk (the
+ * invariant), or only the log in its writer's memory (`in-memory`: weaker,
+ * so that a broken variant shows what it loses to a SIGKILL, not only that
+ * it recorded early).
+ */
+export type RecordedMeans = 'persisted' | 'in-memory'
 
 /** One message a sender sent, as the sender was told. */
 interface Sent {
@@ -263,6 +273,11 @@ class Proc {
     agent.dispose()
     this.agents.delete(sessionId)
     this.runtime.untrack(sessionId)
+    // `killAtDrain`: the SIGKILL comes between the `agent/disposed` listeners and rc.8's drain of the log.
+    if (this.run.killsAtDrain()) {
+      this.dead = true
+      throw new Crash('SIGKILL before the disposal drain')
+    }
     this.op()
     this.run.logs.get(sessionId)!.persist()
     this.run.logs.get(sessionId)!.writer = undefined
@@ -315,6 +330,18 @@ export class HomeSchedule {
   /** Where each sender session is live. */
   private readonly senderIn = new Map<string, Proc>()
   private readonly recordedSeq = new Map<string, number>()
+  /** What `recorded` is checked against (see {@link RecordedMeans}). */
+  recordedMeans: RecordedMeans = 'persisted'
+  /**
+   * How often a disposal is cut off by a SIGKILL after `agent/disposed` and before rc.8 drains the log (0: only as
+   * often as any other crash point; drawn only when above 0, so every other schedule draws the same steps).
+   */
+  killAtDrain = 0
+
+  /** Whether this disposal is SIGKILLed before its drain (see {@link killAtDrain}). */
+  killsAtDrain(): boolean {
+    return this.killAtDrain > 0 && !this.calmed && this.rng() < this.killAtDrain
+  }
   private readonly tracing: boolean
 
   readonly orderOver: OrderOver
@@ -729,7 +756,7 @@ export class HomeSchedule {
       const seq = row.seq ?? 0
       const event = log.events[seq - 1]
       if (event?.type !== 'user/message' || event.data.id !== message.id) this.fail(`ONE MESSAGE STATE: the store says ${message.id} is recorded at seq ${seq}; the log has ${event?.type ?? 'nothing'} there`)
-      if (seq > log.persisted) this.fail(`ONE MESSAGE STATE: the store says ${message.id} is recorded at seq ${seq}; the log on disk ends at seq ${log.persisted}`)
+      if (this.recordedMeans === 'persisted' && seq > log.persisted) this.fail(`ONE MESSAGE STATE: the store says ${message.id} is recorded at seq ${seq}; the log on disk ends at seq ${log.persisted}`)
       this.recordedSeq.set(message.id, seq)
     }
     // A notice is a message too: recorded means at that seq of its target's log on disk.
@@ -737,7 +764,7 @@ export class HomeSchedule {
       if (!row.message_id.startsWith('notice:') || row.state !== 'recorded') continue
       const log = this.logs.get(row.target)
       const event = log?.events[(row.seq ?? 0) - 1]
-      if (log === undefined || event?.type !== 'user/message' || event.data.id !== row.message_id || (row.seq ?? 0) > log.persisted) this.fail(`ONE MESSAGE STATE: the store says ${row.message_id} is recorded at seq ${row.seq}; ${row.target}'s log ${log === undefined ? 'is not this schedule\'s' : `has ${event?.type ?? 'nothing'} there, on disk up to ${log.persisted}`}`)
+      if (log === undefined || event?.type !== 'user/message' || event.data.id !== row.message_id || (this.recordedMeans === 'persisted' && (row.seq ?? 0) > log.persisted)) this.fail(`ONE MESSAGE STATE: the store says ${row.message_id} is recorded at seq ${row.seq}; ${row.target}'s log ${log === undefined ? 'is not this schedule\'s' : `has ${event?.type ?? 'nothing'} there, on disk up to ${log.persisted}`}`)
     }
     this.checkNotices(new Set(messages.keys()))
     this.checkWithdrawn(messages)
@@ -912,8 +939,10 @@ export interface HomeSeedsSummary {
  * followed by the invariants, then the calm phase and the recovery.
  * @throws {InvariantBroken} with the broken invariant (`trace` gets the steps).
  */
-export async function runHomeSchedule(world: CrashWorld, seed: number, options: { steps?: number, fault?: StoreFault, orderOver?: OrderOver, trace?: string[], withdraws?: boolean } = {}): Promise<{ sent: number, crashes: number }> {
+export async function runHomeSchedule(world: CrashWorld, seed: number, options: { steps?: number, fault?: StoreFault, orderOver?: OrderOver, recordedMeans?: RecordedMeans, killAtDrain?: number, trace?: string[], withdraws?: boolean } = {}): Promise<{ sent: number, crashes: number }> {
   const schedule = new HomeSchedule(world, seed, options.fault ?? 'none', options.trace !== undefined, options.orderOver, options.withdraws)
+  schedule.recordedMeans = options.recordedMeans ?? 'persisted'
+  schedule.killAtDrain = options.killAtDrain ?? 0
   const realNow = Date.now
   let clock = realNow()
   Date.now = () => ++clock
