@@ -863,6 +863,7 @@ export class HomeSchedule {
     await this.after()
     this.note('recovery')
     const recovery = this.spawn(true)
+    await this.orphanLook(recovery)
     // Time passes: every message still held for its user expires (its sender told, if it asked), as a tick would.
     this.as(recovery, 'expire what is held', () => {
       for (const approval of recovery.store.expireApprovals(Number.MAX_SAFE_INTEGER)) recovery.runtime.expired?.(approval)
@@ -886,6 +887,32 @@ export class HomeSchedule {
     this.world.dead.add(key(recovery.tag))
     recovery.dead = true
     recovery.disconnect()
+  }
+
+  /**
+   * ORPHAN LOOK: every process that held a target is gone, and a long-lived
+   * host's tick reads the log on disk of each watched session without a
+   * living holder (`home/orphan-watches.ts`): afterwards no watch of such a
+   * session whose message and a later turn end are on disk is still
+   * `watching` (nothing wakes a session for a watch).
+   */
+  private async orphanLook(host: Proc): Promise<void> {
+    const watching = new Set(this.world.checker.watchRows(this.prefix).filter(watch => watch.state === 'watching').map(watch => watch.message_id))
+    this.as(host, 'tick (orphan look)', () => host.runtime.tick())
+    await this.after()
+    const held = new Set(this.world.checker.holdersOf(this.everyone)
+      .filter(row => row.pid !== null && this.alive({ pid: row.pid, start: row.start ?? 0 })).map(row => row.session_id))
+    for (const watch of this.world.checker.watchRows(this.prefix)) {
+      if (held.has(watch.target)) continue
+      if (watch.state !== 'watching') {
+        if (watching.has(watch.message_id)) this.cover('orphan look noticed')
+        continue
+      }
+      const log = this.logs.get(watch.target)!
+      const onDisk = log.events.slice(0, log.persisted)
+      const at = onDisk.findIndex(event => event.type === 'user/message' && event.data.id === watch.message_id)
+      if (at >= 0 && onDisk.slice(at).some(event => event.type === 'turn/end')) this.fail(`ORPHAN LOOK: watch ${watch.message_id} is still watching; its turn ended in ${watch.target}'s log on disk, which nobody living holds`)
+    }
   }
 
   /** DELIVERY and ORDER. */

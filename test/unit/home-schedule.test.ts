@@ -35,7 +35,7 @@ import { runHomeSchedule, type HomeSeedsSummary, type OrderOver, type RecordedMe
 
 /** The shipped step a broken variant replaces (none: the shipped code as it is). */
 type Variant = 'none' | 'no-log-check' | 'record-before-flush' | 'notice-before-flush' | 'blind-acquire' | 'retake-own-claims'
-  | 'record-at-untrack' | 'hold-posts'
+  | 'record-at-untrack' | 'hold-posts' | 'no-orphan-look'
 const broken = vi.hoisted(() => ({ variant: 'none' as Variant }))
 
 vi.mock('../../src/home/store-sqlite.js', async importOriginal => {
@@ -81,6 +81,17 @@ vi.mock('../../src/home/store-sqlite.js', async importOriginal => {
     }
   }
   return { ...real, SqliteHomeStore }
+})
+
+vi.mock('../../src/home/orphan-watches.js', async importOriginal => {
+  const real = await importOriginal<typeof import('../../src/home/orphan-watches.js')>()
+  class OrphanWatches extends real.OrphanWatches {
+    // A long-lived host never reads the log of a watched session nobody holds: its watches wait for a holder that may never come.
+    override run(...args: Parameters<InstanceType<typeof real.OrphanWatches>['run']>): Promise<void> {
+      return broken.variant === 'no-orphan-look' ? Promise.resolve() : super.run(...args)
+    }
+  }
+  return { ...real, OrphanWatches }
 })
 
 vi.mock('../../src/home/holding.js', async importOriginal => {
@@ -223,7 +234,7 @@ describe.skipIf(replaySeed !== undefined)('crash schedules over the shipped home
     for (const summary of summaries) for (const [what, times] of Object.entries(summary.covered)) covered.set(what, (covered.get(what) ?? 0) + times)
     const paths = [
       'sent local', 'sent local (woke)', 'sent store', 'sent store (hand-over)', 'send refused: inbound', 'inbound refuse', 'inbound hold', 'sent held',
-      'held message delivered', 'held message refused', 'noticed', 'reload', 'release', 'exit', 'kill', 'SIGKILL inside a step', 'SIGKILL lost a user/message', 'flush', 'write',
+      'held message delivered', 'held message refused', 'noticed', 'orphan look noticed', 'reload', 'release', 'exit', 'kill', 'SIGKILL inside a step', 'SIGKILL lost a user/message', 'flush', 'write',
     ]
     for (const what of SEEDS < 10_000 ? [] : paths) expect(covered.get(what) ?? 0, what).toBeGreaterThan(10)
     console.info(`home schedules: ${SEEDS} × ${STEPS} steps, ${total('sent')} sends, ${total('crashes')} SIGKILLs, ${children} processes, ${Math.round(performance.now() - started)} ms`)
@@ -276,6 +287,10 @@ describe.skipIf(replaySeed !== undefined)('crash schedules over the shipped home
 
   it('the invariants catch the shipped store with a step broken: a held message posted before its user delivered it', async () => {
     expect(await caughtWith('hold-posts', 300)).toMatch(/NOTHING EARLY|INBOUND/)
+  }, 120_000)
+
+  it('the invariants catch the shipped long-lived host with a step broken: no look at the watches of a session nobody holds', async () => {
+    expect(await caughtWith('no-orphan-look', 300)).toMatch(/ORPHAN LOOK: watch \S+ is still watching/)
   }, 120_000)
 
   it('a claim that also re-takes this process\'s own claims stays safe: the shipped log check sees them in the inbox or the running turn', async () => {
