@@ -17,13 +17,19 @@ export interface CrashWorld {
   readonly home: string
   readonly dead: Set<string>
   nextPid: number
-  readonly checker: Checker
+  /** Reads the store at the path (a new one after {@link moved}). */
+  checker: Checker
   /** Connections not in use by a living simulated process. */
   readonly idle: DatabaseSync[]
   /** How often each path of interest was taken, over every schedule (the test asserts the run was not vacuous). */
   readonly covered: Map<string, number>
   /** Close every connection (after the last schedule: each living process's connection is back in the pool). */
   close(): void
+  /**
+   * The store file was deleted: a new one is made at the path (`openHomeStore`, as a process starting now makes it),
+   * the checker reads that one, and the pooled connections to the old file are closed.
+   */
+  moved(): void
 }
 
 /** Reads the store through its own connection, the way another process sees it. */
@@ -104,12 +110,21 @@ export function connection(file: string): DatabaseSync {
 export function openCrashWorld(home: string, covered = new Map<string, number>()): CrashWorld {
   openHomeStore(home, { pid: 1, start: 1 }, () => false).close()
   const { file } = storePaths(home)
-  const checker = connection(file)
+  let checker = connection(file)
   const idle: DatabaseSync[] = []
   const close = (): void => {
     for (const db of [checker, ...idle]) db.close()
     idle.length = 0
   }
-  return { home, dead: new Set(), nextPid: 10_000, checker: new Checker(checker), idle, covered, close }
+  const world: CrashWorld = {
+    home, dead: new Set(), nextPid: 10_000, checker: new Checker(checker), idle, covered, close,
+    moved: () => {
+      close()
+      openHomeStore(home, { pid: 1, start: 1 }, () => false).close()
+      checker = connection(file)
+      world.checker = new Checker(checker)
+    },
+  }
+  return world
 }
 
