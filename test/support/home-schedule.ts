@@ -394,6 +394,7 @@ export class HomeSchedule {
   killsAtDrain(): boolean {
     return this.killAtDrain > 0 && !this.calmed && this.rng() < this.killAtDrain
   }
+
   private readonly tracing: boolean
 
   readonly orderOver: OrderOver

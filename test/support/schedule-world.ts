@@ -127,4 +127,3 @@ export function openCrashWorld(home: string, covered = new Map<string, number>()
   }
   return world
 }
-
