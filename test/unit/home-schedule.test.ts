@@ -252,7 +252,7 @@ describe.skipIf(replaySeed !== undefined)('crash schedules over the shipped home
     ]
     for (const what of SEEDS < 10_000 ? [] : paths) expect(covered.get(what) ?? 0, what).toBeGreaterThan(10)
     console.info(`home schedules: ${SEEDS} × ${STEPS} steps, ${total('sent')} sends, ${total('crashes')} SIGKILLs, ${children} processes, ${Math.round(performance.now() - started)} ms`)
-  }, 900_000)
+  }, 1_800_000) // minutes on a 2-core machine; more than 15 when other heavy jobs share its cores
 
   it('the invariants catch the shipped holder with a step broken: admission without the log check delivers twice', async () => {
     broken.variant = 'no-log-check'
