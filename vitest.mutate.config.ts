@@ -5,8 +5,8 @@ import { defineConfig } from 'vitest/config'
  * against each mutant of the home store, the refusals and the send path
  * (docs/mutation.md): the test files that drive those modules, and none
  * that start OS processes (test/unit/home-race.test.ts) or replay ten
- * thousand crash schedules (test/unit/home-crash.test.ts,
- * test/unit/notice-crash.test.ts), so a run fits a 2-core machine.
+ * thousand crash schedules (test/unit/home-schedule.test.ts), so a run
+ * fits a 2-core machine.
  */
 export default defineConfig({
   test: {

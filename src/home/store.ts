@@ -11,7 +11,7 @@
  * with (pid + start time, `harness/process-tag.ts`), so "a dead holder is
  * replaced" and "the new holder is installed" are one step.
  *
- * Invariants (docs/architecture.md §8, checked by the crash-schedule tests):
+ * Invariants (docs/architecture.md §8, checked by the crash schedules, test/unit/home-schedule.test.ts):
  * - **one holder**: at most one living process holds a session (one row per
  *   session);
  * - **one message state**: `pending → claimed → recorded` (or `refused`, or

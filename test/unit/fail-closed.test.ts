@@ -20,7 +20,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { apply } from '../../src/plugin.js'
 import { admitClaimed, answerChannel, createControllerPort, fileIdentity, guardController, settled, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, storePaths, StoreWatch, topLevelOnly, type HomeStore, type HostAgent, type ProcessTag, WokenSessions } from '../../src/testing.js'
-import { heldSession, rc8Session } from '../support/crash-schedule.js'
+import { heldSession, rc8Session } from '../support/rc8-sim.js'
 import { FakeHost, userMessageEvent } from '../support/fake-host.js'
 
 const homes: string[] = []

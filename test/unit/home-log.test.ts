@@ -5,7 +5,7 @@
  * (`@deepseek-ai/dsh-agent@0.1.0-rc.8` lib/index.js `Inbox`), the
  * open-turn rules (home/open-turn.ts), `admitClaimed` / `settle` /
  * `recordFound` (home/owner-delivery.ts) with a real store and an
- * rc.8-shaped agent (test/support/crash-schedule.ts), and the runtime's
+ * rc.8-shaped agent (test/support/rc8-sim.ts), and the runtime's
  * order around them: found in the live log, written to disk by
  * `sessions.flush`, only then recorded (home/holding.ts).
  *
@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { admitClaimed, blocksWake, completedTurnAfter, deliveryState, HomeRuntime, openHomeStore, openTurnOf, OPEN_TURN_RECENT_MS, recordFound, settle, storePaths, StoreWatch, writerKnownGone, type HomeStore, type HostAgent } from '../../src/testing.js'
-import { heldSession, rc8Session } from '../support/crash-schedule.js'
+import { heldSession, rc8Session } from '../support/rc8-sim.js'
 
 const msg = (id: string) => ({ id, role: 'user', content: [{ type: 'text', text: id }] })
 let seq = 0

@@ -10,7 +10,7 @@
  * once after a SIGKILL, in order per sender and target. Each process is a real `SqliteHomeStore` connection on one
  * temporary home, with an injected liveness probe (the pids are not real
  * processes); the session is an rc.8-shaped agent
- * (test/support/crash-schedule.ts `rc8Session`).
+ * (test/support/rc8-sim.ts `rc8Session`).
  *
  * @module test/unit/home-orchestration
  */
@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { answerChannel, guardController, HomeRuntime, noticeIdOf, openHomeStore, storePaths, StoreWatch, type ControllerPort, type HomeStore, type HostAgent, type NewApproval, type ProcessTag } from '../../src/testing.js'
-import { rc8Session, SimAgent, type SessionLog } from '../support/crash-schedule.js'
+import { rc8Session, SimAgent, type SessionLog } from '../support/rc8-sim.js'
 
 const cleanups: Array<() => void> = []
 afterEach(() => {
