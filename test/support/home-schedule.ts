@@ -136,6 +136,12 @@ const QUIET_WATCH = { listen: () => () => undefined, poke: () => undefined, stop
 
 const key = (tag: ProcessTag): string => `${tag.pid}.${tag.start}`
 
+/** A tick of `process`'s runtime (its reconcile: `home/runtime.ts`), which also retries what a locked store refused before. */
+function tickOf(process: Proc): Promise<void> | void {
+  process.lockedSinceTick = false
+  return process.runtime.tick()
+}
+
 /** Fields 5 to 21 of a `/proc/<pid>/stat` line (ppid to the last field before the start time), all 0 here. */
 const STAT_FIELDS_5_TO_21 = Array.from({ length: 17 }, () => '0').join(' ')
 
@@ -162,6 +168,8 @@ class Proc {
   budget: number | undefined
   /** How many of the next store calls fail with `database is locked` (the `busy` fault: a lock held past the wait). */
   busy = 0
+  /** A store call met the `busy` fault since this process's last tick began: a write it could not make waits for its reconcile. */
+  lockedSinceTick = false
   /** Gone: every later call of its code throws. */
   dead = false
   private readonly run: HomeSchedule
@@ -203,6 +211,7 @@ class Proc {
   private busyNow(where: string): void {
     if (this.busy <= 0) return
     this.busy--
+    this.lockedSinceTick = true
     this.run.cover(`busy in ${where}`)
     throw Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5, errstr: 'database is locked' })
   }
@@ -632,7 +641,7 @@ export class HomeSchedule {
         return true
       }
       case 'tick':
-        this.as(process, 'tick', () => process.runtime.tick())
+        this.as(process, 'tick', () => tickOf(process))
         return true
       case 'flush': {
         const flush = process.flushes.shift()
@@ -833,7 +842,13 @@ export class HomeSchedule {
       // A runtime started while its store could not be used holds nothing yet: its process still has the session live, as
       // the row says, and the runtime holds it again once the supervisor opens the store (`rejoin`, home/runtime.ts).
       const down = stored === undefined ? undefined : this.living().find(process => process.tag.pid === stored.pid && process.agents.has(sessionId) && !process.supervisor.status().open)
+      // A release that met a locked store, or one made while the process's store is down, leaves the row as it was
+      // (memory changes only after the write): the process's next tick, or its rejoin, lets it go (its reconcile,
+      // home/runtime.ts); LIVENESS after the calm phase holds it to that.
+      const unreleased = stored === undefined || holder !== undefined ? undefined
+        : this.living().find(process => process.tag.pid === stored.pid && (process.lockedSinceTick || !process.supervisor.status().open))
       if (down !== undefined) this.cover('store down: the row of a session live here kept until the rejoin')
+      else if (unreleased !== undefined) this.cover('store locked or down: a release left to the reconcile')
       else if (holder === undefined && stored !== undefined && stored.state === 'live' && !this.zombies.has(`${stored.pid}.${stored.start}`)) this.fail(`ONE HOLDER: the store says p${stored.pid} holds ${sessionId} live; it does not`)
     }
     const messages = new Map(checker.messageRows(this.firstOrder).map(row => [row.message_id, row]))
@@ -902,7 +917,7 @@ export class HomeSchedule {
 
   /** The store watch of each other living process sees the step's commits (`home/store-watch.ts`): most tick now. */
   async watched(): Promise<void> {
-    for (const process of this.living()) if (this.rng() < 0.5) this.as(process, 'tick (store watch)', () => process.runtime.tick())
+    for (const process of this.living()) if (this.rng() < 0.5) this.as(process, 'tick (store watch)', () => tickOf(process))
     await this.after()
   }
 
@@ -936,7 +951,7 @@ export class HomeSchedule {
         while (agent.status === 'running' && agent.step()) moved = true
         this.as(process, `settle ${agent.id}`, () => process.runtime.onSessionEvent(agent.id))
       }
-      this.as(process, 'tick', () => process.runtime.tick())
+      this.as(process, 'tick', () => tickOf(process))
     }
     await settle()
     if (moved || this.inFlight.size > 0 || processes.some(process => process.flushes.length > 0 || [...process.agents.values()].some(agent => agent.status === 'running'))) return true
@@ -999,7 +1014,7 @@ export class HomeSchedule {
    */
   private async orphanLook(host: Proc): Promise<void> {
     const watching = new Set(this.world.checker.watchRows(this.prefix).filter(watch => watch.state === 'watching').map(watch => watch.message_id))
-    this.as(host, 'tick (orphan look)', () => host.runtime.tick())
+    this.as(host, 'tick (orphan look)', () => tickOf(host))
     await this.after()
     const held = new Set(this.world.checker.holdersOf(this.everyone)
       .filter(row => row.pid !== null && this.alive({ pid: row.pid, start: row.start ?? 0 })).map(row => row.session_id))

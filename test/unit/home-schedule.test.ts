@@ -258,7 +258,7 @@ describe.skipIf(replaySeed !== undefined)('crash schedules over the shipped home
     broken.variant = 'no-log-check'
     try {
       // LIVENESS too: a re-claimed message the resume restored to the inbox (a local one has a row now) is admitted again,
-      // rc.8's inbox refuses an id already pending (test/support/crash-schedule.ts `SimInbox`), and its claim stays stuck.
+      // rc.8's inbox refuses an id already pending (test/support/rc8-sim.ts `SimInbox`), and its claim stays stuck.
       expect((await firstCaught(500))?.message).toMatch(/ONE MESSAGE STATE|DELIVERY|recovery left|LIVENESS: \S+ claimed/)
     } finally {
       broken.variant = 'none'

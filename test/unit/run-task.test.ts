@@ -3,7 +3,7 @@
  * the run lives (src/home/run-task.ts, docs/tools.md "A headless run's own
  * task"): the pure decision, the terminal line, and the gate through the
  * shipped `HomeRuntime` over a real `SqliteHomeStore` (the pids are not real
- * processes; the session is an rc.8-shaped agent, test/support/crash-schedule.ts).
+ * processes; the session is an rc.8-shaped agent, test/support/rc8-sim.ts).
  *
  * @module test/unit/run-task
  */
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { heldForRunTask, HomeRuntime, keptLine, openHomeStore, renderRemoteTail, RunTaskGate, storePaths, StoreWatch, takesStored, type HostAgent } from '../../src/testing.js'
-import { rc8Session } from '../support/crash-schedule.js'
+import { rc8Session } from '../support/rc8-sim.js'
 
 const cleanups: Array<() => void> = []
 afterEach(() => {
