@@ -21,9 +21,9 @@
  * @module test/e2e/web-push.test
  */
 import { DatabaseSync } from 'node:sqlite'
-import type { Locator, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { byNamePatch, installByName, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
+import { byNamePatch, calm, chipOverflow, installByName, openAppIn, openSessionIn, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
 import { startFakeModel, type ModelRequest, type Reply } from './support/fake-model.ts'
 import { makeHome, SKIP_E2E, startWeb, waitFor } from './support/harness.ts'
 import { pageCall } from './support/page-key.ts'
@@ -50,38 +50,6 @@ function scenario(target: () => string): (request: ModelRequest) => Reply {
     if (tag === undefined || BODIES[tag] === undefined) return { text: 'noted' }
     return { calls: [{ name: 'sessions_send', args: { session_id: target(), message: BODIES[tag] } }] }
   }
-}
-
-/** Open the app in `lang`; dismiss the first-load notice ("Continue" / "继续") when it shows. */
-async function openAppIn(page: Page, port: number, lang: 'en' | 'zh'): Promise<void> {
-  await page.goto(`http://127.0.0.1:${port}/`)
-  await page.locator('[data-xs-traffic-button]').waitFor({ timeout: 30_000 })
-  const notice = page.getByRole('button', { name: lang === 'zh' ? '继续' : 'Continue' })
-  if (await notice.waitFor({ timeout: 10_000 }).then(() => true, () => false)) await notice.click()
-  await notice.waitFor({ state: 'detached', timeout: 15_000 }).catch(() => undefined)
-}
-
-/** Open a session from the sidebar by its title, unfolding "Ungrouped" ("未分组") when its rows do not show. */
-async function openSessionIn(page: Page, title: string): Promise<void> {
-  const row = page.getByRole('treeitem').filter({ hasText: title }).first()
-  if (!(await row.waitFor({ timeout: 5000 }).then(() => true, () => false))) await page.getByText(/^(Ungrouped|未分组)$/).first().click()
-  await row.click()
-}
-
-/** No tooltip over a screenshot: the pointer to an empty corner, nothing focused. */
-async function calm(page: Page): Promise<void> {
-  await page.mouse.move(2, 2)
-  await page.evaluate(() => { ((globalThis as any).document.activeElement as { blur?: () => void } | null)?.blur?.() })
-  await page.waitForTimeout(300)
-}
-
-/** How far each send row's state chip reaches past its row (px; ≤ 0 is inside), and the row's right edge against the viewport. */
-async function chipOverflow(rows: Locator): Promise<Array<{ chip: number, row: number }>> {
-  return await rows.evaluateAll(els => els.map(el => {
-    const row = el.getBoundingClientRect()
-    const chip = el.querySelector('[data-xs-state]')!.getBoundingClientRect()
-    return { chip: Math.round(chip.right - row.right), row: Math.round(row.right - (globalThis as any).innerWidth) }
-  }))
 }
 
 /**

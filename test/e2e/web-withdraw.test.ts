@@ -19,8 +19,7 @@
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
-import type { Page } from 'playwright-core'
-import { byNamePatch, installByName, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
+import { byNamePatch, installByName, openAppIn, openSessionIn, shotPath, skipsForBrowser, webFixture } from './support/browser.ts'
 import { startFakeModel, textOf, type FakeModel, type ModelRequest, type Reply } from './support/fake-model.ts'
 import { makeHome, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch, type WebHarness } from './support/harness.ts'
 import { storeFile } from './support/store.ts'
@@ -60,22 +59,6 @@ function targetSaw(model: FakeModel, text: string): boolean {
 
 async function channel(web: WebHarness, endpoint: string, payload: Record<string, unknown>): Promise<any> {
   return await pageCall(web.port, endpoint, payload)
-}
-
-/** Open the app in `lang`; dismiss the first-load notice ("Continue" / "继续") when it shows. */
-async function openApp(page: Page, port: number, lang: 'en' | 'zh' = 'en'): Promise<void> {
-  await page.goto(`http://127.0.0.1:${port}/`)
-  await page.locator('[data-xs-traffic-button]').waitFor({ timeout: 30_000 })
-  const notice = page.getByRole('button', { name: lang === 'zh' ? '继续' : 'Continue' })
-  if (await notice.waitFor({ timeout: 10_000 }).then(() => true, () => false)) await notice.click()
-  await notice.waitFor({ state: 'detached', timeout: 15_000 }).catch(() => undefined)
-}
-
-/** Open a session from the sidebar by its title, unfolding "Ungrouped" ("未分组") when its rows do not show. */
-async function openSession(page: Page, title: string): Promise<void> {
-  const row = page.getByRole('treeitem').filter({ hasText: title }).first()
-  if (!(await row.waitFor({ timeout: 5000 }).then(() => true, () => false))) await page.getByText(/^(Ungrouped|未分组)$/).first().click()
-  await row.click()
 }
 
 describe.skipIf(SKIP_E2E || skipForBrowser)('withdrawing a message (dsh web, headless runs, headless Chromium)', () => {
@@ -139,8 +122,8 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('withdrawing a message (dsh web, hea
     expect(model.toolResults('sessions_send')[0]!.content).toMatch(/held for its user's approval/)
 
     const page = fx.page = await fx.browser!.newPage({ viewport: { width: 1440, height: 900 } })
-    await openApp(page, web.port)
-    await openSession(page, 'Release checklist for v2')
+    await openAppIn(page, web.port, 'en')
+    await openSessionIn(page, 'Release checklist for v2')
     const row = page.locator('[data-xs-row="sessions_send"][data-xs-outcome="accepted"]').first()
     const chip = row.locator('[data-xs-state]')
     await waitFor(async () => (await chip.getAttribute('data-xs-state')) === 'held', 'the held chip', 30_000)
@@ -161,7 +144,7 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('withdrawing a message (dsh web, hea
     expect(await trafficRow.locator('[data-xs-state-chip]').innerText()).toBe('withdrawn')
     expect(await trafficRow.locator('[data-xs-withdraw]').count()).toBe(0)
     await page.keyboard.press('Escape')
-    await openSession(page, 'Deploy keys')
+    await openSessionIn(page, 'Deploy keys')
     await page.waitForTimeout(1000)
     expect(await page.locator(`[data-xs-dock="${alphaId}"] [data-xs-approval]`).count()).toBe(0)
     expect(await page.locator(`[data-xs-dock="${alphaId}"] [data-xs-decided-state]`).count()).toBe(0)
@@ -170,8 +153,8 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('withdrawing a message (dsh web, hea
     // After a reload, and in Chinese: the same.
     const zh = fx.page = await fx.browser!.newPage({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' })
     await page.close()
-    await openApp(zh, web.port, 'zh')
-    await openSession(zh, 'Release checklist for v2')
+    await openAppIn(zh, web.port, 'zh')
+    await openSessionIn(zh, 'Release checklist for v2')
     const zhChip = zh.locator('[data-xs-row="sessions_send"] [data-xs-state]').first()
     await waitFor(async () => (await zhChip.getAttribute('data-xs-state')) === 'withdrawn', 'the withdrawn chip in zh', 30_000)
     expect(await zhChip.innerText()).toMatch(/^已于 \d\d:\d\d 撤回，未送达$/)

@@ -11,7 +11,7 @@
  */
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll } from 'vitest'
 import { homeFixture, ROOT, SKIP_E2E, writePatch, type DshHome, type HomeFixture } from './harness.ts'
 
@@ -139,4 +139,36 @@ export async function openSession(page: Page, title: string): Promise<void> {
 export async function openPluginSettings(page: Page): Promise<void> {
   await page.getByText('Settings', { exact: true }).last().click()
   await page.getByText('Plugins', { exact: true }).first().click()
+}
+
+/** Open the app in `lang`; dismiss the first-load notice ("Continue" / "继续") when it shows. */
+export async function openAppIn(page: Page, port: number, lang: 'en' | 'zh'): Promise<void> {
+  await page.goto(`http://127.0.0.1:${port}/`)
+  await page.locator('[data-xs-traffic-button]').waitFor({ timeout: 30_000 })
+  const notice = page.getByRole('button', { name: lang === 'zh' ? '继续' : 'Continue' })
+  if (await notice.waitFor({ timeout: 10_000 }).then(() => true, () => false)) await notice.click()
+  await notice.waitFor({ state: 'detached', timeout: 15_000 }).catch(() => undefined)
+}
+
+/** Open a session from the sidebar by its title, unfolding the "Ungrouped" ("未分组") bucket when its rows do not show (the page may still be listing). */
+export async function openSessionIn(page: Page, title: string): Promise<void> {
+  const row = page.getByRole('treeitem').filter({ hasText: title }).first()
+  if (!(await row.waitFor({ timeout: 5000 }).then(() => true, () => false))) await page.getByText(/^(Ungrouped|未分组)$/).first().click()
+  await row.click()
+}
+
+/** No tooltip over a screenshot: the pointer to an empty corner, nothing focused. */
+export async function calm(page: Page): Promise<void> {
+  await page.mouse.move(2, 2)
+  await page.evaluate(() => { ((globalThis as any).document.activeElement as { blur?: () => void } | null)?.blur?.() })
+  await page.waitForTimeout(300)
+}
+
+/** How far each send row's state chip reaches past its row (px; ≤ 0 is inside), and the row's right edge against the viewport. */
+export async function chipOverflow(rows: Locator): Promise<Array<{ chip: number, row: number }>> {
+  return await rows.evaluateAll(els => els.map(el => {
+    const row = el.getBoundingClientRect()
+    const chip = el.querySelector('[data-xs-state]')!.getBoundingClientRect()
+    return { chip: Math.round(chip.right - row.right), row: Math.round(row.right - (globalThis as any).innerWidth) }
+  }))
 }
