@@ -24,7 +24,7 @@ import type { LimiterRow, PluginSendRow } from './cases.js'
 import type { CrossProcessResult } from './home/cross-process.js'
 import type { RealResult } from './home/real.js'
 import type { StoreSizeResult } from './home/store-size.js'
-import type { LoadResult } from './home/load.js'
+import { PACED_EVERY_MS, PACED_MESSAGES, type LoadResult } from './home/load.js'
 import type { CaseRow } from './measure.js'
 
 /** Port calls of one accepted send. */
@@ -362,7 +362,25 @@ export function loadVerdicts(result: LoadResult): Verdict[] {
   return [
     { budget: `${processes} processes posting at once: 0 failed posts, every message recorded`, measured: `${failed} failed of ${posted}; ${recorded} recorded`, pass: result.posters.length === processes && failed === 0 && recorded === posted },
     { budget: `${processes} processes posting at once: 0 duplicates (every accepted message in the target's log exactly once)`, measured: `${delivered.distinct} distinct of ${accepted} accepted, ${delivered.duplicates} more than once`, pass: delivered.distinct === accepted && delivered.duplicates === 0 },
-    { budget: `${processes} processes posting at once: longest event-loop stall ≤ ${LOAD_STALL_BUDGET_MS} ms in every process (\`monitorEventLoopDelay\`; posters from their store's opening, the holder over the posting)`, measured: `posters ${life.toFixed(0)} ms (over the posting ${posting.toFixed(0)} ms), holder ${result.owner.stall.max.toFixed(0)} ms; ${over} of ${processes + 1} processes over; longest lock wait inside the store ${Math.max(result.owner.stall.lockWait, ...result.posters.map(report => report.stall.life.lockWait)).toFixed(0)} ms, longest commit ${Math.max(result.owner.stall.commit, ...result.posters.map(report => report.stall.life.commit)).toFixed(0)} ms; load average ${result.machine.loadBefore[0]?.toFixed(1)} on ${result.machine.cores} cores`, pass: result.posters.length === processes && over === 0 },
+    { budget: `${processes} processes posting at once: longest event-loop stall ≤ ${LOAD_STALL_BUDGET_MS} ms in every process (\`monitorEventLoopDelay\`; posters from their store's opening, the holder over the posting)`, measured: `posters ${life.toFixed(0)} ms (over the posting ${posting.toFixed(0)} ms), holder ${result.owner.stall.max.toFixed(0)} ms, a bystander doing nothing ${result.bystander.max.toFixed(0)} ms; ${over} of ${processes + 1} processes over; longest lock wait inside the store ${Math.max(result.owner.stall.lockWait, ...result.posters.map(report => report.stall.life.lockWait)).toFixed(0)} ms, longest commit ${Math.max(result.owner.stall.commit, ...result.posters.map(report => report.stall.life.commit)).toFixed(0)} ms; load average ${result.machine.loadBefore[0]?.toFixed(1)} on ${result.machine.cores} cores`, pass: result.posters.length === processes && over === 0 },
+    pacedStallVerdict(result),
     { budget: `store transactions per delivered message, every process ≤ ${LOAD_TX_PER_DELIVERED}`, measured: result.transactionsPerDelivered.toFixed(2), pass: delivered.distinct > 0 && result.transactionsPerDelivered <= LOAD_TX_PER_DELIVERED },
   ]
+}
+
+/**
+ * The paced phase (bench/home/load.ts `PACED_MESSAGES`): every process's longest stall over it, poster and holder.
+ * At full speed 26 processes on a small machine are all busy and each stall holds waits for a core (the bystander's
+ * floor); at a model's pace what is left is each process's own work, the store's waits and commits included.
+ */
+function pacedStallVerdict(result: LoadResult): Verdict {
+  const stalls = [...result.paced.posters.map(report => report.stall.posting.max), result.paced.owner.max]
+  const over = stalls.filter(stall => stall > LOAD_STALL_BUDGET_MS).length
+  const lockWait = Math.max(0, ...result.paced.posters.map(report => report.stall.posting.lockWait), result.paced.owner.lockWait)
+  const commit = Math.max(0, ...result.paced.posters.map(report => report.stall.posting.commit), result.paced.owner.commit)
+  return {
+    budget: `${result.processes} processes posting at once at a model's pace (${PACED_MESSAGES} each, one every ${PACED_EVERY_MS} ms): longest event-loop stall ≤ ${LOAD_STALL_BUDGET_MS} ms in every process`,
+    measured: `posters ${Math.max(...result.paced.posters.map(report => report.stall.posting.max)).toFixed(0)} ms, holder ${result.paced.owner.max.toFixed(0)} ms, a bystander ${result.paced.bystander.max.toFixed(0)} ms; ${over} of ${stalls.length} processes over; longest lock wait ${lockWait.toFixed(0)} ms, longest commit ${commit.toFixed(0)} ms; load average ${result.paced.loadBefore[0]?.toFixed(1)} on ${result.machine.cores} cores`,
+    pass: result.paced.posters.length === result.processes && over === 0,
+  }
 }

@@ -14,6 +14,9 @@
  * @module bench/controller-host
  */
 
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { buildFrame, parseFrame } from '../src/framing.js'
 import { apply } from '../src/plugin.js'
@@ -70,6 +73,19 @@ export async function controllerHostCases(iterations: number): Promise<Controlle
 const IDLE_MANY = 1001
 
 async function hostCases(iterations: number, sessionEvents: boolean, idle = 0): Promise<ControllerHostRow[]> {
+  // A home of its own: the sessions of each host have the same ids, and what an earlier host left in a shared store
+  // (messages it claimed and had not recorded when it was disposed, back to pending) would be delivered here again.
+  const home = process.env.DSH_HOME
+  process.env.DSH_HOME = mkdtempSync(join(tmpdir(), 'xs-bench-host-'))
+  try {
+    return await hostCasesIn(iterations, sessionEvents, idle)
+  } finally {
+    rmSync(process.env.DSH_HOME, { recursive: true, force: true })
+    process.env.DSH_HOME = home
+  }
+}
+
+async function hostCasesIn(iterations: number, sessionEvents: boolean, idle: number): Promise<ControllerHostRow[]> {
   const rows: ControllerHostRow[] = []
   const host = new FakeHost({ sessionEvents })
   // Live before the mount, so the home runtime's first reconcile holds every one of them.

@@ -6,7 +6,9 @@
  * temporary `DSH_HOME`. The posters are started together, wait until every
  * one has its store, and are then told `go` at once; each sends its
  * messages one after another as `sessions_send` does (`resolve`, `admit`,
- * `waitRecorded`).
+ * `waitRecorded`). Then, all at once again, each sends
+ * {@link PACED_MESSAGES} more at a model's pace ({@link PACED_EVERY_MS}).
+ * A bystander (./bystander.ts) measures the scheduling floor of both phases.
  *
  * Figures: failed posts (with their reasons), messages recorded, messages
  * the target's log holds more than once (duplicates), the longest
@@ -30,8 +32,19 @@ import { fileURLToPath } from 'node:url'
 import type { StoreCounts } from './instrument.js'
 import { BUSY_TIMEOUT_MS } from '../../src/home/store-open.js'
 
+/**
+ * Resolution of every process's event-loop delay histogram, ms: a stall is measured whole whatever the resolution,
+ * and 26 processes each waking every few ms would load a small machine themselves.
+ */
+export const LOOP_RESOLUTION_MS = 20
 /** Posting processes started at once. */
 export const PROCESSES = 24
+/**
+ * The paced phase: each poster sends this many more messages, one every {@link PACED_EVERY_MS}, all posters at once
+ * (a model's sends are a tool call each, seconds apart; 24 senders at this pace are 48 messages a second).
+ */
+export const PACED_MESSAGES = 10
+export const PACED_EVERY_MS = 500
 /** Live sessions the owner holds besides the target. */
 const IDLE_SESSIONS = 19
 /** Bound on each phase (all ready, all done), ms: a stuck child fails the bench instead of hanging it. */
@@ -73,11 +86,23 @@ export interface LoadResult {
   delivered: { distinct: number, duplicates: number }
   posters: PosterReport[]
   owner: { stall: Stall, transactions: number }
+  /** The paced phase ({@link PACED_MESSAGES}): each poster's report, the holder's stall and the bystander's over it. */
+  paced: { posters: PosterReport[], owner: Stall, bystander: { max: number, p99: number }, loadBefore: number[] }
+  /** The scheduling floor (./bystander.ts): a process doing nothing but measuring its event-loop delay over the posting, ms. */
+  bystander: { max: number, p99: number }
   /** Every process's transactions during the posting, per delivered message. */
   transactionsPerDelivered: number
   /** Wall time of the posting (the slowest poster), ms. */
   wallMs: number
   machine: { cpu: string, cores: number, loadBefore: number[], loadAfter: number[] }
+}
+
+/** What the owner reports since its mark. */
+interface OwnerReport {
+  counts: StoreCounts
+  stall: Stall
+  /** Cumulative: every message its target's log holds. */
+  delivered: { distinct: number, duplicates: number }
 }
 
 /** One child speaking JSON lines on stdout. */
@@ -130,13 +155,17 @@ export async function runLoadBench(options: { perProcess: number, log: (line: st
     const owner = lines(start('./owner.ts', [home, targetId, String(IDLE_SESSIONS), 'loop']), 'the owner')
     children.push(owner.child)
     await bounded('the owner to hold its sessions', owner.next())
+    const bystander = lines(start('./bystander.ts', []), 'the bystander')
+    children.push(bystander.child)
+    await bounded('the bystander to start', bystander.next())
     options.log(`load: starting ${PROCESSES} posting processes at once, ${options.perProcess} messages each, to a session held by pid ${owner.child.pid}`)
     const posters = Array.from({ length: PROCESSES }, (_, index) => lines(start('./poster.ts', [home, targetId, String(index), String(options.perProcess)]), `poster ${index}`))
     children.push(...posters.map(poster => poster.child))
     await bounded('every poster to start', Promise.all(posters.map(poster => poster.next())))
     const loadBefore = loadavg()
     owner.say('mark')
-    await owner.next()
+    bystander.say('mark')
+    await Promise.all([owner.next(), bystander.next()])
     const started = performance.now()
     for (const poster of posters) poster.say('go')
     const reports = await bounded('every poster to post', Promise.all(posters.map(async poster => ({ ...await poster.next<Omit<PosterReport, 'pid'>>(), pid: poster.child.pid! }))))
@@ -144,23 +173,40 @@ export async function runLoadBench(options: { perProcess: number, log: (line: st
     // The owner's last turn ends (and marks its message answered) just after the last record.
     await new Promise(resolve => setTimeout(resolve, 1000))
     owner.say('report')
-    const sent = await bounded('the owner\'s report', owner.next<{ counts: StoreCounts, stall: Stall, delivered: { distinct: number, duplicates: number } }>())
-    const failures = reports.flatMap(report => report.failures)
+    const sent = await bounded('the owner\'s report', owner.next<OwnerReport>())
+    bystander.say('report')
+    const floor = await bounded('the bystander\'s report', bystander.next<{ max: number, p99: number }>())
+    // Then at a model's pace: the stall of a process is then its own work, not its wait for a core among 26 busy ones.
+    owner.say('mark')
+    bystander.say('mark')
+    await Promise.all([owner.next(), bystander.next()])
+    const loadPaced = loadavg()
+    for (const poster of posters) poster.say(`pace ${PACED_MESSAGES} ${PACED_EVERY_MS}`)
+    const paced = await bounded('every poster to post at a pace', Promise.all(posters.map(async poster => ({ ...await poster.next<Omit<PosterReport, 'pid'>>(), pid: poster.child.pid! }))))
+    await new Promise(resolve => setTimeout(resolve, 1000))
+    owner.say('report')
+    const pacedOwner = await bounded('the owner\'s report', owner.next<OwnerReport>())
+    bystander.say('report')
+    const pacedFloor = await bounded('the bystander\'s report', bystander.next<{ max: number, p99: number }>())
+    const failures = [...reports, ...paced].flatMap(report => report.failures)
     const reasons: Record<string, number> = {}
     for (const failure of failures) reasons[failure] = (reasons[failure] ?? 0) + 1
-    const transactions = reports.reduce((sum, report) => sum + report.transactions, 0) + sent.counts.transactions
+    const both = [...reports, ...paced]
+    const transactions = both.reduce((sum, report) => sum + report.transactions, 0) + sent.counts.transactions + pacedOwner.counts.transactions
     return {
       processes: PROCESSES,
       perProcess: options.perProcess,
-      posted: PROCESSES * options.perProcess,
+      posted: PROCESSES * (options.perProcess + PACED_MESSAGES),
       failed: failures.length,
       reasons,
-      accepted: reports.reduce((sum, report) => sum + report.accepted, 0),
-      recorded: reports.reduce((sum, report) => sum + report.recorded, 0),
-      delivered: sent.delivered,
+      accepted: both.reduce((sum, report) => sum + report.accepted, 0),
+      recorded: both.reduce((sum, report) => sum + report.recorded, 0),
+      delivered: pacedOwner.delivered,
       posters: reports,
-      owner: { stall: sent.stall, transactions: sent.counts.transactions },
-      transactionsPerDelivered: transactions / Math.max(sent.delivered.distinct, 1),
+      owner: { stall: sent.stall, transactions: sent.counts.transactions + pacedOwner.counts.transactions },
+      paced: { posters: paced, owner: pacedOwner.stall, bystander: pacedFloor, loadBefore: loadPaced },
+      bystander: floor,
+      transactionsPerDelivered: transactions / Math.max(pacedOwner.delivered.distinct, 1),
       wallMs,
       machine: { cpu: cpus()[0]?.model ?? 'unknown CPU', cores: cpus().length, loadBefore, loadAfter: loadavg() },
     }
@@ -180,8 +226,8 @@ export async function runLoadBench(options: { perProcess: number, log: (line: st
 /** Markdown lines of the result. */
 export function loadNotes(result: LoadResult): string[] {
   const { machine } = result
-  const worst = (pick: (report: PosterReport) => number): string => {
-    const values = result.posters.map(pick).sort((a, b) => b - a)
+  const worst = (pick: (report: PosterReport) => number, posters = result.posters): string => {
+    const values = posters.map(pick).sort((a, b) => b - a)
     return `max ${values[0]?.toFixed(0) ?? '?'} ms, median ${values[values.length >> 1]?.toFixed(0) ?? '?'} ms`
   }
   const reasons = Object.entries(result.reasons).map(([reason, times]) => `${times} × ${reason}`).join('; ')
@@ -190,6 +236,8 @@ export function loadNotes(result: LoadResult): string[] {
     `  - failed posts ${result.failed}/${result.posted}${reasons === '' ? '' : ` (${reasons})`}; accepted ${result.accepted}; recorded ${result.recorded}; delivered to the target's log ${result.delivered.distinct}, of them more than once ${result.delivered.duplicates};`,
     `  - longest event-loop stall per poster (\`monitorEventLoopDelay\`): over its whole life from before it opened the store ${worst(report => report.stall.life.max)}; over the posting ${worst(report => report.stall.posting.max)}; the holder over the posting ${result.owner.stall.max.toFixed(0)} ms (p99 ${result.owner.stall.p99.toFixed(0)} ms);`,
     `  - of which waiting inside the store for another process's write lock (the longest \`BEGIN IMMEDIATE\`, waited on the event loop up to the ${BUSY_TIMEOUT_MS} ms \`busy_timeout\`, then retried with the loop free; a wait longer than that is time the process waited for a core): posters over their life ${worst(report => report.stall.life.lockWait)}, the holder ${result.owner.stall.lockWait.toFixed(0)} ms; the longest \`COMMIT\` (its disk sync): posters ${worst(report => report.stall.life.commit)}, the holder ${result.owner.stall.commit.toFixed(0)} ms;`,
+    `  - the scheduling floor: a bystander process doing nothing but measure its own event-loop delay stalled up to ${result.bystander.max.toFixed(0)} ms (p99 ${result.bystander.p99.toFixed(0)} ms) over the same posting (./bystander.ts): at least that much of every stall above is a wait for a core (a process with work to do waits longer: the scheduler favours one that mostly sleeps);`,
+    `  - then at a model's pace, every poster at once sending ${PACED_MESSAGES} more, one every ${PACED_EVERY_MS} ms (load average before ${result.paced.loadBefore.map(value => value.toFixed(1)).join(' / ')}): longest event-loop stall per poster ${worst(report => report.stall.posting.max, result.paced.posters)}, the holder ${result.paced.owner.max.toFixed(0)} ms (p99 ${result.paced.owner.p99.toFixed(0)} ms), the bystander ${result.paced.bystander.max.toFixed(0)} ms; longest lock wait ${worst(report => report.stall.posting.lockWait, result.paced.posters)}, longest \`COMMIT\` ${worst(report => report.stall.posting.commit, result.paced.posters)};`,
     `  - store transactions per delivered message, every process: ${result.transactionsPerDelivered.toFixed(2)} (holder ${(result.owner.transactions / Math.max(result.delivered.distinct, 1)).toFixed(2)});`,
     `  - machine: ${machine.cpu}, ${machine.cores} cores, load average before the posting ${machine.loadBefore.map(value => value.toFixed(1)).join(' / ')}, after ${machine.loadAfter.map(value => value.toFixed(1)).join(' / ')} (what a stall holds besides these is the process's own work and time it waited for a core).`,
   ]

@@ -33,6 +33,7 @@ import type { HostAgents } from '../../src/harness/host.js'
 import type { ControllerPort } from '../../src/ports.js'
 import { benchAgent, type BenchAgent } from './agent.js'
 import { countStore, minusCounts } from './instrument.js'
+import { LOOP_RESOLUTION_MS } from './load.js'
 
 const [home, sessionId, idle, watchLoop] = process.argv.slice(2) as [string, string, string | undefined, string | undefined]
 const log = (message: string): void => { process.stderr.write(`bench owner: ${message}\n`) }
@@ -66,7 +67,7 @@ new PerformanceObserver(list => {
 }).observe({ entryTypes: ['gc'] })
 // Event-loop stalls since the mark (a holder frozen by a store wait stops every session it holds). Only when
 // asked (`loop`): the monitor's own timer wakes the process every 20 ms, which the idle-CPU windows must not count.
-const loop = monitorEventLoopDelay({ resolution: 20 })
+const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
 if (watchLoop === 'loop') loop.enable()
 /** User messages in the target's log: distinct ids, and ids that occur more than once. */
 function delivered(): { distinct: number, duplicates: number } {

@@ -9,8 +9,10 @@
  * Usage: `poster.ts <home> <targetId> <index> <messages>`. One JSON line each
  * on stdout: `{ready}` once its runtime started; on `go` (stdin) it sends
  * `messages` messages to the target one after another, as `sessions_send`
- * does after its checks (`resolve`, `admit`, `waitRecorded`), then prints
- * what happened: each failure with its reason, how many were recorded,
+ * does after its checks (`resolve`, `admit`, `waitRecorded`); on
+ * `pace <n> <everyMs>`, `n` more, each started `everyMs` after the one
+ * before (the pace of a model's sends). After either it prints what
+ * happened: each failure with its reason, how many were recorded,
  * the longest event-loop stall (`perf_hooks.monitorEventLoopDelay`, ms) over
  * its whole life from before the store was opened and over the posting
  * alone, the longest of those spent waiting for another process's write
@@ -35,12 +37,8 @@ import type { ControllerPort } from '../../src/ports.js'
 import { DEFAULT_SETTINGS } from '../../src/settings/resolve.js'
 import { requestIdFor } from '../../src/tools/send/arguments.js'
 import { countStore, type CountedStore } from './instrument.js'
+import { LOOP_RESOLUTION_MS } from './load.js'
 
-/**
- * Resolution of the event-loop delay histograms, ms: a stall is measured whole whatever the resolution,
- * and 25 processes each waking every few ms would load a small machine themselves.
- */
-const LOOP_RESOLUTION_MS = 20
 
 const life = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
 life.enable()
@@ -66,14 +64,19 @@ const transactions = (): number => counted.reduce((sum, store) => sum + store.co
 const lockWait = (): number => Math.max(0, ...counted.map(store => store.longestLockWait()))
 const commit = (): number => Math.max(0, ...counted.map(store => store.longestCommit()))
 
-/** Send the messages; every failure is kept with its reason, never thrown. */
-async function post(messages: number): Promise<{ failures: string[], accepted: number, recorded: number, ms: number }> {
+/**
+ * Send messages `first` … `first + messages - 1`, each started `everyMs` after the one before (0: at once after it
+ * returned); every failure is kept with its reason, never thrown.
+ */
+async function post(first: number, messages: number, everyMs = 0): Promise<{ failures: string[], accepted: number, recorded: number, ms: number }> {
   const signal = new AbortController().signal
   const failures: string[] = []
   let recorded = 0
   let accepted = 0
   const started = performance.now()
-  for (let n = 0; n < messages; n++) {
+  for (let n = first; n < first + messages; n++) {
+    const due = started + (n - first) * everyMs
+    if (performance.now() < due) await new Promise(resolve => setTimeout(resolve, due - performance.now()))
     try {
       const resolved = await controller.resolve(targetId, { mayWake: true, signal })
       if (!resolved.ok) {
@@ -102,15 +105,18 @@ const stallMs = (histogram: ReturnType<typeof monitorEventLoopDelay>): { max: nu
 
 process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid, open: supervisor.status().open })}\n`)
 createInterface({ input: process.stdin }).on('line', line => {
-  if (line === 'go') {
-    const burst = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
-    burst.enable()
+  const [word, paced, everyMs] = line.split(' ')
+  if (word === 'go' || word === 'pace') {
+    // `go`: the messages one after another; `pace <messages> <everyMs>`: after them, at a model's pace.
+    const phase = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
+    phase.enable()
     const before = transactions()
     const atStart = { lockWait: lockWait(), commit: commit() }
     for (const store of counted) store.resetLongest()
-    void post(Number(count)).then(result => {
-      burst.disable()
-      process.stdout.write(`${JSON.stringify({ ...result, transactions: transactions() - before, stall: { life: { ...stallMs(life), lockWait: Math.max(atStart.lockWait, lockWait()), commit: Math.max(atStart.commit, commit()) }, posting: { ...stallMs(burst), lockWait: lockWait(), commit: commit() } } })}\n`)
+    const sent = word === 'go' ? post(0, Number(count)) : post(Number(count), Number(paced), Number(everyMs))
+    void sent.then(result => {
+      phase.disable()
+      process.stdout.write(`${JSON.stringify({ ...result, transactions: transactions() - before, stall: { life: { ...stallMs(life), lockWait: Math.max(atStart.lockWait, lockWait()), commit: Math.max(atStart.commit, commit()) }, posting: { ...stallMs(phase), lockWait: lockWait(), commit: commit() } } })}\n`)
     })
   } else if (line === 'exit') {
     runtime.stop()

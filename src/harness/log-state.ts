@@ -49,10 +49,12 @@ function idOf(message: unknown): unknown {
   return typeof message === 'object' && message !== null ? (message as { id?: unknown }).id : undefined
 }
 
-function isOwnUserMessage(event: RawEvent, messageId: string): boolean {
-  if (event.type !== 'user/message' || typeof event.data !== 'object' || event.data === null) return false
+/** The ids a `user/message` event is the message of: its own id, and the relay source's `rpcId`. */
+function ownIds(event: RawEvent): string[] {
+  if (typeof event.data !== 'object' || event.data === null) return []
   const data = event.data as { id?: unknown, source?: { rpcId?: unknown } | null }
-  return data.id === messageId || (typeof data.source === 'object' && data.source !== null && data.source.rpcId === messageId)
+  const rpcId = typeof data.source === 'object' && data.source !== null ? data.source.rpcId : undefined
+  return [data.id, rpcId].filter((id): id is string => typeof id === 'string')
 }
 
 /**
@@ -61,17 +63,41 @@ function isOwnUserMessage(event: RawEvent, messageId: string): boolean {
  * did with it.
  */
 export function deliveryState(events: readonly unknown[], messageId: string): DeliveryState {
+  return deliveryStates(events, [messageId]).get(messageId)!
+}
+
+/**
+ * {@link deliveryState} of every id in `messageIds`, in one pass over
+ * `events` (a holder admitting or settling many messages reads a long log
+ * once, not once per message); the pass ends early once every id is found
+ * in the conversation.
+ * @returns one state per id.
+ */
+export function deliveryStates(events: readonly unknown[], messageIds: Iterable<string>): Map<string, DeliveryState> {
+  const states = new Map<string, DeliveryState>()
+  for (const id of messageIds) states.set(id, { kind: 'absent' })
+  // Ids not yet found in the conversation (a found one is final), and those a still-open turn took.
+  const open = new Set(states.keys())
+  const inTurn = new Set<string>()
   const inbox: Record<string, unknown[]> = { 'next-turn': [], 'next-step': [] }
-  let state: DeliveryState = { kind: 'absent' }
   let turnOpen = false
   for (const value of events) {
+    if (open.size === 0) break
     if (typeof value !== 'object' || value === null) continue
     const event = value as RawEvent
-    if (isOwnUserMessage(event, messageId)) return { kind: 'conversation', seq: typeof event.seq === 'number' ? event.seq : 0 }
+    if (event.type === 'user/message') {
+      for (const id of ownIds(event)) {
+        if (!open.delete(id)) continue
+        inTurn.delete(id)
+        states.set(id, { kind: 'conversation', seq: typeof event.seq === 'number' ? event.seq : 0 })
+      }
+      continue
+    }
     if (event.type === 'turn/start') turnOpen = true
     if (event.type === 'turn/end') {
       turnOpen = false
-      if (state.kind === 'in-turn') state = { kind: 'taken' }
+      for (const id of inTurn) states.set(id, { kind: 'taken' })
+      inTurn.clear()
     }
     if (event.type !== 'agent/inbox/spliced' || typeof event.data !== 'object' || event.data === null) continue
     const splice = event.data as { target?: unknown, start?: unknown, removedCount?: unknown, inserted?: unknown, outcome?: unknown }
@@ -79,11 +105,20 @@ export function deliveryState(events: readonly unknown[], messageId: string): De
     if (list === undefined || typeof splice.start !== 'number') continue
     const inserted = Array.isArray(splice.inserted) ? splice.inserted.map(idOf) : []
     const removed = list.splice(splice.start, typeof splice.removedCount === 'number' ? splice.removedCount : 0, ...inserted)
-    if (inserted.includes(messageId)) state = { kind: 'inbox' }
-    else if (removed.includes(messageId)) state = splice.outcome === 'canceled'
-      ? { kind: 'cancelled' } : { kind: turnOpen ? 'in-turn' : 'taken' }
+    for (const id of removed) {
+      if (typeof id !== 'string' || !open.has(id) || inserted.includes(id)) continue
+      const state: DeliveryState = splice.outcome === 'canceled' ? { kind: 'cancelled' } : { kind: turnOpen ? 'in-turn' : 'taken' }
+      states.set(id, state)
+      if (state.kind === 'in-turn') inTurn.add(id)
+      else inTurn.delete(id)
+    }
+    for (const id of inserted) {
+      if (typeof id !== 'string' || !open.has(id)) continue
+      states.set(id, { kind: 'inbox' })
+      inTurn.delete(id)
+    }
   }
-  return state
+  return states
 }
 
 /** Seq of the first `turn/end` with reason `completed` after `seq`, if any: the message at `seq` was answered. */

@@ -17,7 +17,7 @@ import { nanoid } from 'nanoid'
 import { relayMessage } from '../adapters/controller-steps.js'
 import type { HostAgent, HostUserMessage } from '../harness/host.js'
 import { ownerNotices } from '../framing.js'
-import { deliveryState, turnEnd } from '../harness/log-state.js'
+import { deliveryStates, turnEnd } from '../harness/log-state.js'
 import type { HomeStore, StoredMessage } from './store.js'
 
 /**
@@ -62,14 +62,13 @@ export interface HeldSession {
  */
 export function recordFound(store: HomeStore, held: HeldSession, only?: ReadonlySet<string>, answeredAt?: number): boolean {
   const found = [...held.found].filter(([messageId]) => only === undefined || only.has(messageId))
-  // The store first: a record that throws stays found, and the next flush records it (docs/architecture.md §8).
-  for (const [messageId, at] of found) {
-    store.record(messageId, at.seq, at.running)
-    held.found.delete(messageId)
-  }
-  if (answeredAt === undefined) return found.length > 0
-  store.answered(held.target, answeredAt)
-  if (held.answeredAt === answeredAt) delete held.answeredAt
+  if (found.length === 0 && answeredAt === undefined) return false
+  // One transaction for the whole flush, and the store first: a batch that throws stays found, and the next flush
+  // records it (docs/architecture.md §8).
+  store.recordAll(found.map(([messageId, at]) => ({ messageId, seq: at.seq, running: at.running })),
+    answeredAt === undefined ? undefined : { sessionId: held.target, turnEndSeq: answeredAt })
+  for (const [messageId] of found) held.found.delete(messageId)
+  if (answeredAt !== undefined && held.answeredAt === answeredAt) delete held.answeredAt
   return true
 }
 
@@ -94,13 +93,14 @@ export function admitClaimed(store: HomeStore, agent: HostAgent, held: HeldSessi
   let nudge = false
   // The user's `refuse` holds for what waits too (docs/tools.md#inbound-messages); a notice answers the session's own send.
   const refusing = store.inboundOf(agent.id) === 'refuse'
+  // One pass over the log for every claim (an admission below appends only its own message's splice).
+  const states = deliveryStates(agent.session.events, claimed.map(message => message.messageId))
   for (const message of claimed) {
     if (message.target !== agent.id) {
       store.refuse(message.messageId, 'misaddressed')
       continue
     }
-    const events = agent.session.events
-    const state = deliveryState(events, message.messageId)
+    const state = states.get(message.messageId)!
     const running = agent.status === 'running'
     if (state.kind === 'conversation') {
       held.found.set(message.messageId, { seq: state.seq, running })
@@ -175,8 +175,8 @@ export function settle(store: HomeStore, agent: HostAgent, held: HeldSession): b
   }
   held.scanned = events.length
   if (cancelled) {
-    for (const messageId of [...held.awaiting]) {
-      const state = deliveryState(events, messageId).kind
+    const states = deliveryStates(events, held.awaiting)
+    for (const [messageId, { kind: state }] of states) {
       if (state !== 'cancelled' && state !== 'taken') continue
       store.unclaim(messageId)
       held.awaiting.delete(messageId)

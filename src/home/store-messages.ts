@@ -8,7 +8,7 @@
  */
 
 import type { HolderRefusal } from '../ports.js'
-import type { NewMessage, PostOutcome, StoredMessage } from './store.js'
+import type { LogPlace, NewMessage, PostOutcome, StoredMessage } from './store.js'
 import { StoreConnection } from './store-connection.js'
 import { holderTag, messageOf, sameTag, type HolderRow, type MessageRow } from './store-rows.js'
 
@@ -77,13 +77,29 @@ export class StoreMessages extends StoreConnection {
   }
 
   protected mine(messageId: string, sql: string, ...params: Array<string | number | null>): boolean {
-    return this.tx(() => Number(this.sql(`UPDATE messages SET ${sql}, updated_at = ? WHERE message_id = ? AND state = 'claimed' `
+    return this.tx(() => this.mineIn(messageId, sql, ...params))
+  }
+
+  /** A transition of a claim of this process, inside the caller's transaction. */
+  private mineIn(messageId: string, sql: string, ...params: Array<string | number | null>): boolean {
+    return Number(this.sql(`UPDATE messages SET ${sql}, updated_at = ? WHERE message_id = ? AND state = 'claimed' `
       + `AND claimer_pid = ? AND claimer_start = ?`)
-      .run(...params, this.now(), messageId, this.self.pid, this.self.start).changes) === 1)
+      .run(...params, this.now(), messageId, this.self.pid, this.self.start).changes) === 1
   }
 
   record(messageId: string, seq: number, running: boolean): boolean {
-    return this.mine(messageId, 'state = \'recorded\', seq = ?, running = ?', seq, running ? 1 : 0)
+    return this.tx(() => this.recordIn({ messageId, seq, running }))
+  }
+
+  recordAll(places: readonly LogPlace[], answered?: { readonly sessionId: string, readonly turnEndSeq: number }): void {
+    this.tx(() => {
+      for (const place of places) this.recordIn(place)
+      if (answered !== undefined) this.answeredIn(answered.sessionId, answered.turnEndSeq)
+    })
+  }
+
+  private recordIn(place: LogPlace): boolean {
+    return this.mineIn(place.messageId, 'state = \'recorded\', seq = ?, running = ?', place.seq, place.running ? 1 : 0)
   }
 
   unclaimAll(): void {
@@ -108,11 +124,13 @@ export class StoreMessages extends StoreConnection {
   }
 
   answered(sessionId: string, turnEndSeq: number): void {
-    this.tx(() => {
-      for (const table of ['messages', 'traffic'])
-        this.sql(`UPDATE ${table} SET answered_seq = ?, updated_at = ? WHERE target = ? AND state = 'recorded' AND answered_seq IS NULL `
-          + `AND seq < ?`).run(turnEndSeq, this.now(), sessionId, turnEndSeq)
-    })
+    this.tx(() => this.answeredIn(sessionId, turnEndSeq))
+  }
+
+  private answeredIn(sessionId: string, turnEndSeq: number): void {
+    for (const table of ['messages', 'traffic'])
+      this.sql(`UPDATE ${table} SET answered_seq = ?, updated_at = ? WHERE target = ? AND state = 'recorded' AND answered_seq IS NULL `
+        + `AND seq < ?`).run(turnEndSeq, this.now(), sessionId, turnEndSeq)
   }
 
   takeUnanswered(sessionId: string): StoredMessage[] {

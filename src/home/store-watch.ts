@@ -31,7 +31,12 @@ export class StoreWatch {
   private watcher: FSWatcher | undefined
   private timer: ReturnType<typeof setInterval> | undefined
   private scheduled = false
-  private lastBurst = 0
+  /** When the last file event came, and when the store was last looked at, ms. */
+  private lastEvent = 0
+  private lastCheck = 0
+  /** The one pending re-check, and when it is due (ms). */
+  private recheck: ReturnType<typeof setTimeout> | undefined
+  private recheckAt = 0
 
   constructor(store: HomeStore, dir: string, pollMs: number = STORE_POLL_MS) {
     this.store = store
@@ -58,18 +63,39 @@ export class StoreWatch {
 
   /**
    * A file event can precede the commit it belongs to (the writer updates
-   * the WAL index after its last write), so look again shortly after.
+   * the WAL index after its last write), so look again shortly after the
+   * last event. One commit fires several events and every process of the
+   * home sees each one, so a process looks at most once per
+   * `RECHECK_MS[0]` at once and keeps one timer for the looks after, not a
+   * burst of timers per event (with many processes committing, those
+   * wake-ups were most of every process's work).
    */
   private checkSoon(): void {
-    this.check()
-    // One commit fires several events: one burst of re-checks per few ms is enough.
     const now = Date.now()
-    if (now - this.lastBurst < RECHECK_MS[0]) return
-    this.lastBurst = now
-    for (const ms of RECHECK_MS) setTimeout(() => this.check(), ms).unref?.()
+    this.lastEvent = now
+    if (now - this.lastCheck >= RECHECK_MS[0]) this.check()
+    this.armRecheck()
+  }
+
+  /** The next look after the last file event ({@link RECHECK_MS} after it), on the one timer. */
+  private armRecheck(): void {
+    const since = Date.now() - this.lastEvent
+    const next = RECHECK_MS.find(ms => ms > since)
+    if (next === undefined || this.watcher === undefined) return
+    const at = this.lastEvent + next
+    if (this.recheck !== undefined && this.recheckAt <= at) return
+    clearTimeout(this.recheck)
+    this.recheckAt = at
+    this.recheck = setTimeout(() => {
+      this.recheck = undefined
+      this.check()
+      this.armRecheck()
+    }, at - Date.now())
+    this.recheck.unref?.()
   }
 
   private check(): void {
+    this.lastCheck = Date.now()
     try {
       if (this.store.changed()) this.schedule()
     } catch {
@@ -124,6 +150,8 @@ export class StoreWatch {
     this.watcher = undefined
     if (this.timer !== undefined) clearInterval(this.timer)
     this.timer = undefined
+    clearTimeout(this.recheck)
+    this.recheck = undefined
     this.listeners.clear()
   }
 }

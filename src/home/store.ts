@@ -99,6 +99,14 @@ export interface StoredMessage extends NewMessage, NoticeFields {
   readonly createdAt: number
 }
 
+/** Where the target's log on disk holds a claimed message (for {@link HomeStore.recordAll}). */
+export interface LogPlace {
+  readonly messageId: string
+  readonly seq: number
+  /** Whether the target was running a turn when its holder admitted it. */
+  readonly running: boolean
+}
+
 /** Outcome of {@link HomeStore.post}. */
 export type PostOutcome =
   | { readonly ok: true, readonly message: StoredMessage, readonly duplicate: boolean }
@@ -149,6 +157,11 @@ export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
   claim(sessionId: string): StoredMessage[]
   /** The target's log holds it at `seq`: `claimed` by this process → `recorded`. */
   record(messageId: string, seq: number, running: boolean): boolean
+  /**
+   * {@link record} of each place, then {@link answered} when given, as one transaction: what one flush of a log found
+   * costs one commit (and one disk sync), not one per message.
+   */
+  recordAll(places: readonly LogPlace[], answered?: { readonly sessionId: string, readonly turnEndSeq: number }): void
   /** Every claim of this process goes back to `pending` (a new runtime of this process starts with nothing in flight). */
   unclaimAll(): void
   /** A claim of this process goes back to `pending` (its insertion was cancelled, or the session went away). */

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { admitClaimed, blocksWake, completedTurnAfter, deliveryState, HomeRuntime, openHomeStore, openTurnOf, OPEN_TURN_RECENT_MS, recordFound, settle, storePaths, StoreWatch, writerKnownGone, type HomeStore, type HostAgent } from '../../src/testing.js'
+import { admitClaimed, blocksWake, completedTurnAfter, deliveryState, deliveryStates, HomeRuntime, openHomeStore, openTurnOf, OPEN_TURN_RECENT_MS, recordFound, settle, storePaths, StoreWatch, writerKnownGone, type HomeStore, type HostAgent } from '../../src/testing.js'
 import { heldSession, rc8Session } from '../support/rc8-sim.js'
 
 const msg = (id: string) => ({ id, role: 'user', content: [{ type: 'text', text: id }] })
@@ -71,6 +71,30 @@ describe('deliveryState', () => {
     expect(deliveryState(appended, 'm')).toEqual({ kind: 'conversation', seq: (appended.at(-1) as { seq: number }).seq })
     // Inserted again after a cancel: pending again.
     expect(deliveryState([splice('next-turn', 0, ['m']), splice('next-turn', 0, [], 1, 'canceled'), splice('next-step', 0, ['m'])], 'm')).toEqual({ kind: 'inbox' })
+  })
+
+  it('one pass for many ids gives each id what a pass for it alone gives (random rc.8 walks: sends, steps, cancels, failed turns, resumes)', () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      let state = seed
+      const random = (n: number): number => { state = (state * 1103515245 + 12345) % 2 ** 31; return state % n }
+      const { log, resume } = rc8Session('s')
+      let agent = resume()
+      const ids: string[] = ['never-sent']
+      for (let action = 0; action < 40; action++) {
+        const pick = random(10)
+        // Half of them carry the tracked id as the relay source's rpcId, under another message id.
+        const id = `m${ids.length}`
+        const message = { id: random(2) === 0 ? id : `u${ids.length}`, role: 'user' as const, content: [{ type: 'text' as const, text: 'x' }],
+          source: { kind: 'plugin', rpcId: id } }
+        if (pick < 3) { ids.push(id); agent.followup(message) }
+        else if (pick < 4) { ids.push(id); agent.steer(message) }
+        else if (pick < 8) agent.step()
+        else if (pick < 9) { if (random(2) === 0) agent.cancel(); else agent.fail() }
+        else agent = resume() // the process was killed: a new agent replays the log
+        const together = deliveryStates(log.events, ids)
+        for (const id of ids) expect([seed, action, id, together.get(id)]).toEqual([seed, action, id, deliveryStates(log.events, [id]).get(id)])
+      }
+    }
   })
 
   it('completedTurnAfter finds the first completed turn end after a seq', () => {
@@ -257,6 +281,37 @@ describe('the holder admits and settles from the log', () => {
     expect(store.message('b')).toMatchObject({ state: 'recorded', seq: log.userIndex('b') + 1 })
     expect(held.found.size).toBe(0)
     expect(recordFound(store, held)).toBe(false)
+  })
+
+  it('recordFound writes one flush\'s finds and the answer in one transaction: a fault records none of them and keeps them found', () => {
+    const { log, resume } = rc8Session('s')
+    const agent = resume()
+    const { store, claimed } = holding('s', ['a', 'b'])
+    const held = heldSession([], 's')
+    for (const id of admitClaimed(store, agent, held, claimed, noLog)) held.awaiting.add(id)
+    while (agent.step()) settle(store, agent, held)
+    const answeredAt = held.answeredAt
+    expect([...held.found.keys()]).toEqual(['a', 'b'])
+    expect(answeredAt).toBeGreaterThan(log.userIndex('b'))
+    // The second record fails inside the batch (a disk full after the first row): the first is rolled back with it.
+    let records = 0
+    const faulty = new Proxy(store, {
+      get: (target, name) => name !== 'recordAll' ? Reflect.get(target, name) as unknown
+        : (...args: Parameters<HomeStore['recordAll']>) => target.recordAll(args[0].map(place => ({
+          ...place, get seq(): number { if (++records === 2) throw Object.assign(new Error('database or disk is full'), { errcode: 13 }); return place.seq },
+        })), args[1]),
+    })
+    expect(() => recordFound(faulty, held, undefined, answeredAt)).toThrow(/disk is full/)
+    expect(store.message('a')?.state).toBe('claimed')
+    expect(store.message('b')?.state).toBe('claimed')
+    expect([...held.found.keys()]).toEqual(['a', 'b'])
+    expect(held.answeredAt).toBe(answeredAt)
+    // The next flush records both and marks them answered, once.
+    expect(recordFound(store, held, undefined, answeredAt)).toBe(true)
+    expect(store.message('a')).toMatchObject({ state: 'recorded', seq: log.userIndex('a') + 1, answeredSeq: answeredAt })
+    expect(store.message('b')).toMatchObject({ state: 'recorded', seq: log.userIndex('b') + 1, answeredSeq: answeredAt })
+    expect(held.found.size).toBe(0)
+    expect(held.answeredAt).toBeUndefined()
   })
 
   it('after a turn that failed, what it took goes back in front of what it left parked, and the agent is woken', () => {
