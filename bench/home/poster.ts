@@ -39,7 +39,6 @@ import { requestIdFor } from '../../src/tools/send/arguments.js'
 import { countStore, type CountedStore } from './instrument.js'
 import { LOOP_RESOLUTION_MS } from './load.js'
 
-
 const life = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
 life.enable()
 const [home, targetId, index, count] = process.argv.slice(2) as [string, string, string, string]

@@ -86,11 +86,8 @@ describe('deliveryState', () => {
         const id = `m${ids.length}`
         const message = { id: random(2) === 0 ? id : `u${ids.length}`, role: 'user' as const, content: [{ type: 'text' as const, text: 'x' }],
           source: { kind: 'plugin', rpcId: id } }
-        if (pick < 3) { ids.push(id); agent.followup(message) }
-        else if (pick < 4) { ids.push(id); agent.steer(message) }
-        else if (pick < 8) agent.step()
-        else if (pick < 9) { if (random(2) === 0) agent.cancel(); else agent.fail() }
-        else agent = resume() // the process was killed: a new agent replays the log
+        if (pick < 3) { ids.push(id); agent.followup(message) } else if (pick < 4) { ids.push(id); agent.steer(message) } else if (pick < 8) agent.step()
+        else if (pick < 9) { if (random(2) === 0) agent.cancel(); else agent.fail() } else agent = resume() // the process was killed: a new agent replays the log
         const together = deliveryStates(log.events, ids)
         for (const id of ids) expect([seed, action, id, together.get(id)]).toEqual([seed, action, id, deliveryStates(log.events, [id]).get(id)])
       }
@@ -298,8 +295,8 @@ describe('the holder admits and settles from the log', () => {
     const faulty = new Proxy(store, {
       get: (target, name) => name !== 'recordAll' ? Reflect.get(target, name) as unknown
         : (...args: Parameters<HomeStore['recordAll']>) => target.recordAll(args[0].map(place => ({
-          ...place, get seq(): number { if (++records === 2) throw Object.assign(new Error('database or disk is full'), { errcode: 13 }); return place.seq },
-        })), args[1]),
+            ...place, get seq(): number { if (++records === 2) throw Object.assign(new Error('database or disk is full'), { errcode: 13 }); return place.seq },
+          })), args[1]),
     })
     expect(() => recordFound(faulty, held, undefined, answeredAt)).toThrow(/disk is full/)
     expect(store.message('a')?.state).toBe('claimed')
