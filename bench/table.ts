@@ -85,7 +85,7 @@ export function corpusTable(rows: CaseRow[]): string {
     ['… its floor: a stat of every candidate log (after each call)', corpus => floorPair(pick(corpus, 'sessions_list', row => row.case === 'query (title word)'))],
     ['`sessions_list {query}`, first process on an unindexed home', corpus => pair(pick(corpus, 'sessions_list', row => row.case.startsWith('query, first process')))],
     ['… its floor: readdir of root + projects, every log read whole', corpus => floorPair(pick(corpus, 'sessions_list', row => row.case.startsWith('query, first process')))],
-    ['… every call to its whole answer (its title folds stop at 5 s per call)', corpus => pair(pick(corpus, 'sessions_list', row => row.case.includes('to the whole answer')))],
+    ['… every call to its whole answer (its title folds stop 5 s after each call began)', corpus => pair(pick(corpus, 'sessions_list', row => row.case.includes('to the whole answer')))],
     ['cold `sessions_read` (~20 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) < 100))],
     ['cold `sessions_read` (~10,000 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) > 5000 && (row.events ?? 0) < 50_000))],
     ['its own log\'s parse: `inspect(id)`, ~10,000 events', corpus => pair(pick(corpus, 'persistence', row => row.case.startsWith('inspect') && (row.events ?? 0) > 5000 && (row.events ?? 0) < 50_000))],

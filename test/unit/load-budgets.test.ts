@@ -1,6 +1,6 @@
 /**
- * The verdicts of the 24-process load bench (bench/budgets.ts
- * `loadVerdicts`, bench/home/load.ts): each budget passes on figures that
+ * The verdicts of the 24-process load bench and the store size bench (bench/budgets.ts
+ * `loadVerdicts`, `storeBounded`; bench/home/load.ts, store-size.ts): each budget passes on figures that
  * meet it and fails on figures that miss it, and nothing measured is not a
  * pass.
  *
@@ -8,7 +8,8 @@
  */
 
 import { describe, expect, it } from 'vitest'
-import { LOAD_STALL_BUDGET_MS, LOAD_TX_PER_DELIVERED, loadVerdicts } from '../../bench/budgets.js'
+import { LOAD_STALL_BUDGET_MS, LOAD_TX_PER_DELIVERED, loadVerdicts, STORE_GROWTH_BUDGET, storeBounded } from '../../bench/budgets.js'
+import type { StoreBatch } from '../../bench/home/store-size.js'
 import type { LoadResult, PosterReport } from '../../bench/home/load.js'
 
 const stall = (max: number) => ({ max, p99: max / 2, lockWait: max / 2, commit: 1 })
@@ -68,5 +69,19 @@ describe('load bench verdicts', () => {
     expect(passes(figures(result => { result.posters.pop() }))[0]).toBe(false)
     expect(passes(figures(result => { result.posters.pop() }))[2]).toBe(false)
     expect(passes(figures(result => { result.delivered = { distinct: 0, duplicates: 0 } }))[4]).toBe(false)
+  })
+})
+
+describe('store size verdict', () => {
+  const rows = (recorded: number) => ({ pending: 0, claimed: 0, recorded, refused: 0, holders: 1, processes: 1, pages: 1900, freePages: 0 })
+  const batch = (db: number, wal: number): StoreBatch => ({
+    messages: 100, ms: 100, perMessage: { calls: {}, transactions: 2, ms: 1, statements: 4 }, droppedNow: 0, droppedLater: 100, sweepMs: 5,
+    full: { bytes: { db, wal: 1e6, total: db + 1e6 }, rows: rows(100) }, swept: { bytes: { db, wal, total: db + wal }, rows: rows(0) },
+  })
+
+  it('judges the database file: a larger WAL after the second sweep passes, a larger database fails', () => {
+    expect(storeBounded({ textChars: 300, batches: [batch(7.48e6, 6.95e6), batch(7.58e6, 8.46e6)] }).pass).toBe(true)
+    expect(storeBounded({ textChars: 300, batches: [batch(7.48e6, 6.95e6), batch(7.48e6 * (STORE_GROWTH_BUDGET + 0.01), 6.95e6)] }).pass).toBe(false)
+    expect(storeBounded({ textChars: 300, batches: [batch(7.48e6, 6.95e6)] }).pass).toBe(false)
   })
 })
