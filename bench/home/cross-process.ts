@@ -22,8 +22,8 @@
  * where work left over from the burst can land (seen on this machine,
  * under load, as up to 0.6 % with ~100 more context switches of the
  * owner's threads than in a quiet window, the same store calls and no GC
- * pause), and the next, the steady state of an idle host, which the budget
- * reads.
+ * pause), and the next, three times as long, the steady state of an idle
+ * host, which the budget reads.
  *
  * @module bench/home/cross-process
  */
@@ -116,6 +116,13 @@ interface OwnerReport {
 }
 
 /** Run the bench. */
+/**
+ * The settled window is this many idle windows long: an idle host's ticks allocate a little, and V8 collects it every
+ * 10–20 s (a collection of a few ms, measured with the `gc` observer); one short window catches a collection or misses
+ * it, a long one averages it in.
+ */
+const SETTLED_WINDOWS = 3
+
 export async function runCrossProcessBench(options: { messages: number, idleMs: number, log: (line: string) => void }): Promise<CrossProcessResult> {
   const home = mkdtempSync(join(tmpdir(), 'xs-bench-home-'))
   const sessionId = 'session-bench-target'
@@ -199,13 +206,13 @@ export async function runCrossProcessBench(options: { messages: number, idleMs: 
       back.push(post.recordedAt - loggedAt)
     }
 
-    options.log(`cross-process: owner idle, two windows of ${options.idleMs} ms`)
+    options.log(`cross-process: owner idle, a window of ${options.idleMs} ms, then one of ${SETTLED_WINDOWS * options.idleMs} ms`)
     await sleep(1000)
     await ask('mark')
     await sleep(options.idleMs)
     const afterBurst = await ask<OwnerReport>('report')
     await ask('mark')
-    await sleep(options.idleMs)
+    await sleep(SETTLED_WINDOWS * options.idleMs)
     const settled = await ask<OwnerReport>('report')
     return {
       messages: options.messages,
