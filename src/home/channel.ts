@@ -39,6 +39,14 @@ import type { HomeReachView } from './home-reach.js'
 import type { HomeRuntime } from './runtime.js'
 import type { StoreStatus } from './store-supervisor.js'
 import { storeFaultWhy } from './store-fault.js'
+import { retryStore, SENDER_PACE } from './store-retry.js'
+
+/**
+ * How long a user's click (Deliver, Refuse, an inbound choice) waits out another process's write lock, ms, with the
+ * event loop free, before the page is told the store is unavailable: a sweep or an index write holds it for a moment.
+ */
+export const CLICK_RETRY_MS = 2_000
+const CLICK_PACE = { ...SENDER_PACE, busyOnly: true }
 
 /** The channel's path (the page calls `ctx.connection.rpc.call(CHANNEL, endpoint, payload)`). */
 export const CHANNEL = '/cross-session'
@@ -101,7 +109,8 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
         const decision = args.decision
         if (typeof args.messageId !== 'string' || (decision !== 'deliver' && decision !== 'refuse'))
           return fail('bad-request', 'expected { messageId, decision: "deliver" | "refuse" }')
-        const outcome = store.decide(args.messageId, decision as ApprovalDecision, now)
+        const messageId = args.messageId
+        const outcome = await retryStore(() => store.decide(messageId, decision as ApprovalDecision, now), signal, CLICK_RETRY_MS, CLICK_PACE)
         if (outcome.approval !== undefined && (outcome.ok || outcome.approval.state === 'expired')) host.decided(outcome.approval)
         // The holder here claims it now rather than on its next tick.
         if (outcome.ok && decision === 'deliver') host.runtime.tick()
@@ -118,7 +127,8 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
         const mode = args.mode === undefined ? null : args.mode
         if (typeof args.sessionId !== 'string' || !MODES.includes(mode as InboundMode | null))
           return fail('bad-request', 'expected { sessionId, mode: "accept" | "hold" | "refuse" | null }')
-        store.setInbound(args.sessionId, mode === null ? undefined : mode as InboundMode)
+        const sessionId = args.sessionId
+        await retryStore(() => store.setInbound(sessionId, mode === null ? undefined : mode as InboundMode), signal, CLICK_RETRY_MS, CLICK_PACE)
         return { ok: true, value: { own: mode, host: host.inbound() } }
       }
       case 'store.status':

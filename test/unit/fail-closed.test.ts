@@ -229,6 +229,27 @@ describe('the supervised store', () => {
     expect(fresh.logs).toContainEqual(expect.stringContaining('could not be read at all'))
   })
 
+  it('a click meeting another process\'s write lock waits it out with the event loop free; one held past the wait is said unavailable', async () => {
+    const home = freshHome()
+    const { supervisor, store } = supervised(home, 2)
+    const host = { runtime: { store: supervisor.store }, log: () => undefined, inbound: () => 'accept' } as unknown as Parameters<typeof answerChannel>[0]
+    const choose = async (mode: string) => await answerChannel(host, 'inbound.set', { sessionId: 's', mode }, new AbortController().signal)
+    // Held for 150 ms (a sweep, an index write): the choice is taken once it goes, and timers ran meanwhile.
+    const brief = lockStore(home, 'write')
+    let ticks = 0
+    const ticker = setInterval(() => ticks++, 10)
+    setTimeout(() => brief.release(), 150)
+    expect(await choose('hold')).toEqual({ ok: true, value: { own: 'hold', host: 'accept' } })
+    clearInterval(ticker)
+    expect(ticks).toBeGreaterThan(3)
+    expect(store.inboundOf('s')).toBe('hold')
+    // Held past the click's wait: nothing changed, and the page is told why.
+    const long = lockStore(home, 'write')
+    expect(await choose('refuse')).toEqual({ ok: false, error: { code: 'unavailable', message: 'the cross-session store is unavailable (database is locked); nothing was changed; try again shortly', details: {} } })
+    long.release()
+    expect(store.inboundOf('s')).toBe('hold')
+  })
+
   it('a deleted store file: the next call makes a new one at the path, and every process moves to that one file', async () => {
     const home = freshHome()
     const a = supervised(home, 2)
