@@ -110,7 +110,8 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
         if (typeof args.messageId !== 'string' || (decision !== 'deliver' && decision !== 'refuse'))
           return fail('bad-request', 'expected { messageId, decision: "deliver" | "refuse" }')
         const messageId = args.messageId
-        const outcome = await retryStore(() => store.decide(messageId, decision as ApprovalDecision, now), signal, CLICK_RETRY_MS, CLICK_PACE)
+        const take = (): ReturnType<typeof store.decide> => store.decide(messageId, decision as ApprovalDecision, now)
+        const outcome = await retryStore(take, signal, CLICK_RETRY_MS, CLICK_PACE)
         if (outcome.approval !== undefined && (outcome.ok || outcome.approval.state === 'expired')) host.decided(outcome.approval)
         // The holder here claims it now rather than on its next tick.
         if (outcome.ok && decision === 'deliver') host.runtime.tick()
@@ -128,7 +129,8 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
         if (typeof args.sessionId !== 'string' || !MODES.includes(mode as InboundMode | null))
           return fail('bad-request', 'expected { sessionId, mode: "accept" | "hold" | "refuse" | null }')
         const sessionId = args.sessionId
-        await retryStore(() => store.setInbound(sessionId, mode === null ? undefined : mode as InboundMode), signal, CLICK_RETRY_MS, CLICK_PACE)
+        const choice = mode === null ? undefined : mode as InboundMode
+        await retryStore(() => store.setInbound(sessionId, choice), signal, CLICK_RETRY_MS, CLICK_PACE)
         return { ok: true, value: { own: mode, host: host.inbound() } }
       }
       case 'store.status':
