@@ -10,7 +10,9 @@
 import type { HostAgent } from '../harness/host.js'
 import type { HoldingHost } from './holding-host.js'
 import { isSubagent, readHeader } from '../model/sessions.js'
-import { admitClaimed, hasFound, recordFound, settle, type HeldSession } from './owner-delivery.js'
+import { hasFound, settle, type HeldSession } from './owner-delivery.js'
+import { persistFound, type FoundRecorder } from './persist-found.js'
+import { drainOnce } from './drain-once.js'
 import { reofferUnanswered } from './reoffer.js'
 import { fireEndedWatches } from './notices.js'
 import { PerSession } from './per-session.js'
@@ -36,10 +38,13 @@ export class Holdings {
   private readonly work = new PerSession((sessionId, error) =>
     this.host.log(`delivering stored messages to ${sessionId} failed: ${String(error)}`))
 
+  private readonly recorder: FoundRecorder
+
   constructor(store: HomeStore, watch: StoreWatch, host: HoldingHost) {
     this.store = store
     this.watch = watch
     this.host = host
+    this.recorder = { store, flush: host.flush, poke: () => watch.poke(), fireWatches: (agent, onDisk) => this.fireWatches(agent, onDisk) }
   }
 
   /** The ids held live here. */
@@ -49,7 +54,7 @@ export class Holdings {
 
   /** A session went live here: hold it (top-level only) and deliver what waits for it. */
   track(agent: HostAgent): void {
-    if (this.held.has(agent.id)) return void this.agents.set(agent.id, agent)
+    if (this.held.has(agent.id)) return this.liveAgain(agent)
     if (this.stopped) return
     const header = readHeader(agent.session?.header)
     if (header === undefined || isSubagent(header)) return
@@ -73,6 +78,21 @@ export class Holdings {
     this.agents.set(agent.id, agent)
     void this.drain(agent.id)
     this.onSessionEvent(agent.id, agent)
+  }
+
+  /**
+   * A session still held here (its release had failed: the store names this process) is live again in a new agent:
+   * what the old one had admitted is read again from the new agent's log, whole, so a message a cut-off turn took and
+   * never ran returns to pending; then what waits is delivered before anything newer (per sender→target order).
+   */
+  private liveAgain(agent: HostAgent): void {
+    const previous = this.agents.get(agent.id)
+    this.agents.set(agent.id, agent)
+    if (previous === undefined || previous === agent) return
+    const held = this.held.get(agent.id)!
+    held.scanned = 0
+    if (settle(this.store, agent, held)) this.watch.poke()
+    void this.drain(agent.id)
   }
 
   /**
@@ -136,19 +156,7 @@ export class Holdings {
 
   private drainNow(sessionId: string): void {
     const held = this.held.get(sessionId)
-    const left = this.unadmitted.get(sessionId) ?? []
-    // A read first: most drains (every wake, every session going live) find nothing waiting, and pay no lookup and no write.
-    if (this.stopped || held === undefined || (left.length === 0 && !this.store.waiting().has(sessionId))) return
-    const agent = this.host.agents.get(sessionId)
-    if (agent === undefined || this.host.admits?.(sessionId) === false) return
-    const claimed = [...left, ...this.store.claim(sessionId)]
-    if (claimed.length === 0) return
-    // Kept until all are through: admitClaimed reads each one's state from the log first (none admitted twice after a fault).
-    this.unadmitted.set(sessionId, claimed)
-    const admitted = admitClaimed(this.store, agent, held, claimed, this.host.log)
-    this.unadmitted.delete(sessionId)
-    for (const messageId of admitted) held.awaiting.add(messageId)
-    settle(this.store, agent, held)
+    if (this.stopped || held === undefined || !drainOnce(this.store, this.host, held, this.unadmitted)) return
     if (hasFound(held)) this.persistFound(sessionId)
     this.watch.poke()
   }
@@ -159,13 +167,14 @@ export class Holdings {
     if (!this.held.has(sessionId) || !this.store.watchedTargets().has(sessionId)) return
     const agent = this.host.agents.get(sessionId)
     if (agent === undefined) return
+    const onDisk = agent.session.events.length
     await this.host.flush?.(agent)
-    this.fireWatches(agent)
+    this.fireWatches(agent, onDisk)
   }
 
-  /** Post the notices of watches on `agent` whose turn ended; deliver at once to a sender held here. */
-  private fireWatches(agent: HostAgent): void {
-    const senders = fireEndedWatches(this.store, agent)
+  /** Post the notices of watches on `agent` whose turn ended in its first `onDisk` events; deliver at once to a sender held here. */
+  private fireWatches(agent: HostAgent, onDisk: number): void {
+    const senders = fireEndedWatches(this.store, agent, onDisk)
     if (senders.length === 0) return
     this.watch.poke()
     for (const sender of senders) if (this.held.has(sender)) void this.drain(sender)
@@ -173,23 +182,14 @@ export class Holdings {
 
   /**
    * Record what was found in `sessionId`'s log once the harness has written
-   * it to disk (`sessions.flush`); one flush at a time per session. A failed
+   * it to disk (./persist-found.ts); one flush at a time per session. A failed
    * flush is reported and left for the next tick.
    */
   private persistFound(sessionId: string): void {
     this.work.coalesce(sessionId, async () => {
       const held = this.held.get(sessionId)
       const agent = this.agents.get(sessionId) ?? this.host.agents.get(sessionId)
-      if (held === undefined || agent === undefined || !hasFound(held)) return
-      const batch = new Set(held.found.keys())
-      const answeredAt = held.answeredAt
-      const watchLook = held.watchLook === true && this.store.watchedTargets().has(sessionId)
-      held.watchLook = false
-      if (!watchLook && !hasFound(held)) return
-      await this.host.flush?.(agent)
-      // The store first in recordFound: a retry records only what is still found.
-      if (await retryStore(() => recordFound(this.store, held, batch, answeredAt), NO_ABORT, STORE_RETRY_MS, HOLDER_PACE)) this.watch.poke()
-      if (watchLook) this.fireWatches(agent)
+      if (held !== undefined && agent !== undefined && hasFound(held)) await persistFound(this.recorder, held, agent)
     })
   }
 }

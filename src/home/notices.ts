@@ -118,13 +118,17 @@ export function noticeText(watch: StoredWatch, turn: WatchedTurn): string {
 /**
  * Look at every watch on `agent` (held live here) against its log; fire
  * each whose turn ended. Call once the log is on disk (the sender may read
- * the rest from another process).
+ * the rest from another process), with `onDisk`: how many of its events
+ * the flush wrote (those there when it was called); a turn that ended after
+ * them waits for the next flush.
  * @returns the senders a notice was posted to.
  */
-export function fireEndedWatches(store: HomeStore, agent: HostAgent): string[] {
+export function fireEndedWatches(store: HomeStore, agent: HostAgent, onDisk: number = agent.session.events.length): string[] {
   const senders: string[] = []
+  const all = agent.session.events
+  const events = onDisk >= all.length ? all : all.slice(0, onDisk)
   for (const watch of store.watchesOf(agent.id)) {
-    const turn = watchedTurn(agent.session.events, watch.messageId)
+    const turn = watchedTurn(events, watch.messageId)
     if (turn === undefined) continue
     const fired = store.fireWatch(watch.messageId, {
       turnEndSeq: turn.turnEndSeq,

@@ -21,7 +21,8 @@ import type { StoreWatch } from './store-watch.js'
 import { isBusy, StoreUnavailableError, storeFaultWhy } from './store-fault.js'
 import { retryInBackground } from './store-retry.js'
 import { holdAgain, joinStore, leaveStore } from './join.js'
-import { PROCESS_CLOCK, RECONCILE_MS, RETAIN_MS, SWEEP_EVERY_MS, type RuntimeClock } from './runtime-clock.js'
+import { PROCESS_CLOCK, RECONCILE_MS, type RuntimeClock } from './runtime-clock.js'
+import { Chores } from './chores.js'
 import { reconcileLive } from './reconcile.js'
 
 export { RETAIN_MS } from './runtime-clock.js'
@@ -43,14 +44,14 @@ export class HomeRuntime {
   private readonly host: RuntimeHost
   private readonly holdings: Holdings
   private readonly adoption: Adoption
-  private readonly orphans: OrphanWatches | undefined
+  private readonly chores: Chores
   private longLived = false
   private stopped = false
   private removeListener: (() => void) | undefined
   private stopTimer: (() => void) | undefined
   private removeExitHook: (() => void) | undefined
-  private sweepAfter = 0
-  private rejoined = false // through {@link rejoin}: the start's background join is no longer wanted
+  /** Joined the store since {@link start}: until then its claims of an earlier runtime of this process are not returned. */
+  private joined = false
   /** Wakes a session here for adoption (set by the guard: the guarded wake). */
   adopt: ((sessionId: string) => Promise<boolean>) | undefined
   /** A held message this process expired (set by the mount: the sender's notice). */
@@ -62,7 +63,7 @@ export class HomeRuntime {
     this.host = host
     this.adoption = new Adoption(store, sessionId => host.agents.get(sessionId) !== undefined, host.log)
     this.holdings = new Holdings(store, watch, host)
-    this.orphans = host.listEvents === undefined ? undefined : new OrphanWatches(store, host.listEvents, host.log)
+    this.chores = new Chores(store, host.listEvents === undefined ? undefined : new OrphanWatches(store, host.listEvents, host.log))
   }
 
   /** Whether this process is a long-lived host (asked now; the store learns it on the next tick). */
@@ -73,13 +74,13 @@ export class HomeRuntime {
   /** Join the store (one unusable now is joined once it can be: {@link rejoin}), hold what is live, start reacting. */
   start(): void {
     this.longLived = this.host.longLived()
-    const join = (): void => joinStore(this.store, this.longLived, sessionId => this.host.agents.get(sessionId) !== undefined)
     try {
-      join()
+      this.join()
     } catch (error: unknown) {
       if (storeFaultWhy(error) === undefined) throw error
       // Locked by another process now: joined once it lets go, unless `rejoin` did first (an unusable store: on `opened`).
-      if (isBusy(error)) retryInBackground(join, () => !this.stopped && !this.rejoined, this.host.log)
+      // Any other fault (a full disk): each tick tries again, so the claims an earlier runtime left never stay stuck.
+      if (isBusy(error)) retryInBackground(() => this.join(), () => !this.stopped && !this.joined, this.host.log)
     }
     const clock = this.host.clock ?? PROCESS_CLOCK
     this.removeExitHook = clock.atExit(this.onExit)
@@ -92,9 +93,8 @@ export class HomeRuntime {
   rejoin(): void {
     if (this.stopped) return
     try {
-      joinStore(this.store, this.longLived, sessionId => this.host.agents.get(sessionId) !== undefined)
+      this.join()
       holdAgain(this.store, this.holdings.ids(), this.host.log)
-      this.rejoined = true
     } catch (error: unknown) {
       this.host.log(`joining the cross-session store failed: ${String(error)}`)
     }
@@ -135,6 +135,7 @@ export class HomeRuntime {
   tick(): void {
     if (this.stopped) return
     try {
+      if (!this.joined) this.join()
       const live = this.reconcile()
       const waiting = this.store.waiting()
       for (const sessionId of this.holdings.ids()) {
@@ -142,20 +143,18 @@ export class HomeRuntime {
         else this.holdings.onSessionEvent(sessionId, live?.get(sessionId))
       }
       if (this.longLived && this.adopt !== undefined) this.adoption.run(this.adopt)
-      // Held messages past their expiry are dropped by whichever process looks first (docs/tools.md#inbound-messages).
-      for (const approval of this.store.expireApprovals(Date.now())) this.expired?.(approval)
-      // A watched turn that ended under a holder that let it go before looking (docs/architecture.md §8, "Notices").
-      if (this.longLived) void this.orphans?.run(() => this.watch.poke())
-      // A long-lived host sweeps too, not only processes that start.
-      if (Date.now() >= this.sweepAfter) {
-        this.sweepAfter = Date.now() + SWEEP_EVERY_MS
-        this.store.sweep(Date.now(), RETAIN_MS)
-      }
+      this.chores.run(this.longLived, this.expired, () => this.watch.poke())
     } catch (error: unknown) {
       // An unusable store is said once (the supervisor); another process's lock is no fault to tell; the next tick tries again.
       if (!(error instanceof StoreUnavailableError) && !isBusy(error))
         this.host.log(`the cross-session store could not be read: ${String(error)}`)
     }
+  }
+
+  /** Join the store: what this process held and claimed before (an earlier runtime of it) is let go (./join.ts). */
+  private join(): void {
+    joinStore(this.store, this.longLived, sessionId => this.host.agents.get(sessionId) !== undefined)
+    this.joined = true
   }
 
   /** Learn whether this process is long-lived now; then the registry diff (./reconcile.ts). */

@@ -65,7 +65,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
-import { answerChannel, approvalDecided, deliveryState, failClosed, gatherAndDecide, holdMessage, truncateChars, guardController, HomeRuntime, judgeAlive, openHomeStore, parseStartTime, parseState, RETRY_BUSY_MS, SqliteHomeStore, storeFaultWhy, StoreSupervisor, storePaths, DEFAULT_SETTINGS, type ControllerPort, type HomeStore, type HostUserMessage, type ProcessTag, type StoreWatch } from '../../src/testing.js'
+import { answerChannel, approvalDecided, OPEN_TURN_RECENT_MS, deliveryState, failClosed, gatherAndDecide, holdMessage, truncateChars, guardController, HomeRuntime, judgeAlive, openHomeStore, parseStartTime, parseState, RETRY_BUSY_MS, SqliteHomeStore, storeFaultWhy, StoreSupervisor, storePaths, DEFAULT_SETTINGS, type ControllerPort, type HomeStore, type HostUserMessage, type ProcessTag, type StoreWatch } from '../../src/testing.js'
 import { mulberry32 } from './prng.js'
 import { SessionLog, SimAgent } from './rc8-sim.js'
 import { connection, openCrashWorld, type CrashWorld } from './schedule-world.js'
@@ -83,9 +83,11 @@ export class InvariantBroken extends Error {}
  * The schedule's faults: `none`; `busy` (a process's next 1–4 store calls
  * fail with `database is locked`); `zombie` (a SIGKILLed holder stays a
  * zombie until reaped); `replace` (the store file is deleted under running
- * processes, and a new one made).
+ * processes, and a new one made); `full` (a process's next 1–4 write
+ * transitions fail with `database or disk is full`, rolled back, as SQLite
+ * does on `SQLITE_FULL`).
  */
-export type StoreFault = 'none' | 'busy' | 'zombie' | 'replace'
+export type StoreFault = 'none' | 'busy' | 'zombie' | 'replace' | 'full'
 
 /**
  * What ORDER is checked against: `store`, the messages that went through the
@@ -168,6 +170,8 @@ class Proc {
   budget: number | undefined
   /** How many of the next store calls fail with `database is locked` (the `busy` fault: a lock held past the wait). */
   busy = 0
+  /** How many of the next write transitions fail with `database or disk is full` (the `full` fault). */
+  full = 0
   /** A store call met the `busy` fault since this process's last tick began: a write it could not make waits for its reconcile. */
   lockedSinceTick = false
   /** Gone: every later call of its code throws. */
@@ -201,6 +205,7 @@ class Proc {
         return (...args: unknown[]) => {
           this.op()
           this.busyNow(String(name))
+          this.fullNow(String(name))
           return (value as (...rest: unknown[]) => unknown).apply(target, args)
         }
       },
@@ -214,6 +219,18 @@ class Proc {
     this.lockedSinceTick = true
     this.run.cover(`busy in ${where}`)
     throw Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5, errstr: 'database is locked' })
+  }
+
+  /**
+   * The `full` fault, once armed: the next write transitions fail as SQLite fails one on `SQLITE_FULL` (the
+   * transaction rolled back, nothing written); reads still work.
+   */
+  private fullNow(where: string): void {
+    if (this.full <= 0 || READS.has(where)) return
+    this.full--
+    this.lockedSinceTick = true
+    this.run.cover(`full in ${where}`)
+    throw Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13, errstr: 'database or disk is full' })
   }
 
   /**
@@ -392,6 +409,8 @@ export class HomeSchedule {
   /** Where each sender session is live. */
   private readonly senderIn = new Map<string, Proc>()
   private readonly recordedSeq = new Map<string, number>()
+  /** Decisions on held messages seen in the store (final; a store file replaced later no longer holds them). */
+  private readonly decidedSeen = new Map<string, string>()
   /** What `recorded` is checked against (see {@link RecordedMeans}). */
   recordedMeans: RecordedMeans = 'persisted'
   /**
@@ -695,6 +714,10 @@ export class HomeSchedule {
         process.busy = 1 + this.int(4)
         this.note(`p${process.tag.pid}: its next ${process.busy} store calls find the store locked past the wait`)
         return true
+      case 'full':
+        process.full = 1 + this.int(4)
+        this.note(`p${process.tag.pid}: its next ${process.full} write transitions find the disk full`)
+        return true
       case 'zombie': {
         const zombie = this.pick([...this.zombies])
         if (zombie === undefined) return false
@@ -853,15 +876,17 @@ export class HomeSchedule {
     }
     const messages = new Map(checker.messageRows(this.firstOrder).map(row => [row.message_id, row]))
     const approvals = new Map(this.sent.some(message => message.held === true) ? checker.approvalRows(this.prefix).map(row => [row.message_id, row.state]) : [])
+    for (const [id, state] of approvals) if (state !== 'held' && !this.decidedSeen.has(id)) this.decidedSeen.set(id, state)
     for (const message of this.sent) {
       const row = messages.get(message.id)
       const log = this.logs.get(message.target)!
       const reached = row !== undefined || log.userIndex(message.id) >= 0
-      if (message.choiceAtStart === 'refuse' && this.ownChoice(message.target) === 'refuse' && reached) {
+      const decided = message.held === true || message.choiceAtStart === 'hold' ? this.decidedSeen.get(message.id) ?? approvals.get(message.id) : undefined
+      // A send decided after a store fault reads the choice then: held under it, and delivered by its user, is consent.
+      if (message.choiceAtStart === 'refuse' && this.ownChoice(message.target) === 'refuse' && reached && decided !== 'delivered') {
         this.fail(`INBOUND: ${message.id} was sent while ${message.target}'s own choice was refuse, and ${row === undefined ? 'reached its log' : `is ${row.state} in the store`}`)
       }
       // NOTHING EARLY: a held message reaches the store's messages and the log only once its user delivered it.
-      const decided = message.held === true || message.choiceAtStart === 'hold' ? approvals.get(message.id) : undefined
       if (message.choiceAtStart === 'hold' && this.ownChoice(message.target) === 'hold' && message.held !== true && reached) this.fail(`INBOUND: ${message.id} was sent while ${message.target}'s own choice was hold, and reached it without being held`)
       if (message.held === true && decided !== 'delivered' && reached) this.fail(`NOTHING EARLY: ${message.id} is ${decided ?? 'gone'} for its user and ${row === undefined ? 'in its target\'s log' : `${row.state} in the store`}`)
       if (row === undefined) continue
@@ -930,7 +955,10 @@ export class HomeSchedule {
     const zombie = rows.find(row => row.pid !== null && this.zombies.has(`${row.pid}.${row.start}`))
     if (zombie !== undefined && this.alive({ pid: zombie.pid!, start: zombie.start ?? 0 })) this.fail(`LIVENESS: ${zombie.session_id} stays held by p${zombie.pid}, a zombie (killed, not yet reaped), judged alive`)
     this.zombies.clear()
-    for (const process of this.living()) process.busy = 0
+    for (const process of this.living()) {
+      process.busy = 0
+      process.full = 0
+    }
     await this.quiesce(() => this.living(), 'LIVENESS')
     const live = new Set(this.living().flatMap(process => [...process.agents.keys()].filter(id => process.runtime.holds(id))))
     const stalled = this.world.checker.messageRows(this.firstOrder).filter(row => (row.state === 'pending' || row.state === 'claimed') && live.has(row.target))
@@ -984,6 +1012,9 @@ export class HomeSchedule {
     this.as(recovery, 'expire what is held', () => {
       for (const approval of recovery.store.expireApprovals(Number.MAX_SAFE_INTEGER)) recovery.runtime.expired?.(approval)
     })
+    // A replaced store file lost which holders died: a log a dead writer left in an open turn blocks a wake until that
+    // turn is no longer recent (home/open-turn.ts), so time passes that long first.
+    if (this.fault === 'replace') this.clock += OPEN_TURN_RECENT_MS
     // It wakes every session through its guard (a sender too: a notice may wait for it without leave to wake it).
     for (const sessionId of this.everyone) this.as(recovery, `wake ${sessionId}`, async () => { await recovery.guard.resolve(sessionId, { mayWake: true, signal: new AbortController().signal }) })
     await this.quiesce(() => [recovery], 'recovery')
@@ -1068,6 +1099,10 @@ export class HomeSchedule {
     this.inFlight.clear()
   }
 }
+
+/** Store methods that only read (a full disk fails writes alone). */
+const READS = new Set(['view', 'board', 'corpus', 'longLivedHost', 'isLongLived', 'pendingFor', 'waiting', 'heldHere', 'message', 'adoptable',
+  'changed', 'bytes', 'inboundOf', 'approvals', 'approval', 'traffic', 'watchOf', 'watchesOf', 'watchedTargets', 'rebuilt', 'close', 'self'])
 
 /** A store fault (`home/store-fault.ts`: locked past the wait, unavailable while the supervisor retries): no bug. */
 function isStoreFault(error: unknown): boolean {

@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { answerChannel, guardController, HomeRuntime, noticeIdOf, openHomeStore, storePaths, StoreWatch, type ControllerPort, type HomeStore, type HostAgent, type NewApproval, type ProcessTag } from '../../src/testing.js'
+import { answerChannel, guardController, HomeRuntime, MAX_WAITING_PER_TARGET, noticeIdOf, openHomeStore, storePaths, StoreWatch, type ControllerPort, type HomeStore, type HostAgent, type NewApproval, type ProcessTag } from '../../src/testing.js'
 import { rc8Session, SimAgent, type SessionLog } from '../support/rc8-sim.js'
 
 const cleanups: Array<() => void> = []
@@ -340,6 +340,37 @@ describe('order per sender and target across a local admission and a crash', () 
     while (agent.step()) { /* run every turn */ }
     expect(broken).toEqual([])
     expect(sent(log)).toEqual(['m0', 'm1'])
+  })
+
+  it('a local admission into a target with too many waiting is refused as full: the waiting ones go first, it is not admitted', async () => {
+    const home = freshHome()
+    const { log, broken } = rc8Session('s')
+    const only = waker(home, 781, log, new Set())
+    const resolved = await only.guard.resolve('s', { mayWake: true, signal })
+    if (!resolved.ok) throw new Error('expected a wake')
+    for (let n = 0; n < MAX_WAITING_PER_TARGET; n++)
+      only.store.post({ messageId: `w${n}`, target: 's', sender: 'session-other', hop: 1, mode: 'queue', text: `w${n}`, mayWake: true })
+    expect(await only.guard.admit(resolved.value, prompt('m1'))).toEqual({ ok: false, reason: { kind: 'store-full' } })
+    const agent = only.live.get('s')!
+    expect(agent.inbox.nextTurn).toHaveLength(MAX_WAITING_PER_TARGET)
+    expect(agent.inbox.nextTurn.some(message => message.id === 'm1')).toBe(false)
+    expect(only.store.message('m1')).toBeUndefined()
+    expect(broken).toEqual([])
+  })
+
+  it('the same request id admitted again (a retried call) is delivered once', async () => {
+    const home = freshHome()
+    const { log, broken } = rc8Session('s')
+    const only = waker(home, 791, log, new Set())
+    const resolved = await only.guard.resolve('s', { mayWake: true, signal })
+    if (!resolved.ok) throw new Error('expected a wake')
+    expect(await only.guard.admit(resolved.value, prompt('m1'))).toMatchObject({ ok: true, value: { stored: true } })
+    expect(await only.guard.admit(resolved.value, prompt('m1'))).toMatchObject({ ok: true, value: { stored: true } })
+    const agent = only.live.get('s')!
+    expect(agent.inbox.nextTurn.map(message => message.id)).toEqual(['m1'])
+    while (agent.step()) { /* run every turn */ }
+    expect(broken).toEqual([])
+    expect(sent(log)).toEqual(['m1'])
   })
 
   it('a local admission that fails leaves no row: nothing was delivered', async () => {
