@@ -31,7 +31,9 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 
-const COLUMNS = 'path, session_id, dir_name, identity, header, title_revision, title_identity, title, title_bytes'
+/** The columns the package reads a row from (src/home/store-corpus.ts `COLUMNS`): the header's fields are columns. */
+const COLUMNS = 'path, session_id, dir_name, identity, created_at, cwd, parent_session, origin, agent_preset, '
+  + 'title_revision, title_identity, title, title_bytes'
 /** Rows a `sessions_list {}` shows by default (docs/tools.md). */
 const SHOWN = 25
 
