@@ -49,10 +49,17 @@ const COLUMNS = 'path, session_id, dir_name, identity, created_at, cwd, parent_s
  * entry, never a fact.
  */
 function rowOf(values: readonly unknown[]): CorpusRow | undefined {
-  const [path, sessionId, dirName, identity, createdAt, cwd, parentSession, origin, agentPreset,
-    titleRevision, titleIdentity, title, titleBytes] = values
-  const header = headerOf(sessionId, createdAt, cwd, parentSession, origin, agentPreset)
+  // Indexed, not destructured: a new process's first call runs this cold, once per row, and an array pattern
+  // walks the array's iterator until the function is optimised.
+  const header = headerOf(values[1], values[4], values[5], values[6], values[7], values[8])
+  const path = values[0]
+  const dirName = values[2]
+  const identity = values[3]
   if (header === undefined || typeof path !== 'string' || typeof dirName !== 'string' || typeof identity !== 'string') return undefined
+  const titleRevision = values[9]
+  const titleIdentity = values[10]
+  const title = values[11]
+  const titleBytes = values[12]
   const cached = typeof titleRevision === 'string' && typeof titleIdentity === 'string' && typeof titleBytes === 'number'
     ? { revision: titleRevision, identity: titleIdentity, value: typeof title === 'string' ? title : undefined, completeBytes: titleBytes }
     : undefined
