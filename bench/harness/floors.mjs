@@ -12,7 +12,8 @@
  * - **a new process's first `sessions_list {}`**: the set of logs now (a
  *   `readdir` of the root and of each project directory, names only), the
  *   header fields of every session to filter and order by (every
- *   `corpus_logs` row of the root, one query, rows as arrays, nothing
+ *   `corpus_logs` row of the root, one query over the columns the package
+ *   reads, the header's fields among them, rows as arrays, nothing
  *   decoded: reading the header frames from the logs instead costs far
  *   more), and the revision of each shown row (25 `stat`s, for its title).
  * - **the first `sessions_list {query}` of a process that already listed**
