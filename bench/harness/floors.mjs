@@ -12,7 +12,8 @@
  * - **a new process's first `sessions_list {}`**: the set of logs now (a
  *   `readdir` of the root and of each project directory, names only), the
  *   header fields of every session to filter and order by (every
- *   `corpus_logs` row of the root, one query, rows as arrays, nothing
+ *   `corpus_logs` row of the root, one query over the columns the package
+ *   reads, the header's fields among them, rows as arrays, nothing
  *   decoded: reading the header frames from the logs instead costs far
  *   more), and the revision of each shown row (25 `stat`s, for its title).
  * - **the first `sessions_list {query}` of a process that already listed**
@@ -31,7 +32,9 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 
-const COLUMNS = 'path, session_id, dir_name, identity, header, title_revision, title_identity, title, title_bytes'
+/** The columns the package reads a row from (src/home/store-corpus.ts `COLUMNS`): the header's fields are columns. */
+const COLUMNS = 'path, session_id, dir_name, identity, created_at, cwd, parent_session, origin, agent_preset, '
+  + 'title_revision, title_identity, title, title_bytes'
 /** Rows a `sessions_list {}` shows by default (docs/tools.md). */
 const SHOWN = 25
 

@@ -18,21 +18,7 @@
 
 import type { StatementSync } from 'node:sqlite'
 import type { CorpusChanges, CorpusRow, CorpusRows } from '../index/shared-rows.js'
-import type { SessionHeaderView } from '../ports.js'
-import { readHeader } from '../model/sessions.js'
-
-/** A `corpus_logs` row as read. */
-interface Row {
-  readonly path: string
-  readonly session_id: string
-  readonly dir_name: string
-  readonly identity: string
-  readonly header: string
-  readonly title_revision: string | null
-  readonly title_identity: string | null
-  readonly title: string | null
-  readonly title_bytes: number | null
-}
+import { headerOf } from '../model/sessions.js'
 
 /** Table `corpus_surfaces` (part of the store's schema, `home/store-schema.ts`). */
 export const CORPUS_SURFACES_SCHEMA = `CREATE TABLE IF NOT EXISTS corpus_surfaces (
@@ -50,27 +36,34 @@ interface SurfaceRow {
   readonly surface: unknown
 }
 
-const COLUMNS = 'path, session_id, dir_name, identity, header, title_revision, title_identity, title, title_bytes'
+/**
+ * The columns a row is read from, in this order: the header's fields are columns of their own (read as they are,
+ * no JSON to parse: a new process reads every row of its root).
+ */
+const COLUMNS = 'path, session_id, dir_name, identity, created_at, cwd, parent_session, origin, agent_preset, '
+  + 'title_revision, title_identity, title, title_bytes'
 
-/** {@link Row} from a row read as an array (columns in {@link COLUMNS} order). */
-function rowOfValues(values: readonly unknown[]): Row {
-  const [path, session_id, dir_name, identity, header, title_revision, title_identity, title, title_bytes] = values
-  return { path, session_id, dir_name, identity, header, title_revision, title_identity, title, title_bytes } as Row
-}
-
-/** A row as the index reads it; `undefined` for a row whose header no longer parses (then the log is read again). */
-function rowOf(row: Row): CorpusRow | undefined {
-  let header: SessionHeaderView | undefined
-  try {
-    header = readHeader(JSON.parse(row.header))
-  } catch {
-    return undefined
-  }
-  if (header === undefined || header.id !== row.session_id) return undefined
-  const title = row.title_revision === null || row.title_identity === null || row.title_bytes === null
-    ? undefined
-    : { revision: row.title_revision, identity: row.title_identity, value: row.title ?? undefined, completeBytes: row.title_bytes }
-  return { path: row.path, sessionId: row.session_id, dirName: row.dir_name, identity: row.identity, header, title }
+/**
+ * A row as the index reads it, from its values in {@link COLUMNS} order; `undefined` for a row that does not
+ * hold a usable header (then the log is read again). Every value is checked (`headerOf`): a row is a cache
+ * entry, never a fact.
+ */
+function rowOf(values: readonly unknown[]): CorpusRow | undefined {
+  // Indexed, not destructured: a new process's first call runs this cold, once per row, and an array pattern
+  // walks the array's iterator until the function is optimised.
+  const header = headerOf(values[1], values[4], values[5], values[6], values[7], values[8])
+  const path = values[0]
+  const dirName = values[2]
+  const identity = values[3]
+  if (header === undefined || typeof path !== 'string' || typeof dirName !== 'string' || typeof identity !== 'string') return undefined
+  const titleRevision = values[9]
+  const titleIdentity = values[10]
+  const title = values[11]
+  const titleBytes = values[12]
+  const cached = typeof titleRevision === 'string' && typeof titleIdentity === 'string' && typeof titleBytes === 'number'
+    ? { revision: titleRevision, identity: titleIdentity, value: typeof title === 'string' ? title : undefined, completeBytes: titleBytes }
+    : undefined
+  return { path, sessionId: header.id, dirName, identity, header, title: cached }
 }
 
 /** Rows written per transaction: about 25 ms of write lock each (a 100,000-row write held it 2.65 s in one). */
@@ -85,36 +78,29 @@ interface Connection {
 /** {@link CorpusRows} over one store connection. */
 export function storeCorpusRows(connection: Connection): CorpusRows {
   const { sql, tx } = connection
-  const rows = (list: unknown[]): CorpusRow[] => {
+  // Every statement reads rows as arrays where this Node can (`setReturnArrays`, Node ≥ 22.16; measured 1.5–2.5
+  // times faster than one object per row at 100,000 rows); each statement text is its own, so the array mode
+  // never leaks to another query.
+  const read = (text: string, ...params: string[]): CorpusRow[] => {
+    const statement = sql(`${text} -- as arrays`) as StatementSync & { setReturnArrays?: (on: boolean) => void }
+    const arrays = typeof statement.setReturnArrays === 'function'
+    if (arrays) statement.setReturnArrays!(true)
     const out: CorpusRow[] = []
-    for (const raw of list) {
-      const row = rowOf(raw as Row)
+    for (const raw of statement.all(...params)) {
+      const row = rowOf(arrays ? raw as unknown as unknown[] : Object.values(raw as object))
       if (row !== undefined) out.push(row)
     }
     return out
   }
   return {
     all(root) {
-      // Every row of a root (a new process's first call): as arrays where this Node can (`setReturnArrays`,
-      // Node ≥ 22.16), measured 1.5–2.5 times faster than one object per row at 100,000 rows. The
-      // statement text is its own, so the array mode never leaks to another query.
-      const statement = sql(`SELECT ${COLUMNS} FROM corpus_logs WHERE root = ? -- as arrays`) as StatementSync & {
-        setReturnArrays?: (on: boolean) => void }
-      if (typeof statement.setReturnArrays !== 'function') return rows(statement.all(root))
-      statement.setReturnArrays(true)
-      const out: CorpusRow[] = []
-      for (const values of statement.all(root) as unknown as unknown[][]) {
-        const row = rowOf(rowOfValues(values))
-        if (row !== undefined) out.push(row)
-      }
-      return out
+      return read(`SELECT ${COLUMNS} FROM corpus_logs WHERE root = ?`, root)
     },
     bySession(root, sessionId) {
-      return rows(sql(`SELECT ${COLUMNS} FROM corpus_logs WHERE session_id = ? AND root = ?`).all(sessionId, root))[0]
+      return read(`SELECT ${COLUMNS} FROM corpus_logs WHERE session_id = ? AND root = ?`, sessionId, root)[0]
     },
     byPath(path) {
-      const raw = sql(`SELECT ${COLUMNS} FROM corpus_logs WHERE path = ?`).get(path)
-      return raw === undefined ? undefined : rows([raw])[0]
+      return read(`SELECT ${COLUMNS} FROM corpus_logs WHERE path = ?`, path)[0]
     },
     write(root, changes) {
       const remove = (path: string): void => {
@@ -122,12 +108,15 @@ export function storeCorpusRows(connection: Connection): CorpusRows {
         sql('DELETE FROM corpus_surfaces WHERE path = ?').run(path)
       }
       const insert = (row: CorpusRow): void => {
-        const title = row.title
-        sql(`INSERT INTO corpus_logs (root, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        const { header, title } = row
+        sql(`INSERT INTO corpus_logs (root, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (path) DO UPDATE SET root = excluded.root, session_id = excluded.session_id, dir_name = excluded.dir_name,
-            identity = excluded.identity, header = excluded.header, title_revision = excluded.title_revision,
-            title_identity = excluded.title_identity, title = excluded.title, title_bytes = excluded.title_bytes`)
-          .run(root, row.path, row.sessionId, row.dirName, row.identity, JSON.stringify(row.header),
+            identity = excluded.identity, created_at = excluded.created_at, cwd = excluded.cwd,
+            parent_session = excluded.parent_session, origin = excluded.origin, agent_preset = excluded.agent_preset,
+            title_revision = excluded.title_revision, title_identity = excluded.title_identity, title = excluded.title,
+            title_bytes = excluded.title_bytes`)
+          .run(root, row.path, row.sessionId, row.dirName, row.identity, header.createdAt, header.cwd ?? null,
+            header.parentSession ?? null, header.origin ?? null, header.agentPreset ?? null,
             title?.revision ?? null, title?.identity ?? null, title?.value ?? null, title?.completeBytes ?? null)
       }
       // A title is kept only on the row of the file it was folded from.

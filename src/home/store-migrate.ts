@@ -11,8 +11,10 @@
  * this release has and the file's table lacks is added with
  * `ALTER TABLE … ADD COLUMN` (a `NOT NULL` column without a default gets
  * `0` or `''`: SQLite refuses to add it otherwise, sqlite.org/lang_altertable.html).
- * The corpus tables are a cache of the session logs: when theirs differ
- * they are dropped and made again, and the index fills them from the logs.
+ * The corpus tables are a cache of the session logs: when theirs differ,
+ * the rows are copied into this release's table where the older rows hold
+ * what it keeps in another form ({@link CACHE_REWRITES}); otherwise the
+ * table is dropped and made again, and the index fills it from the logs.
  *
  * The columns this release expects are read from the schema applied to an
  * in-memory database (`PRAGMA table_info`), never from a hand-kept list.
@@ -60,8 +62,71 @@ const BACKFILL: Readonly<Record<string, string>> = {
   'messages.claimed': 'UPDATE messages SET claimed = 1',
 }
 
-/** Tables that only cache what the session logs hold: rebuilt rather than migrated. */
+/** Tables that only cache what the session logs hold: rewritten ({@link CACHE_REWRITES}) or rebuilt rather than migrated. */
 const CACHE_TABLES: ReadonlySet<string> = new Set(['corpus_logs', 'corpus_surfaces'])
+
+/** A non-empty string field of the JSON text in column `header`, else `NULL` (`model/sessions.ts` `readHeader`'s check). */
+const headerText = (field: string): string => `CASE WHEN json_type(header, '$.${field}') = 'text' `
+  + `AND json_extract(header, '$.${field}') <> '' THEN json_extract(header, '$.${field}') END`
+
+/**
+ * Cache tables whose older rows hold what this release keeps, in another form, so an upgrade keeps them (a home of
+ * 100,000 sessions is not read again): the older columns the rewrite needs, which older rows it keeps (the rest
+ * cost the index a re-read of their logs), and the expression over an older row of each column of this release
+ * that is not an older column of the same name.
+ *
+ * - `corpus_logs`, up to schema 6: the session header as JSON text (`header`); from schema 7 its fields are columns
+ *   (`home/store-corpus.ts`), read with SQLite's JSON functions (sqlite.org/json1.html) under the checks
+ *   `readHeader` makes (a header whose id is not the row's session id is dropped, as the index did).
+ */
+const CACHE_REWRITES: Readonly<Record<string, { needs: readonly string[], keep: string, columns: Readonly<Record<string, string>> }>> = {
+  corpus_logs: {
+    needs: ['header', 'session_id'],
+    keep: 'CASE WHEN json_valid(header) THEN json_type(header, \'$.id\') = \'text\' '
+      + 'AND json_extract(header, \'$.id\') = session_id ELSE 0 END',
+    columns: {
+      created_at: 'CASE WHEN json_type(header, \'$.createdAt\') IN (\'integer\', \'real\') '
+        + 'THEN json_extract(header, \'$.createdAt\') ELSE 0 END',
+      cwd: headerText('cwd'),
+      parent_session: headerText('parentSession'),
+      origin: headerText('origin'),
+      agent_preset: headerText('agentPreset'),
+    },
+  },
+}
+
+/**
+ * Copy the rows of cache table `table` of `db` into this release's table (schema from `target`) by its
+ * {@link CACHE_REWRITES} entry, in a savepoint; a table it has none for, or that cannot be rewritten, is dropped.
+ * @returns how the table was brought to this release, in words.
+ */
+function rewriteCache(db: DatabaseSync, target: DatabaseSync, table: string, have: ReadonlySet<string>): string {
+  const name = JSON.stringify(table)
+  const rewrite = CACHE_REWRITES[table]
+  const wanted = columns(target, table).map(column => column.name)
+  const from = (column: string): string | undefined => rewrite?.columns[column] ?? (have.has(column) ? JSON.stringify(column) : undefined)
+  if (rewrite !== undefined && rewrite.needs.every(column => have.has(column)) && wanted.every(column => from(column) !== undefined)) {
+    const before = JSON.stringify(`${table}_before`)
+    const create = (target.prepare('SELECT sql FROM sqlite_master WHERE type = \'table\' AND name = ?').get(table) as { sql: string }).sql
+    db.exec('SAVEPOINT rewrite')
+    try {
+      // Renamed aside (its indexes go with it, and with it when dropped: the schema makes this release's again).
+      db.exec(`ALTER TABLE ${name} RENAME TO ${before}`)
+      db.exec(create)
+      db.exec(`INSERT INTO ${name} (${wanted.map(column => JSON.stringify(column)).join(', ')})
+        SELECT ${wanted.map(column => from(column)).join(', ')} FROM ${before} WHERE ${rewrite.keep}`)
+      db.exec(`DROP TABLE ${before}`)
+      db.exec('RELEASE rewrite')
+      return `${table}: rewritten, its rows kept`
+    } catch {
+      // Rows SQLite cannot rewrite (a JSON function refusing one): the cache is made again from the logs instead.
+      db.exec('ROLLBACK TO rewrite')
+      db.exec('RELEASE rewrite')
+    }
+  }
+  db.exec(`DROP TABLE ${name}`)
+  return `${table} rebuilt (a cache of the logs)`
+}
 
 function tables(db: DatabaseSync): string[] {
   return (db.prepare('SELECT name FROM sqlite_master WHERE type = \'table\' AND name NOT LIKE \'sqlite_%\'')
@@ -97,8 +162,7 @@ export function migrateInPlace(db: DatabaseSync): string[] {
       const missing = columns(target, table).filter(column => !have.has(column.name))
       if (missing.length === 0) continue
       if (CACHE_TABLES.has(table)) {
-        db.exec(`DROP TABLE ${JSON.stringify(table)}`)
-        done.push(`${table} rebuilt (a cache of the logs)`)
+        done.push(rewriteCache(db, target, table, have))
         continue
       }
       for (const column of missing) {

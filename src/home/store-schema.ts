@@ -30,8 +30,8 @@
 
 import { CORPUS_SURFACES_SCHEMA } from './store-corpus.js'
 
-/** Schema version kept in `meta`; a store of another version is rebuilt. */
-export const STORE_VERSION = '6'
+/** Schema version kept in `meta`; an older store is migrated in place (`home/store-migrate.ts`), a newer one left alone. */
+export const STORE_VERSION = '7'
 
 /** The schema, idempotent. */
 export const SCHEMA = `
@@ -76,7 +76,8 @@ CREATE INDEX IF NOT EXISTS holders_by_pid ON holders (pid, start);
 CREATE TABLE IF NOT EXISTS corpus_logs (
   path TEXT PRIMARY KEY,
   root TEXT NOT NULL, session_id TEXT NOT NULL, dir_name TEXT NOT NULL,
-  identity TEXT NOT NULL, header TEXT NOT NULL,
+  identity TEXT NOT NULL, created_at REAL NOT NULL,
+  cwd TEXT, parent_session TEXT, origin TEXT, agent_preset TEXT,
   title_revision TEXT, title_identity TEXT, title TEXT, title_bytes INTEGER) STRICT;
 CREATE INDEX IF NOT EXISTS corpus_logs_by_root ON corpus_logs (root);
 CREATE INDEX IF NOT EXISTS corpus_logs_by_session ON corpus_logs (session_id);

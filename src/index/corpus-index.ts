@@ -158,7 +158,7 @@ export class CorpusIndex {
   private hydrate(): void {
     const rows = this.shared?.takeAll() ?? []
     this.counters.sharedRows += rows.length
-    for (const row of rows) this.entries.put(entryOfRow(row))
+    this.entries.putRows(rows)
   }
 
   private forget(path: string): void {

@@ -11,7 +11,8 @@
  */
 
 import { LRUCache } from 'lru-cache'
-import { entryBytes, type IndexEntry } from './index-entry.js'
+import { entryBytes, entryOfRow, type IndexEntry } from './index-entry.js'
+import type { CorpusRow } from './shared-rows.js'
 
 /** Entries by log path and by session id, within a byte bound. */
 export class EntryMaps {
@@ -53,6 +54,30 @@ export class EntryMaps {
     this.byId.set(entry.header.id, entry)
     this.engageWhenFull()
     return entry
+  }
+
+  /**
+   * {@link put} of an entry of each shared row (`entryOfRow`), in one loop: a new process's first call holds every
+   * stored session this way, running it cold (no call per row to put and measure). Rows are keyed by path, so
+   * no two share one; into maps already holding entries each is {@link put} alone.
+   */
+  putRows(rows: readonly CorpusRow[]): void {
+    if (this.bound !== undefined || this.byPath.size > 0) {
+      for (const row of rows) this.put(entryOfRow(row))
+      return
+    }
+    const { byPath, byId } = this
+    let bytes = 0
+    for (let index = 0; index < rows.length; index++) {
+      const entry = entryOfRow(rows[index]!)
+      entry.bytes = entryBytes(entry)
+      bytes += entry.bytes
+      byPath.set(entry.log.path, entry)
+      byId.set(entry.header.id, entry)
+    }
+    this.bytes += bytes
+    this.changes += rows.length
+    this.engageWhenFull()
   }
 
   /** Measure `entry` again after it grew (a title was folded), if it is still held. */

@@ -98,14 +98,24 @@ export function readHeader(raw: unknown): SessionHeaderView | undefined {
   // again at the tool boundary (100,000 at the bench's largest home).
   if ((raw as { [MADE_HERE]?: unknown })[MADE_HERE] === true) return raw as SessionHeaderView
   const row = raw as Record<string, unknown>
-  if (typeof row.id !== 'string' || row.id.length === 0) return undefined
-  const createdAt = typeof row.createdAt === 'number' && Number.isFinite(row.createdAt) ? row.createdAt : 0
+  return headerOf(row.id, row.createdAt, row.cwd, row.parentSession, row.origin, row.agentPreset)
+}
+
+/**
+ * {@link readHeader} of a header given field by field (a stored row's columns, `home/store-corpus.ts`: no
+ * object to read first). The same checks: `undefined` without a usable id, optional fields that are not
+ * non-empty strings dropped, a bad `createdAt` read as 0.
+ */
+export function headerOf(id: unknown, createdAt: unknown, cwd: unknown, parentSession: unknown, origin: unknown,
+  agentPreset: unknown): SessionHeaderView | undefined {
+  if (typeof id !== 'string' || id.length === 0) return undefined
   // Filled in place, not spread: a list reads this for every stored session (100,000 at the bench's largest home).
-  const header: { -readonly [K in keyof SessionHeaderView]: SessionHeaderView[K] } = { id: row.id, createdAt }
-  for (const key of OPTIONAL_HEADER_FIELDS) {
-    const value = row[key]
-    if (typeof value === 'string' && value.length > 0) header[key] = value
-  }
+  const header: { -readonly [K in keyof SessionHeaderView]: SessionHeaderView[K] } = {
+    id, createdAt: typeof createdAt === 'number' && Number.isFinite(createdAt) ? createdAt : 0 }
+  if (typeof cwd === 'string' && cwd.length > 0) header.cwd = cwd
+  if (typeof parentSession === 'string' && parentSession.length > 0) header.parentSession = parentSession
+  if (typeof origin === 'string' && origin.length > 0) header.origin = origin
+  if (typeof agentPreset === 'string' && agentPreset.length > 0) header.agentPreset = agentPreset
   // Not enumerable: invisible to JSON, `Object.values` and deep equality.
   Object.defineProperty(header, MADE_HERE, { value: true })
   return Object.freeze(header)
@@ -114,17 +124,19 @@ export function readHeader(raw: unknown): SessionHeaderView | undefined {
 /** Brand of a header {@link readHeader} made (module-private, and the header is frozen: still exactly as it was checked). */
 const MADE_HERE = Symbol('dsh-cross-session header')
 
-const OPTIONAL_HEADER_FIELDS = ['cwd', 'parentSession', 'origin', 'agentPreset'] as const
-
 /** Read an untrusted corpus row; `undefined` when it has no usable header. */
 export function readRecord(raw: unknown): SessionRecordView | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined
   const row = raw as Record<string, unknown>
   const header = readHeader(row.header)
   if (header === undefined) return undefined
-  const elsewhere = row.elsewhere as { pid?: unknown } | undefined
+  const { elsewhere, live, persisted } = row as { elsewhere?: { pid?: unknown }, live?: unknown, persisted?: unknown }
+  // A row whose header {@link readHeader} made, with plain booleans and no `elsewhere`, is read as it is: a list
+  // reads every stored session's row at the tool boundary (no copy of each).
+  if (header === row.header && elsewhere === undefined && typeof live === 'boolean' && typeof persisted === 'boolean')
+    return raw as SessionRecordView
   const pid = typeof elsewhere === 'object' && elsewhere !== null ? elsewhere.pid : undefined
-  const live = row.live === true
-  const persisted = row.persisted === true
-  return typeof pid === 'number' ? { header, live, persisted, elsewhere: { pid } } : { header, live, persisted }
+  return typeof pid === 'number'
+    ? { header, live: live === true, persisted: persisted === true, elsewhere: { pid } }
+    : { header, live: live === true, persisted: persisted === true }
 }

@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { apply } from '../../src/plugin.js'
-import { admitClaimed, answerChannel, createControllerPort, fileIdentity, guardController, settled, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, storePaths, StoreWatch, topLevelOnly, type HomeStore, type HostAgent, type ProcessTag, WokenSessions } from '../../src/testing.js'
+import { admitClaimed, answerChannel, createControllerPort, fileIdentity, guardController, settled, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, STORE_VERSION, storePaths, StoreWatch, topLevelOnly, type HomeStore, type HostAgent, type ProcessTag, WokenSessions } from '../../src/testing.js'
 import { heldSession, rc8Session } from '../support/rc8-sim.js'
 import { FakeHost, userMessageEvent } from '../support/fake-host.js'
 
@@ -166,7 +166,7 @@ describe('a store of a newer release on the home', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
     const sending = host.run('sessions_send', { session_id: 'session-quiet', message: 'status?' }, me)
     await vi.advanceTimersByTimeAsync(STORE_RETRY_MS + 1000)
-    expect(await sending).toMatch(/^refused: rejected \| the cross-session store is unavailable \(it was written by a newer release of dsh-cross-session \(schema 99\); this one writes schema 6\)/)
+    expect(await sending).toMatch(new RegExp(`^refused: rejected \\| the cross-session store is unavailable \\(it was written by a newer release of dsh-cross-session \\(schema 99\\); this one writes schema ${STORE_VERSION}\\)`))
     vi.useRealTimers()
     expect(fileIdentity(file)).toBe(before)
     const again = new DatabaseSync(file)

@@ -479,7 +479,7 @@ describe('opening the store', () => {
     const logs: string[] = []
     const migrated = openHomeStore(home, { pid: 2, start: 1 }, () => true, line => logs.push(line))
     opened.push(migrated)
-    expect(logs).toEqual([expect.stringContaining('migrated in place from schema 4 to 6')])
+    expect(logs).toEqual([expect.stringContaining(`migrated in place from schema 4 to ${STORE_VERSION}`)])
     expect(readdirSync(dir).filter(name => name.includes('broken'))).toEqual([])
     expect(migrated.inboundOf('quiet')).toBe('refuse')
     expect(migrated.inboundOf('careful')).toBe('hold')
@@ -487,6 +487,48 @@ describe('opening the store', () => {
     migrated.markLive('s')
     expect(migrated.claim('s').map(each => each.messageId)).toEqual([pending])
     expect(migrated.corpus().surface('/nowhere')).toBeUndefined()
+  })
+
+  it('keeps the corpus rows of a schema 6 store (a header as JSON text): its fields become columns, a row without a usable header is left out', () => {
+    const home = tempHome()
+    openHomeStore(home, { pid: 1, start: 1 }, () => true).close()
+    const { file } = storePaths(home)
+    const db = new DatabaseSync(file)
+    // Schema 6's corpus_logs, verbatim (git history of src/home/store-schema.ts).
+    db.exec(`DROP TABLE corpus_logs;
+CREATE TABLE IF NOT EXISTS corpus_logs (
+  path TEXT PRIMARY KEY,
+  root TEXT NOT NULL, session_id TEXT NOT NULL, dir_name TEXT NOT NULL,
+  identity TEXT NOT NULL, header TEXT NOT NULL,
+  title_revision TEXT, title_identity TEXT, title TEXT, title_bytes INTEGER) STRICT;
+CREATE INDEX IF NOT EXISTS corpus_logs_by_root ON corpus_logs (root);
+CREATE INDEX IF NOT EXISTS corpus_logs_by_session ON corpus_logs (session_id);
+UPDATE meta SET value = '6' WHERE key = 'version';`)
+    const insert = db.prepare('INSERT INTO corpus_logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    const header = (value: object): string => JSON.stringify(value)
+    insert.run('/r/p/a/log', 'R', 'a', 'a', '1:2:3', header({ id: 'a', createdAt: 1_700_000_000_123, cwd: '/w', agentPreset: 'p' }), '1:2:3:40:5:6', '1:2:3', 'Alpha', 40)
+    insert.run('/r/p/b/log', 'R', 'b', 'b', '1:4:3', header({ id: 'b', createdAt: 5.5, parentSession: 'a', origin: 'subagent' }), null, null, null, null)
+    insert.run('/r/p/c/log', 'R', 'c', 'c', '1:5:3', header({ id: 'c', createdAt: 'soon', cwd: '' }), '1:5:3:9:1:1', '1:5:3', null, 9)
+    insert.run('/r/p/d/log', 'R', 'd', 'd', '1:6:3', '{not json', null, null, null, null)
+    insert.run('/r/p/e/log', 'R', 'e', 'e', '1:7:3', header({ id: 'another', createdAt: 5 }), null, null, null, null)
+    db.close()
+    const logs: string[] = []
+    const store = openHomeStore(home, { pid: 2, start: 1 }, () => true, line => logs.push(line))
+    opened.push(store)
+    expect(logs).toEqual([expect.stringContaining(`migrated in place from schema 6 to ${STORE_VERSION} (corpus_logs: rewritten, its rows kept)`)])
+    const rows = store.corpus().all('R').sort((x, y) => x.path.localeCompare(y.path))
+    expect(rows).toEqual([
+      { path: '/r/p/a/log', sessionId: 'a', dirName: 'a', identity: '1:2:3', header: { id: 'a', createdAt: 1_700_000_000_123, cwd: '/w', agentPreset: 'p' },
+        title: { revision: '1:2:3:40:5:6', identity: '1:2:3', value: 'Alpha', completeBytes: 40 } },
+      { path: '/r/p/b/log', sessionId: 'b', dirName: 'b', identity: '1:4:3', header: { id: 'b', createdAt: 5.5, parentSession: 'a', origin: 'subagent' } },
+      // A bad `createdAt` reads as 0 and an empty workspace as none, as when the header was first read; a log with no title keeps that.
+      { path: '/r/p/c/log', sessionId: 'c', dirName: 'c', identity: '1:5:3', header: { id: 'c', createdAt: 0 },
+        title: { revision: '1:5:3:9:1:1', identity: '1:5:3', value: undefined, completeBytes: 9 } },
+    ])
+    // The rows this release writes read back the same.
+    store.corpus().write('R', { headers: [{ ...rows[1]!, path: '/r/p/f/log' }], removed: ['/r/p/a/log'], titles: [] })
+    expect(store.corpus().byPath('/r/p/f/log')?.header).toEqual(rows[1]!.header)
+    expect(store.corpus().bySession('R', 'a')).toBeUndefined()
   })
 
   it('migrates a store the first release made (schema 1) in place: its pending messages are kept and claimed first', () => {
@@ -503,7 +545,7 @@ describe('opening the store', () => {
     const logs: string[] = []
     const store = openHomeStore(home, { pid: 1, start: 1 }, () => true, line => logs.push(line))
     opened.push(store)
-    expect(logs).toEqual([expect.stringMatching(/migrated in place from schema 1 to 6 \(messages: added notice, expires_at, claimed\)/)])
+    expect(logs).toEqual([expect.stringMatching(new RegExp(`migrated in place from schema 1 to ${STORE_VERSION} \\(messages: added notice, expires_at, claimed\\)`))])
     expect(readdirSync(dir).filter(name => name.includes('broken'))).toEqual([])
     store.markLive('s')
     const id = post(store, 's')

@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
 import { callIdentity, requestIdFor } from '../../src/model/limits.js'
-import { matchesSend, openHomeStore, storePaths, type HomeStore, type NewApproval, type ProcessTag } from '../../src/testing.js'
+import { matchesSend, openHomeStore, STORE_VERSION, storePaths, type HomeStore, type NewApproval, type ProcessTag } from '../../src/testing.js'
 
 const dirs: string[] = []
 const opened: HomeStore[] = []
@@ -187,7 +187,7 @@ describe('the store of the previous release (schema 5)', () => {
     const logs: string[] = []
     const migrated = openHomeStore(home, { pid: 103, start: 7 }, () => true, line => logs.push(line))
     opened.push(migrated)
-    expect(logs).toEqual([expect.stringContaining('migrated in place from schema 5 to 6 (messages: added claimed; approvals: added reason)')])
+    expect(logs).toEqual([expect.stringContaining(`migrated in place from schema 5 to ${STORE_VERSION} (messages: added claimed; approvals: added reason)`)])
     expect(migrated.withdraw(SENDER, { messageId: id })).toMatchObject({ ok: true, was: 'held' })
     // Whether a message waiting then was ever claimed is unknown: taken as claimed, never withdrawn.
     expect(migrated.withdraw(SENDER, { messageId: waiting })).toMatchObject({ ok: false, where: { kind: 'handed-back' } })
