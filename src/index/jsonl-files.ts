@@ -24,7 +24,7 @@ import { encodeSegment, lastTitleIn, parseHeaderLine, type ScannedLog } from './
 import { isCorrupt, isMissing, isRealDirectory, readAt, statLog } from './sync-fs.js'
 import { RootListing, type ListedLog } from './root-listing.js'
 import { restatMany } from './stat-batch.js'
-import { StatWorker } from './stat-worker.js'
+import { PARALLEL_MIN_PATHS, StatWorker } from './stat-worker.js'
 import { createFrameDecoder, decodeFrames, scanFrames } from '../harness/zstd.js'
 
 export { jsonlLayout, type JsonlLayout } from './jsonl-layout.js'
@@ -52,7 +52,7 @@ export interface LogFiles {
    */
   restat(log: ListedLog | ScannedLog): ScannedLog | undefined
   /**
-   * {@link restat} of many logs, in order (`index/stat-batch.ts`: half on a
+   * {@link restat} of many logs, in order (`index/stat-batch.ts`: shared with a
    * worker thread when there are many); `undefined` for a log the caller
    * must check alone (gone, not a file, or unreadable).
    */
@@ -102,7 +102,12 @@ export function jsonlFiles(layout: JsonlLayout, options: { racyMs?: number } = {
       return listing.directoryReads
     },
 
-    list: signal => listing.logs(signal),
+    async list(signal) {
+      const logs = await listing.logs(signal)
+      // A root this large answers a query list in shared batches: the thread starts now, while the list goes on.
+      if (logs.length >= PARALLEL_MIN_PATHS) worker.prepare()
+      return logs
+    },
 
     probe(sessionId) {
       const dirName = encodeSegment(sessionId)

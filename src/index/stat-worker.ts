@@ -1,18 +1,26 @@
 /**
- * Revision checks of many logs at once, split between the calling thread
+ * Revision checks of many logs at once, shared between the calling thread
  * and one worker thread. A `stat` is a system call (~5 µs each on the
  * bench's 2-core machine, so ~0.5 s for the 100,000 candidates of a query
  * list at the bench's largest home, docs/performance.md); two threads halve
  * the wall time. Each check is still a `stat` made during the call: nothing
  * is cached or guessed.
  *
+ * Both threads take chunks of {@link CHUNK_PATHS} paths from one shared
+ * counter (`Atomics.add`), so neither waits for the other: a worker still
+ * starting (its first batch) or slowed by the load takes fewer chunks, and
+ * the caller, done with the counter, waits at most for the one chunk the
+ * worker holds. A worker that has not begun when the caller is done never
+ * begins that batch (a compare-and-swap on the batch's state).
+ *
  * The worker is plain JavaScript run with `eval` (no file to resolve from a
  * bundle or a test transform), started on the first batch large enough,
  * `unref`ed while idle so it never keeps a process alive, and ended for good
- * by {@link StatWorker.close}. Any failure of the worker (it could not start,
- * it exited, a `stat` failed with an error other than "missing") sends the
- * affected paths back to the calling thread's own `stat`, so the answer is
- * always exactly what a one-by-one check would give.
+ * by {@link StatWorker.close}. A path whose fields the worker did not write
+ * in full (it could not start, it exited, its `stat` failed with an error
+ * other than "missing") reads kind `failed`, and the caller checks it with
+ * its own `stat`, so the answer is always exactly what a one-by-one check
+ * would give.
  *
  * @module dsh-cross-session/index/stat-worker
  */
@@ -22,71 +30,139 @@ import { Worker } from 'node:worker_threads'
 /** Fields per path in the shared result: kind, dev, ino, birthtimeNs, size, mtimeNs, ctimeNs. */
 export const STAT_FIELDS = 7
 
-/** Result kinds (the first field). */
-export const STAT_KIND = { missing: 0n, file: 1n, other: 2n, failed: 3n } as const
+/**
+ * Result kinds (the first field, written last with `Atomics.store`). `failed` is 0, what a new
+ * `SharedArrayBuffer` holds: a path nobody wrote reads `failed`.
+ */
+export const STAT_KIND = { failed: 0n, file: 1n, other: 2n, missing: 3n } as const
 
 /** Below this many paths a batch is checked on the calling thread alone (a worker round trip costs ~1 ms). */
 export const PARALLEL_MIN_PATHS = 4096
 
-// Run in the worker: stat each path of the message, write the fields, say done.
+/** Paths per chunk taken from the shared counter (~1 ms of `stat`s: a caller waits at most this for the worker). */
+export const CHUNK_PATHS = 256
+
+// The batch state (second Int32 of the control buffer): the worker begins only if the caller has not finished.
+const STATE = { open: 0, begun: 1, closed: 2 } as const
+
+// Run in the worker: if the caller has not finished, take chunks until none is left, write each path's fields
+// (the kind last, so a kind read as `file` has its six fields), say done.
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads')
 const { statSync } = require('node:fs')
-parentPort.on('message', ({ id, paths, out }) => {
+let list = []
+parentPort.on('message', ({ id, paths, out, control: controlBuffer }) => {
+  // A batch of the same paths as the last one comes without them (a query list's warm calls).
+  if (paths !== undefined) list = paths.split('\\0')
+  const control = new Int32Array(controlBuffer)
+  if (Atomics.compareExchange(control, 1, ${STATE.open}, ${STATE.begun}) !== ${STATE.open}) return parentPort.postMessage(id)
   const fields = new BigInt64Array(out)
-  const list = paths.split('\\0')
-  for (let index = 0; index < list.length; index++) {
-    const at = index * ${STAT_FIELDS}
-    try {
-      const stats = statSync(list[index], { bigint: true, throwIfNoEntry: false })
-      if (stats === undefined) { fields[at] = 0n; continue }
-      fields[at] = stats.isFile() ? 1n : 2n
-      fields[at + 1] = stats.dev
-      fields[at + 2] = stats.ino
-      fields[at + 3] = stats.birthtimeNs
-      fields[at + 4] = stats.size
-      fields[at + 5] = stats.mtimeNs
-      fields[at + 6] = stats.ctimeNs
-    } catch (error) {
-      fields[at] = error && (error.code === 'ENOENT' || error.code === 'ENOTDIR') ? 0n : 3n
+  for (;;) {
+    const first = Atomics.add(control, 0, ${CHUNK_PATHS})
+    if (first >= list.length) break
+    const end = Math.min(first + ${CHUNK_PATHS}, list.length)
+    for (let index = first; index < end; index++) {
+      const at = index * ${STAT_FIELDS}
+      let kind = ${STAT_KIND.failed}n
+      try {
+        const stats = statSync(list[index], { bigint: true, throwIfNoEntry: false })
+        if (stats === undefined) kind = ${STAT_KIND.missing}n
+        else {
+          fields[at + 1] = stats.dev
+          fields[at + 2] = stats.ino
+          fields[at + 3] = stats.birthtimeNs
+          fields[at + 4] = stats.size
+          fields[at + 5] = stats.mtimeNs
+          fields[at + 6] = stats.ctimeNs
+          kind = stats.isFile() ? ${STAT_KIND.file}n : ${STAT_KIND.other}n
+        }
+      } catch (error) {
+        kind = error && (error.code === 'ENOENT' || error.code === 'ENOTDIR') ? ${STAT_KIND.missing}n : ${STAT_KIND.failed}n
+      }
+      Atomics.store(fields, at, kind)
     }
   }
   parentPort.postMessage(id)
 })
 `
 
+/**
+ * One batch of paths shared by the caller and the worker. The caller takes
+ * chunks with {@link SharedBatch.take} and checks them itself; after its
+ * last take it awaits {@link SharedBatch.done}, and then reads, for every
+ * chunk it did not take, each path's kind with `Atomics.load` from
+ * {@link SharedBatch.fields} ({@link STAT_FIELDS} per path, in order).
+ */
+export interface SharedBatch {
+  /** The worker's results; a path's kind is `failed` unless the worker wrote all its fields. */
+  readonly fields: BigInt64Array
+  /** The first index of the next chunk for the caller ({@link CHUNK_PATHS} paths at most), or -1 when none is left. */
+  take(): number
+  /** Leave the rest to nobody (an aborted call): the worker takes no further chunk of this batch. */
+  stop(): void
+  /** Resolves once the worker holds no chunk of this batch: at once if it never began it. Never rejects. */
+  done(): Promise<void>
+}
+
 /** One worker thread for `stat` batches (several may be in flight: the worker takes them in order). */
 export class StatWorker {
   private worker: Worker | undefined
   private broken = false
   private nextId = 0
-  private readonly pending = new Map<number, (done: boolean) => void>()
+  private readonly pending = new Map<number, () => void>()
+  /** The paths of the last batch posted (the worker keeps them: a batch of the same paths is posted without them). */
+  private sent: readonly string[] | undefined
 
   /**
-   * Stat `paths` in the worker, while the caller works on others. Resolves
-   * to their fields ({@link STAT_FIELDS} per path, in order; a path the
-   * worker could not check has kind `failed`, and the caller checks it
-   * itself), or is `undefined` when no worker is available.
+   * Start the thread now (unref'd), so that the first batch finds it up: a
+   * caller with {@link PARALLEL_MIN_PATHS} logs or more calls this when it
+   * lists them (a query list's batch may follow). Nothing when it is up or
+   * cannot start.
    */
-  start(paths: readonly string[]): Promise<BigInt64Array> | undefined {
+  prepare(): void {
+    this.ensure()
+  }
+
+  /**
+   * Share `paths` with the worker: see {@link SharedBatch}. `undefined` when
+   * no worker is available (it could not start, or was closed): the caller
+   * checks every path itself.
+   */
+  start(paths: readonly string[]): SharedBatch | undefined {
     const worker = this.ensure()
     if (worker === undefined || paths.length === 0) return undefined
     const count = paths.length
-    const out = new SharedArrayBuffer(count * STAT_FIELDS * 8)
+    const fields = new BigInt64Array(new SharedArrayBuffer(count * STAT_FIELDS * 8))
+    const control = new Int32Array(new SharedArrayBuffer(8))
     const id = this.nextId++
-    return new Promise<BigInt64Array>(resolve => {
-      this.pending.set(id, done => resolve(done ? new BigInt64Array(out) : failedBatch(count)))
-      // Held while a batch is in flight (its caller is waiting), let go when idle.
-      worker.ref()
-      // One string for the batch: a single copy, not one clone per path.
-      worker.postMessage({ id, paths: paths.join('\0'), out })
-    })
+    const finished = new Promise<void>(resolve => this.pending.set(id, resolve))
+    // Held while a batch is in flight (its caller is waiting), let go when idle.
+    worker.ref()
+    // One string for the batch (a single copy, not one clone per path), and none when the worker holds these paths.
+    const same = samePaths(this.sent, paths)
+    if (!same) this.sent = paths.slice()
+    worker.postMessage({ id, paths: same ? undefined : paths.join('\0'), out: fields.buffer, control: control.buffer })
+    return {
+      fields,
+      take: () => {
+        const first = Atomics.add(control, 0, CHUNK_PATHS)
+        return first < count ? first : -1
+      },
+      stop: () => void Atomics.store(control, 0, count),
+      done: () => {
+        if (Atomics.compareExchange(control, 1, STATE.open, STATE.closed) !== STATE.open) return finished
+        // The worker never began this batch and never will: nothing to wait for.
+        this.settle(id)
+        return Promise.resolve()
+      },
+    }
   }
 
   /**
    * End the worker for good (its index is replaced, or the plugin is
-   * disposed): batches in flight come back as `failed`, and later ones are
-   * checked on the calling thread.
+   * disposed): the waiters of batches in flight resolve, every path the
+   * worker had not written reads `failed`, and later batches are checked on
+   * the calling thread.
    */
   close(): void {
     const worker = this.worker
@@ -102,11 +178,7 @@ export class StatWorker {
     try {
       // No inherited flags or preloads (a host's `--import` loader, say): the worker only calls `statSync`.
       const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] })
-      worker.on('message', (id: number) => {
-        this.pending.get(id)?.(true)
-        this.pending.delete(id)
-        if (this.pending.size === 0) worker.unref()
-      })
+      worker.on('message', (id: number) => this.settle(id))
       const lost = (): void => {
         // It could not run or it died: this process checks on its own thread from now on.
         if (this.worker === worker) {
@@ -127,15 +199,22 @@ export class StatWorker {
     }
   }
 
+  /** Batch `id` needs the worker no more: resolve its waiter, and let the worker go when no batch is left. */
+  private settle(id: number): void {
+    this.pending.get(id)?.()
+    this.pending.delete(id)
+    if (this.pending.size === 0) this.worker?.unref()
+  }
+
   private settleAll(): void {
-    for (const settle of this.pending.values()) settle(false)
+    for (const settle of this.pending.values()) settle()
     this.pending.clear()
   }
 }
 
-/** Fields that send every path of a batch back to the caller's own `stat`. */
-function failedBatch(count: number): BigInt64Array {
-  const fields = new BigInt64Array(count * STAT_FIELDS)
-  for (let index = 0; index < count; index++) fields[index * STAT_FIELDS] = STAT_KIND.failed
-  return fields
+/** Whether `paths` are `sent`, in order (the strings are compared, usually the same objects). */
+function samePaths(sent: readonly string[] | undefined, paths: readonly string[]): boolean {
+  if (sent === undefined || sent.length !== paths.length) return false
+  for (let index = 0; index < paths.length; index++) if (sent[index] !== paths[index]) return false
+  return true
 }

@@ -1,7 +1,8 @@
 /**
  * Revision checks in one batch (`index/stat-batch.ts`, `index/stat-worker.ts`):
- * half of a large batch is checked on a worker thread, and every answer is
- * exactly what a one-by-one `restat` gives, whichever half a log falls in
+ * a large batch is shared with a worker thread (both take chunks from one
+ * counter), and every answer is exactly what a one-by-one `restat` gives,
+ * whichever thread a log falls to
  * (docs/performance.md "What each call re-checks"). A query list over more
  * candidates than the batch threshold sees another writer's changes in both
  * halves on its next call.
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CorpusIndex, jsonlFiles, jsonlLayout, sessionsList } from '../../src/testing.js'
-import { PARALLEL_MIN_PATHS, StatWorker } from '../../src/index/stat-worker.js'
+import { CHUNK_PATHS, PARALLEL_MIN_PATHS, STAT_KIND, StatWorker, type SharedBatch } from '../../src/index/stat-worker.js'
 import { listingPort } from '../support/indexed-port.js'
 import { counted, Root } from '../support/jsonl-root.js'
 
@@ -38,7 +39,7 @@ function plainLogs(count: number): Array<{ path: string, dirName: string }> {
 }
 
 describe('restatMany', () => {
-  it('answers exactly as one restat per log, in both halves of a batch', async () => {
+  it('answers exactly as one restat per log, whichever thread checks it', async () => {
     const files = jsonlFiles(jsonlLayout(root.persistence())!)
     try {
       const listed = plainLogs(PARALLEL_MIN_PATHS + 10)
@@ -64,16 +65,82 @@ describe('restatMany', () => {
     }
   }, 30_000)
 
+  it('batches of other paths, or of the same paths in another order, are answered for their own paths', async () => {
+    const files = jsonlFiles(jsonlLayout(root.persistence())!)
+    try {
+      const listed = plainLogs(PARALLEL_MIN_PATHS + CHUNK_PATHS)
+      // The worker keeps the last batch's paths: each list below differs from the one before it.
+      const lists = [listed, listed.slice(CHUNK_PATHS), listed, [...listed].reverse(), listed.slice(0, PARALLEL_MIN_PATHS)]
+      for (const logs of lists) {
+        writeFileSync(logs.at(-1)!.path, `grown before a batch of ${logs.length}`)
+        expect(await files.restatMany(logs, signal)).toEqual(logs.map(log => files.restat(log)))
+      }
+    } finally {
+      files.close()
+    }
+  }, 30_000)
+
   it('a worker that is gone hands its paths back: the caller checks them itself', async () => {
     const worker = new StatWorker()
     const listed = plainLogs(3)
-    const pending = worker.start(listed.map(log => log.path))
+    const batch = worker.start(listed.map(log => log.path))
     worker.close()
-    const fields = await pending
-    // Every path comes back as "failed" (kind 3): nothing is taken from a worker that did not finish.
-    expect(fields === undefined || [0, 7, 14].every(at => fields[at] === 3n)).toBe(true)
+    await batch?.done()
+    // Every path the worker did not write in full reads "failed" (kind 0), and the chunk is still the caller's to take.
+    expect(batch === undefined || [0, 7, 14].every(at => Atomics.load(batch.fields, at) === STAT_KIND.failed)).toBe(true)
+    expect(batch === undefined || batch.take() === 0).toBe(true)
   })
+
+  it('a worker that never began a batch is not waited for, and does not begin it afterwards', async () => {
+    const worker = new StatWorker()
+    try {
+      const listed = plainLogs(3)
+      const batch = worker.start(listed.map(log => log.path))!
+      // The caller takes the only chunk before the worker thread is even up, and is done at once.
+      expect(batch.take()).toBe(0)
+      expect(batch.take()).toBe(-1)
+      await batch.done()
+      // A later batch the caller leaves to the worker: once it is written, the worker has passed the first one.
+      const later = worker.start([listed[0]!.path])!
+      await writtenBy(later, 1)
+      expect([0, 7, 14].map(at => Atomics.load(batch.fields, at))).toEqual([STAT_KIND.failed, STAT_KIND.failed, STAT_KIND.failed])
+      expect(later.take()).toBe(-1)
+      await later.done()
+    } finally {
+      worker.close()
+    }
+  }, 30_000)
+
+  it('the worker takes every chunk while the caller takes none, and each path is written whole', async () => {
+    const worker = new StatWorker()
+    try {
+      const listed = plainLogs(CHUNK_PATHS * 3 + 1)
+      const batch = worker.start(listed.map(log => log.path))!
+      await writtenBy(batch, listed.length)
+      expect(batch.take()).toBe(-1)
+      await batch.done()
+      const fields = batch.fields
+      for (let index = 0; index < listed.length; index++) {
+        expect(Atomics.load(fields, index * 7)).toBe(STAT_KIND.file)
+        expect(fields[index * 7 + 4]).toBe(BigInt(`log ${index}`.length)) // the size field
+      }
+    } finally {
+      worker.close()
+    }
+  }, 30_000)
 })
+
+/** Wait (≤ 20 s) until the worker has written the kind of every one of `count` paths. */
+async function writtenBy(batch: SharedBatch, count: number): Promise<void> {
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline) {
+    let written = 0
+    for (let index = 0; index < count; index++) if (Atomics.load(batch.fields, index * 7) !== STAT_KIND.failed) written++
+    if (written === count) return
+    await new Promise(resolve => setTimeout(resolve, 10))
+  }
+  throw new Error('the worker did not write the batch within 20 s')
+}
 
 describe('a query list over a batch of candidates', () => {
   it('sees another writer retitle logs anywhere in the batch on its next call, and checks each log once per call', async () => {
