@@ -23,7 +23,7 @@ import type { Admitted, AdmitPrompt, ControllerOutcome, ControllerPort, Resolved
 import { tryPost } from './remote-delivery.js'
 import type { HomeRuntime } from './runtime.js'
 import type { NewMessage } from './store.js'
-import { retryInBackground } from './store-retry.js'
+import { NO_ABORT, retryInBackground, retryStore } from './store-retry.js'
 
 /**
  * Admit `prompt` into `target`, live here, through `inner`; with a store row
@@ -58,26 +58,45 @@ export async function admitLocal(runtime: HomeRuntime, inner: ControllerPort, ta
     return { ok: true, value: { mode: prompt.mode, running: target.running, stored: true } }
   }
   // Awaited before the admission (nothing runs in between): the holder's next look at the log finds its `user/message`.
-  const awaited = runtime.awaited(sessionId)
-  awaited?.add(message.messageId)
-  let admitted: ControllerOutcome<Admitted> | undefined
+  runtime.awaited(sessionId)?.add(message.messageId)
+  let admitted: ControllerOutcome<Admitted>
   try {
     admitted = await inner.admit(target, prompt)
-  } finally {
-    // Not admitted (refused, or thrown): nothing was delivered, so no row stays.
-    if (admitted?.ok !== true) {
-      awaited?.delete(message.messageId)
-      unpost(runtime, message.messageId, log)
-    }
+  } catch (error: unknown) {
+    await notAdmitted(runtime, sessionId, message.messageId, log)
+    throw error
   }
+  // Refused: nothing was delivered, so no row stays (dropped before the refusal is answered).
+  if (!admitted.ok) await notAdmitted(runtime, sessionId, message.messageId, log)
   return admitted.ok ? { ok: true, value: { ...admitted.value, stored: true } } : admitted
 }
 
-/** Drop the row of a message that was not admitted (a store locked now: in the background). */
-function unpost(runtime: HomeRuntime, messageId: string, log: (message: string) => void): void {
+/**
+ * How long a refused local admission waits out another process's write lock
+ * to drop its row before the refusal is answered, ms (with the event loop free).
+ */
+export const UNPOST_WAIT_MS = 2_000
+const UNPOST_PACE = { firstMs: 5, longestMs: 40, busyOnly: true } as const
+
+/**
+ * Drop the row of a message that was not admitted. A lock is waited out for
+ * up to {@link UNPOST_WAIT_MS}; past it (or with the store down) the drop goes
+ * on in the background, and until it lands the row is this live process's
+ * claim, which no other process delivers (docs/architecture.md §8, "What
+ * remains unprotected": only this process dying before the drop lands would
+ * hand it back to `pending`).
+ */
+async function notAdmitted(runtime: HomeRuntime, sessionId: string, messageId: string, log: (message: string) => void): Promise<void> {
+  runtime.awaited(sessionId)?.delete(messageId)
+  const drop = (): void => runtime.store.unpost(messageId)
   try {
-    retryInBackground(() => runtime.store.unpost(messageId), () => true, log)
+    await retryStore(drop, NO_ABORT, UNPOST_WAIT_MS, UNPOST_PACE)
   } catch (error: unknown) {
-    log(`dropping the row of ${messageId}, which was not admitted, failed: ${String(error)}`)
+    log(`dropping the row of ${messageId}, which was not admitted, is still failing (${String(error)}); trying in the background`)
+    try {
+      retryInBackground(drop, () => true, log)
+    } catch (again: unknown) {
+      log(`dropping the row of ${messageId}, which was not admitted, failed: ${String(again)}`)
+    }
   }
 }

@@ -17,7 +17,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { DatabaseSync } from 'node:sqlite'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { answerChannel, guardController, HomeRuntime, MAX_WAITING_PER_TARGET, noticeIdOf, openHomeStore, storePaths, StoreWatch, type ControllerPort, type HomeStore, type HostAgent, type NewApproval, type ProcessTag } from '../../src/testing.js'
 import { rc8Session, SimAgent, type SessionLog } from '../support/rc8-sim.js'
 
@@ -203,14 +204,15 @@ describe('the channel: a Refuse click delivers nothing', () => {
 
 describe('order per sender and target across a local admission and a crash', () => {
   /** A process whose inner port resumes `log` from what is on disk and admits into that agent (rc.8 `followup`), as the adapter does. */
-  function waker(home: string, pid: number, log: SessionLog, dead: Set<number>) {
+  function waker(home: string, pid: number, log: SessionLog, dead: Set<number>, beforeAdmit: () => void = () => undefined) {
     const alive = (tag: ProcessTag) => !dead.has(tag.pid)
     const store = openHomeStore(home, { pid, start: 1 }, alive)
     const watch = new StoreWatch(store, storePaths(home).dir)
     const live = new Map<string, SimAgent>()
+    const logged: string[] = []
     const runtime = new HomeRuntime(store, watch, {
       agents: { get: id => live.get(id), list: () => [...live.values()], resume: () => Promise.reject(new Error('through the inner port')) },
-      log: () => undefined,
+      log: line => logged.push(line),
       longLived: () => false,
       flush: async () => { log.persist() },
     })
@@ -228,6 +230,7 @@ describe('order per sender and target across a local admission and a crash', () 
         return { ok: true, value: { sessionId, woke: true, running: false } }
       },
       admit: async (target, prompt) => {
+        beforeAdmit()
         // As adapters/controller.ts: a target gone since the resolve is refused, never woken here.
         const agent = live.get(target.sessionId)
         if (agent === undefined) return { ok: false, reason: { kind: 'went-cold' } }
@@ -237,8 +240,8 @@ describe('order per sender and target across a local admission and a crash', () 
       releaseWoken: async () => 'put-back-to-sleep',
       waitRecorded: async () => undefined,
     }
-    const guard = guardController(inner, runtime, { isLocal: id => live.has(id), agentOf: id => live.get(id), listEvents: async () => [] })
-    return { store, guard, live, runtime }
+    const guard = guardController(inner, runtime, { isLocal: id => live.has(id), agentOf: id => live.get(id), listEvents: async () => [], log: line => logged.push(line) })
+    return { store, guard, live, runtime, logged }
   }
   const prompt = (requestId: string) => ({ requestId, mode: 'queue' as const, text: requestId, provenance: { senderSessionId: 'session-from', hop: 1 }, signal })
 
@@ -384,4 +387,55 @@ describe('order per sender and target across a local admission and a crash', () 
     expect(only.store.message('m1')).toBeUndefined()
     expect(only.runtime.awaited('s')).toEqual(new Set())
   })
+
+  /** Another connection holds the store's write lock until `release()` (a user's `sqlite3`, another process's transaction). */
+  function writeLock(home: string): { release(): void } {
+    const db = new DatabaseSync(storePaths(home).file)
+    db.exec('BEGIN IMMEDIATE')
+    let held = true
+    const release = (): void => {
+      if (!held) return
+      held = false
+      db.exec('COMMIT')
+      db.close()
+    }
+    cleanups.push(release)
+    return { release }
+  }
+
+  it('a refused local admission drops its row before the refusal is answered, waiting out a lock taken in between', async () => {
+    const home = freshHome()
+    const { log } = rc8Session('s')
+    let lock: { release(): void } | undefined
+    const only = waker(home, 772, log, new Set(), () => {
+      // The row is posted; the store is locked before the inner port refuses, and let go 300 ms later.
+      lock = writeLock(home)
+      setTimeout(() => lock!.release(), 300)
+    })
+    const resolved = await only.guard.resolve('s', { mayWake: true, signal })
+    if (!resolved.ok) throw new Error('expected a wake')
+    only.live.delete('s')
+    expect(await only.guard.admit(resolved.value, prompt('m1'))).toEqual({ ok: false, reason: { kind: 'went-cold' } })
+    // Answered only once the row is gone: no later holder can deliver what the sender was told was not delivered.
+    expect(only.store.message('m1')).toBeUndefined()
+    expect(only.logged.filter(line => line.includes('m1'))).toEqual([])
+  })
+
+  it('a drop still locked out after its wait goes on in the background, and the row is this live process\'s claim until then', async () => {
+    const home = freshHome()
+    const { log } = rc8Session('s')
+    let lock: { release(): void } | undefined
+    const only = waker(home, 773, log, new Set(), () => {
+      lock = writeLock(home)
+    })
+    const resolved = await only.guard.resolve('s', { mayWake: true, signal })
+    if (!resolved.ok) throw new Error('expected a wake')
+    only.live.delete('s')
+    expect(await only.guard.admit(resolved.value, prompt('m1'))).toEqual({ ok: false, reason: { kind: 'went-cold' } })
+    expect(only.logged.some(line => line.includes('m1') && line.includes('trying in the background'))).toBe(true)
+    // Claimed by this process (alive): no other process delivers it.
+    expect(only.store.message('m1')).toMatchObject({ state: 'claimed', claimer: { pid: 773 } })
+    lock!.release()
+    await vi.waitFor(() => expect(only.store.message('m1')).toBeUndefined(), { timeout: 5_000, interval: 20 })
+  }, 15_000)
 })
