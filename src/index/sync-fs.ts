@@ -98,6 +98,10 @@ export function statLog(path: string, dirName: string, previous?: { readonly sta
  */
 export function fieldsLog(path: string, dirName: string, fields: BigInt64Array, at: number,
   previous?: { readonly stamp?: FileStamp }): ScannedLog {
+  // The common case of a warm query list, checked before any object is made: the log is exactly as it was.
+  const kept = previous?.stamp
+  if (kept !== undefined && fields[at + 4] === kept.size && fields[at + 5] === kept.mtimeNs && fields[at + 6] === kept.ctimeNs
+    && fields[at + 2] === kept.ino && fields[at + 1] === kept.dev && fields[at + 3] === kept.birthtimeNs) return previous as ScannedLog
   const stamp = {
     dev: fields[at + 1]!, ino: fields[at + 2]!, birthtimeNs: fields[at + 3]!,
     size: fields[at + 4]!, mtimeNs: fields[at + 5]!, ctimeNs: fields[at + 6]!,
