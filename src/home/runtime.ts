@@ -18,11 +18,12 @@ import { OrphanWatches, type ListEvents } from './orphan-watches.js'
 import type { HomeStore, LetGo } from './store.js'
 import type { Approval } from '../ports.js'
 import type { StoreWatch } from './store-watch.js'
-import { isBusy, StoreUnavailableError, storeFaultWhy } from './store-fault.js'
+import { isBusy, storeFaultWhy } from './store-fault.js'
 import { retryInBackground } from './store-retry.js'
 import { holdAgain, joinStore, leaveStore } from './join.js'
 import { PROCESS_CLOCK, RECONCILE_MS, type RuntimeClock } from './runtime-clock.js'
 import { Chores } from './chores.js'
+import { TickFaults } from './tick-faults.js'
 import { reconcileLive } from './reconcile.js'
 
 export { RETAIN_MS } from './runtime-clock.js'
@@ -45,6 +46,7 @@ export class HomeRuntime {
   private readonly holdings: Holdings
   private readonly adoption: Adoption
   private readonly chores: Chores
+  private readonly tickFaults: TickFaults
   private longLived = false
   private stopped = false
   private removeListener: (() => void) | undefined
@@ -63,6 +65,7 @@ export class HomeRuntime {
     this.host = host
     this.adoption = new Adoption(store, sessionId => host.agents.get(sessionId) !== undefined, host.log)
     this.holdings = new Holdings(store, watch, host)
+    this.tickFaults = new TickFaults(host.log)
     this.chores = new Chores(store, host.listEvents === undefined ? undefined : new OrphanWatches(store, host.listEvents, host.log))
   }
 
@@ -134,7 +137,8 @@ export class HomeRuntime {
   /** Reconcile with the registry, deliver what waits, adopt in a long-lived host. */
   tick(): void {
     if (this.stopped) return
-    try {
+    // A fault is caught and said once (./tick-faults.ts); the next tick tries again.
+    this.tickFaults.run(() => {
       if (!this.joined) this.join()
       const live = this.reconcile()
       const waiting = this.store.waiting()
@@ -144,11 +148,7 @@ export class HomeRuntime {
       }
       if (this.longLived && this.adopt !== undefined) this.adoption.run(this.adopt)
       this.chores.run(this.longLived, this.expired, () => this.watch.poke())
-    } catch (error: unknown) {
-      // An unusable store is said once (the supervisor); another process's lock is no fault to tell; the next tick tries again.
-      if (!(error instanceof StoreUnavailableError) && !isBusy(error))
-        this.host.log(`the cross-session store could not be read: ${String(error)}`)
-    }
+    })
   }
 
   /** Join the store: what this process held and claimed before (an earlier runtime of it) is let go (./join.ts). */
