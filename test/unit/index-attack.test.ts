@@ -246,7 +246,8 @@ describe('the worker thread and process exit', () => {
       const wait = () => written() === 0 ? setTimeout(wait, 1) : batch.done().then(() => console.log('done', written()))
       wait()`
     const started = Date.now()
-    const child = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
+    // tsx's loader: the module imports its siblings as `.js`, as the build resolves them.
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--no-warnings', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
     expect(child.stderr).toBe('')
     expect(child.stdout.trim()).toBe('done 50000')
     expect(child.status).toBe(0)
