@@ -22,6 +22,7 @@ import { apply } from '../../src/plugin.js'
 import { admitClaimed, answerChannel, createControllerPort, fileIdentity, guardController, settled, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, STORE_VERSION, storePaths, StoreWatch, topLevelOnly, type HomeStore, type HostAgent, type ProcessTag, WokenSessions } from '../../src/testing.js'
 import { heldSession, rc8Session } from '../support/rc8-sim.js'
 import { FakeHost, userMessageEvent } from '../support/fake-host.js'
+import { lockStore as lockHome } from '../support/store-lock.js'
 
 const homes: string[] = []
 const cleanups: Array<() => void> = []
@@ -40,26 +41,9 @@ function freshHome(): string {
   return home
 }
 
-/** Another connection takes the store's write lock and keeps it until `release()`. */
-/**
- * Another program locks the store. `write`: it holds the write lock (a
- * transaction open), so readers still read (WAL) and every transition meets
- * SQLITE_BUSY. `exclusive`: it holds the file itself (`locking_mode =
- * EXCLUSIVE`, as a tool that opens the file alone does), so nothing can even be read.
- */
+/** Another program locks the store (test/support/store-lock.ts); `exclusive` unless said. */
 function lockStore(home: string, how: 'write' | 'exclusive' = 'exclusive'): { release(): void } {
-  const db = new DatabaseSync(storePaths(home).file)
-  if (how === 'exclusive') db.exec('PRAGMA locking_mode = EXCLUSIVE')
-  db.exec(how === 'exclusive' ? 'BEGIN EXCLUSIVE' : 'BEGIN IMMEDIATE')
-  let held = true
-  const release = (): void => {
-    if (!held) return
-    held = false
-    db.exec('COMMIT')
-    db.close()
-  }
-  cleanups.push(release)
-  return { release }
+  return lockHome(home, how, cleanups)
 }
 
 /** The plugin mounted on `home`, a cold session, one that refuses peers, and the caller. */

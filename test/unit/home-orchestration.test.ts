@@ -17,9 +17,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { answerChannel, guardController, HomeRuntime, MAX_WAITING_PER_TARGET, noticeIdOf, openHomeStore, storePaths, StoreWatch, type ControllerPort, type HomeStore, type HostAgent, type NewApproval, type ProcessTag } from '../../src/testing.js'
+import { lockStore } from '../support/store-lock.js'
 import { rc8Session, SimAgent, type SessionLog } from '../support/rc8-sim.js'
 
 const cleanups: Array<() => void> = []
@@ -388,20 +388,7 @@ describe('order per sender and target across a local admission and a crash', () 
     expect(only.runtime.awaited('s')).toEqual(new Set())
   })
 
-  /** Another connection holds the store's write lock until `release()` (a user's `sqlite3`, another process's transaction). */
-  function writeLock(home: string): { release(): void } {
-    const db = new DatabaseSync(storePaths(home).file)
-    db.exec('BEGIN IMMEDIATE')
-    let held = true
-    const release = (): void => {
-      if (!held) return
-      held = false
-      db.exec('COMMIT')
-      db.close()
-    }
-    cleanups.push(release)
-    return { release }
-  }
+  const writeLock = (home: string) => lockStore(home, 'write', cleanups)
 
   it('a refused local admission drops its row before the refusal is answered, waiting out a lock taken in between', async () => {
     const home = freshHome()
