@@ -24,6 +24,7 @@ export default defineConfig({
       'test/unit/refusals.test.ts',
       'test/unit/sessions-send.test.ts',
       'test/unit/smaller-faults.test.ts',
+      'test/unit/tick-faults.test.ts',
       'test/unit/woken.test.ts',
     ],
     setupFiles: ['test/support/unit-home.ts'],
