@@ -39,14 +39,7 @@ import type { HomeReachView } from './home-reach.js'
 import type { HomeRuntime } from './runtime.js'
 import type { StoreStatus } from './store-supervisor.js'
 import { storeFaultWhy } from './store-fault.js'
-import { retryStore, SENDER_PACE } from './store-retry.js'
-
-/**
- * How long a user's click (Deliver, Refuse, an inbound choice) waits out another process's write lock, ms, with the
- * event loop free, before the page is told the store is unavailable: a sweep or an index write holds it for a moment.
- */
-export const CLICK_RETRY_MS = 2_000
-const CLICK_PACE = { ...SENDER_PACE, busyOnly: true }
+import { waitOutLock } from './store-retry.js'
 
 /** The channel's path (the page calls `ctx.connection.rpc.call(CHANNEL, endpoint, payload)`). */
 export const CHANNEL = '/cross-session'
@@ -111,7 +104,7 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
           return fail('bad-request', 'expected { messageId, decision: "deliver" | "refuse" }')
         const messageId = args.messageId
         const take = (): ReturnType<typeof store.decide> => store.decide(messageId, decision as ApprovalDecision, now)
-        const outcome = await retryStore(take, signal, CLICK_RETRY_MS, CLICK_PACE)
+        const outcome = await waitOutLock(take, signal)
         if (outcome.approval !== undefined && (outcome.ok || outcome.approval.state === 'expired')) host.decided(outcome.approval)
         // The holder here claims it now rather than on its next tick.
         if (outcome.ok && decision === 'deliver') host.runtime.tick()
@@ -130,7 +123,7 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
           return fail('bad-request', 'expected { sessionId, mode: "accept" | "hold" | "refuse" | null }')
         const sessionId = args.sessionId
         const choice = mode === null ? undefined : mode as InboundMode
-        await retryStore(() => store.setInbound(sessionId, choice), signal, CLICK_RETRY_MS, CLICK_PACE)
+        await waitOutLock(() => store.setInbound(sessionId, choice), signal)
         return { ok: true, value: { own: mode, host: host.inbound() } }
       }
       case 'store.status':

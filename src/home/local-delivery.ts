@@ -23,7 +23,7 @@ import type { Admitted, AdmitPrompt, ControllerOutcome, ControllerPort, Resolved
 import { tryPost } from './remote-delivery.js'
 import type { HomeRuntime } from './runtime.js'
 import type { NewMessage } from './store.js'
-import { NO_ABORT, retryInBackground, retryStore } from './store-retry.js'
+import { retryInBackground, waitOutLock } from './store-retry.js'
 
 /**
  * Admit `prompt` into `target`, live here, through `inner`; with a store row
@@ -72,16 +72,9 @@ export async function admitLocal(runtime: HomeRuntime, inner: ControllerPort, ta
 }
 
 /**
- * How long a refused local admission waits out another process's write lock
- * to drop its row before the refusal is answered, ms (with the event loop free).
- */
-export const UNPOST_WAIT_MS = 2_000
-const UNPOST_PACE = { firstMs: 5, longestMs: 40, busyOnly: true } as const
-
-/**
- * Drop the row of a message that was not admitted. A lock is waited out for
- * up to {@link UNPOST_WAIT_MS}; past it (or with the store down) the drop goes
- * on in the background, and until it lands the row is this live process's
+ * Drop the row of a message that was not admitted. A lock is waited out
+ * (`home/store-retry.ts` `waitOutLock`, up to 2 s); past it (or with the
+ * store down) the drop goes on in the background, and until it lands the row is this live process's
  * claim, which no other process delivers (docs/architecture.md §8, "What
  * remains unprotected": only this process dying before the drop lands would
  * hand it back to `pending`).
@@ -90,7 +83,7 @@ async function notAdmitted(runtime: HomeRuntime, sessionId: string, messageId: s
   runtime.awaited(sessionId)?.delete(messageId)
   const drop = (): void => runtime.store.unpost(messageId)
   try {
-    await retryStore(drop, NO_ABORT, UNPOST_WAIT_MS, UNPOST_PACE)
+    await waitOutLock(drop)
   } catch (error: unknown) {
     log(`dropping the row of ${messageId}, which was not admitted, is still failing (${String(error)}); trying in the background`)
     try {

@@ -73,6 +73,25 @@ export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSig
   }
 }
 
+/**
+ * How long a step that answers someone now waits out another process's
+ * write lock, ms, with the event loop free (`waitOutLock`): a user's click
+ * in the page (`home/channel.ts`) and a refused local admission dropping
+ * its row before the refusal (`home/local-delivery.ts`). A sweep or an
+ * index write holds the lock for a moment.
+ */
+export const LOCK_WAIT_MS = 2_000
+const LOCK_WAIT_PACE: RetryPace = { ...SENDER_PACE, busyOnly: true }
+
+/**
+ * Run `step`; while another process's lock (`SQLITE_BUSY`) keeps it from
+ * running, pause and run it again, for at most {@link LOCK_WAIT_MS}.
+ * @throws any other store fault at once; the lock's fault once the wait is spent; any other error at once.
+ */
+export function waitOutLock<T>(step: () => T, signal: AbortSignal = NO_ABORT): Promise<T> {
+  return retryStore(step, signal, LOCK_WAIT_MS, LOCK_WAIT_PACE)
+}
+
 /** How long a step left to the background (a holder letting go after a failed wake) keeps trying, ms. */
 export const BACKGROUND_RETRY_MS = 60_000
 const NEVER = new AbortController().signal
