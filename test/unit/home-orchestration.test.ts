@@ -330,15 +330,32 @@ describe('order per sender and target across a local admission and a crash', () 
     expect(sent(log)).toEqual(['m1'])
   })
 
-  it('a stored message of the same sender still waiting for a session live here is delivered before a later local one', async () => {
+  /**
+   * A process that woke `s` through its guard (the resolve made, nothing admitted yet). `beforeAdmit` runs in the
+   * inner port's admission, once the store row is posted.
+   */
+  async function wokenAlone(pid: number, beforeAdmit: (home: string) => void = () => undefined) {
     const home = freshHome()
     const { log, broken } = rc8Session('s')
-    const only = waker(home, 761, log, new Set())
+    const only = waker(home, pid, log, new Set(), () => beforeAdmit(home))
     const resolved = await only.guard.resolve('s', { mayWake: true, signal })
     if (!resolved.ok) throw new Error('expected a wake')
+    return { only, log, broken, resolved: resolved.value }
+  }
+
+  /** {@link wokenAlone}, whose target goes cold before the admission: the inner port refuses `m1` (`went-cold`). */
+  async function refusedAdmission(pid: number, beforeAdmit?: (home: string) => void) {
+    const { only, resolved } = await wokenAlone(pid, beforeAdmit)
+    only.live.delete('s')
+    expect(await only.guard.admit(resolved, prompt('m1'))).toEqual({ ok: false, reason: { kind: 'went-cold' } })
+    return only
+  }
+
+  it('a stored message of the same sender still waiting for a session live here is delivered before a later local one', async () => {
+    const { only, log, broken, resolved } = await wokenAlone(761)
     // m0 was posted while `s` was held elsewhere, and this holder has not claimed it yet (no tick ran).
     only.store.post({ messageId: 'm0', target: 's', sender: 'session-from', hop: 1, mode: 'queue', text: 'm0', mayWake: true })
-    expect((await only.guard.admit(resolved.value, prompt('m1'))).ok).toBe(true)
+    expect((await only.guard.admit(resolved, prompt('m1'))).ok).toBe(true)
     const agent = only.live.get('s')!
     while (agent.step()) { /* run every turn */ }
     expect(broken).toEqual([])
@@ -346,14 +363,10 @@ describe('order per sender and target across a local admission and a crash', () 
   })
 
   it('a local admission into a target with too many waiting is refused as full: the waiting ones go first, it is not admitted', async () => {
-    const home = freshHome()
-    const { log, broken } = rc8Session('s')
-    const only = waker(home, 781, log, new Set())
-    const resolved = await only.guard.resolve('s', { mayWake: true, signal })
-    if (!resolved.ok) throw new Error('expected a wake')
+    const { only, broken, resolved } = await wokenAlone(781)
     for (let n = 0; n < MAX_WAITING_PER_TARGET; n++)
       only.store.post({ messageId: `w${n}`, target: 's', sender: 'session-other', hop: 1, mode: 'queue', text: `w${n}`, mayWake: true })
-    expect(await only.guard.admit(resolved.value, prompt('m1'))).toEqual({ ok: false, reason: { kind: 'store-full' } })
+    expect(await only.guard.admit(resolved, prompt('m1'))).toEqual({ ok: false, reason: { kind: 'store-full' } })
     const agent = only.live.get('s')!
     expect(agent.inbox.nextTurn).toHaveLength(MAX_WAITING_PER_TARGET)
     expect(agent.inbox.nextTurn.some(message => message.id === 'm1')).toBe(false)
@@ -362,13 +375,9 @@ describe('order per sender and target across a local admission and a crash', () 
   })
 
   it('the same request id admitted again (a retried call) is delivered once', async () => {
-    const home = freshHome()
-    const { log, broken } = rc8Session('s')
-    const only = waker(home, 791, log, new Set())
-    const resolved = await only.guard.resolve('s', { mayWake: true, signal })
-    if (!resolved.ok) throw new Error('expected a wake')
-    expect(await only.guard.admit(resolved.value, prompt('m1'))).toMatchObject({ ok: true, value: { stored: true } })
-    expect(await only.guard.admit(resolved.value, prompt('m1'))).toMatchObject({ ok: true, value: { stored: true } })
+    const { only, log, broken, resolved } = await wokenAlone(791)
+    expect(await only.guard.admit(resolved, prompt('m1'))).toMatchObject({ ok: true, value: { stored: true } })
+    expect(await only.guard.admit(resolved, prompt('m1'))).toMatchObject({ ok: true, value: { stored: true } })
     const agent = only.live.get('s')!
     expect(agent.inbox.nextTurn.map(message => message.id)).toEqual(['m1'])
     while (agent.step()) { /* run every turn */ }
@@ -377,48 +386,27 @@ describe('order per sender and target across a local admission and a crash', () 
   })
 
   it('a local admission that fails leaves no row: nothing was delivered', async () => {
-    const home = freshHome()
-    const { log } = rc8Session('s')
-    const only = waker(home, 771, log, new Set())
-    const resolved = await only.guard.resolve('s', { mayWake: true, signal })
-    if (!resolved.ok) throw new Error('expected a wake')
-    only.live.delete('s') // gone between the resolve and the admission: the inner port refuses
-    expect(await only.guard.admit(resolved.value, prompt('m1'))).toEqual({ ok: false, reason: { kind: 'went-cold' } })
+    const only = await refusedAdmission(771)
     expect(only.store.message('m1')).toBeUndefined()
     expect(only.runtime.awaited('s')).toEqual(new Set())
   })
 
-  const writeLock = (home: string) => lockStore(home, 'write', cleanups)
-
   it('a refused local admission drops its row before the refusal is answered, waiting out a lock taken in between', async () => {
-    const home = freshHome()
-    const { log } = rc8Session('s')
-    let lock: { release(): void } | undefined
-    const only = waker(home, 772, log, new Set(), () => {
-      // The row is posted; the store is locked before the inner port refuses, and let go 300 ms later.
-      lock = writeLock(home)
-      setTimeout(() => lock!.release(), 300)
+    // The row is posted; the store is locked before the inner port refuses, and let go 300 ms later.
+    const only = await refusedAdmission(772, home => {
+      const lock = lockStore(home, 'write', cleanups)
+      setTimeout(() => lock.release(), 300)
     })
-    const resolved = await only.guard.resolve('s', { mayWake: true, signal })
-    if (!resolved.ok) throw new Error('expected a wake')
-    only.live.delete('s')
-    expect(await only.guard.admit(resolved.value, prompt('m1'))).toEqual({ ok: false, reason: { kind: 'went-cold' } })
     // Answered only once the row is gone: no later holder can deliver what the sender was told was not delivered.
     expect(only.store.message('m1')).toBeUndefined()
     expect(only.logged.filter(line => line.includes('m1'))).toEqual([])
   })
 
   it('a drop still locked out after its wait goes on in the background, and the row is this live process\'s claim until then', async () => {
-    const home = freshHome()
-    const { log } = rc8Session('s')
     let lock: { release(): void } | undefined
-    const only = waker(home, 773, log, new Set(), () => {
-      lock = writeLock(home)
+    const only = await refusedAdmission(773, home => {
+      lock = lockStore(home, 'write', cleanups)
     })
-    const resolved = await only.guard.resolve('s', { mayWake: true, signal })
-    if (!resolved.ok) throw new Error('expected a wake')
-    only.live.delete('s')
-    expect(await only.guard.admit(resolved.value, prompt('m1'))).toEqual({ ok: false, reason: { kind: 'went-cold' } })
     expect(only.logged.some(line => line.includes('m1') && line.includes('trying in the background'))).toBe(true)
     // Claimed by this process (alive): no other process delivers it.
     expect(only.store.message('m1')).toMatchObject({ state: 'claimed', claimer: { pid: 773 } })
