@@ -28,7 +28,13 @@ interface TitleRead {
   readonly budgetMs: number | undefined
 }
 
-/** Yields to the event loop about every 12 ms of work (a long call must not freeze the host). */
+/**
+ * Yields to the event loop about every 12 ms of work (a long call must not
+ * freeze the host). Counting a unit of work is a plain call: only a due
+ * yield makes a promise, because a host that tracks async context (rc.8's
+ * `dsh` does) pays for every promise made, and a query list counts one unit
+ * per candidate (docs/performance.md "Corpus index").
+ */
 class Slicer {
   private sliceStart = performance.now()
   private count = 0
@@ -37,11 +43,15 @@ class Slicer {
     this.signal = signal
   }
 
-  /** After each unit of work; every 64 units (or `force`), a look at the clock. @throws the abort reason. */
-  async tick(force = false): Promise<void> {
-    if (++this.count < 64 && !force) return
+  /** After each unit of work: whether a yield is due (every 64 units, or `force`, the clock is read). */
+  due(force = false): boolean {
+    if (++this.count < 64 && !force) return false
     this.count = 0
-    if (performance.now() - this.sliceStart <= 12) return
+    return performance.now() - this.sliceStart > 12
+  }
+
+  /** Yield to the event loop once. @throws the abort reason. */
+  async yield(): Promise<void> {
     await new Promise(resolve => setImmediate(resolve))
     this.signal.throwIfAborted()
     this.sliceStart = performance.now()
@@ -82,7 +92,7 @@ export async function readIndexedTitles(sessionIds: readonly string[], read: Tit
     } catch {
       titles.set(sessionId, undefined)
     }
-    await slicer.tick()
+    if (slicer.due()) await slicer.yield()
   }
   if (budgetMs !== undefined) toFold.sort((a, b) => b.header.createdAt - a.header.createdAt)
   let folds = 0
@@ -94,7 +104,7 @@ export async function readIndexedTitles(sessionIds: readonly string[], read: Tit
     } catch {
       titles.set(entry.header.id, undefined)
     }
-    await slicer.tick(budgetMs !== undefined)
+    if (slicer.due(budgetMs !== undefined)) await slicer.yield()
   }
   index.flush()
   return titles
