@@ -24,6 +24,7 @@ import { holdAgain, joinStore, leaveStore } from './join.js'
 import { PROCESS_CLOCK, RECONCILE_MS, type RuntimeClock } from './runtime-clock.js'
 import { Chores } from './chores.js'
 import { TickFaults } from './tick-faults.js'
+import { withoutLockWait } from './lock-patience.js'
 import { reconcileLive } from './reconcile.js'
 
 export { RETAIN_MS } from './runtime-clock.js'
@@ -78,7 +79,7 @@ export class HomeRuntime {
   start(): void {
     this.longLived = this.host.longLived()
     try {
-      this.join()
+      withoutLockWait(() => this.join()) // a lock is waited out in the background, not on the event loop
     } catch (error: unknown) {
       if (storeFaultWhy(error) === undefined) throw error
       // Locked by another process now: joined once it lets go, unless `rejoin` did first (an unusable store: on `opened`).
@@ -137,8 +138,8 @@ export class HomeRuntime {
   /** Reconcile with the registry, deliver what waits, adopt in a long-lived host. */
   tick(): void {
     if (this.stopped) return
-    // A fault is caught and said once (./tick-faults.ts); the next tick tries again.
-    this.tickFaults.run(() => {
+    // A fault (a locked store among them: no lock is waited for here, ./lock-patience.ts) is caught, said once, tried again.
+    this.tickFaults.run(() => withoutLockWait(() => {
       if (!this.joined) this.join()
       const live = this.reconcile()
       const waiting = this.store.waiting()
@@ -148,7 +149,7 @@ export class HomeRuntime {
       }
       if (this.longLived && this.adopt !== undefined) this.adoption.run(this.adopt)
       this.chores.run(this.longLived, this.expired, () => this.watch.poke())
-    })
+    }))
   }
 
   /** Join the store: what this process held and claimed before (an earlier runtime of it) is let go (./join.ts). */

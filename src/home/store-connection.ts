@@ -11,6 +11,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { statSync } from 'node:fs'
 import type { ProcessTag } from '../harness/dsh-home.js'
 import { holderTag, sameTag, type HolderRow } from './store-rows.js'
+import { BUSY_TIMEOUT_MS, lockWaitMs } from './lock-patience.js'
 
 type Alive = (tag: ProcessTag) => boolean
 
@@ -47,18 +48,26 @@ export class StoreConnection {
   }
 
   protected tx<T>(work: () => T): T {
-    this.db.exec('BEGIN IMMEDIATE')
+    // A retried step waits for the lock with the event loop free (`home/lock-patience.ts`); reads outside a
+    // transaction keep the usual wait.
+    const wait = lockWaitMs()
+    if (wait !== BUSY_TIMEOUT_MS) this.db.exec(`PRAGMA busy_timeout = ${wait}`)
     try {
-      const result = work()
-      this.db.exec('COMMIT')
-      return result
-    } catch (error: unknown) {
+      this.db.exec('BEGIN IMMEDIATE')
       try {
-        this.db.exec('ROLLBACK')
-      } catch {
-        // Already rolled back by SQLite (e.g. SQLITE_FULL): nothing to undo.
+        const result = work()
+        this.db.exec('COMMIT')
+        return result
+      } catch (error: unknown) {
+        try {
+          this.db.exec('ROLLBACK')
+        } catch {
+          // Already rolled back by SQLite (e.g. SQLITE_FULL): nothing to undo.
+        }
+        throw error
       }
-      throw error
+    } finally {
+      if (wait !== BUSY_TIMEOUT_MS) this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
     }
   }
 

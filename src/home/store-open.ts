@@ -36,12 +36,12 @@ import { SqliteHomeStore } from './store-sqlite.js'
 import { storeFault } from './store-fault.js'
 import { createOwnerOnly, fileIdentity, plainDirectory, storePaths } from './store-files.js'
 import { isCurrent, migrateInPlace, SCHEMA_HASH } from './store-migrate.js'
+import { BUSY_TIMEOUT_MS } from './lock-patience.js'
 
 /** The `meta` table alone (as in the schema, idempotent): read for the version before the schema runs. */
 const META_SCHEMA = 'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;'
 
-/** How long a transition waits on the event loop for another process's write lock, ms; then `SQLITE_BUSY` (docs/architecture.md §8). */
-export const BUSY_TIMEOUT_MS = 25
+export { BUSY_TIMEOUT_MS } from './lock-patience.js'
 
 export { fileIdentity, setAsideStaleWal, storePaths } from './store-files.js'
 

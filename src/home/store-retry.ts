@@ -16,11 +16,12 @@
 
 import { isBusy, storeFaultWhy } from './store-fault.js'
 import { sleep } from '../harness/recorded.js'
+import { withoutLockWait } from './lock-patience.js'
 
 /**
- * How long a send keeps trying a store that cannot be used, ms. Each try
- * waits at most `BUSY_TIMEOUT_MS` on the event loop (`home/store-open.ts`);
- * the rest of the wait is paced here with the loop free. Under heavy
+ * How long a send keeps trying a store that cannot be used, ms. A sender's
+ * try waits at most `BUSY_TIMEOUT_MS` on the event loop, a holder's none
+ * (`home/lock-patience.ts`); the rest of the wait is paced here with the loop free. Under heavy
  * contention (24 processes posting at once on a loaded 2-core machine) a
  * post can wait seconds for its turn (docs/performance.md, "Many processes
  * posting at once").
@@ -42,9 +43,16 @@ export interface RetryPace {
    * back through the supervisor).
    */
   readonly busyOnly?: boolean
+  /**
+   * Each try first waits for a lock on the event loop, up to `BUSY_TIMEOUT_MS` (a sender, whose caller waits for
+   * the answer anyway: in a burst of many senders, SQLite's own waits take a lock freed sooner than paced tries).
+   * Otherwise a try meets a lock at once and the wait is all paced here, with the event loop free (a holder: a
+   * `dsh web` host's page and running turns must not freeze; `home/lock-patience.ts`).
+   */
+  readonly waitOnLoop?: boolean
 }
 /** A sender's pace. */
-export const SENDER_PACE: RetryPace = { firstMs: 10, longestMs: 80 }
+export const SENDER_PACE: RetryPace = { firstMs: 10, longestMs: 80, waitOnLoop: true }
 /** A holder's pace (its drain and records, `home/holding.ts`). */
 export const HOLDER_PACE: RetryPace = { firstMs: 5, longestMs: 20, busyOnly: true }
 
@@ -63,7 +71,7 @@ export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSig
   let wait = pace.firstMs
   for (;;) {
     try {
-      return await step()
+      return await (pace.waitOnLoop === true ? step() : withoutLockWait(step))
     } catch (error: unknown) {
       const left = until - Date.now()
       if (storeFaultWhy(error) === undefined || (pace.busyOnly === true && !isBusy(error)) || left <= 0 || signal.aborted) throw error
@@ -81,7 +89,7 @@ export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSig
  * index write holds the lock for a moment.
  */
 export const LOCK_WAIT_MS = 2_000
-const LOCK_WAIT_PACE: RetryPace = { ...SENDER_PACE, busyOnly: true }
+const LOCK_WAIT_PACE: RetryPace = { firstMs: SENDER_PACE.firstMs, longestMs: SENDER_PACE.longestMs, busyOnly: true }
 
 /**
  * Run `step`; while another process's lock (`SQLITE_BUSY`) keeps it from

@@ -1,0 +1,40 @@
+/**
+ * How long a store transition waits on the event loop for another
+ * process's write lock. SQLite's `busy_timeout` sleeps the calling thread:
+ * every ms of it freezes this process (its page, its running turns). A step
+ * run by `retryStore` (`home/store-retry.ts`) already waits out a lock with
+ * the event loop free, so its transitions do not wait here at all: a
+ * locked store fails them at once (`SQLITE_BUSY`) and the retry paces the
+ * wait (docs/architecture.md §8, "When the store fails").
+ *
+ * The mode is per process and holds for the transitions a step begins
+ * before its first `await` (a step is one decision; its store calls come
+ * first). Any other transition waits up to {@link BUSY_TIMEOUT_MS}.
+ *
+ * @module dsh-cross-session/home/lock-patience
+ */
+
+/** How long a transition outside a retried step waits on the event loop for another process's write lock, ms; then `SQLITE_BUSY`. */
+export const BUSY_TIMEOUT_MS = 25
+
+let retried = 0
+
+/**
+ * Run `step` with every transition it begins synchronously failing at once
+ * on another process's lock.
+ * @returns what `step` returned (a promise from an async step, whose later transitions wait as usual).
+ * @throws what `step` throws.
+ */
+export function withoutLockWait<T>(step: () => T): T {
+  retried++
+  try {
+    return step()
+  } finally {
+    retried--
+  }
+}
+
+/** The lock wait of a transition begun now, ms (`home/store-connection.ts` sets it as `busy_timeout`). */
+export function lockWaitMs(): number {
+  return retried > 0 ? 0 : BUSY_TIMEOUT_MS
+}
