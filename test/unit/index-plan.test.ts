@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { classifyMessages, createFrameDecoder, currentSurfaceEvents, frameContentSize, lastTitleIn, parseHeaderLine, planScan, planTitle, projectMessage, readableMessages, scanFrames, type ScannedLog } from '../../src/testing.js'
+import { classifyMessages, createFrameDecoder, currentSurfaceEvents, decodesExactly, frameContentSize, lastTitleIn, parseHeaderLine, planScan, planTitle, projectMessage, readableMessages, scanFrames, type ScannedLog } from '../../src/testing.js'
 import { constants, zstdCompressSync } from 'node:zlib'
 import { userEvent } from '../support/fakes.js'
 
@@ -93,6 +93,20 @@ describe('frameContentSize and the decoder\'s output', () => {
     for (const length of [0, 1, 255, 256, 300, 65_791, 65_792, 300_000]) expect(frameContentSize(compress('y'.repeat(length), true))).toBe(length)
     expect(frameContentSize(compress('y'.repeat(300_000), false))).toBeUndefined()
     expect(frameContentSize(Buffer.from([0x28, 0xb5, 0x2f, 0xfd]))).toBeUndefined()
+  })
+
+  it('trusts a declared size for one buffer from 64 KB to 64 MB, and above only as far as the frame\'s bytes make it plausible', () => {
+    const MB = 1024 * 1024
+    expect(decodesExactly(undefined, 1000)).toBe(false)
+    expect(decodesExactly(64 * 1024 - 1, 1000)).toBe(false)
+    expect(decodesExactly(64 * 1024, 10)).toBe(true)
+    expect(decodesExactly(64 * MB, 10)).toBe(true)
+    // A 100,000-event log's 1.7 MB frame declares 190 MB: one buffer. A 10-byte frame declaring 65 MB, or any frame
+    // declaring more than 1 GiB: a corrupt header, decoded in chunks.
+    expect(decodesExactly(190 * MB, 1.7 * MB)).toBe(true)
+    expect(decodesExactly(65 * MB, 10)).toBe(false)
+    expect(decodesExactly(256 * MB + 1, MB)).toBe(false)
+    expect(decodesExactly(1024 * MB + 1, 100 * MB)).toBe(false)
   })
 
   it('decodes large frames with and without a declared size, each into output of its own', () => {
