@@ -20,6 +20,7 @@ export default defineConfig({
       'test/unit/hostile.test.ts',
       'test/unit/inbound.test.ts',
       'test/unit/limits.test.ts',
+      'test/unit/lock-patience.test.ts',
       'test/unit/recorded.test.ts',
       'test/unit/refusals.test.ts',
       'test/unit/sessions-send.test.ts',

@@ -18,7 +18,7 @@
  * The harness itself then lists, validates and reads every one of them in
  * the bench, so a copy it could not parse would show up as a failure.
  *
- * A seeded home is reused while its manifest matches the plan.
+ * A seeded home is reused while its manifest matches the plan and names this home.
  *
  * @module bench/harness/seed-home
  */
@@ -157,7 +157,9 @@ export async function seedHome(home: string, sessions: number, options: { fresh?
   const manifestPath = join(home, 'bench-manifest.json')
   if (!options.fresh && existsSync(manifestPath)) {
     const cached = JSON.parse(readFileSync(manifestPath, 'utf8')) as HomeManifest
-    if (cached.recipe === recipeOf(sessions) && cached.sessions === sessions) return cached
+    // Seeded here, by this recipe (a home copied from another checkout names that checkout's workspaces, and a
+    // run there would start in a directory that may be gone).
+    if (cached.recipe === recipeOf(sessions) && cached.sessions === sessions && cached.home === home && existsSync(cached.benchCwd)) return cached
   }
   const started = Date.now()
   rmSync(home, { recursive: true, force: true })
