@@ -48,6 +48,9 @@ export class EntryMaps {
   put(entry: IndexEntry): IndexEntry {
     this.changes++
     const path = entry.log.path
+    // The id of the entry this one replaces is dropped with it: every id held maps to an entry held by path.
+    const replaced = this.byPath.get(path)
+    if (replaced !== undefined && replaced !== entry && this.byId.get(replaced.header.id) === replaced) this.byId.delete(replaced.header.id)
     if (this.bound !== undefined) this.bound.set(path, entry)
     else this.measure(path, entry)
     this.byPath.set(path, entry)
@@ -137,6 +140,9 @@ export class EntryMaps {
    * the very log whose header it shows.
    */
   onePerSession(entries: IndexEntry[]): IndexEntry[] {
+    // Every held entry is a distinct session when the maps hold as many ids as paths (each id maps to a held entry),
+    // and with no bound engaged every entry of a refresh is held: nothing to look for (a new process's first list).
+    if (this.bound === undefined && this.byId.size === this.byPath.size) return entries
     const unique = onePerSession(entries)
     if (unique !== entries) for (const entry of unique) if (this.byPath.get(entry.log.path) === entry) this.byId.set(entry.header.id, entry)
     return unique

@@ -6,6 +6,8 @@ import { encodeLog } from '../../bench/harness/zstd-log.js'
 import { counted, Root } from '../support/jsonl-root.js'
 import { CorpusIndex, createIndexedSessionQueryPort, encodeSegment, jsonlFiles, jsonlLayout, liveTitle, overlayLive, sessionsList, sessionsRead, type HostAgent } from '../../src/testing.js'
 import { makeWorld, session } from '../support/fakes.js'
+import { EntryMaps } from '../../src/index/entry-maps.js'
+import type { IndexEntry } from '../../src/index/index-entry.js'
 
 const signal = new AbortController().signal
 let home: string
@@ -293,5 +295,29 @@ describe('pure overlays', () => {
     expect(liveTitle([{ type: 'session/title', data: { title: 'one' } }, { type: 'x' }, { type: 'session/title', data: { title: 'two' } }])).toBe('two')
     expect(liveTitle([{ type: 'user/message' }])).toBeUndefined()
     expect(liveTitle('nope')).toBeUndefined()
+  })
+})
+
+describe('EntryMaps: one entry per session', () => {
+  const entry = (path: string, id: string, createdAt: number): IndexEntry => ({
+    log: { path, dirName: encodeSegment(id), identity: `1:${path}:1`, revision: '', size: 0 },
+    header: { id, createdAt } as IndexEntry['header'],
+  })
+
+  it('a refresh whose logs are all distinct sessions is itself; a session in two directories shows its newer log once', () => {
+    const maps = new EntryMaps(1 << 30)
+    const first = [maps.put(entry('/r/a/s1/log', 's1', 1)), maps.put(entry('/r/a/s2/log', 's2', 2))]
+    expect(maps.onePerSession(first)).toBe(first)
+    const twin = maps.put(entry('/r/b/s1/log', 's1', 3))
+    expect(maps.onePerSession([...first, twin])).toEqual([first[1], twin])
+  })
+
+  it('a log replaced under its path by another session\'s header takes its old id with it, so a later twin is still found', () => {
+    const maps = new EntryMaps(1 << 30)
+    maps.put(entry('/r/a/x/log', 'x', 1))
+    const replaced = maps.put(entry('/r/a/x/log', 'y', 2))
+    const twin = maps.put(entry('/r/b/y/log', 'y', 3))
+    expect(maps.byId.has('x')).toBe(false)
+    expect(maps.onePerSession([replaced, twin])).toEqual([twin])
   })
 })
