@@ -51,7 +51,7 @@ export { StoreSupervisor, RETRY_BUSY_MS, RETRY_FIRST_MS } from './home/store-sup
 export { StoreUnavailableError, storeFaultWhy } from './home/store-fault.js'
 export { failClosed } from './home/fail-closed.js'
 export { topLevelOnly } from './home/adoption.js'
-export { HOLDER_PACE, SENDER_PACE, STORE_RETRY_MS, retryStore } from './home/store-retry.js'
+export { HOLDER_PACE, SENDER_PACE, STORE_RETRY_MS, retryInBackground, retryStore, waitOutLock } from './home/store-retry.js'
 export { lockWaitMs, withoutLockWait } from './home/lock-patience.js'
 export { SqliteHomeStore, MAX_WAITING_PER_TARGET } from './home/store-sqlite.js'
 export type { HomeStore, NewMessage, NewWatch, StoredMessage, StoredWatch, LetGo } from './home/store.js'
