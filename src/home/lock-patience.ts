@@ -1,11 +1,15 @@
 /**
  * How long a store transition waits on the event loop for another
  * process's write lock. SQLite's `busy_timeout` sleeps the calling thread:
- * every ms of it freezes this process (its page, its running turns). A step
- * run by `retryStore` (`home/store-retry.ts`) already waits out a lock with
- * the event loop free, so its transitions do not wait here at all: a
- * locked store fails them at once (`SQLITE_BUSY`) and the retry paces the
- * wait (docs/architecture.md §8, "When the store fails").
+ * every ms of it freezes this process (its page, its running turns). A
+ * holder's step run by `retryStore` (`home/store-retry.ts` `HOLDER_PACE`,
+ * a click's `waitOutLock`), the runtime's join at start and its tick already
+ * wait out a lock with the event loop free, so their transitions do not
+ * wait here at all: a locked store fails them at once (`SQLITE_BUSY`) and
+ * the retry, or the next tick, paces the wait. A sender's tries keep the
+ * wait (`SENDER_PACE`: in a burst of senders, SQLite's own waits take a
+ * freed lock sooner; docs/performance.md "Where a posting process's time
+ * went"). docs/architecture.md §8, "When the store fails".
  *
  * The mode is per process and holds for the transitions a step begins
  * before its first `await` (a step is one decision; its store calls come
