@@ -12,8 +12,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BUSY_TIMEOUT_MS, HOLDER_PACE, HomeRuntime, lockWaitMs, openHomeStore, retryStore, SENDER_PACE, storeFaultWhy, storePaths,
-  StoreWatch, withoutLockWait, type HomeStore } from '../../src/testing.js'
+import { BUSY_TIMEOUT_MS, HOLDER_PACE, lockWaitMs, openHomeStore, retryStore, SENDER_PACE, storeFaultWhy, withoutLockWait,
+  type HomeStore } from '../../src/testing.js'
+import { handTickedRuntime } from '../support/hand-ticked-runtime.js'
 import { lockStore } from '../support/store-lock.js'
 
 const cleanups: Array<() => void> = []
@@ -96,19 +97,7 @@ describe('lock patience', () => {
 describe('a runtime', () => {
   it('joins at start and runs its tick\'s transitions with no lock wait; under a lock its tick is skipped without a word, the next one acts', () => {
     const { home, store, begunUnder } = observedStore()
-    const watch = new StoreWatch(store, storePaths(home).dir)
-    const logged: string[] = []
-    const runtime = new HomeRuntime(store, watch, {
-      agents: { get: () => undefined, list: () => [], resume: () => Promise.reject(new Error('no resume here')) },
-      log: line => logged.push(line),
-      longLived: () => true,
-      flush: async () => undefined,
-      clock: { every: () => () => undefined, atExit: () => () => undefined },
-    })
-    cleanups.push(() => {
-      runtime.stop()
-      watch.stop()
-    })
+    const { runtime, logged } = handTickedRuntime(home, store, { longLived: true, cleanups })
     runtime.start()
     expect(begunUnder.length).toBeGreaterThan(0)
     expect(begunUnder.every(ms => ms === 0)).toBe(true)

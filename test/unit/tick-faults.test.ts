@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { HomeRuntime, openHomeStore, storePaths, StoreWatch, type HomeStore } from '../../src/testing.js'
+import { openHomeStore, type HomeStore } from '../../src/testing.js'
+import { handTickedRuntime } from '../support/hand-ticked-runtime.js'
 import { StoreUnavailableError } from '../../src/home/store-fault.js'
 import { TickFaults } from '../../src/home/tick-faults.js'
 
@@ -73,20 +74,8 @@ describe('a runtime whose ticks meet a full disk', () => {
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
       },
     }) as HomeStore
-    const watch = new StoreWatch(opened, storePaths(home).dir)
-    const logged: string[] = []
-    const runtime = new HomeRuntime(store, watch, {
-      agents: { get: () => undefined, list: () => [], resume: () => Promise.reject(new Error('no resume here')) },
-      log: line => logged.push(line),
-      longLived: () => false,
-      flush: async () => undefined,
-      clock: { every: () => () => undefined, atExit: () => () => undefined },
-    })
-    cleanups.push(() => {
-      runtime.stop()
-      watch.stop()
-      opened.close()
-    })
+    cleanups.push(() => opened.close()) // after the runtime's stop (cleanups run last first)
+    const { runtime, logged } = handTickedRuntime(home, store, { longLived: false, cleanups, watched: opened })
     runtime.start()
     isFull = true
     for (let tick = 0; tick < 10; tick++) runtime.tick()
