@@ -75,6 +75,41 @@ interface Connection {
   tx<T>(work: () => T): T
 }
 
+/** Rows read per statement by {@link eachRow}. */
+export const ALL_ROWS_CHUNK = 5000
+
+/**
+ * Hand every usable row of `root` to `visit`, read {@link ALL_ROWS_CHUNK} rows at a time in `rowid` order inside
+ * one read transaction (one snapshot: a row rewritten meanwhile by another process is read once). Why chunks and a
+ * visitor: one `statement.all()` of every row, or an array of every row, keeps them all alive until the last is
+ * read, and at 100,000 rows the young-generation collections copying them cost more than the reads
+ * (docs/performance.md "A new process's first list"). @returns the rows visited.
+ */
+function eachRow(sql: (text: string) => StatementSync, root: string, visit: (row: CorpusRow) => void): number {
+  const statement = sql(`SELECT ${COLUMNS}, rowid FROM corpus_logs WHERE root = ? AND rowid > ? ORDER BY rowid LIMIT ${ALL_ROWS_CHUNK}`)
+  const arrays = typeof (statement as { setReturnArrays?: unknown }).setReturnArrays === 'function'
+  if (arrays) (statement as StatementSync & { setReturnArrays: (on: boolean) => void }).setReturnArrays(true)
+  let visited = 0
+  // A deferred transaction reads one snapshot and takes no lock another process waits for (WAL).
+  sql('BEGIN').run()
+  try {
+    for (let after = 0; ;) {
+      const chunk = statement.all(root, after) as unknown[]
+      for (let index = 0; index < chunk.length; index++) {
+        const values = arrays ? chunk[index] as unknown[] : Object.values(chunk[index] as object)
+        after = values[13] as number
+        const row = rowOf(values)
+        if (row === undefined) continue
+        visited++
+        visit(row)
+      }
+      if (chunk.length < ALL_ROWS_CHUNK) return visited
+    }
+  } finally {
+    sql('COMMIT').run()
+  }
+}
+
 /** {@link CorpusRows} over one store connection. */
 export function storeCorpusRows(connection: Connection): CorpusRows {
   const { sql, tx } = connection
@@ -94,7 +129,12 @@ export function storeCorpusRows(connection: Connection): CorpusRows {
   }
   return {
     all(root) {
-      return read(`SELECT ${COLUMNS} FROM corpus_logs WHERE root = ?`, root)
+      const out: CorpusRow[] = []
+      eachRow(sql, root, row => out.push(row))
+      return out
+    },
+    each(root, visit) {
+      return eachRow(sql, root, visit)
     },
     bySession(root, sessionId) {
       return read(`SELECT ${COLUMNS} FROM corpus_logs WHERE session_id = ? AND root = ?`, sessionId, root)[0]

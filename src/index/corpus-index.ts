@@ -156,9 +156,8 @@ export class CorpusIndex {
 
   /** A new process's first call: every shared row of the root, once (revisions still to be checked). */
   private hydrate(): void {
-    const rows = this.shared?.takeAll() ?? []
-    this.counters.sharedRows += rows.length
-    this.entries.putRows(rows)
+    const shared = this.shared
+    if (shared !== undefined) this.counters.sharedRows += this.entries.putRows(put => shared.takeAll(put))
   }
 
   private forget(path: string): void {

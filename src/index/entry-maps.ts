@@ -60,27 +60,28 @@ export class EntryMaps {
   }
 
   /**
-   * {@link put} of an entry of each shared row (`entryOfRow`), in one loop: a new process's first call holds every
-   * stored session this way, running it cold (no call per row to put and measure). Rows are keyed by path, so
-   * no two share one; into maps already holding entries each is {@link put} alone.
+   * {@link put} of an entry of each shared row (`entryOfRow`) that `feed` hands to its callback: a new process's
+   * first call holds every stored session this way, running it cold (no call per row to put and measure, no array
+   * of every row). Rows are keyed by path, so no two share one; into maps already holding entries each is
+   * {@link put} alone. @returns what `feed` returned (the rows it handed over).
    */
-  putRows(rows: readonly CorpusRow[]): void {
-    if (this.bound !== undefined || this.byPath.size > 0) {
-      for (const row of rows) this.put(entryOfRow(row))
-      return
-    }
+  putRows(feed: (put: (row: CorpusRow) => void) => number): number {
+    if (this.bound !== undefined || this.byPath.size > 0) return feed(row => this.put(entryOfRow(row)))
     const { byPath, byId } = this
     let bytes = 0
-    for (let index = 0; index < rows.length; index++) {
-      const entry = entryOfRow(rows[index]!)
+    let count = 0
+    const handed = feed(row => {
+      const entry = entryOfRow(row)
       entry.bytes = entryBytes(entry)
       bytes += entry.bytes
+      count++
       byPath.set(entry.log.path, entry)
       byId.set(entry.header.id, entry)
-    }
+    })
     this.bytes += bytes
-    this.changes += rows.length
+    this.changes += count
     this.engageWhenFull()
+    return handed
   }
 
   /** Measure `entry` again after it grew (a title was folded), if it is still held. */

@@ -35,11 +35,20 @@ export class SharedIndex {
     this.onError = onError
   }
 
-  /** Every row of the root, the first time only (a new process's first call); `[]` after. */
-  takeAll(): CorpusRow[] {
-    if (this.hydrated) return []
+  /**
+   * Hand every row of the root to `visit`, the first time only (a new process's first call); none after. A store
+   * that fails part way leaves the rows visited so far (each is a cache entry: a log without one is read).
+   * @returns the rows visited.
+   */
+  takeAll(visit: (row: CorpusRow) => void): number {
+    if (this.hydrated) return 0
     this.hydrated = true
-    return this.guard(() => this.rows.all(this.root)) ?? []
+    let visited = 0
+    this.guard(() => this.rows.each(this.root, row => {
+      visited++
+      visit(row)
+    }))
+    return visited
   }
 
   /** The row of one session id. */

@@ -60,8 +60,13 @@ export interface StoredSurface {
 
 /** The shared rows of the home store (`home/store-corpus.ts`). Every method is synchronous; none throws on a missing row. */
 export interface CorpusRows {
-  /** Every row of the root `root` (one query). */
+  /** Every row of the root `root` (one snapshot). */
   all(root: string): CorpusRow[]
+  /**
+   * Hand every row of `root` to `visit`, one at a time, from one snapshot (a new process's first call: no array of
+   * every row is kept). @returns the rows visited.
+   */
+  each(root: string, visit: (row: CorpusRow) => void): number
   /** The row of one session id under `root`, if any (one indexed query). */
   bySession(root: string, sessionId: string): CorpusRow | undefined
   /** The row of one log path, if any. */
