@@ -16,11 +16,11 @@
 
 import { isBusy, storeFaultWhy } from './store-fault.js'
 import { sleep } from '../harness/recorded.js'
-import { withoutLockWait } from './lock-patience.js'
+import { withLockWait } from './lock-patience.js'
 
 /**
  * How long a send keeps trying a store that cannot be used, ms. A sender's
- * try waits at most `BUSY_TIMEOUT_MS` on the event loop, a holder's none
+ * try waits at most {@link SENDER_PACE}'s `loopWaitMs` on the event loop, a holder's none
  * (`home/lock-patience.ts`); the rest of the wait is paced here with the loop free. Under heavy
  * contention (24 processes posting at once on a loaded 2-core machine) a
  * post can wait seconds for its turn (docs/performance.md, "Many processes
@@ -44,15 +44,16 @@ export interface RetryPace {
    */
   readonly busyOnly?: boolean
   /**
-   * Each try first waits for a lock on the event loop, up to `BUSY_TIMEOUT_MS` (a sender, whose caller waits for
-   * the answer anyway: in a burst of many senders, SQLite's own waits take a lock freed sooner than paced tries).
-   * Otherwise a try meets a lock at once and the wait is all paced here, with the event loop free (a holder: a
-   * `dsh web` host's page and running turns must not freeze; `home/lock-patience.ts`).
+   * How long each try waits for a lock on the event loop, ms, before it meets `SQLITE_BUSY` and the rest of the wait
+   * is paced here with the loop free (`home/lock-patience.ts`). Absent: 0, a try meets a lock at once (a holder: a
+   * `dsh web` host's page and running turns must not freeze). A sender waits a little: in a burst of many senders,
+   * SQLite's own short waits take a freed lock sooner than paced tries alone (docs/performance.md "Where a posting
+   * process's time went").
    */
-  readonly waitOnLoop?: boolean
+  readonly loopWaitMs?: number
 }
-/** A sender's pace. */
-export const SENDER_PACE: RetryPace = { firstMs: 10, longestMs: 80, waitOnLoop: true }
+/** A sender's pace: each try waits at most 8 ms on the event loop. */
+export const SENDER_PACE: RetryPace = { firstMs: 3, longestMs: 20, loopWaitMs: 8 }
 /** A holder's pace (its drain and records, `home/holding.ts`). */
 export const HOLDER_PACE: RetryPace = { firstMs: 5, longestMs: 20, busyOnly: true }
 
@@ -71,7 +72,7 @@ export async function retryStore<T>(step: () => T | Promise<T>, signal: AbortSig
   let wait = pace.firstMs
   for (;;) {
     try {
-      return await (pace.waitOnLoop === true ? step() : withoutLockWait(step))
+      return await withLockWait(pace.loopWaitMs ?? 0, step)
     } catch (error: unknown) {
       const left = until - Date.now()
       if (storeFaultWhy(error) === undefined || (pace.busyOnly === true && !isBusy(error)) || left <= 0 || signal.aborted) throw error

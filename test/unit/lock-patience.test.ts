@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BUSY_TIMEOUT_MS, HOLDER_PACE, lockWaitMs, openHomeStore, retryStore, SENDER_PACE, storeFaultWhy, withoutLockWait,
+import { BUSY_TIMEOUT_MS, HOLDER_PACE, lockWaitMs, openHomeStore, retryStore, SENDER_PACE, storeFaultWhy, withLockWait, withoutLockWait,
   type HomeStore } from '../../src/testing.js'
 import { handTickedRuntime } from '../support/hand-ticked-runtime.js'
 import { lockStore } from '../support/store-lock.js'
@@ -49,6 +49,8 @@ describe('lock patience', () => {
     withoutLockWait(() => {
       expect(lockWaitMs()).toBe(0)
       withoutLockWait(() => expect(lockWaitMs()).toBe(0))
+      // A step with a wait of its own, inside: its wait, then the outer one again.
+      withLockWait(8, () => expect(lockWaitMs()).toBe(8))
       expect(lockWaitMs()).toBe(0)
     })
     expect(() => withoutLockWait(() => {
@@ -57,12 +59,13 @@ describe('lock patience', () => {
     expect(lockWaitMs()).toBe(BUSY_TIMEOUT_MS)
   })
 
-  it('a holder\'s retried transition begins with no wait; a sender\'s, and a plain one, wait the usual time; the connection keeps it', async () => {
+  it('a holder\'s retried transition begins with no wait, a sender\'s with its short one, a plain one with the usual wait; the connection keeps it', async () => {
     const { store, begunUnder, busyTimeout } = observedStore()
     await retryStore(() => post(store), new AbortController().signal, 1_000, HOLDER_PACE)
     await retryStore(() => post(store), new AbortController().signal, 1_000, SENDER_PACE)
     post(store)
-    expect(begunUnder).toEqual([0, BUSY_TIMEOUT_MS, BUSY_TIMEOUT_MS])
+    expect(SENDER_PACE.loopWaitMs).toBe(8)
+    expect(begunUnder).toEqual([0, 8, BUSY_TIMEOUT_MS])
     // A read outside a transition keeps the usual wait after a holder's transition.
     expect(busyTimeout()).toBe(BUSY_TIMEOUT_MS)
   })

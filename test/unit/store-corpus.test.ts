@@ -23,7 +23,8 @@ afterEach(() => {
 function twoStores(): [HomeStore, HomeStore] {
   const home = mkdtempSync(join(tmpdir(), 'xs-corpus-'))
   dirs.push(home)
-  const stores = [1, 2].map(pid => openHomeStore(home, { pid, start: 1 }, () => true)) as [HomeStore, HomeStore]
+  const open = (pid: number): HomeStore => openHomeStore(home, { pid, start: 1 }, () => true)
+  const stores: [HomeStore, HomeStore] = [open(1), open(2)]
   opened.push(...stores)
   return stores
 }
