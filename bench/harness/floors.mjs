@@ -32,10 +32,10 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 
-/** The columns the package reads a row from (src/home/store-corpus.ts `COLUMNS`): the header's fields are columns. */
+/** The columns the package reads a row from (src/home/corpus-row-read.ts `COLUMNS`): the header's fields are columns. */
 const COLUMNS = 'path, session_id, dir_name, identity, created_at, cwd, parent_session, origin, agent_preset, '
   + 'title_revision, title_identity, title, title_bytes'
-/** Rows per statement of the row read (src/home/store-corpus.ts `ALL_ROWS_CHUNK`). */
+/** Rows per statement of the row read (src/home/corpus-row-read.ts `ALL_ROWS_CHUNK`). */
 const CHUNK = 5000
 /** Rows a `sessions_list {}` shows by default (docs/tools.md). */
 const SHOWN = 25

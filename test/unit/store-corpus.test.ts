@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ALL_ROWS_CHUNK } from '../../src/home/store-corpus.js'
+import { ALL_ROWS_CHUNK } from '../../src/home/corpus-row-read.js'
 import type { CorpusRow } from '../../src/index/shared-rows.js'
 import { openHomeStore, type HomeStore } from '../../src/testing.js'
 
@@ -69,5 +69,16 @@ describe('the shared rows of a root, read whole', () => {
     const after = reader.corpus().all('R')
     expect(after).toHaveLength(count + 1)
     expect(after.find(each => each.path === row(0).path)?.header.createdAt).toBe(99)
+  })
+
+  it('a read that fails part way reports its own error and leaves no transaction open on the connection', () => {
+    const [store] = twoStores()
+    store.corpus().write('R', { headers: [row(1), row(2)], removed: [], titles: [] })
+    expect(() => store.corpus().each('R', () => {
+      throw new Error('the visitor failed')
+    })).toThrow('the visitor failed')
+    // The connection takes its next transaction (a nested `BEGIN` would throw).
+    store.corpus().write('R', { headers: [row(3)], removed: [], titles: [] })
+    expect(store.corpus().all('R')).toHaveLength(3)
   })
 })
