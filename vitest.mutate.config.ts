@@ -25,6 +25,7 @@ export default defineConfig({
       'test/unit/refusals.test.ts',
       'test/unit/sessions-send.test.ts',
       'test/unit/smaller-faults.test.ts',
+      'test/unit/store-corpus.test.ts',
       'test/unit/store-retry.test.ts',
       'test/unit/tick-faults.test.ts',
       'test/unit/woken.test.ts',

@@ -45,7 +45,7 @@ interface IndexedPortOptions {
   readonly persistence: () => unknown
   /** `ctx.sessions` right now, if the host has it. */
   readonly sessions: () => unknown
-  /** The home store's shared corpus rows, when the home is usable (read when an index is built). */
+  /** The home store's shared corpus rows, when the home is usable (asked for at each use: the store open now). */
   readonly shared?: () => CorpusRows | undefined
   /** Where a failing shared index is reported (once per index). */
   readonly log?: (message: string) => void
@@ -71,10 +71,9 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
     if (layout === undefined) return undefined
     const key = `${layout.root}\0${layout.fileName}`
     if (current?.key !== key) {
-      const rows = options.shared?.()
-      const shared = rows === undefined
+      const shared = options.shared === undefined
         ? undefined
-        : new SharedIndex(rows, key,
+        : new SharedIndex(options.shared, key,
             error => options.log?.(`the shared corpus index is off for this process (${String(error)}); each call reads the logs itself`))
       current?.files.close()
       const files = jsonlFiles(layout)

@@ -106,7 +106,7 @@ export const BACKGROUND_RETRY_MS = 60_000
 const NEVER = new AbortController().signal
 
 /**
- * Run `step` now; when it meets another process's lock (`SQLITE_BUSY`), run
+ * Run `step` now, with no lock wait on the event loop (`home/lock-patience.ts`); when it meets another process's lock (`SQLITE_BUSY`), run
  * it again in the background (for at most `budgetMs`, at the holder's pace)
  * while `still()` says it is still wanted; a lock left at the bound is
  * logged. Another store fault is left to the supervisor (the store is down:
@@ -118,7 +118,8 @@ const NEVER = new AbortController().signal
 export function retryInBackground(step: () => void, still: () => boolean, log: (message: string) => void,
   budgetMs: number = BACKGROUND_RETRY_MS): void {
   try {
-    step()
+    // Its caller cannot wait: the first try meets a lock at once too, and the wait is paced in the background.
+    withLockWait(0, step)
     return
   } catch (error: unknown) {
     if (storeFaultWhy(error) === undefined) throw error

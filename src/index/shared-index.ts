@@ -7,7 +7,9 @@
  *
  * A store that fails (locked past its timeout, closed, full) costs only the
  * sharing: the index keeps answering from the files, and the failure is
- * reported once through `onError`.
+ * reported once through `onError`. The rows are asked for at each use, so a
+ * store file replaced under a running process (`home/store-supervisor.ts`
+ * opens the new one) is shared from its next call on.
  *
  * @module dsh-cross-session/index/shared-index
  */
@@ -20,7 +22,7 @@ const BULK_ROWS = 64
 
 /** The shared rows of one root, as one corpus index uses them. */
 export class SharedIndex {
-  private readonly rows: CorpusRows
+  private readonly source: () => CorpusRows | undefined
   private readonly root: string
   private readonly onError: (error: unknown) => void
   private hydrated = false
@@ -29,8 +31,13 @@ export class SharedIndex {
   private readonly removed = new Set<string>()
   private readonly titles = new Map<string, CachedTitle>()
 
-  constructor(rows: CorpusRows, root: string, onError: (error: unknown) => void = () => undefined) {
-    this.rows = rows
+  /**
+   * @param source - the shared rows of the store open now; `undefined` while none is (nothing is shared meanwhile:
+   *   the supervisor says why).
+   * @param root - the root's key (`${root}\0${fileName}`).
+   */
+  constructor(source: () => CorpusRows | undefined, root: string, onError: (error: unknown) => void = () => undefined) {
+    this.source = source
     this.root = root
     this.onError = onError
   }
@@ -38,22 +45,34 @@ export class SharedIndex {
   /**
    * Hand every row of the root to `visit`, the first time only (a new process's first call); none after. A store
    * that fails part way leaves the rows visited so far (each is a cache entry: a log without one is read).
-   * @returns the rows visited.
+   * @returns the rows `visit` took.
+   * @throws what `visit` throws (a fault of the caller's, not of the store: never taken for the store failing).
    */
   takeAll(visit: (row: CorpusRow) => void): number {
     if (this.hydrated) return 0
     this.hydrated = true
     let visited = 0
-    this.guard(() => this.rows.each(this.root, row => {
-      visited++
-      visit(row)
-    }))
+    let refused: { error: unknown } | undefined
+    try {
+      this.source()?.each(this.root, row => {
+        try {
+          visit(row)
+        } catch (error: unknown) {
+          refused = { error }
+          throw error
+        }
+        visited++
+      })
+    } catch (error: unknown) {
+      if (refused !== undefined) throw refused.error
+      this.fault(error)
+    }
     return visited
   }
 
   /** The row of one session id. */
   bySession(sessionId: string): CorpusRow | undefined {
-    return this.guard(() => this.rows.bySession(this.root, sessionId))
+    return this.guard(rows => rows.bySession(this.root, sessionId))
   }
 
   /** Rows of these paths (entries this process evicted), by path. */
@@ -61,20 +80,20 @@ export class SharedIndex {
     const found = new Map<string, CorpusRow>()
     if (paths.length === 0) return found
     const wanted = paths.length > BULK_ROWS ? new Set(paths) : undefined
-    const rows = this.guard(() => wanted === undefined ? paths.map(path => this.rows.byPath(path)) : this.rows.all(this.root)) ?? []
+    const rows = this.guard(shared => wanted === undefined ? paths.map(path => shared.byPath(path)) : shared.all(this.root)) ?? []
     for (const row of rows) if (row !== undefined && (wanted === undefined || wanted.has(row.path))) found.set(row.path, row)
     return found
   }
 
   /** The surface kept for one log path (`index/surface-cache.ts`). */
   surface(path: string): StoredSurface | undefined {
-    return this.guard(() => this.rows.surface(path))
+    return this.guard(rows => rows.surface(path))
   }
 
   /** Keep a surface (one transaction, not queued: it is large and written once per read). @returns whether it was written. */
   keepSurface(surface: StoredSurface, keep: number): boolean {
-    return this.guard(() => {
-      this.rows.keepSurface(this.root, surface, keep)
+    return this.guard(rows => {
+      rows.keepSurface(this.root, surface, keep)
       return true
     }) ?? false
   }
@@ -110,19 +129,27 @@ export class SharedIndex {
     this.headers.clear()
     this.removed.clear()
     this.titles.clear()
-    return this.guard(() => {
-      this.rows.write(this.root, changes)
+    return this.guard(rows => {
+      rows.write(this.root, changes)
       return 1
     }) ?? 0
   }
 
-  private guard<T>(work: () => T): T | undefined {
+  /** `work` on the rows of the store open now, or `undefined` when none is or the store fails it ({@link fault}). */
+  private guard<T>(work: (rows: CorpusRows) => T): T | undefined {
+    const rows = this.source()
+    if (rows === undefined) return undefined
     try {
-      return work()
+      return work(rows)
     } catch (error: unknown) {
-      if (!this.failed) this.onError(error)
-      this.failed = true
+      this.fault(error)
       return undefined
     }
+  }
+
+  /** A store failure: reported the first time only. */
+  private fault(error: unknown): void {
+    if (!this.failed) this.onError(error)
+    this.failed = true
   }
 }

@@ -286,7 +286,7 @@ describe('a seeded schedule of another writer', () => {
       if (!shared) return new CorpusIndex(jsonlFiles(layout, { racyMs: 15 }))
       const store = openHomeStore(home, { pid: 2000 + stores.length, start: 1 }, () => true)
       stores.push(store)
-      return new CorpusIndex(jsonlFiles(layout, { racyMs: 15 }), undefined, new SharedIndex(store.corpus(), `${layout.root}\0${layout.fileName}`))
+      return new CorpusIndex(jsonlFiles(layout, { racyMs: 15 }), undefined, new SharedIndex(() => store.corpus(), `${layout.root}\0${layout.fileName}`))
     }
     const processes = [processOn()]
     let seq = 10

@@ -3,8 +3,9 @@
  * waits on the event loop for another process's write lock: it meets the
  * lock at once and the retry paces the wait with the loop free
  * (src/home/lock-patience.ts, docs/architecture.md §8 "When the store
- * fails"). A sender's retried step, and any other transition, still waits
- * up to `BUSY_TIMEOUT_MS` inside SQLite first. Observed on the real store's
+ * fails"), nor does a runtime's start under a lock. A sender's retried
+ * step waits up to its short `loopWaitMs` inside SQLite first, any other
+ * transition up to `BUSY_TIMEOUT_MS`. Observed on the real store's
  * connection: the `busy_timeout` each `BEGIN IMMEDIATE` ran under.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -98,6 +99,23 @@ describe('lock patience', () => {
 })
 
 describe('a runtime', () => {
+  it('starting under another process\'s write lock waits for it on no transition, and joins in the background once the lock goes', async () => {
+    const { home, store, begunUnder } = observedStore()
+    const lock = lockStore(home, 'write', cleanups)
+    const { runtime, logged } = handTickedRuntime(home, store, { longLived: true, cleanups })
+    runtime.start()
+    expect(begunUnder.length).toBeGreaterThan(0)
+    expect(begunUnder.every(ms => ms === 0)).toBe(true)
+    // Another process of the home sees this one as its long-lived host once it joined.
+    const other = openHomeStore(home, { pid: process.pid + 1, start: 1 }, () => true)
+    cleanups.push(() => other.close())
+    expect(other.longLivedHost()).toBeUndefined()
+    lock.release()
+    await expect.poll(() => other.longLivedHost(), { timeout: 4_000 }).toEqual({ pid: process.pid, start: 1 })
+    expect(begunUnder.every(ms => ms === 0)).toBe(true)
+    expect(logged).toEqual([])
+  })
+
   it('joins at start and runs its tick\'s transitions with no lock wait; under a lock its tick is skipped without a word, the next one acts', () => {
     const { home, store, begunUnder } = observedStore()
     const { runtime, logged } = handTickedRuntime(home, store, { longLived: true, cleanups })

@@ -36,7 +36,7 @@ function processOn(): { index: CorpusIndex, files: ReturnType<typeof counted>, s
   stores.push(store)
   const layout = jsonlLayout(root.persistence())!
   const files = counted(jsonlFiles(layout))
-  const index = new CorpusIndex(files, undefined, new SharedIndex(store.corpus(), `${layout.root}\0${layout.fileName}`))
+  const index = new CorpusIndex(files, undefined, new SharedIndex(() => store.corpus(), `${layout.root}\0${layout.fileName}`))
   return { index, files, store }
 }
 
@@ -147,7 +147,7 @@ describe('the shared corpus index', () => {
       const killAt = Math.floor(random() * 4)
       let writes = 0
       const inner = victim.store.corpus()
-      const dying = new CorpusIndex(victim.files, undefined, new SharedIndex({
+      const dying = new CorpusIndex(victim.files, undefined, new SharedIndex(() => ({
         ...inner,
         write: (key, changes) => {
           if (writes++ === killAt) {
@@ -157,7 +157,7 @@ describe('the shared corpus index', () => {
           }
           inner.write(key, changes)
         },
-      }, `${jsonlLayout(root.persistence())!.root}\0session.jsonl.zstd`))
+      }), `${jsonlLayout(root.persistence())!.root}\0session.jsonl.zstd`))
       try {
         await listed(dying)
         await listed(dying)

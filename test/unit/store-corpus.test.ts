@@ -1,16 +1,19 @@
 /**
- * The corpus index's shared rows read whole (`home/store-corpus.ts`): every
- * row of a root, across the chunks it is read in, from one snapshot while
- * another process rewrites rows between two chunks.
+ * The corpus index's shared rows read whole (`home/corpus-row-read.ts`):
+ * every row of a root, across the chunks it is read in, from one snapshot
+ * while another process rewrites rows between two chunks; unusable rows
+ * left out. And how a new process takes them (`index/shared-index.ts`): a
+ * store failing part way, a visitor's own fault, a store file replaced.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ALL_ROWS_CHUNK } from '../../src/home/corpus-row-read.js'
 import type { CorpusRow } from '../../src/index/shared-rows.js'
-import { openHomeStore, type HomeStore } from '../../src/testing.js'
+import { openHomeStore, SharedIndex, storePaths, StoreSupervisor, type CorpusRows, type HomeStore } from '../../src/testing.js'
 
 const opened: HomeStore[] = []
 const dirs: string[] = []
@@ -19,12 +22,16 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
+const homes = new Map<HomeStore, string>()
+const home = (store: HomeStore): string => homes.get(store)!
+
 /** Two processes' stores on one new home. */
 function twoStores(): [HomeStore, HomeStore] {
-  const home = mkdtempSync(join(tmpdir(), 'xs-corpus-'))
-  dirs.push(home)
-  const open = (pid: number): HomeStore => openHomeStore(home, { pid, start: 1 }, () => true)
+  const dir = mkdtempSync(join(tmpdir(), 'xs-corpus-'))
+  dirs.push(dir)
+  const open = (pid: number): HomeStore => openHomeStore(dir, { pid, start: 1 }, () => true)
   const stores: [HomeStore, HomeStore] = [open(1), open(2)]
+  for (const store of stores) homes.set(store, dir)
   opened.push(...stores)
   return stores
 }
@@ -71,6 +78,32 @@ describe('the shared rows of a root, read whole', () => {
     expect(after.find(each => each.path === row(0).path)?.header.createdAt).toBe(99)
   })
 
+  it('leaves out a row without a usable session id, and reads a title only when its revision, file and size are all there', () => {
+    const [store] = twoStores()
+    store.corpus().write('R', { headers: [row(1)], removed: [], titles: [] })
+    // Rows another writer left (an older release, a hand edit): the table's own types allow each of these (a path,
+    // a directory name and a file identity cannot be anything but text there: STRICT, NOT NULL, the key).
+    const db = new DatabaseSync(storePaths(home(store)).file)
+    const insert = db.prepare('INSERT INTO corpus_logs (root, path, session_id, dir_name, identity, created_at, title_revision, title_identity, '
+      + 'title, title_bytes) VALUES (\'R\', ?, ?, \'d\', \'1:2:3\', 5, ?, ?, ?, ?)')
+    insert.run('/r/p/empty-id/log', '', null, null, null, null)
+    insert.run('/r/p/titled/log', 'session-titled', '1:2:3:9:1:1', '1:2:3', 'Alpha', 9)
+    insert.run('/r/p/no-revision/log', 'session-no-revision', null, '1:2:3', 'Alpha', 9)
+    insert.run('/r/p/no-identity/log', 'session-no-identity', '1:2:3:9:1:1', null, 'Alpha', 9)
+    insert.run('/r/p/no-size/log', 'session-no-size', '1:2:3:9:1:1', '1:2:3', 'Alpha', null)
+    db.close()
+    const seen: CorpusRow[] = []
+    expect(store.corpus().each('R', visited => seen.push(visited))).toBe(5)
+    expect(seen.map(visited => visited.sessionId).sort()).toEqual(['session-1', 'session-no-identity', 'session-no-revision', 'session-no-size', 'session-titled'])
+    const titled = (path: string): unknown => seen.find(visited => visited.path === path)?.title
+    expect(titled('/r/p/titled/log')).toEqual({ revision: '1:2:3:9:1:1', identity: '1:2:3', value: 'Alpha', completeBytes: 9 })
+    for (const path of ['/r/p/no-revision/log', '/r/p/no-identity/log', '/r/p/no-size/log']) expect(titled(path)).toBeUndefined()
+    expect(store.corpus().all('R')).toEqual(seen)
+    // One row by path or by session id: an unusable row is no row.
+    expect(store.corpus().byPath('/r/p/empty-id/log')).toBeUndefined()
+    expect(store.corpus().bySession('R', 'session-titled')?.title?.value).toBe('Alpha')
+  })
+
   it('a read that fails part way reports its own error and leaves no transaction open on the connection', () => {
     const [store] = twoStores()
     store.corpus().write('R', { headers: [row(1), row(2)], removed: [], titles: [] })
@@ -80,5 +113,62 @@ describe('the shared rows of a root, read whole', () => {
     // The connection takes its next transaction (a nested `BEGIN` would throw).
     store.corpus().write('R', { headers: [row(3)], removed: [], titles: [] })
     expect(store.corpus().all('R')).toHaveLength(3)
+  })
+})
+
+describe('a new process taking every shared row (SharedIndex.takeAll)', () => {
+  /** Rows whose `each` hands over `rows` and then fails as a store would (or not, with `failAfter` undefined). */
+  const rowsFailingAfter = (rows: CorpusRow[], failAfter?: number): CorpusRows => ({
+    ...{} as CorpusRows,
+    each(_root, visit) {
+      for (const [index, each] of rows.entries()) {
+        if (index === failAfter) throw Object.assign(new Error('disk I/O error'), { code: 'ERR_SQLITE_ERROR', errcode: 10 })
+        visit(each)
+      }
+      return rows.length
+    },
+  })
+
+  it('counts the rows it was handed until the store failed, reports that failure once, and takes nothing the second time', () => {
+    const reported: unknown[] = []
+    const shared = new SharedIndex(() => rowsFailingAfter([row(1), row(2), row(3), row(4)], 3), 'R', error => reported.push(error))
+    const taken: string[] = []
+    expect(shared.takeAll(each => taken.push(each.path))).toBe(3)
+    expect(taken).toEqual([row(1).path, row(2).path, row(3).path])
+    expect(reported).toEqual([expect.objectContaining({ message: 'disk I/O error' })])
+    expect(shared.takeAll(() => taken.push('again'))).toBe(0)
+  })
+
+  it('throws what its visitor throws, counts only the rows the visitor took, and does not take it for the store failing', () => {
+    const reported: unknown[] = []
+    const shared = new SharedIndex(() => rowsFailingAfter([row(1), row(2), row(3)]), 'R', error => reported.push(error))
+    let calls = 0
+    expect(() => shared.takeAll(() => {
+      if (++calls === 2) throw new TypeError('a bug of the caller')
+    })).toThrow('a bug of the caller')
+    expect(calls).toBe(2)
+    expect(reported).toEqual([])
+  })
+
+  it('shares with the store file open now: one replaced under the running process is written from the next flush on', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'xs-corpus-'))
+    dirs.push(dir)
+    const self = { pid: process.pid, start: 1 }
+    const supervisor = new StoreSupervisor(busyMs => openHomeStore(dir, self, () => true, () => undefined, Date.now, busyMs),
+      storePaths(dir).file, self, () => undefined)
+    supervisor.start(20)
+    const reported: unknown[] = []
+    const shared = new SharedIndex(() => supervisor.corpus(), 'R', error => reported.push(error))
+    try {
+      shared.header(row(1))
+      expect(shared.flush()).toBe(1)
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${storePaths(dir).file}${suffix}`, { force: true })
+      shared.header(row(2))
+      expect(shared.flush()).toBe(1)
+      expect(supervisor.corpus()?.all('R').map(each => each.path)).toEqual([row(2).path])
+      expect(reported).toEqual([])
+    } finally {
+      supervisor.close()
+    }
   })
 })
