@@ -16,7 +16,7 @@
 
 import { isBusy, storeFaultWhy } from './store-fault.js'
 import { sleep } from '../harness/recorded.js'
-import { withLockWait } from './lock-patience.js'
+import { withLockWait, withoutLockWait } from './lock-patience.js'
 
 /**
  * How long a send keeps trying a store that cannot be used, ms. A sender's
@@ -119,7 +119,7 @@ export function retryInBackground(step: () => void, still: () => boolean, log: (
   budgetMs: number = BACKGROUND_RETRY_MS): void {
   try {
     // Its caller cannot wait: the first try meets a lock at once too, and the wait is paced in the background.
-    withLockWait(0, step)
+    withoutLockWait(step)
     return
   } catch (error: unknown) {
     if (storeFaultWhy(error) === undefined) throw error

@@ -70,18 +70,21 @@ export class EntryMaps {
     const { byPath, byId } = this
     let bytes = 0
     let count = 0
-    const handed = feed(row => {
-      const entry = entryOfRow(row)
-      entry.bytes = entryBytes(entry)
-      bytes += entry.bytes
-      count++
-      byPath.set(entry.log.path, entry)
-      byId.set(entry.header.id, entry)
-    })
-    this.bytes += bytes
-    this.changes += count
-    this.engageWhenFull()
-    return handed
+    try {
+      return feed(row => {
+        const entry = entryOfRow(row)
+        entry.bytes = entryBytes(entry)
+        bytes += entry.bytes
+        count++
+        byPath.set(entry.log.path, entry)
+        byId.set(entry.header.id, entry)
+      })
+    } finally {
+      // What was held counts even when `feed` throws part way: the maps hold it.
+      this.bytes += bytes
+      this.changes += count
+      this.engageWhenFull()
+    }
   }
 
   /** Measure `entry` again after it grew (a title was folded), if it is still held. */

@@ -320,4 +320,22 @@ describe('EntryMaps: one entry per session', () => {
     expect(maps.byId.has('x')).toBe(false)
     expect(maps.onePerSession([replaced, twin])).toEqual([twin])
   })
+
+  it('rows fed to empty maps are counted as held even when the feed fails part way', () => {
+    const maps = new EntryMaps(1 << 30)
+    const row = (id: string) => ({ path: `/r/a/${id}/log`, sessionId: id, dirName: id, identity: `1:${id}:1`, header: { id, createdAt: 1 } as IndexEntry['header'] })
+    expect(() => maps.putRows(put => {
+      put(row('s1'))
+      put(row('s2'))
+      throw new Error('the store failed')
+    })).toThrow('the store failed')
+    expect(maps.size.entries).toBe(2)
+    expect(maps.size.bytes).toBeGreaterThan(0)
+    expect(maps.changes).toBe(2)
+    // A feed that ends: what it returned is handed back.
+    expect(new EntryMaps(1 << 30).putRows(put => {
+      put(row('s3'))
+      return 1
+    })).toBe(1)
+  })
 })
