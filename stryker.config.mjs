@@ -1,7 +1,8 @@
 /**
  * `npm run mutate`: StrykerJS over the home store and its orchestration
- * (src/home/), the refusals (src/refusals.ts and src/refusals/) and the send path
- * (src/tools/sessions-send.ts, src/tools/send/), killing mutants with the
+ * (src/home/), the refusals (src/refusals.ts and src/refusals/), the send path
+ * (src/tools/sessions-send.ts, src/tools/send/) and the list's row decisions
+ * (src/tools/sessions-list.ts, src/tools/list-rows.ts), killing mutants with the
  * unit tests named in vitest.mutate.config.ts. Not run in CI; the last
  * report and how to read it: docs/mutation.md. A smaller run:
  * `npm run mutate -- --mutate src/home/guard.ts`.
@@ -18,6 +19,8 @@ export default {
     'src/refusals/**/*.ts',
     'src/tools/sessions-send.ts',
     'src/tools/send/**/*.ts',
+    'src/tools/sessions-list.ts',
+    'src/tools/list-rows.ts',
   ],
   // The sandbox copy needs the sources and the tests only (e2e/ and tools/ are ~500 MB of installed harness and Node).
   ignorePatterns: ['/e2e', '/tools', '/lib', '/bench', '/demo', '/.tmp', '/reports'],

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 /**
  * The unit tests `npm run mutate` (StrykerJS, stryker.config.json) runs
- * against each mutant of the home store, the refusals and the send path
+ * against each mutant of the home store, the refusals, the send path and the list's row decisions
  * (docs/mutation.md): the test files that drive those modules, and none
  * that start OS processes (test/unit/home-race.test.ts) or replay ten
  * thousand crash schedules (test/unit/home-schedule.test.ts), so a run
@@ -20,9 +20,11 @@ export default defineConfig({
       'test/unit/hostile.test.ts',
       'test/unit/inbound.test.ts',
       'test/unit/limits.test.ts',
+      'test/unit/list-recheck.test.ts',
       'test/unit/lock-patience.test.ts',
       'test/unit/recorded.test.ts',
       'test/unit/refusals.test.ts',
+      'test/unit/sessions-list.test.ts',
       'test/unit/sessions-send.test.ts',
       'test/unit/smaller-faults.test.ts',
       'test/unit/store-corpus.test.ts',

@@ -105,7 +105,8 @@ async function boot(manifest: HomeManifest, patch: string, timeoutMs: number, ke
       task: TASK,
       modelUrl: model.url,
       patch,
-      nodeOptions: '--expose-gc --max-semi-space-size=64',
+      // BENCH_DSH_NODE_OPTIONS adds flags to both harness processes (e.g. `--cpu-prof --cpu-prof-dir=…` to profile them).
+      nodeOptions: `--expose-gc --max-semi-space-size=64 ${process.env.BENCH_DSH_NODE_OPTIONS ?? ''}`.trim(),
       timeoutMs,
     })
   } finally {

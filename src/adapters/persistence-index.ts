@@ -18,6 +18,9 @@
  *   store at exactly that revision, else `sessionPersistence.inspect(id)` and
  *   the surface fold (../index/surface-cache.ts), no listing.
  * - `lookup(id)`: live → its header; cold → a revision check of that log.
+ * - `recheck(ids)`: a revision check of each log (none for a log this call's
+ *   listing read), the header it holds now (`sessions_list` checks the rows it
+ *   shows: a known log is listed without a `stat`).
  *
  * @module dsh-cross-session/adapters/persistence-index
  */
@@ -160,6 +163,23 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       signal.throwIfAborted()
       const entry = indexed.index.check(sessionId)
       return entry === undefined ? undefined : { header: entry.header, live: isLive(sessionId), persisted: true }
+    },
+
+    async recheck(sessionIds, signal) {
+      const found = new Map<string, SessionHeaderView | undefined>()
+      const indexed = indexFor()
+      // The fallback port lists afresh on every call: nothing to re-check.
+      if (indexed === undefined) return found
+      const checkedBy = refreshedBy.get(signal)
+      for (const sessionId of sessionIds) {
+        signal.throwIfAborted()
+        // A log this call's refresh read is not checked again; a known one is `stat`ed (its file may be replaced or gone).
+        const entry = indexed.index.check(sessionId, checkedBy)
+        // No log now: a session live in this process is still listed, with its header from memory.
+        const live = entry === undefined ? store(options.sessions())?.get(sessionId) : undefined
+        found.set(sessionId, entry?.header ?? (live === undefined ? undefined : readHeader(live.header)))
+      }
+      return found
     },
 
     isLive,

@@ -102,7 +102,7 @@ export class CorpusIndex {
    * One session's entry after a revision check of its log alone, or
    * `undefined` when no log of that id exists now.
    * @param checkedBy - a refresh generation made by the same tool call: an
-   *   entry that refresh checked is not checked again.
+   *   entry that refresh (or a check given it) checked is not checked again.
    */
   check(sessionId: string, checkedBy?: number): IndexEntry | undefined {
     const entry = this.entries.byId.get(sessionId)
@@ -112,6 +112,8 @@ export class CorpusIndex {
       const log = this.files.restat(entry.log)
       if (log !== undefined && log.identity === entry.log.identity) {
         entry.log = log
+        // Checked by this call: its later checks in the call (the shown rows' re-check after their titles) cost no `stat`.
+        if (checkedBy !== undefined) entry.checkedBy = checkedBy
         return entry
       }
       this.forget(entry.log.path)
@@ -185,9 +187,7 @@ export class CorpusIndex {
   /** A shared row whose file still has its identity, as an entry at the revision just seen. */
   private adopt(row: CorpusRow, log: ScannedLog): IndexEntry {
     this.counters.sharedRows++
-    const entry = entryOfRow(row)
-    entry.log = log
-    return this.entries.put(entry)
+    return this.entries.put({ ...entryOfRow(row), log })
   }
 
   private store(log: ScannedLog, header: SessionHeaderView | undefined): IndexEntry | undefined {

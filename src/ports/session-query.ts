@@ -60,6 +60,14 @@ export interface SessionQueryPort {
    * or `undefined` when no such session exists.
    */
   lookup(sessionId: string, signal: AbortSignal): Promise<SessionRecordView | undefined>
+  /**
+   * The headers the logs of these stored sessions hold now, for a port whose listing can give a header it did
+   * not re-check (the corpus index lists a log it knows without a `stat`: docs/performance.md "What each call
+   * re-checks"); `sessions_list` asks it for the rows it shows before printing them. Each id maps to its
+   * header now, or to `undefined` when no log of that id exists now (and it is not live in this process).
+   * A port that reads its listing afresh on every call has no such method. Never wakes a session.
+   */
+  recheck?(sessionIds: readonly string[], signal: AbortSignal): Promise<Map<string, SessionHeaderView | undefined>>
   /** Whether a session is live right now (a non-waking registry lookup). */
   isLive(sessionId: string): boolean
   /**

@@ -29,6 +29,7 @@ export const DELIVERY_UNKNOWN = 'Whether the message was delivered is unknown; c
 export const STEPS = {
   listing: 'listing sessions',
   readingTitles: 'reading titles',
+  checkingShown: 'checking the rows shown',
   readingSurface: 'reading the session surface',
   readingTitle: 'reading the title',
   lookingUpTarget: 'looking up the target session',

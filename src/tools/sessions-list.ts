@@ -7,8 +7,10 @@
  * caller last and peers fill the limit; one batched title fold, only for
  * shown rows when there is no query; a capped limit is said).
  *
- * Backend calls per call: exactly one `listSessions`, and at most one
- * `readTitles` (none when no row is shown).
+ * Backend calls per call: exactly one `listSessions`, at most one
+ * `readTitles` (none when no row is shown), and on a port that has it one
+ * `recheck` of the shown rows; only when a re-check finds a shown row changed
+ * or gone, up to {@link RECHECK_ROUNDS} more of each, for the rows then shown.
  *
  * @module dsh-cross-session/tools/sessions-list
  */
@@ -19,14 +21,15 @@ import { listedValue, type ListedValue } from '../presentation/list.js'
 import type { SessionRecordView } from '../ports.js'
 import { SessionsListArgs } from '../model/schemas.js'
 import { TOOL_NAMES } from '../model/tool-names.js'
-import { isSubagent, isVisible, readRecord } from '../model/sessions.js'
+import { isVisible, readRecord } from '../model/sessions.js'
 import { callBackend } from '../model/service-boundary.js'
 import { validateArguments } from './arguments.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
+import { applyRechecked, foldForMatch, inScope, matchesMetadata, orderRows } from './list-rows.js'
+
+export { orderRows } from './list-rows.js'
 
 const TOOL = TOOL_NAMES.list
-
-const NOT_ASCII = /[^\x00-\x7f]/
 
 /**
  * How long after its start a `query` list may go on folding titles from
@@ -40,71 +43,11 @@ const NOT_ASCII = /[^\x00-\x7f]/
 export const QUERY_TITLE_BUDGET_MS = 5_000
 
 /**
- * Fold a string for case-insensitive, Unicode-aware matching: NFKC, then
- * upper- and lower-casing (so `ß` matches `SS` and `Ｆｕｌｌ` matches `full`).
+ * Rounds of re-checking the shown rows before they are printed (docs/tools.md#sessions_list, "Shown rows are
+ * checked"): a round re-checks the rows shown that no round checked yet; the next round runs only when one changed.
+ * Rows that come in after the last round are left out unchecked (the list then shows fewer than its limit).
  */
-function foldForMatch(text: string): string {
-  // ASCII (every harness-made id, most paths and titles): NFKC is the identity and the case round trip is `toLowerCase`.
-  if (!NOT_ASCII.test(text)) return text.toLowerCase()
-  return text.normalize('NFKC').toUpperCase().toLowerCase()
-}
-
-/** The `scope` filter (`top-level` default; docs/tools.md#sessions_list). */
-function inScope(record: SessionRecordView, scope: 'top-level' | 'subagents' | 'all'): boolean {
-  if (scope === 'all') return true
-  return scope === 'subagents' ? isSubagent(record.header) : !isSubagent(record.header)
-}
-
-/**
- * Whether a row matches a folded query by id, workspace or preset (no title
- * needed). `seen` memoises the workspace and preset answers for one call
- * (a corpus has few distinct ones, and a query list checks every row).
- */
-function matchesMetadata(record: SessionRecordView, foldedQuery: string, seen: Map<string, boolean>): boolean {
-  const { id, cwd, agentPreset } = record.header
-  if (foldForMatch(id).includes(foldedQuery)) return true
-  for (const value of [cwd, agentPreset]) {
-    if (value === undefined) continue
-    let matches = seen.get(value)
-    if (matches === undefined) seen.set(value, matches = foldForMatch(value).includes(foldedQuery))
-    if (matches) return true
-  }
-  return false
-}
-
-/**
- * Order rows newest first by creation time, the caller's own row last, and
- * fill `limit` with peers first (docs/tools.md#sessions_list, "Order"). Ties
- * keep the rows' order. One pass that keeps the `limit` newest peers (no sort
- * of every row: a list orders every stored session, 100,000 at the bench's
- * largest home).
- * @returns the rows to show, in order.
- */
-export function orderRows(rows: readonly SessionRecordView[], callerId: string, limit: number): SessionRecordView[] {
-  const peers: SessionRecordView[] = []
-  let self: SessionRecordView | undefined
-  for (const row of rows) {
-    if (row.header.id === callerId) {
-      // The first of the caller's rows in sorted order: the newest, earliest among ties.
-      if (self === undefined || row.header.createdAt > self.header.createdAt) self = row
-      continue
-    }
-    if (limit <= 0) continue
-    const createdAt = row.header.createdAt
-    if (peers.length === limit && createdAt <= peers[limit - 1]!.header.createdAt) continue
-    // After every kept row at least as new (ties keep input order).
-    let low = 0
-    let high = peers.length
-    while (low < high) {
-      const middle = (low + high) >> 1
-      if (peers[middle]!.header.createdAt >= createdAt) low = middle + 1
-      else high = middle
-    }
-    peers.splice(low, 0, row)
-    if (peers.length > limit) peers.pop()
-  }
-  return self !== undefined && peers.length < limit ? [...peers, self] : peers
-}
+export const RECHECK_ROUNDS = 3
 
 /**
  * Execute one `sessions_list` call. Never throws.
@@ -131,18 +74,15 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
       ? cancelled(TOOL, listed.step, NOTHING_LISTED)
       : refused(commonRefusals.backend(listed.step, listed.failure, TOOL), NOTHING_LISTED)
   }
+  // The filters (docs/tools.md#sessions_list, in order); a query's match needs the titles read below.
+  const filtersPass = (row: SessionRecordView): boolean => isVisible(row.header, caller.header, settings.visibility)
+    && inScope(row, scope) && (args.live_only !== true || row.live)
   let malformed = 0
   const candidates: SessionRecordView[] = []
   for (const raw of Array.isArray(listed.value) ? listed.value : []) {
     const record = readRecord(raw)
-    if (record === undefined) {
-      malformed++
-      continue
-    }
-    if (!isVisible(record.header, caller.header, settings.visibility)) continue
-    if (!inScope(record, scope)) continue
-    if (args.live_only === true && !record.live) continue
-    candidates.push(record)
+    if (record === undefined) malformed++
+    else if (filtersPass(record)) candidates.push(record)
   }
 
   // With a query, titles decide matches: fold them for every candidate, once.
@@ -154,7 +94,8 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
     const options = budgetMs === undefined ? undefined : { budgetMs }
     const result = await callBackend(STEPS.readingTitles, call.signal, () => deps.sessions.readTitles(ids, call.signal, options), deps.log)
     if (result.ok) {
-      titles = result.value
+      if (titles.size === 0) titles = result.value
+      else for (const [id, title] of result.value) titles.set(id, title)
       return undefined
     }
     return result.cancelled ? 'cancelled' : failureText(result.failure)
@@ -162,11 +103,13 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
 
   let matched = candidates
   let unsearched = 0
+  const seen = new Map<string, boolean>()
+  const matchesQuery = (row: SessionRecordView): boolean => matchesMetadata(row, query, seen)
+    || foldForMatch(titles.get(row.header.id) ?? '').includes(query)
   if (query.length > 0) {
     const left = Math.max(0, QUERY_TITLE_BUDGET_MS - (performance.now() - started))
     titlesFailed = await readTitles(candidates.map(row => row.header.id), left)
     if (titlesFailed === 'cancelled') return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
-    const seen = new Map<string, boolean>()
     matched = candidates.filter(row => {
       if (matchesMetadata(row, query, seen)) return true
       // A title the budget did not reach: not searched, and said (docs/tools.md#sessions_list).
@@ -177,10 +120,37 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
       return foldForMatch(titles.get(row.header.id) ?? '').includes(query)
     })
   }
-  const shown = orderRows(matched, caller.sessionId, limit)
-  if (query.length === 0) {
-    titlesFailed = await readTitles(shown.map(row => row.header.id))
-    if (titlesFailed === 'cancelled') return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
+  let shown = orderRows(matched, caller.sessionId, limit)
+  const showTitles = async (): Promise<boolean> => {
+    if (query.length > 0) return true
+    const failed = await readTitles(shown.filter(row => !titles.has(row.header.id)).map(row => row.header.id))
+    titlesFailed ??= failed
+    return failed !== 'cancelled'
+  }
+  if (!await showTitles()) return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
+
+  // A port that lists from a cache re-checks the rows shown before they are printed (docs/tools.md#sessions_list,
+  // "Shown rows are checked"); a row it finds changed or gone changes what is shown, and the new rows are checked too.
+  const recheck = deps.sessions.recheck?.bind(deps.sessions)
+  const checked = new Set<string>()
+  for (let round = 0; recheck !== undefined; round++) {
+    const ids = shown.filter(row => row.persisted && !checked.has(row.header.id)).map(row => row.header.id)
+    if (ids.length === 0) break
+    if (round === RECHECK_ROUNDS) {
+      // Rows still unchecked after every round are left out: what is printed was checked.
+      shown = shown.filter(row => !ids.includes(row.header.id))
+      break
+    }
+    for (const id of ids) checked.add(id)
+    const result = await callBackend(STEPS.checkingShown, call.signal, () => recheck(ids, call.signal), deps.log)
+    if (!result.ok && result.cancelled) return cancelled(TOOL, result.step, NOTHING_LISTED)
+    // A re-check that fails leaves the rows as listed (the failure is logged).
+    const keep = (row: SessionRecordView): boolean => filtersPass(row) && (query.length === 0 || matchesQuery(row))
+    const applied = result.ok ? applyRechecked(matched, result.value, keep) : undefined
+    if (applied?.changed !== true) break
+    matched = applied.rows
+    shown = orderRows(matched, caller.sessionId, limit)
+    if (!await showTitles()) return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
   }
 
   return listedValue({

@@ -3,9 +3,10 @@
  * another process did to the persisted corpus on the very next call. Between
  * two tool calls of one running session, a second real dsh process on the
  * same `DSH_HOME` creates a session, and the test process creates a session
- * log, appends a title to an existing one, and deletes the created one, in
- * rc.8's own physical format (bench/harness/zstd-log.ts, a port of the jsonl
- * backend's writer; rc.8 itself never deletes).
+ * log, appends a title to an existing one, deletes the created one, then
+ * deletes a log and leaves its session directory, in rc.8's own physical
+ * format (bench/harness/zstd-log.ts, a port of the jsonl backend's writer;
+ * rc.8 itself never deletes).
  * @module test/e2e/corpus-index
  */
 import { randomUUID } from 'node:crypto'
@@ -69,6 +70,13 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
             results.push(turn.results[0]?.content ?? '')
             return { name: 'sessions_list', args: {} }
           },
+          turn => {
+            results.push(turn.results[0]?.content ?? '')
+            // Delta's log deleted, its session directory left (the project directory does not change): the next
+            // list re-checks the rows it shows before printing them.
+            rmSync(logPathOf(fx.h!.home, fx.h!.workspace, deltaId))
+            return { name: 'sessions_list', args: {} }
+          },
         ], turn => {
           results.push(turn.results[0]?.content ?? '')
           return 'B done'
@@ -84,7 +92,7 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
     expect(delta!.code, delta!.stderr.slice(-2000)).toBe(0)
     expect(deltaId).toMatch(/^session-/)
 
-    const [before, afterWrite, readDeleted, afterDelete] = results
+    const [before, afterWrite, readDeleted, afterDelete, logGone] = results
     expect(before).toContain(alphaId)
     expect(before).toContain('Alpha first title')
     expect(before).not.toContain(charlieId)
@@ -98,6 +106,10 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
     expect(readDeleted).toMatch(/not-found/)
     expect(afterDelete).not.toContain(charlieId)
     expect(afterDelete).toContain('Alpha renamed')
+    expect(afterDelete).toContain(deltaId)
+    // A log deleted in a session directory that stays: not printed.
+    expect(logGone).toContain(alphaId)
+    expect(logGone).not.toContain(deltaId)
     // The harness itself accepts the appended title (the log stays valid).
     expect(readSession(fx.h, alphaId).events.at(-1)).toMatchObject({ type: 'session/title' })
   })

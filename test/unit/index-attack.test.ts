@@ -194,11 +194,10 @@ describe('directories replaced, recreated or set back', () => {
 })
 
 describe('a log replaced in place with another header', () => {
-  // Known gap, older than the listing cache (a known path is listed without a `stat`): the call that shows
-  // the row checks its revision and reads the new header for its title, but prints the header it listed.
-  // rc.8 never publishes a log over an existing one (`materializePosix`: `link()`, which fails on an existing
-  // path), so only another writer can do this. `it.fails` until the list prints the header it re-checked.
-  it.fails('the next list shows the new header (a subagent now: out of the top-level scope)', async () => {
+  // A known path is listed without a `stat`; the list re-checks the rows it shows before printing them
+  // (docs/tools.md#sessions_list, "Shown rows are checked"). rc.8 never publishes a log over an existing one
+  // (`materializePosix`: `link()`, which fails on an existing path), so only another writer can do this.
+  it('the next list shows the new header (a subagent now: out of the top-level scope)', async () => {
     root.write('session-a', 1, 'first')
     root.write('session-b', 2, 'second')
     const { w, me, port: sessions } = listingPort(root)
@@ -377,9 +376,9 @@ describe('a copy in another project directory replaced with a newer header', () 
 })
 
 describe('a log deleted while its session directory stays', () => {
-  // Documented (docs/performance.md "What each call re-checks": listed until the call that shows it or checks
-  // it): that call checks the row's revision and drops the entry, but still prints the row it listed, untitled.
-  it.fails('is not shown by the next list', async () => {
+  // Listed until a call shows it or checks it (docs/performance.md "What each call re-checks"): the call that would
+  // show it re-checks it first and leaves it out.
+  it('is not shown by the next list', async () => {
     root.write('session-a', 1, 'first')
     root.write('session-b', 2, 'second')
     const { w, me, port: sessions } = listingPort(root)
