@@ -33,7 +33,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 
 /** The columns the package reads a row from (src/home/corpus-row-read.ts `COLUMNS`): the header's fields are columns. */
-const COLUMNS = 'path, session_id, dir_name, identity, created_at, cwd, parent_session, origin, agent_preset, '
+const COLUMNS = 'path, session_id, identity, created_at, cwd, parent_session, origin, agent_preset, '
   + 'title_revision, title_identity, title, title_bytes'
 /** Rows per statement of the row read (src/home/corpus-row-read.ts `ALL_ROWS_CHUNK`). */
 const CHUNK = 5000
@@ -78,7 +78,7 @@ export async function corpusFloors(layout, storeFile) {
       count += chunk.length
       if (chunk.length < CHUNK) return count
       const last = chunk[chunk.length - 1]
-      after = Array.isArray(last) ? last[13] : last.rowid
+      after = Array.isArray(last) ? last[12] : last.rowid
     }
   }
   const listing = () => {

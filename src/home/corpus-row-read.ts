@@ -14,32 +14,63 @@ import { headerOf } from '../model/sessions.js'
 
 /**
  * The columns a row is read from, in this order: the header's fields are columns of their own (read as they are,
- * no JSON to parse: a new process reads every row of its root).
+ * no JSON to parse: a new process reads every row of its root). Not `dir_name`: the session directory's name is
+ * part of the path ({@link sessionDirOf}).
  */
-export const COLUMNS = 'path, session_id, dir_name, identity, created_at, cwd, parent_session, origin, agent_preset, '
+export const COLUMNS = 'path, session_id, identity, created_at, cwd, parent_session, origin, agent_preset, '
   + 'title_revision, title_identity, title, title_bytes'
+
+/** Strings {@link one} keeps per read at most (a home has a few workspaces, presets and origins, repeated by every session). */
+const KEPT_STRINGS = 4096
 
 /**
  * A row as the index reads it, from its values in {@link COLUMNS} order; `undefined` for a row that does not
  * hold a usable header (then the log is read again). Every value is checked (`headerOf`): a row is a cache
  * entry, never a fact.
+ * @param kept - one copy of each workspace, origin and preset read so far ({@link one}): a first list holds every
+ *   stored session, and these repeat.
  */
-function rowOf(values: readonly unknown[]): CorpusRow | undefined {
+function rowOf(values: readonly unknown[], kept?: Map<string, string>): CorpusRow | undefined {
   // Indexed, not destructured: a new process's first call runs this cold, once per row, and an array pattern
   // walks the array's iterator until the function is optimised.
-  const header = headerOf(values[1], values[4], values[5], values[6], values[7], values[8])
+  const header = headerOf(values[1], values[3], one(values[4], kept), values[5], one(values[6], kept), one(values[7], kept))
   const path = values[0]
-  const dirName = values[2]
-  const identity = values[3]
-  if (header === undefined || typeof path !== 'string' || typeof dirName !== 'string' || typeof identity !== 'string') return undefined
-  const titleRevision = values[9]
-  const titleIdentity = values[10]
-  const title = values[11]
-  const titleBytes = values[12]
+  const dirName = typeof path === 'string' ? sessionDirOf(path) : undefined
+  const identity = values[2]
+  if (header === undefined || typeof path !== 'string' || dirName === undefined || typeof identity !== 'string') return undefined
+  const titleRevision = values[8]
+  const titleIdentity = values[9]
+  const title = values[10]
+  const titleBytes = values[11]
   const cached = typeof titleRevision === 'string' && typeof titleIdentity === 'string' && typeof titleBytes === 'number'
-    ? { revision: titleRevision, identity: titleIdentity, value: typeof title === 'string' ? title : undefined, completeBytes: titleBytes }
+    ? {
+        revision: titleRevision,
+        // The file the title was folded from is nearly always the one the header was read from: one string.
+        identity: titleIdentity === identity ? identity : titleIdentity,
+        value: typeof title === 'string' ? title : undefined,
+        completeBytes: titleBytes,
+      }
     : undefined
   return { path, sessionId: header.id, dirName, identity, header, title: cached }
+}
+
+/**
+ * The session directory's name in a log's path (`<root>/<project>/<session directory>/<log file>`, rc.8's JSONL
+ * layout, `index/jsonl-layout.ts`), as a slice of the path (no copy); `undefined` when the path has no such part.
+ */
+function sessionDirOf(path: string): string | undefined {
+  const end = path.lastIndexOf('/')
+  const start = end < 1 ? -1 : path.lastIndexOf('/', end - 1)
+  return start < 0 || end - start < 2 ? undefined : path.slice(start + 1, end)
+}
+
+/** `value`, or the equal string `kept` already holds (kept from here when there is room). */
+function one(value: unknown, kept: Map<string, string> | undefined): unknown {
+  if (kept === undefined || typeof value !== 'string') return value
+  const first = kept.get(value)
+  if (first !== undefined) return first
+  if (kept.size < KEPT_STRINGS) kept.set(value, value)
+  return value
 }
 
 /** A statement that can hand rows as arrays (`setReturnArrays`, Node ≥ 22.16). */
@@ -83,6 +114,7 @@ export function eachRow(sql: (text: string) => StatementSync, root: string, visi
   const statement = sql(`SELECT ${COLUMNS}, rowid FROM corpus_logs WHERE root = ? AND rowid > ? ORDER BY rowid LIMIT ${ALL_ROWS_CHUNK}`)
   const arrays = asArrays(statement)
   let visited = 0
+  const kept = new Map<string, string>()
   // A deferred transaction reads one snapshot and takes no lock another process waits for (WAL).
   sql('BEGIN').run()
   let read = false
@@ -91,8 +123,8 @@ export function eachRow(sql: (text: string) => StatementSync, root: string, visi
       const chunk = statement.all(root, after) as unknown[]
       for (let index = 0; index < chunk.length; index++) {
         const values = arrays ? chunk[index] as unknown[] : Object.values(chunk[index] as object)
-        after = values[13] as number
-        const row = rowOf(values)
+        after = values[12] as number
+        const row = rowOf(values, kept)
         if (row === undefined) continue
         visited++
         visit(row)

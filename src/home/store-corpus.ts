@@ -36,6 +36,10 @@ interface SurfaceRow {
   readonly surface: unknown
 }
 
+/** The columns a row is written to (a row is read from {@link COLUMNS}, `dir_name` left out). */
+const WRITE_COLUMNS = 'path, session_id, dir_name, identity, created_at, cwd, parent_session, origin, agent_preset, '
+  + 'title_revision, title_identity, title, title_bytes'
+
 /** Rows written per transaction: about 25 ms of write lock each (a 100,000-row write held it 2.65 s in one). */
 export const CORPUS_BATCH_ROWS = 1000
 
@@ -71,7 +75,7 @@ export function storeCorpusRows(connection: Connection): CorpusRows {
       }
       const insert = (row: CorpusRow): void => {
         const { header, title } = row
-        sql(`INSERT INTO corpus_logs (root, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        sql(`INSERT INTO corpus_logs (root, ${WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (path) DO UPDATE SET root = excluded.root, session_id = excluded.session_id, dir_name = excluded.dir_name,
             identity = excluded.identity, created_at = excluded.created_at, cwd = excluded.cwd,
             parent_session = excluded.parent_session, origin = excluded.origin, agent_preset = excluded.agent_preset,

@@ -82,9 +82,46 @@ describe('sessions_list re-checks the rows it shows', () => {
       '2 of 4 considered sessions',
       'Top-level sessions are messageable with sessions_send; subagent sessions are not.',
     ].join('\n'))
-    // The second round checks only the row that came in.
+    // The second round checks only the row that came in, and folds only its title.
     expect(rechecked).toEqual([['session-a', 'session-b'], ['session-c']])
     expect(w.corpus.calls).toEqual({ listSessions: 1, readTitles: 2 })
+    expect(w.corpus.titlesFolded).toBe(3)
+  })
+
+  it('after the last round prints the rows it checked and leaves out only the one it did not', async () => {
+    const { w, me } = world()
+    const { port, rechecked } = cachingPort(w, new Map([['session-a', undefined], ['session-c', undefined], ['session-d', undefined]]))
+    const text = await sessionsList({ limit: 2 }, w.call(me), { ...w.deps, sessions: port })
+    // a and b, then c (gone), then d (gone); the caller comes in last, after every round: left out.
+    expect(rechecked).toEqual([['session-a', 'session-b'], ['session-c'], ['session-d']])
+    expect(text).toMatch(/^- session-b \[cold, top-level\]/)
+    expect(text).not.toContain('session-me')
+    expect(text).toMatch(/^1 of 2 considered sessions$/m)
+  })
+
+  it('sees a header changed in its preset or origin only', async () => {
+    const { w, me } = world()
+    const disk = new Map([['session-a', header('session-a', 4000, { agentPreset: 'plan' })],
+      ['session-b', header('session-b', 3000, { origin: 'subagent' })]])
+    const text = await sessionsList({ limit: 2, scope: 'all' }, w.call(me), { ...w.deps, sessions: cachingPort(w, disk).port })
+    expect(text).toContain('- session-a [cold, top-level] | cwd=/work/project | preset=plan\n')
+    expect(text).toContain('- session-b [cold, subagent]')
+  })
+
+  it('a title read that fails is said, and one cancelled is a cancelled call', async () => {
+    const { w, me } = world()
+    w.corpus.fault.readTitles = 'throw'
+    const failed = await sessionsList({ limit: 2 }, w.call(me), { ...w.deps, sessions: cachingPort(w, new Map([['session-a', undefined]])).port })
+    expect(failed).toContain('- session-b ')
+    expect(failed).not.toContain('- session-a ')
+    expect(failed).toContain('(title unavailable)')
+    const controller = new AbortController()
+    const { port } = cachingPort(w, new Map([['session-a', undefined]]))
+    port.readTitles = async () => {
+      controller.abort()
+      return new Map()
+    }
+    expect(await sessionsList({ limit: 2 }, w.call(me, { signal: controller.signal }), { ...w.deps, sessions: port })).toMatch(/^cancelled/)
   })
 
   it('prints the header a log holds now, and applies the filters to it (scope, workspace)', async () => {
@@ -106,10 +143,13 @@ describe('sessions_list re-checks the rows it shows', () => {
   it('with a query, keeps a changed row only if it still matches', async () => {
     const { w, me } = world()
     w.corpus.sessions.get('session-b')!.header = header('session-b', 3000, { cwd: '/work/needle' })
-    const disk = new Map([['session-b', header('session-b', 3000, { cwd: '/work/elsewhere' })]])
+    w.corpus.sessions.get('session-c')!.header = header('session-c', 2000, { cwd: '/work/needle' })
+    const disk = new Map([['session-b', header('session-b', 3000, { cwd: '/work/elsewhere' })],
+      ['session-c', header('session-c', 2000, { cwd: '/work/needle-moved' })]])
     const text = await sessionsList({ query: 'needle' }, w.call(me), { ...w.deps, sessions: cachingPort(w, disk).port })
-    expect(text).toContain('0 of 0 considered sessions')
-    expect(text).toContain('No session matched query "needle"')
+    expect(text).not.toContain('session-b')
+    expect(text).toContain('- session-c [cold, top-level] | cwd=/work/needle-moved')
+    expect(text).toMatch(/^1 of 1 considered sessions$/m)
   })
 
   it('does not re-check a live session that has no log yet', async () => {
@@ -119,6 +159,11 @@ describe('sessions_list re-checks the rows it shows', () => {
     port.listSessions = async signal => (await listed(signal)).map(each => each.header.id === 'session-a' ? { ...each, live: true, persisted: false } : each)
     await sessionsList({ limit: 2 }, w.call(me), { ...w.deps, sessions: port })
     expect(rechecked).toEqual([['session-b']])
+    // Nothing shown has a log: no re-check at all.
+    port.listSessions = async signal => (await listed(signal)).map(each => ({ ...each, live: true, persisted: false }))
+    rechecked.length = 0
+    await sessionsList({ limit: 2 }, w.call(me), { ...w.deps, sessions: port })
+    expect(rechecked).toEqual([])
   })
 
   it('stops after a bounded number of rounds, however many rows it finds gone, and prints no row it did not check', async () => {

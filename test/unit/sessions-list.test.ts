@@ -82,6 +82,14 @@ describe('sessions_list', () => {
     expect(w.corpus.calls).toEqual({ listSessions: 1, readTitles: 1 })
   })
 
+  it('matches a title of non-ASCII letters only, and a row with neither workspace nor preset', async () => {
+    const { w, me } = world()
+    w.corpus.add(session('session-wide', 6000, { title: 'ＦＵＬＬ', header: { cwd: undefined, agentPreset: undefined } }))
+    const text = await sessionsList({ query: 'full' }, w.call(me), w.deps)
+    expect(text).toContain('- session-wide ')
+    expect(text).toMatch(/^1 of 1 considered sessions$/m)
+  })
+
   it('says so when a query matches nothing', async () => {
     const { w, me } = world()
     const text = await sessionsList({ query: 'zebra' }, w.call(me), w.deps)

@@ -104,6 +104,36 @@ describe('the shared rows of a root, read whole', () => {
     expect(store.corpus().bySession('R', 'session-titled')?.title?.value).toBe('Alpha')
   })
 
+  it('takes a row\'s session directory from its path, and leaves out a row whose path has none', () => {
+    const [store] = twoStores()
+    store.corpus().write('R', { headers: [row(1)], removed: [], titles: [] })
+    const db = new DatabaseSync(storePaths(home(store)).file)
+    const insert = db.prepare('INSERT INTO corpus_logs (root, path, session_id, dir_name, identity, created_at) VALUES (\'R\', ?, ?, ?, \'1:2:3\', 5)')
+    // The directory column (written, not read) disagrees with the path: the path decides.
+    insert.run('/r/p/session-2/log', 'session-2', 'another-dir')
+    for (const [path, id] of [['no-slash', 'session-3'], ['/log', 'session-4'], ['/r//log', 'session-5']]) insert.run(path, id, 'd')
+    db.close()
+    const seen = store.corpus().all('R')
+    expect(seen.map(each => [each.sessionId, each.dirName])).toEqual([['session-1', 'session-1'], ['session-2', 'session-2']])
+    expect(store.corpus().byPath('/r/p/session-2/log')?.dirName).toBe('session-2')
+    expect(store.corpus().bySession('R', 'session-4')).toBeUndefined()
+  })
+
+  it('reads every workspace, preset and origin right, however many distinct ones a home has', () => {
+    const [store] = twoStores()
+    // More distinct workspaces than one read keeps a single copy of, and a few that repeat.
+    const count = 5000
+    const headers = Array.from({ length: count }, (_, index) => {
+      const base = row(index)
+      return { ...base, header: { ...base.header, cwd: `/work/w${index % 4500}`, agentPreset: index % 2 === 0 ? 'code' : 'plan',
+        origin: 'user' } }
+    })
+    store.corpus().write('R', { headers, removed: [], titles: [] })
+    const seen = new Map(store.corpus().all('R').map(each => [each.sessionId, each.header]))
+    expect(seen.size).toBe(count)
+    for (const { header } of headers) expect(seen.get(header.id)).toEqual(header)
+  })
+
   it('a read that fails part way reports its own error and leaves no transaction open on the connection', () => {
     const [store] = twoStores()
     store.corpus().write('R', { headers: [row(1), row(2)], removed: [], titles: [] })
