@@ -26,16 +26,15 @@
  */
 
 import type { HostAgents } from '../harness/host.js'
-import { CorpusIndex } from '../index/corpus-index.js'
+import type { CorpusIndex } from '../index/corpus-index.js'
 import type { IndexEntry } from '../index/index-entry.js'
-import { jsonlFiles, jsonlLayout, type LogFiles } from '../index/jsonl-files.js'
-import { SharedIndex } from '../index/shared-index.js'
 import type { CorpusRows } from '../index/shared-rows.js'
-import { SurfaceCache, type Inspected } from '../index/surface-cache.js'
+import type { Inspected } from '../index/surface-cache.js'
 import type { SessionHeaderView, SessionQueryPort } from '../ports.js'
 import { readHeader } from '../model/sessions.js'
 import { overlayLive, store } from './live-sessions.js'
 import { readIndexedTitles } from './indexed-titles.js'
+import { RootIndex, type Indexed } from './root-index.js'
 import { isMissingSession } from './session-query.js'
 
 /** What {@link createIndexedSessionQueryPort} needs from the host. */
@@ -54,7 +53,7 @@ interface IndexedPortOptions {
   readonly log?: (message: string) => void
   /** Called once per index built (tests and the bench read its counters). */
   readonly onIndex?: (index: CorpusIndex) => void
-  /** The plugin's lifetime: when it ends, the index's worker thread ends (`index/stat-worker.ts`). */
+  /** The plugin's lifetime: when it ends, the index writes the rows it queued and its worker thread ends (./root-index.ts). */
   readonly lifetime?: AbortSignal
 }
 
@@ -64,28 +63,8 @@ interface IndexedPortOptions {
  */
 export function createIndexedSessionQueryPort(options: IndexedPortOptions): SessionQueryPort {
   const { fallback, agents } = options
-  // Keyed by the backend's root, not by object identity: Cordis hands out a
-  // fresh proxy of a service on every `ctx.get`.
-  let current: { key: string, index: CorpusIndex, surfaces: SurfaceCache, files: LogFiles } | undefined
-
-  const indexFor = (): { persistence: { inspect?: unknown }, index: CorpusIndex, surfaces: SurfaceCache } | undefined => {
-    const persistence = options.persistence()
-    const layout = persistence === undefined ? undefined : jsonlLayout(persistence)
-    if (layout === undefined) return undefined
-    const key = `${layout.root}\0${layout.fileName}`
-    if (current?.key !== key) {
-      const shared = options.shared === undefined
-        ? undefined
-        : new SharedIndex(options.shared, key,
-            error => options.log?.(`the shared corpus index is off for this process (${String(error)}); each call reads the logs itself`))
-      current?.files.close()
-      const files = jsonlFiles(layout)
-      const index = new CorpusIndex(files, undefined, shared)
-      current = { key, index, surfaces: new SurfaceCache(shared, files, index.counters), files }
-      options.onIndex?.(current.index)
-    }
-    return { persistence: persistence as { inspect?: unknown }, index: current.index, surfaces: current.surfaces }
-  }
+  const roots = new RootIndex(options)
+  const indexFor = (): Indexed | undefined => roots.now()
   // One liveness predicate for every tool: the fallback port's (`ctx.agents.get`,
   // plus whatever presence check that port gains), read per call, never cached.
   const isLive = (sessionId: string): boolean => fallback.isLive(sessionId)
@@ -93,8 +72,8 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
   // session live elsewhere (same home) is read from its log like a cold one.
   const liveHere = (sessionId: string): boolean => agents.get(sessionId) !== undefined
     || store(options.sessions())?.get(sessionId) !== undefined
-  // The batch checks' worker thread ends with the plugin (`index/stat-worker.ts`).
-  options.lifetime?.addEventListener('abort', () => current?.files.close(), { once: true })
+  // The index's pending row writes and its batch checks' worker thread end with the plugin.
+  options.lifetime?.addEventListener('abort', () => roots.leave(), { once: true })
   // The refresh each tool call made, by that call's abort signal: a list's
   // title fold reuses the revision check its own listing just made (one per
   // call), and any other call checks again.
@@ -106,6 +85,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       const indexed = indexFor()
       if (indexed === undefined) return fallback.listSessions(signal)
       const entries = await indexed.index.refresh(signal)
+      indexed.writes.soon()
       refreshedBy.set(signal, indexed.index.generation)
       // Liveness as rc.8's own listing reports it (membership in this
       // process's session store, read once per call) or as the tools' one
@@ -136,7 +116,13 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
         if (id !== undefined) liveById.set(id, session)
       }
       const budgetMs = titleOptions?.budgetMs
-      return readIndexedTitles(sessionIds, { index: indexed.index, liveById, checkedBy: refreshedBy.get(signal), budgetMs }, signal)
+      // The listing's rows are written with these titles (./row-writes.ts); a read that ends early leaves them to later.
+      indexed.writes.take()
+      try {
+        return await readIndexedTitles(sessionIds, { index: indexed.index, liveById, checkedBy: refreshedBy.get(signal), budgetMs }, signal)
+      } finally {
+        indexed.writes.soon()
+      }
     },
 
     async readSurface(sessionId, signal) {

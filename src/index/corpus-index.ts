@@ -56,6 +56,7 @@ export class CorpusIndex {
    * @returns every log present now that has a session header, one per
    *   session id, in listing order; the very array of the last call
    *   when nothing was listed, read or dropped since (callers must not change it).
+   *   The rows of the headers it read are written by the next {@link flush}, with the titles folded before it.
    */
   async refresh(signal: AbortSignal): Promise<readonly IndexEntry[]> {
     this.counters.scans++
@@ -92,7 +93,6 @@ export class CorpusIndex {
       entry.checkedBy = generation
       entries.push(entry)
     })
-    this.flush()
     const unique = this.entries.onePerSession(entries)
     this.lastRefresh = { listed, changes: this.entries.changes, entries: unique, logless }
     return unique

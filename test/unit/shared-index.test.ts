@@ -197,3 +197,64 @@ describe('liveness of a list', () => {
     expect(calls).toEqual({ get: 0, list: 2 })
   })
 })
+
+describe('when the rows a list read are written', () => {
+  /** A port over `root` with a shared store whose writes are recorded: per write, the headers (titled or not) and retitles. */
+  function portWithWrites(lifetime?: AbortSignal) {
+    const store = openHomeStore(home, { pid: nextPid++, start: 1 }, () => true)
+    stores.push(store)
+    const writes: Array<{ headers: number, titled: number, retitles: number }> = []
+    const corpus = store.corpus()
+    const recorded = { ...corpus, write: (rootKey: string, changes: Parameters<typeof corpus.write>[1]) => {
+      writes.push({ headers: changes.headers.length, titled: changes.headers.filter(row => row.title !== undefined).length,
+        retitles: changes.titles.length })
+      corpus.write(rootKey, changes)
+    } }
+    const w = makeWorld()
+    const me = session('session-me', 5_000_000, { live: true, title: 'Me' })
+    w.corpus.add(me)
+    const persistence = root.persistence()
+    const port = createIndexedSessionQueryPort({
+      fallback: w.corpus,
+      agents: { get: () => undefined, list: () => [], resume: () => { throw new Error('a list must never resume') } },
+      persistence: () => persistence,
+      sessions: () => undefined,
+      shared: () => recorded,
+      lifetime,
+    })
+    return { w, me, deps: { ...w.deps, sessions: port }, writes, store }
+  }
+  const turn = () => new Promise(resolve => setTimeout(resolve, 5))
+
+  it('a query on a home no process indexed writes each log\'s row once, its title with its header', async () => {
+    for (let n = 0; n < 30; n++) root.write(`session-${n}`, 1000 + n, `title ${n}`)
+    const { w, me, deps, writes } = portWithWrites()
+    expect(await sessionsList({ query: 'title 2' }, w.call(me), deps)).toContain('- session-29 ')
+    await turn()
+    expect(writes).toEqual([{ headers: 30, titled: 30, retitles: 0 }])
+  })
+
+  it('a list writes its rows with the titles of the rows it shows, and one that reads no title once the event loop turns', async () => {
+    for (let n = 0; n < 10; n++) root.write(`session-${n}`, 1000 + n, `title ${n}`)
+    const { w, me, deps, writes, store } = portWithWrites()
+    await sessionsList({ limit: 3 }, w.call(me), deps)
+    await turn()
+    expect(writes).toEqual([{ headers: 10, titled: 3, retitles: 0 }])
+    // Nothing shown (no subagent on this home): no title read, the rows written all the same.
+    for (let n = 10; n < 15; n++) root.write(`session-${n}`, 1000 + n, `title ${n}`)
+    expect(await sessionsList({ scope: 'subagents' }, w.call(me), deps)).toContain('0 of 0 considered sessions')
+    expect(writes).toHaveLength(1)
+    await turn()
+    expect(writes).toEqual([{ headers: 10, titled: 3, retitles: 0 }, { headers: 5, titled: 0, retitles: 0 }])
+    expect(store.corpus().all(`${jsonlLayout(root.persistence())!.root}\0session.jsonl.zstd`)).toHaveLength(15)
+  })
+
+  it('the plugin\'s end writes what is queued', async () => {
+    for (let n = 0; n < 4; n++) root.write(`session-${n}`, 1000 + n, `title ${n}`)
+    const lifetime = new AbortController()
+    const { w, me, deps, writes } = portWithWrites(lifetime.signal)
+    await sessionsList({ scope: 'subagents' }, w.call(me), deps)
+    lifetime.abort()
+    expect(writes).toEqual([{ headers: 4, titled: 0, retitles: 0 }])
+  })
+})

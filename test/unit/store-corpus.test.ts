@@ -111,7 +111,7 @@ describe('the shared rows of a root, read whole', () => {
     const insert = db.prepare('INSERT INTO corpus_logs (root, path, session_id, dir_name, identity, created_at) VALUES (\'R\', ?, ?, ?, \'1:2:3\', 5)')
     // The directory column (written, not read) disagrees with the path: the path decides.
     insert.run('/r/p/session-2/log', 'session-2', 'another-dir')
-    for (const [path, id] of [['no-slash', 'session-3'], ['/log', 'session-4'], ['/r//log', 'session-5']]) insert.run(path, id, 'd')
+    for (const [path, id] of [['no-slash', 'session-3'], ['/log', 'session-4'], ['/r//log', 'session-5']] as const) insert.run(path, id, 'd')
     db.close()
     const seen = store.corpus().all('R')
     expect(seen.map(each => [each.sessionId, each.dirName])).toEqual([['session-1', 'session-1'], ['session-2', 'session-2']])
