@@ -2,7 +2,8 @@
  * `npm run mutate`: StrykerJS over the home store and its orchestration
  * (src/home/), the refusals (src/refusals.ts and src/refusals/), the send path
  * (src/tools/sessions-send.ts, src/tools/send/) and the list's row decisions
- * (src/tools/sessions-list.ts, src/tools/list-rows.ts), killing mutants with the
+ * (src/tools/sessions-list.ts, src/tools/list-rows.ts) and when the corpus
+ * index writes its rows (src/adapters/row-writes.ts), killing mutants with the
  * unit tests named in vitest.mutate.config.ts. Not run in CI; the last
  * report and how to read it: docs/mutation.md. A smaller run:
  * `npm run mutate -- --mutate src/home/guard.ts`.
@@ -21,9 +22,11 @@ export default {
     'src/tools/send/**/*.ts',
     'src/tools/sessions-list.ts',
     'src/tools/list-rows.ts',
+    'src/adapters/row-writes.ts',
   ],
-  // The sandbox copy needs the sources and the tests only (e2e/ and tools/ are ~500 MB of installed harness and Node).
-  ignorePatterns: ['/e2e', '/tools', '/lib', '/bench', '/demo', '/.tmp', '/reports'],
+  // The sandbox copy needs the sources, the tests and bench/ (the tests' rc.8 log writer); e2e/ and tools/ are
+  // ~500 MB of installed harness and Node.
+  ignorePatterns: ['/e2e', '/tools', '/lib', '/demo', '/.tmp', '/reports'],
   concurrency: 2,
   timeoutMS: 20_000,
   reporters: ['clear-text', 'progress', 'html', 'json'],

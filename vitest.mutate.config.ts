@@ -25,6 +25,7 @@ export default defineConfig({
       'test/unit/recorded.test.ts',
       'test/unit/refusals.test.ts',
       'test/unit/sessions-list.test.ts',
+      'test/unit/shared-index.test.ts',
       'test/unit/sessions-send.test.ts',
       'test/unit/smaller-faults.test.ts',
       'test/unit/store-corpus.test.ts',

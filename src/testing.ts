@@ -20,6 +20,7 @@ export { createAgentsController, createControllerPort } from './adapters/control
 export { liveTitle, overlayLive } from './adapters/live-sessions.js'
 export { canNameSession, readHeader, readRecord } from './model/sessions.js'
 export { createIndexedSessionQueryPort } from './adapters/persistence-index.js'
+export { RowWrites } from './adapters/row-writes.js'
 export { IDLE_RELEASE_MS, MAX_RESIDENT_WOKEN } from './adapters/woken-release.js'
 export { WokenSessions } from './adapters/woken.js'
 export { currentValue, defaultText, durationText, isOverridden, planSave, rangeText, unlanded } from './client/card-model.js'

@@ -121,7 +121,9 @@ describe('sessions_list re-checks the rows it shows', () => {
       controller.abort()
       return new Map()
     }
-    expect(await sessionsList({ limit: 2 }, w.call(me, { signal: controller.signal }), { ...w.deps, sessions: port })).toMatch(/^cancelled/)
+    const cancelledText = await sessionsList({ limit: 2 }, w.call(me, { signal: controller.signal }), { ...w.deps, sessions: port })
+    expect(cancelledText).toMatch(/^cancelled/)
+    expect(cancelledText).toContain('reading titles')
   })
 
   it('prints the header a log holds now, and applies the filters to it (scope, workspace)', async () => {

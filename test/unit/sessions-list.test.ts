@@ -102,6 +102,8 @@ describe('sessions_list', () => {
     const text = await sessionsList({ limit: 50 }, w.call(me), w.deps)
     expect(text).toContain('limit 50 was capped to maxListResults (2).')
     expect(text.match(/^- /gm)).toHaveLength(2)
+    // A limit equal to the maximum is not capped.
+    expect(await sessionsList({ limit: 2 }, w.call(me), w.deps)).not.toContain('capped')
   })
 
   it('with visibility workspace shows only sessions sharing the caller\'s cwd', async () => {

@@ -10,7 +10,8 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { CorpusIndex, createIndexedSessionQueryPort, jsonlFiles, jsonlLayout, openHomeStore, SharedIndex, sessionsList, storePaths, type HostAgent, type SqliteHomeStore } from '../../src/testing.js'
+import { CorpusIndex, createIndexedSessionQueryPort, jsonlFiles, jsonlLayout, openHomeStore, RowWrites, SharedIndex, sessionsList, storePaths,
+  type HostAgent, type SqliteHomeStore } from '../../src/testing.js'
 import { makeWorld, session } from '../support/fakes.js'
 import { counted, Root } from '../support/jsonl-root.js'
 import { mulberry32 } from '../support/prng.js'
@@ -247,6 +248,23 @@ describe('when the rows a list read are written', () => {
     await turn()
     expect(writes).toEqual([{ headers: 10, titled: 3, retitles: 0 }, { headers: 5, titled: 0, retitles: 0 }])
     expect(store.corpus().all(`${jsonlLayout(root.persistence())!.root}\0session.jsonl.zstd`)).toHaveLength(15)
+  })
+
+  it('one pending write at a time, and none once a title read took it over', async () => {
+    let flushes = 0
+    const rows = new RowWrites(() => { flushes++ })
+    rows.soon()
+    rows.soon()
+    await turn()
+    expect(flushes).toBe(1)
+    rows.soon()
+    rows.take()
+    await turn()
+    expect(flushes).toBe(1)
+    // Taken over, then wanted again (a title read that ended early): written once more.
+    rows.soon()
+    await turn()
+    expect(flushes).toBe(2)
   })
 
   it('the plugin\'s end writes what is queued', async () => {
