@@ -84,9 +84,11 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
     async listSessions(signal) {
       const indexed = indexFor()
       if (indexed === undefined) return fallback.listSessions(signal)
-      const entries = await indexed.index.refresh(signal)
-      indexed.writes.soon()
+      // This call's generation, read as its refresh starts: another call's refresh may start before this one ends.
+      const refreshing = indexed.index.refresh(signal)
       refreshedBy.set(signal, indexed.index.generation)
+      const entries = await refreshing
+      indexed.writes.soon()
       // Liveness as rc.8's own listing reports it (membership in this
       // process's session store, read once per call) or as the tools' one
       // predicate reports it (`isLive`).
@@ -159,11 +161,15 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       const checkedBy = refreshedBy.get(signal)
       for (const sessionId of sessionIds) {
         signal.throwIfAborted()
-        // A log this call's refresh read is not checked again; a known one is `stat`ed (its file may be replaced or gone).
-        const entry = indexed.index.check(sessionId, checkedBy)
-        // No log now: a session live in this process is still listed, with its header from memory.
-        const live = entry === undefined ? store(options.sessions())?.get(sessionId) : undefined
-        found.set(sessionId, entry?.header ?? (live === undefined ? undefined : readHeader(live.header)))
+        try {
+          // A log this call already checked is not checked again; a known one is `stat`ed (its file may be replaced or gone).
+          const entry = indexed.index.check(sessionId, checkedBy)
+          // No log now: a session live in this process is still listed, with its header from memory.
+          const live = entry === undefined ? store(options.sessions())?.get(sessionId) : undefined
+          found.set(sessionId, entry?.header ?? (live === undefined ? undefined : readHeader(live.header)))
+        } catch {
+          // A check that fails (the file cannot be read: permissions, a loop of links) leaves that row as listed.
+        }
       }
       return found
     },

@@ -37,7 +37,7 @@ export class CorpusIndex {
   private readonly entries: EntryMaps
   private readonly files: LogFiles
   private readonly shared: SharedIndex | undefined
-  /** Serial of the last {@link refresh}. */
+  /** Serial of the last {@link refresh}, raised as it is called (before its first `await`). */
   generation = 0
   /** The last refresh: the listing it saw, the entry maps' changes then, the entries it returned, the listed paths with none. */
   private lastRefresh: { listed: unknown, changes: number, entries: IndexEntry[], logless: LoglessDir[] } | undefined

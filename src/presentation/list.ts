@@ -28,6 +28,8 @@ interface ListPage {
   readonly malformed: number
   /** Candidates whose titles a bounded query did not reach (not matched by id, cwd or preset either). */
   readonly unsearched: number
+  /** Places the list's last round of checks emptied and did not fill (docs/tools.md#sessions_list, "Shown rows are checked"). */
+  readonly leftOut: number
 }
 
 /** One listed session, every field as the text shows it (one line, clipped). */
@@ -63,6 +65,8 @@ export interface ListedValue {
   readonly malformed: number
   /** Candidates not searched by title yet: the query's time for title folds ran out (docs/tools.md#sessions_list). */
   readonly unsearched?: number
+  /** Rows the list found gone in its last round of checks and did not replace (docs/tools.md#sessions_list). */
+  readonly leftOut?: number
 }
 
 /** The value of a list page: the facts as shown. */
@@ -90,6 +94,7 @@ export function listedValue(page: ListPage): ListedValue {
     ...(page.titlesFailed === undefined ? {} : { titlesFailed: page.titlesFailed }),
     malformed: page.malformed,
     ...(page.unsearched === 0 ? {} : { unsearched: page.unsearched }),
+    ...(page.leftOut === 0 ? {} : { leftOut: page.leftOut }),
   }
 }
 
@@ -116,7 +121,11 @@ export function renderListed(value: ListedValue): string {
     lines.push(`${more} not searched by title: this home's title index is still being built.`
       + ' Ask again with the same query to search more of them (each call indexes more).')
   }
-  if (value.rows.length === 0) {
+  if (value.leftOut !== undefined) {
+    lines.push(`${value.leftOut === 1 ? '1 row was' : `${value.leftOut} rows were`} left out: the logs of the newest sessions kept`
+      + ' changing (deleted or replaced) while this list checked them. Ask again to list the sessions after them.')
+  }
+  if (value.rows.length === 0 && value.leftOut === undefined) {
     if (value.unsearched !== undefined) lines.push(`No session searched so far matched query ${JSON.stringify(value.query)}.`)
     else if (hasQuery) lines.push(`No session matched query ${JSON.stringify(value.query)}; try a shorter query, scope "all", or no query.`)
     else lines.push('No session matched; try scope "all" or live_only false.')

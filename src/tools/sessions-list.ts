@@ -44,10 +44,11 @@ export const QUERY_TITLE_BUDGET_MS = 5_000
 
 /**
  * Rounds of re-checking the shown rows before they are printed (docs/tools.md#sessions_list, "Shown rows are
- * checked"): a round re-checks the rows shown that no round checked yet; the next round runs only when one changed.
- * Rows that come in after the last round are left out unchecked (the list then shows fewer than its limit).
+ * checked"): a round re-checks the rows shown that no round checked yet; the next round runs only when one changed
+ * (a round brings in as many rows as the last one found gone). The last round brings in none: a row it finds gone
+ * leaves the list shorter than its limit, never holding a row nobody checked.
  */
-export const RECHECK_ROUNDS = 3
+export const RECHECK_ROUNDS = 16
 
 /**
  * Execute one `sessions_list` call. Never throws.
@@ -133,22 +134,26 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
   // "Shown rows are checked"); a row it finds changed or gone changes what is shown, and the new rows are checked too.
   const recheck = deps.sessions.recheck?.bind(deps.sessions)
   const checked = new Set<string>()
-  for (let round = 0; recheck !== undefined; round++) {
+  let leftOut = 0
+  const keep = (row: SessionRecordView): boolean => filtersPass(row) && (query.length === 0 || matchesQuery(row))
+  for (let round = 1; recheck !== undefined; round++) {
     const ids = shown.filter(row => row.persisted && !checked.has(row.header.id)).map(row => row.header.id)
     if (ids.length === 0) break
-    if (round === RECHECK_ROUNDS) {
-      // Rows still unchecked after every round are left out: what is printed was checked.
-      shown = shown.filter(row => !ids.includes(row.header.id))
-      break
-    }
     for (const id of ids) checked.add(id)
     const result = await callBackend(STEPS.checkingShown, call.signal, () => recheck(ids, call.signal), deps.log)
     if (!result.ok && result.cancelled) return cancelled(TOOL, result.step, NOTHING_LISTED)
     // A re-check that fails leaves the rows as listed (the failure is logged).
-    const keep = (row: SessionRecordView): boolean => filtersPass(row) && (query.length === 0 || matchesQuery(row))
     const applied = result.ok ? applyRechecked(matched, result.value, keep) : undefined
     if (applied?.changed !== true) break
     matched = applied.rows
+    if (round === RECHECK_ROUNDS) {
+      // The last round: a row it found gone or out of the filters leaves what is shown, and none comes in unchecked.
+      const now = new Map(matched.map(row => [row.header.id, row]))
+      const before = shown.length
+      shown = orderRows(shown.flatMap(row => now.get(row.header.id) ?? []), caller.sessionId, limit)
+      leftOut = before - shown.length
+      break
+    }
     shown = orderRows(matched, caller.sessionId, limit)
     if (!await showTitles()) return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
   }
@@ -164,5 +169,6 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
       ? { asked: args.limit, max: settings.maxListResults } : undefined,
     malformed,
     unsearched,
+    leftOut,
   })
 }

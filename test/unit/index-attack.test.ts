@@ -13,6 +13,7 @@ import { decodeLog, encodeLog } from '../../bench/harness/zstd-log.js'
 import { mulberry32 } from '../support/prng.js'
 import { CorpusIndex, jsonlFiles, jsonlLayout, openHomeStore, SharedIndex, sessionsList, type SqliteHomeStore } from '../../src/testing.js'
 import { listingPort } from '../support/indexed-port.js'
+import type { SessionQueryPort } from '../../src/testing.js'
 import { Root } from '../support/jsonl-root.js'
 import { PARALLEL_MIN_PATHS, StatWorker } from '../../src/index/stat-worker.js'
 import { restatMany } from '../../src/index/stat-batch.js'
@@ -213,6 +214,33 @@ describe('a log replaced in place with another header', () => {
 })
 
 describe('concurrent lists on one port', () => {
+  it('each list re-checks by its own generation: a log deleted after another list\'s title read is left out', async () => {
+    root.write('session-x', 2000, 'X')
+    root.write('session-y', 1000, 'Y')
+    const { w, me, port } = listingPort(root)
+    await port.listSessions(new AbortController().signal)
+    // A's title read checks x, then x's log goes (its directory stays); B's title read waits for that.
+    let open!: () => void
+    const gate = new Promise<void>(resolve => { open = resolve })
+    const portA: SessionQueryPort = { ...port, readTitles: async (ids, signal, options) => {
+      const titles = await port.readTitles(ids, signal, options)
+      unlinkSync(root.path('session-x'))
+      open()
+      return titles
+    } }
+    const portB: SessionQueryPort = { ...port, readTitles: async (ids, signal, options) => {
+      await gate
+      return port.readTitles(ids, signal, options)
+    } }
+    const [a, b] = await Promise.all([
+      sessionsList({ limit: 5 }, w.call(me), { ...w.deps, sessions: portA }),
+      sessionsList({ limit: 5 }, w.call(me), { ...w.deps, sessions: portB }),
+    ])
+    expect(a).toContain('- session-x ')
+    expect(b).not.toContain('session-x')
+    expect(b).toMatch(/^1 of 1 considered sessions$/m)
+  })
+
   it('a list started after another writer retitled logs sees every retitle, whatever list runs beside it', async () => {
     const count = PARALLEL_MIN_PATHS + 40
     const name = (index: number) => `session-${String(index).padStart(5, '0')}`
