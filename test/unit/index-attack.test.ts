@@ -213,6 +213,27 @@ describe('a log replaced in place with another header', () => {
   }, 10_000)
 })
 
+describe('a shown row whose log cannot be checked', () => {
+  it('stays as listed, and the checks of the other rows still apply', async () => {
+    root.write('session-x', 3000, 'X')
+    root.write('session-y', 2000, 'Y')
+    root.write('session-z', 1000, 'Z')
+    const { w, me, port } = listingPort(root)
+    const list = () => sessionsList({ limit: 2 }, w.call(me), { ...w.deps, sessions: port })
+    expect(await list()).toContain('- session-y ')
+    // x's log becomes a loop of links (its `stat` throws ELOOP), y's log goes (its directory stays).
+    const path = root.path('session-x')
+    unlinkSync(path)
+    symlinkSync(`${path}.loop`, path)
+    symlinkSync(path, `${path}.loop`)
+    unlinkSync(root.path('session-y'))
+    const text = await list()
+    expect(text).toContain('- session-x ')
+    expect(text).not.toContain('session-y')
+    expect(text).toContain('- session-z ')
+  })
+})
+
 describe('concurrent lists on one port', () => {
   it('each list re-checks by its own generation: a log deleted after another list\'s title read is left out', async () => {
     root.write('session-x', 2000, 'X')
