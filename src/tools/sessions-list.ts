@@ -27,8 +27,6 @@ import { validateArguments } from './arguments.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
 import { applyRechecked, foldForMatch, inScope, matchesMetadata, orderRows } from './list-rows.js'
 
-export { orderRows } from './list-rows.js'
-
 const TOOL = TOOL_NAMES.list
 
 /**
