@@ -31,12 +31,11 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { ALL_ROWS_CHUNK as CHUNK, COLUMNS } from '../../lib/home/corpus-row-read.js'
 
-/** The columns the package reads a row from (src/home/corpus-row-read.ts `COLUMNS`): the header's fields are columns. */
-const COLUMNS = 'path, session_id, identity, created_at, cwd, parent_session, origin, agent_preset, '
-  + 'title_revision, title_identity, title, title_bytes'
-/** Rows per statement of the row read (src/home/corpus-row-read.ts `ALL_ROWS_CHUNK`). */
-const CHUNK = 5000
+// The columns the package reads a row from, and the rows per statement of its read (src/home/corpus-row-read.ts):
+// the header's fields are columns. `rowid` comes after them.
+const ROWID = COLUMNS.split(',').length
 /** Rows a `sessions_list {}` shows by default (docs/tools.md). */
 const SHOWN = 25
 
@@ -78,7 +77,7 @@ export async function corpusFloors(layout, storeFile) {
       count += chunk.length
       if (chunk.length < CHUNK) return count
       const last = chunk[chunk.length - 1]
-      after = Array.isArray(last) ? last[12] : last.rowid
+      after = Array.isArray(last) ? last[ROWID] : last.rowid
     }
   }
   const listing = () => {

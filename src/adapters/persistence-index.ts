@@ -34,7 +34,7 @@ import type { SessionHeaderView, SessionQueryPort } from '../ports.js'
 import { readHeader } from '../model/sessions.js'
 import { overlayLive, store } from './live-sessions.js'
 import { readIndexedTitles } from './indexed-titles.js'
-import { RootIndex, type Indexed } from './root-index.js'
+import { RootIndex } from './root-index.js'
 import { isMissingSession } from './session-query.js'
 
 /** What {@link createIndexedSessionQueryPort} needs from the host. */
@@ -64,7 +64,6 @@ interface IndexedPortOptions {
 export function createIndexedSessionQueryPort(options: IndexedPortOptions): SessionQueryPort {
   const { fallback, agents } = options
   const roots = new RootIndex(options)
-  const indexFor = (): Indexed | undefined => roots.now()
   // One liveness predicate for every tool: the fallback port's (`ctx.agents.get`,
   // plus whatever presence check that port gains), read per call, never cached.
   const isLive = (sessionId: string): boolean => fallback.isLive(sessionId)
@@ -82,7 +81,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
 
   return {
     async listSessions(signal) {
-      const indexed = indexFor()
+      const indexed = roots.now()
       if (indexed === undefined) return fallback.listSessions(signal)
       // This call's generation, read as its refresh starts: another call's refresh may start before this one ends.
       const refreshing = indexed.index.refresh(signal)
@@ -109,7 +108,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
     },
 
     async readTitles(sessionIds, signal, titleOptions) {
-      const indexed = indexFor()
+      const indexed = roots.now()
       if (indexed === undefined) return fallback.readTitles(sessionIds, signal)
       // This process's live sessions, read once (the store is a service proxy: one `get` per id costs).
       const liveById = new Map<string, { events?: unknown }>()
@@ -118,17 +117,19 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
         if (id !== undefined) liveById.set(id, session)
       }
       const budgetMs = titleOptions?.budgetMs
-      // The listing's rows are written with these titles (./row-writes.ts); a read that ends early leaves them to later.
+      // The listing's rows are written with these titles (./row-writes.ts: the read flushes at its end); a read that
+      // ends early leaves them to later.
       indexed.writes.take()
       try {
         return await readIndexedTitles(sessionIds, { index: indexed.index, liveById, checkedBy: refreshedBy.get(signal), budgetMs }, signal)
-      } finally {
+      } catch (error: unknown) {
         indexed.writes.soon()
+        throw error
       }
     },
 
     async readSurface(sessionId, signal) {
-      const indexed = indexFor()
+      const indexed = roots.now()
       if (indexed === undefined || liveHere(sessionId)) return fallback.readSurface(sessionId, signal)
       const inspect = indexed.persistence.inspect
       if (typeof inspect !== 'function') return fallback.readSurface(sessionId, signal)
@@ -146,7 +147,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
     },
 
     async lookup(sessionId, signal) {
-      const indexed = indexFor()
+      const indexed = roots.now()
       if (indexed === undefined || liveHere(sessionId)) return fallback.lookup(sessionId, signal)
       signal.throwIfAborted()
       const entry = indexed.index.check(sessionId)
@@ -155,7 +156,7 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
 
     async recheck(sessionIds, signal) {
       const found = new Map<string, SessionHeaderView | undefined>()
-      const indexed = indexFor()
+      const indexed = roots.now()
       // The fallback port lists afresh on every call: nothing to re-check.
       if (indexed === undefined) return found
       const checkedBy = refreshedBy.get(signal)
