@@ -22,6 +22,7 @@ export default defineConfig({
       'test/unit/limits.test.ts',
       'test/unit/list-recheck.test.ts',
       'test/unit/lock-patience.test.ts',
+      'test/unit/newest-list.test.ts',
       'test/unit/recorded.test.ts',
       'test/unit/refusals.test.ts',
       'test/unit/sessions-list.test.ts',

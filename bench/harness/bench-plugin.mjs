@@ -40,7 +40,7 @@ const FIRST_FLOOR_RUNS = 3
 
 /** Every corpus index the package's port builds in this run (docs/performance.md "Corpus index"), for its counters. */
 const indexes = new Set()
-for (const method of ['refresh', 'check']) {
+for (const method of ['refresh', 'check', 'newest']) {
   const original = CorpusIndex.prototype[method]
   CorpusIndex.prototype[method] = function tracked(...args) {
     indexes.add(this)
@@ -50,7 +50,7 @@ for (const method of ['refresh', 'check']) {
 
 /** Sum of the counters of every index seen so far. */
 function indexTotals() {
-  const totals = { scans: 0, singleChecks: 0, batchChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0 }
+  const totals = { scans: 0, singleChecks: 0, batchChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0, newestLists: 0 }
   for (const index of indexes) for (const key of Object.keys(totals)) totals[key] += index.counters[key]
   return totals
 }

@@ -10,12 +10,13 @@
  *   appended to since the last call, and an append moves nothing but the
  *   log's own `stat`, so an exact title filter checks each candidate.
  * - **a new process's first `sessions_list {}`**: the set of logs now (a
- *   `readdir` of the root and of each project directory, names only), the
- *   header fields of every session to filter and order by (every
- *   `corpus_logs` row of the root, over the columns the package reads, the
- *   header's fields among them, rows as arrays read in chunks, nothing
- *   decoded or kept: reading the header frames from the logs instead costs
- *   far more), and the revision of each shown row (25 `stat`s, for its title).
+ *   `readdir` of the root and of each project directory, names only), each
+ *   `corpus_logs` row's key and the header fields a list filters and orders
+ *   by (the columns `src/home/corpus-row-scan.ts` scans, rows as arrays read
+ *   in chunks, nothing decoded or kept: which listed logs have a row, and
+ *   how many pass the filters; reading the header frames from the logs
+ *   instead costs far more), the shown rows whole (26: the 25 shown and the
+ *   next), and the revision of each shown row (25 `stat`s, for its title).
  * - **the first `sessions_list {query}` of a process that already listed**
  *   (the bench's order): the same `stat` of every candidate log.
  * - **the first query on an unindexed home** (no rows yet): the set of logs
@@ -32,10 +33,11 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { ALL_ROWS_CHUNK as CHUNK, COLUMNS } from '../../lib/home/corpus-row-read.js'
+import { SCAN_COLUMNS } from '../../lib/home/corpus-row-scan.js'
 
-// The columns the package reads a row from, and the rows per statement of its read (src/home/corpus-row-read.ts):
-// the header's fields are columns. `rowid` comes after them.
-const ROWID = COLUMNS.split(',').length
+// The columns a new process's first list scans, and the rows per statement (src/home/corpus-row-scan.ts); `rowid`
+// is the last of them.
+const ROWID = SCAN_COLUMNS.split(',').length - 1
 /** Rows a `sessions_list {}` shows by default (docs/tools.md). */
 const SHOWN = 25
 
@@ -69,7 +71,7 @@ export async function corpusFloors(layout, storeFile) {
   // 3–5 times the reads).
   const rows = () => {
     if (db === undefined) return 0
-    const statement = db.prepare(`SELECT ${COLUMNS}, rowid FROM corpus_logs WHERE root = ? AND rowid > ? ORDER BY rowid LIMIT ${CHUNK}`)
+    const statement = db.prepare(`SELECT ${SCAN_COLUMNS} FROM corpus_logs WHERE root = ? AND rowid > ? ORDER BY rowid LIMIT ${CHUNK}`)
     statement.setReturnArrays?.(true)
     let count = 0
     for (let after = 0; ;) {
@@ -79,6 +81,12 @@ export async function corpusFloors(layout, storeFile) {
       const last = chunk[chunk.length - 1]
       after = Array.isArray(last) ? last[ROWID] : last.rowid
     }
+  }
+  // The rows shown, whole, by key (which ones is the product's answer: any 26 cost the same).
+  const shownRows = () => {
+    if (db === undefined) return
+    const statement = db.prepare(`SELECT ${COLUMNS} FROM corpus_logs WHERE path = ?`)
+    for (const path of paths.slice(0, SHOWN + 1)) statement.get(path)
   }
   const listing = () => {
     let count = 0
@@ -101,6 +109,7 @@ export async function corpusFloors(layout, storeFile) {
     listFirst: timed(() => {
       listing()
       rows()
+      shownRows()
       statAll(paths.slice(0, SHOWN))
     }),
     unindexedQuery: timed(() => {
@@ -120,6 +129,6 @@ export async function corpusFloors(layout, storeFile) {
 /** What each floor is, as printed beside it. */
 export const FLOOR_WHAT = {
   queryWarm: 'stat of every candidate log',
-  listFirst: 'readdir of root + projects, every corpus_logs row (in chunks), 25 stats',
+  listFirst: 'readdir of root + projects, every corpus_logs row\'s key and filter columns (in chunks), 26 rows whole, 25 stats',
   unindexedQuery: 'readdir of root + projects, every log read whole',
 }

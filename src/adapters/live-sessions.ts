@@ -6,7 +6,9 @@
  * @module dsh-cross-session/adapters/live-sessions
  */
 
-import type { SessionHeaderView, SessionRecordView } from '../ports.js'
+import type { NewestLogs } from '../index/newest.js'
+import { headerPasses, type HeaderFilter } from '../model/list-filter.js'
+import type { NewestRows, SessionHeaderView, SessionRecordView } from '../ports.js'
 
 /** A live session of this process (`@deepseek-ai/dsh-session` `Session`), as read here. */
 interface LiveSession {
@@ -45,6 +47,26 @@ export function overlayLive(stored: readonly SessionHeaderView[], live: readonly
   }
   for (const header of unlogged.values()) records.push({ header, live: true, persisted: false })
   return records
+}
+
+/**
+ * A first list's rows (`SessionQueryPort.listNewest`) from what the corpus index found (../index/newest.ts), with
+ * the live sessions of this process that have no log yet, as {@link overlayLive} adds them: each passing `filter`
+ * is a row (live, not persisted) and counts.
+ */
+export function newestRows(found: NewestLogs, live: readonly SessionHeaderView[], isLive: (id: string) => boolean,
+  filter: HeaderFilter): NewestRows {
+  const rows: SessionRecordView[] = found.headers.map(header => ({ header, live: isLive(header.id), persisted: true }))
+  let considered = found.considered
+  const unlogged = new Set<string>()
+  for (const header of live) {
+    if (found.hasLog(header.id) || unlogged.has(header.id)) continue
+    unlogged.add(header.id)
+    if (!headerPasses(filter, header.id, header.cwd, header.parentSession, header.origin)) continue
+    considered++
+    rows.push({ header, live: true, persisted: false })
+  }
+  return { rows, considered }
 }
 
 /** Title of the last `session/title` event of an in-memory log (rc.8 `foldSessionTitle`). */

@@ -18,6 +18,8 @@
  *   store at exactly that revision, else `sessionPersistence.inspect(id)` and
  *   the surface fold (../index/surface-cache.ts), no listing.
  * - `lookup(id)`: live → its header; cold → a revision check of that log.
+ * - `listNewest`: a new process's first list (../index/newest.ts: the listing, one scan of the shared rows, the
+ *   header of each listed log no row holds), with the same liveness; `undefined` once the index was refreshed.
  * - `recheck(ids)`: a revision check of each log (none for a log this call's
  *   listing read), the header it holds now (`sessions_list` checks the rows it
  *   shows: a known log is listed without a `stat`).
@@ -32,7 +34,7 @@ import type { CorpusRows } from '../index/shared-rows.js'
 import type { Inspected } from '../index/surface-cache.js'
 import type { SessionHeaderView, SessionQueryPort } from '../ports.js'
 import { readHeader } from '../model/sessions.js'
-import { overlayLive, store } from './live-sessions.js'
+import { newestRows, overlayLive, store } from './live-sessions.js'
 import { readIndexedTitles } from './indexed-titles.js'
 import { RootIndex } from './root-index.js'
 import { isMissingSession } from './session-query.js'
@@ -78,6 +80,19 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
   // call), and any other call checks again.
   const refreshedBy = new WeakMap<AbortSignal, number>()
   let lastHeaders: { entries: readonly IndexEntry[], headers: SessionHeaderView[] } | undefined
+  // Liveness as rc.8's own listing reports it (membership in this process's session store, read once per call) or
+  // as the tools' one predicate reports it (`isLive`): one registry listing for every row, not one lookup per row.
+  const liveNow = (): { headers: SessionHeaderView[], isLive: (id: string) => boolean } => {
+    const headers: SessionHeaderView[] = []
+    for (const session of store(options.sessions())?.list() ?? []) {
+      const header = readHeader(session.header)
+      if (header !== undefined) headers.push(header)
+    }
+    const liveIds = new Set(headers.map(header => header.id))
+    const listed = typeof agents.list === 'function' ? agents.list() : undefined
+    if (listed !== undefined) for (const agent of listed) liveIds.add(agent.id)
+    return { headers, isLive: listed === undefined ? id => liveIds.has(id) || isLive(id) : id => liveIds.has(id) }
+  }
 
   return {
     async listSessions(signal) {
@@ -88,23 +103,20 @@ export function createIndexedSessionQueryPort(options: IndexedPortOptions): Sess
       refreshedBy.set(signal, indexed.index.generation)
       const entries = await refreshing
       indexed.writes.soon()
-      // Liveness as rc.8's own listing reports it (membership in this
-      // process's session store, read once per call) or as the tools' one
-      // predicate reports it (`isLive`).
-      const sessions = store(options.sessions())
-      const live: SessionHeaderView[] = []
-      for (const session of sessions?.list() ?? []) {
-        const header = readHeader(session.header)
-        if (header !== undefined) live.push(header)
-      }
-      const liveIds = new Set(live.map(header => header.id))
-      // One registry listing for every row's liveness, not one lookup per row.
-      const listed = typeof agents.list === 'function' ? agents.list() : undefined
-      if (listed !== undefined) for (const agent of listed) liveIds.add(agent.id)
+      const now = liveNow()
       // The headers of an unchanged refresh (the very same entries) are not mapped again.
       const headers = lastHeaders?.entries === entries ? lastHeaders.headers : entries.map(entry => entry.header)
       lastHeaders = { entries, headers }
-      return overlayLive(headers, live, listed === undefined ? id => liveIds.has(id) || isLive(id) : id => liveIds.has(id), true)
+      return overlayLive(headers, now.headers, now.isLive, true)
+    },
+
+    async listNewest(request, signal) {
+      const indexed = roots.now()
+      const found = await indexed?.index.newest(request.filter, request.limit, signal)
+      if (found === undefined) return undefined
+      indexed!.writes.soon()
+      const now = liveNow()
+      return newestRows(found, now.headers, now.isLive, request.filter)
     },
 
     async readTitles(sessionIds, signal, titleOptions) {

@@ -58,7 +58,7 @@ function rowOf(values: readonly unknown[], kept?: Map<string, string>): CorpusRo
  * The session directory's name in a log's path (`<root>/<project>/<session directory>/<log file>`, rc.8's JSONL
  * layout, `index/jsonl-layout.ts`), as a slice of the path (no copy); `undefined` when the path has no such part.
  */
-function sessionDirOf(path: string): string | undefined {
+export function sessionDirOf(path: string): string | undefined {
   const end = path.lastIndexOf('/')
   const start = end < 1 ? -1 : path.lastIndexOf('/', end - 1)
   return start < 0 || end - start < 2 ? undefined : path.slice(start + 1, end)
@@ -74,10 +74,10 @@ function one(value: unknown, kept: Map<string, string> | undefined): unknown {
 }
 
 /** A statement that can hand rows as arrays (`setReturnArrays`, Node ≥ 22.16). */
-type ArrayStatement = StatementSync & { setReturnArrays?: (on: boolean) => void }
+export type ArrayStatement = StatementSync & { setReturnArrays?: (on: boolean) => void }
 
 /** Whether `statement` now hands rows as arrays (switched on where this Node can). */
-function asArrays(statement: ArrayStatement): boolean {
+export function asArrays(statement: ArrayStatement): boolean {
   if (typeof statement.setReturnArrays !== 'function') return false
   statement.setReturnArrays(true)
   return true
@@ -115,10 +115,7 @@ export function eachRow(sql: (text: string) => StatementSync, root: string, visi
   const arrays = asArrays(statement)
   let visited = 0
   const kept = new Map<string, string>()
-  // A deferred transaction reads one snapshot and takes no lock another process waits for (WAL).
-  sql('BEGIN').run()
-  let read = false
-  try {
+  inSnapshot(sql, () => {
     for (let after = 0; ;) {
       const chunk = statement.all(root, after) as unknown[]
       for (let index = 0; index < chunk.length; index++) {
@@ -131,14 +128,27 @@ export function eachRow(sql: (text: string) => StatementSync, root: string, visi
       }
       if (chunk.length < ALL_ROWS_CHUNK) break
     }
-    read = true
+  })
+  return visited
+}
+
+/**
+ * `read()` inside one deferred read transaction: one snapshot, and no lock another process waits for (WAL).
+ * @throws what `read` throws; else what the `COMMIT` throws.
+ */
+export function inSnapshot<T>(sql: (text: string) => StatementSync, read: () => T): T {
+  sql('BEGIN').run()
+  let done = false
+  try {
+    const value = read()
+    done = true
+    return value
   } finally {
     try {
       sql('COMMIT').run()
     } catch (error: unknown) {
       // After a failed read SQLite may have ended the transaction itself: the read's own error is the one to report.
-      if (read) throw error
+      if (done) throw error
     }
   }
-  return visited
 }

@@ -56,6 +56,14 @@ export function withPresence(inner: SessionQueryPort, store: HomeStore): Session
       const elsewhere = liveElsewhere(store)
       return elsewhere.size === 0 ? rows : rows.map(row => markElsewhere(row, elsewhere))
     },
+    ...(inner.listNewest === undefined ? {} : {
+      async listNewest(request, signal) {
+        const found = await inner.listNewest!(request, signal)
+        if (found === undefined) return undefined
+        const elsewhere = liveElsewhere(store)
+        return elsewhere.size === 0 ? found : { ...found, rows: found.rows.map(row => markElsewhere(row, elsewhere)) }
+      },
+    }),
     async lookup(sessionId, signal) {
       const record = await inner.lookup(sessionId, signal)
       return record === undefined ? undefined : markElsewhere(record, liveElsewhere(store))

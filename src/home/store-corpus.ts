@@ -19,6 +19,7 @@
 import type { StatementSync } from 'node:sqlite'
 import type { CorpusChanges, CorpusRow, CorpusRows } from '../index/shared-rows.js'
 import { COLUMNS, eachRow, readRows } from './corpus-row-read.js'
+import { scanRows } from './corpus-row-scan.js'
 
 /** Table `corpus_surfaces` (part of the store's schema, `home/store-schema.ts`). */
 export const CORPUS_SURFACES_SCHEMA = `CREATE TABLE IF NOT EXISTS corpus_surfaces (
@@ -61,6 +62,9 @@ export function storeCorpusRows(connection: Connection): CorpusRows {
     },
     each(root, visit) {
       return eachRow(sql, root, visit)
+    },
+    scan(root, filter, visit, pick) {
+      return scanRows(sql, root, filter, visit, pick)
     },
     bySession(root, sessionId) {
       return read(`SELECT ${COLUMNS} FROM corpus_logs WHERE session_id = ? AND root = ?`, sessionId, root)[0]

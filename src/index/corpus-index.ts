@@ -1,21 +1,19 @@
 /**
- * The corpus index (docs/performance.md, "Corpus index: what each call
- * re-checks"): session headers and titles of one JSONL session root, keyed
- * by log file and revision, so a call pays for what changed and what it shows.
+ * The corpus index (docs/performance.md, "Corpus index: what each call re-checks"): session headers and titles of
+ * one JSONL session root, keyed by log file and revision, so a call pays for what changed and what it shows.
  *
- * - {@link CorpusIndex.refresh}: one listing of the root (`index/root-listing.ts`);
- *   a `stat` and the header line only of logs new to the index; drops logs
- *   that are gone. Never folds a title; known logs are re-checked by `check`.
- * - {@link CorpusIndex.check}: one session id (one `stat`, or a probe of each
- *   project directory for an id the index has not seen); `checkMany` in a batch.
- * - {@link CorpusIndex.title}: the title at the revision just checked
- *   (`index/log-reads.ts`: cached, a fold of the appended frames, or whole).
+ * - {@link CorpusIndex.refresh}: one listing of the root (`index/root-listing.ts`); a `stat` and the header line
+ *   only of logs new to the index; drops logs that are gone. Never folds a title; known logs are re-checked by `check`.
+ * - {@link CorpusIndex.check}: one session id (one `stat`, or a probe of each project directory for an id the
+ *   index has not seen); `checkMany` in a batch.
+ * - {@link CorpusIndex.title}: the title at the revision just checked (`index/log-reads.ts`: cached, a fold of the
+ *   appended frames, or whole).
+ * - {@link CorpusIndex.newest}: a new process's first list without a refresh (./newest.ts).
  *
- * With the home store ({@link SharedIndex}, docs/performance.md "What a new
- * process reads"), a new process starts from the rows earlier ones wrote: it
- * re-checks every revision, reads no header and folds no title a row holds
- * for that file identity / log revision, and writes back what it read. Memory is bounded
- * (`index/entry-maps.ts`, {@link DEFAULT_INDEX_BYTES}); an evicted log comes back from its shared row (else it is read again).
+ * With the home store ({@link SharedIndex}, docs/performance.md "What a new process reads"), a new process starts
+ * from the rows earlier ones wrote: it re-checks every revision, reads no header and folds no title a row holds for
+ * that file identity / log revision, and writes back what it read. Memory is bounded (`index/entry-maps.ts`,
+ * {@link DEFAULT_INDEX_BYTES}); an evicted log comes back from its shared row (else it is read again).
  *
  * @module dsh-cross-session/index/corpus-index
  */
@@ -31,6 +29,8 @@ import { foldTitle, readHeaderBatches } from './log-reads.js'
 import { loglessMoved, restatListed, type LoglessDir } from './root-listing.js'
 import type { SharedIndex } from './shared-index.js'
 import type { CorpusRow } from './shared-rows.js'
+import type { HeaderFilter } from '../model/list-filter.js'
+import { newestLogs, type NewestLogs } from './newest.js'
 
 export class CorpusIndex {
   readonly counters: IndexCounters = zeroCounters()
@@ -53,10 +53,9 @@ export class CorpusIndex {
 
   /**
    * One listing of the whole root.
-   * @returns every log present now that has a session header, one per
-   *   session id, in listing order; the very array of the last call
-   *   when nothing was listed, read or dropped since (callers must not change it).
-   *   The rows of the headers it read are written by the next {@link flush}, with the titles folded before it.
+   * @returns every log present now that has a session header, one per session id, in listing order; the very array
+   *   of the last call when nothing was listed, read or dropped since (callers must not change it). The rows of the
+   *   headers it read are written by the next {@link flush}, with the titles folded before it.
    */
   async refresh(signal: AbortSignal): Promise<readonly IndexEntry[]> {
     this.counters.scans++
@@ -79,12 +78,11 @@ export class CorpusIndex {
     for (const log of fresh) {
       const row = rows?.get(log.path)
       const entry = row?.identity === log.identity ? this.adopt(row, log) : undefined
-      if (entry === undefined) {
-        toRead.push(log)
-        continue
+      if (entry === undefined) toRead.push(log)
+      else {
+        entry.checkedBy = generation
+        entries.push(entry)
       }
-      entry.checkedBy = generation
-      entries.push(entry)
     }
     this.counters.headerReads += toRead.length
     await readHeaderBatches(this.files, toRead, signal, (log, header) => {
@@ -99,10 +97,9 @@ export class CorpusIndex {
   }
 
   /**
-   * One session's entry after a revision check of its log alone, or
-   * `undefined` when no log of that id exists now.
-   * @param checkedBy - a refresh generation made by the same tool call: an
-   *   entry that refresh (or a check given it) checked is not checked again.
+   * One session's entry after a revision check of its log alone, or `undefined` when no log of that id exists now.
+   * @param checkedBy - a refresh generation made by the same tool call: an entry that refresh (or a check given it)
+   *   checked is not checked again.
    */
   check(sessionId: string, checkedBy?: number): IndexEntry | undefined {
     const entry = this.entries.byId.get(sessionId)
@@ -139,10 +136,7 @@ export class CorpusIndex {
     this.counters.batchChecks += await checkEntries(entries, (logs, inner) => this.files.restatMany(logs, inner), checkedBy, signal)
   }
 
-  /**
-   * The title of an entry at the revision last checked (`refresh` / `check`),
-   * or `undefined` when its log has no `session/title` event.
-   */
+  /** The title of an entry at the revision last checked (`refresh` / `check`), or `undefined` when its log has none. */
   title(entry: IndexEntry): string | undefined {
     // Folded at exactly this revision (the common case: a query list asks every candidate's).
     if (titleIsCurrent(entry)) return entry.title!.value
@@ -151,15 +145,23 @@ export class CorpusIndex {
     return value
   }
 
+  /** A first list from the shared rows before any refresh (./newest.ts); `undefined` after one, without rows, or declined. */
+  async newest(filter: HeaderFilter, limit: number, signal: AbortSignal): Promise<NewestLogs | undefined> {
+    if (this.generation > 0 || this.shared === undefined) return undefined
+    const found = await newestLogs({ files: this.files, shared: this.shared, read: log => this.load(log)?.header,
+      gone: path => this.forget(path) }, filter, limit, signal)
+    if (found !== undefined) this.counters.newestLists++
+    return found
+  }
+
   /** Write what this process read or folded since the last flush to the shared rows (one transaction). */
   flush(): void {
     if (this.shared !== undefined) this.counters.sharedWrites += this.shared.flush()
   }
 
-  /** A new process's first call: every shared row of the root, once (revisions still to be checked). */
+  /** A new process's first refresh: every shared row of the root, once (revisions still to be checked). */
   private hydrate(): void {
-    const shared = this.shared
-    if (shared !== undefined) this.counters.sharedRows += this.entries.putRows(put => shared.takeAll(put))
+    if (this.shared !== undefined) this.counters.sharedRows += this.entries.putRows(put => this.shared!.takeAll(put))
   }
 
   private forget(path: string): void {
@@ -170,8 +172,7 @@ export class CorpusIndex {
   private remember(entry: IndexEntry, title: CachedTitle): void {
     entry.title = title
     this.shared?.title(entry.log.path, title)
-    // Titles change an entry's size.
-    this.entries.remeasure(entry)
+    this.entries.remeasure(entry) // titles change an entry's size
   }
 
   private matching(entry: IndexEntry | undefined, sessionId: string): IndexEntry | undefined {

@@ -82,10 +82,12 @@ export interface IndexCounters {
   surfaceHits: number
   /** Surfaces written to the home store. */
   surfacesKept: number
+  /** First lists answered from the shared rows without a refresh (`index/newest.ts`). */
+  newestLists: number
 }
 
 /** Counters at zero. */
 export function zeroCounters(): IndexCounters {
   return { scans: 0, singleChecks: 0, batchChecks: 0, headerReads: 0, titleFolds: 0, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0,
-    inspects: 0, surfaceHits: 0, surfacesKept: 0 }
+    inspects: 0, surfaceHits: 0, surfacesKept: 0, newestLists: 0 }
 }

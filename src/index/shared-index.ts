@@ -15,7 +15,8 @@
  */
 
 import type { CachedTitle } from './plan.js'
-import type { CorpusRow, CorpusRows, StoredSurface } from './shared-rows.js'
+import type { HeaderFilter } from '../model/list-filter.js'
+import type { CorpusRow, CorpusRows, RowVisitor, StoredSurface } from './shared-rows.js'
 
 /** Above this many evicted logs in one refresh, their rows are read in one query over the root. */
 const BULK_ROWS = 64
@@ -68,6 +69,14 @@ export class SharedIndex {
       this.fault(error)
     }
     return visited
+  }
+
+  /**
+   * `CorpusRows.scan` of the root (a new process's first list, `index/newest.ts`); `undefined` when no store is open
+   * or it fails (then the caller lists the usual way).
+   */
+  scan(filter: HeaderFilter, visit: RowVisitor, pick: () => readonly string[]): CorpusRow[] | undefined {
+    return this.guard(rows => rows.scan(this.root, filter, visit, pick))
   }
 
   /** The row of one session id. */

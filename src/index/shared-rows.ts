@@ -16,6 +16,7 @@
 
 import type { SessionHeaderView } from '../ports.js'
 import type { CachedTitle } from './plan.js'
+import type { HeaderFilter } from '../model/list-filter.js'
 
 /** One log as the shared index holds it. */
 export interface CorpusRow {
@@ -58,6 +59,13 @@ export interface StoredSurface {
   readonly surface: Uint8Array
 }
 
+/**
+ * One row as a first list scans it ({@link CorpusRows.scan}): its key, its session directory's name, its creation
+ * time (a bad one read as 0, as `model/sessions.ts` `headerOf` reads it) and whether its header passes the list's
+ * filters; no object is made per row.
+ */
+export type RowVisitor = (path: string, dirName: string, createdAt: number, passes: boolean) => void
+
 /** The shared rows of the home store (`home/store-corpus.ts`). Every method is synchronous; none throws on a missing row. */
 export interface CorpusRows {
   /** Every row of the root `root` (one snapshot). */
@@ -67,6 +75,12 @@ export interface CorpusRows {
    * every row is kept). @returns the rows visited.
    */
   each(root: string, visit: (row: CorpusRow) => void): number
+  /**
+   * From one snapshot: every row of `root` with a usable session id handed to `visit`, with whether its header
+   * passes `filter` (`model/list-filter.ts` `headerPasses`), then the whole rows of the paths `pick` names then, in
+   * that order (a new process's first list, docs/performance.md "What a new process reads").
+   */
+  scan(root: string, filter: HeaderFilter, visit: RowVisitor, pick: () => readonly string[]): CorpusRow[]
   /** The row of one session id under `root`, if any (one indexed query). */
   bySession(root: string, sessionId: string): CorpusRow | undefined
   /** The row of one log path, if any. */

@@ -9,6 +9,7 @@
  */
 
 import type { RelayProvenance } from '../model/provenance.js'
+import type { HeaderFilter } from '../model/list-filter.js'
 import type { SessionHeaderView, SessionRecordView } from '../model/sessions.js'
 
 /**
@@ -26,6 +27,25 @@ export interface SurfaceView {
 export interface TitleReadOptions {
   /** Time for title folds, in ms from the call's start; absent: no bound. */
   readonly budgetMs?: number
+}
+
+/** What a first list asks of {@link SessionQueryPort.listNewest}. */
+export interface NewestRequest {
+  /** The header filters of the list (visibility, `scope`). */
+  readonly filter: HeaderFilter
+  /** Rows the list shows at most (its caller's own row aside). */
+  readonly limit: number
+}
+
+/** A first list's rows ({@link SessionQueryPort.listNewest}). */
+export interface NewestRows {
+  /**
+   * The rows passing the filter that a list of `limit` can show: at least the `limit + 1` newest (a list shows its
+   * caller's own row only when fewer than `limit` others pass); live flags as `listSessions` gives them.
+   */
+  readonly rows: SessionRecordView[]
+  /** Every session passing the filter (what `listSessions` would give that passes it). */
+  readonly considered: number
 }
 
 /**
@@ -68,6 +88,13 @@ export interface SessionQueryPort {
    * A port that reads its listing afresh on every call has no such method. Never wakes a session.
    */
   recheck?(sessionIds: readonly string[], signal: AbortSignal): Promise<Map<string, SessionHeaderView | undefined>>
+  /**
+   * The newest rows passing `request.filter`, and how many pass it, without listing every row: for a port that lists
+   * from a shared cache, a new process's first `sessions_list` without a query or `live_only` (docs/performance.md
+   * "What a new process reads"). `undefined` when this port cannot answer it so (then `listSessions`); a port
+   * without the method always lists. The same rows and count as `listSessions` filtered, as of the listing it makes.
+   */
+  listNewest?(request: NewestRequest, signal: AbortSignal): Promise<NewestRows | undefined>
   /** Whether a session is live right now (a non-waking registry lookup). */
   isLive(sessionId: string): boolean
   /**

@@ -7,6 +7,7 @@
 
 import type { SessionHeaderView, SessionRecordView } from '../ports.js'
 import { isSubagent } from '../model/sessions.js'
+import type { ListScope } from '../model/list-filter.js'
 
 const NOT_ASCII = /[^\x00-\x7f]/
 
@@ -21,7 +22,7 @@ export function foldForMatch(text: string): string {
 }
 
 /** The `scope` filter (`top-level` default; docs/tools.md#sessions_list). */
-export function inScope(record: SessionRecordView, scope: 'top-level' | 'subagents' | 'all'): boolean {
+export function inScope(record: SessionRecordView, scope: ListScope): boolean {
   if (scope === 'all') return true
   return scope === 'subagents' ? isSubagent(record.header) : !isSubagent(record.header)
 }

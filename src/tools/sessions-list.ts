@@ -7,10 +7,13 @@
  * caller last and peers fill the limit; one batched title fold, only for
  * shown rows when there is no query; a capped limit is said).
  *
- * Backend calls per call: exactly one `listSessions`, at most one
- * `readTitles` (none when no row is shown), and on a port that has it one
- * `recheck` of the shown rows; only when a re-check finds a shown row changed
- * or gone, up to {@link RECHECK_ROUNDS} more of each, for the rows then shown.
+ * Backend calls per call: one listing, at most one `readTitles` (none when no
+ * row is shown), and on a port that has it one `recheck` of the shown rows;
+ * only when a re-check finds a shown row changed or gone, up to
+ * {@link RECHECK_ROUNDS} more of each, for the rows then shown. The listing is
+ * `listSessions`, or, without a query or `live_only`, a port's `listNewest`
+ * (./list-source.ts); after a `listNewest` that declines, or whose shown row a
+ * re-check finds changed, `listSessions` (and the list is made again).
  *
  * @module dsh-cross-session/tools/sessions-list
  */
@@ -21,11 +24,13 @@ import { listedValue, type ListedValue } from '../presentation/list.js'
 import type { SessionRecordView } from '../ports.js'
 import { SessionsListArgs } from '../model/schemas.js'
 import { TOOL_NAMES } from '../model/tool-names.js'
-import { isVisible, readRecord } from '../model/sessions.js'
+import { readRecord } from '../model/sessions.js'
+import { headerFilter, headerPasses } from '../model/list-filter.js'
 import { callBackend } from '../model/service-boundary.js'
 import { validateArguments } from './arguments.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
-import { applyRechecked, foldForMatch, inScope, matchesMetadata, orderRows } from './list-rows.js'
+import { applyRechecked, foldForMatch, matchesMetadata, orderRows } from './list-rows.js'
+import { listAll, listNewest, type Listing } from './list-source.js'
 
 const TOOL = TOOL_NAMES.list
 
@@ -67,106 +72,119 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
   const query = foldForMatch((args.query ?? '').trim())
 
   const started = performance.now()
-  const listed = await callBackend(STEPS.listing, call.signal, () => deps.sessions.listSessions(call.signal), deps.log)
-  if (!listed.ok) {
-    return listed.cancelled
-      ? cancelled(TOOL, listed.step, NOTHING_LISTED)
-      : refused(commonRefusals.backend(listed.step, listed.failure, TOOL), NOTHING_LISTED)
-  }
   // The filters (docs/tools.md#sessions_list, in order); a query's match needs the titles read below.
-  const filtersPass = (row: SessionRecordView): boolean => isVisible(row.header, caller.header, settings.visibility)
-    && inScope(row, scope) && (args.live_only !== true || row.live)
-  let malformed = 0
-  const candidates: SessionRecordView[] = []
-  for (const raw of Array.isArray(listed.value) ? listed.value : []) {
-    const record = readRecord(raw)
-    if (record === undefined) malformed++
-    else if (filtersPass(record)) candidates.push(record)
-  }
-
-  // With a query, titles decide matches: fold them for every candidate, once.
-  // Without one, fold only the rows that will be shown.
-  let titles = new Map<string, string | undefined>()
-  let titlesFailed: string | undefined
-  const readTitles = async (ids: string[], budgetMs?: number): Promise<string | undefined> => {
-    if (ids.length === 0) return undefined
-    const options = budgetMs === undefined ? undefined : { budgetMs }
-    const result = await callBackend(STEPS.readingTitles, call.signal, () => deps.sessions.readTitles(ids, call.signal, options), deps.log)
-    if (result.ok) {
-      if (titles.size === 0) titles = result.value
-      else for (const [id, title] of result.value) titles.set(id, title)
-      return undefined
+  const filter = headerFilter(caller.header, settings.visibility, scope)
+  const filtersPass = (row: SessionRecordView): boolean => headerPasses(filter, row.header.id, row.header.cwd,
+    row.header.parentSession, row.header.origin) && (args.live_only !== true || row.live)
+  /** The list from one listing; `'changed'` when a re-check changed a row of a `listNewest` listing. */
+  const showRows = async (listing: Listing): Promise<ListedValue | StoppedValue | 'changed'> => {
+    let malformed = 0
+    const candidates: SessionRecordView[] = []
+    for (const raw of listing.rows) {
+      const record = readRecord(raw)
+      if (record === undefined) malformed++
+      else if (filtersPass(record)) candidates.push(record)
     }
-    return result.cancelled ? 'cancelled' : failureText(result.failure)
-  }
 
-  let matched = candidates
-  let unsearched = 0
-  const seen = new Map<string, boolean>()
-  const matchesQuery = (row: SessionRecordView): boolean => matchesMetadata(row, query, seen)
-    || foldForMatch(titles.get(row.header.id) ?? '').includes(query)
-  if (query.length > 0) {
-    const left = Math.max(0, QUERY_TITLE_BUDGET_MS - (performance.now() - started))
-    titlesFailed = await readTitles(candidates.map(row => row.header.id), left)
-    if (titlesFailed === 'cancelled') return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
-    matched = candidates.filter(row => {
-      if (matchesMetadata(row, query, seen)) return true
-      // A title the budget did not reach: not searched, and said (docs/tools.md#sessions_list).
-      if (titlesFailed === undefined && !titles.has(row.header.id)) {
-        unsearched++
-        return false
+    // With a query, titles decide matches: fold them for every candidate, once.
+    // Without one, fold only the rows that will be shown.
+    let titles = new Map<string, string | undefined>()
+    let titlesFailed: string | undefined
+    const readTitles = async (ids: string[], budgetMs?: number): Promise<string | undefined> => {
+      if (ids.length === 0) return undefined
+      const options = budgetMs === undefined ? undefined : { budgetMs }
+      const result = await callBackend(STEPS.readingTitles, call.signal, () => deps.sessions.readTitles(ids, call.signal, options),
+        deps.log)
+      if (result.ok) {
+        if (titles.size === 0) titles = result.value
+        else for (const [id, title] of result.value) titles.set(id, title)
+        return undefined
       }
-      return foldForMatch(titles.get(row.header.id) ?? '').includes(query)
+      return result.cancelled ? 'cancelled' : failureText(result.failure)
+    }
+
+    let matched = candidates
+    let unsearched = 0
+    const seen = new Map<string, boolean>()
+    const matchesQuery = (row: SessionRecordView): boolean => matchesMetadata(row, query, seen)
+      || foldForMatch(titles.get(row.header.id) ?? '').includes(query)
+    if (query.length > 0) {
+      const left = Math.max(0, QUERY_TITLE_BUDGET_MS - (performance.now() - started))
+      titlesFailed = await readTitles(candidates.map(row => row.header.id), left)
+      if (titlesFailed === 'cancelled') return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
+      matched = candidates.filter(row => {
+        if (matchesMetadata(row, query, seen)) return true
+        // A title the budget did not reach: not searched, and said (docs/tools.md#sessions_list).
+        if (titlesFailed === undefined && !titles.has(row.header.id)) {
+          unsearched++
+          return false
+        }
+        return foldForMatch(titles.get(row.header.id) ?? '').includes(query)
+      })
+    }
+    let shown = orderRows(matched, caller.sessionId, limit)
+    const showTitles = async (): Promise<boolean> => {
+      if (query.length > 0) return true
+      const failed = await readTitles(shown.filter(row => !titles.has(row.header.id)).map(row => row.header.id))
+      titlesFailed ??= failed
+      return failed !== 'cancelled'
+    }
+    if (!await showTitles()) return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
+
+    // A port that lists from a cache re-checks the rows shown before they are printed (docs/tools.md#sessions_list,
+    // "Shown rows are checked"); a row it finds changed or gone changes what is shown, and the new rows are checked too.
+    const recheck = deps.sessions.recheck?.bind(deps.sessions)
+    const checked = new Set<string>()
+    let leftOut = 0
+    const keep = (row: SessionRecordView): boolean => filtersPass(row) && (query.length === 0 || matchesQuery(row))
+    for (let round = 1; recheck !== undefined; round++) {
+      const ids = shown.filter(row => row.persisted && !checked.has(row.header.id)).map(row => row.header.id)
+      if (ids.length === 0) break
+      for (const id of ids) checked.add(id)
+      const result = await callBackend(STEPS.checkingShown, call.signal, () => recheck(ids, call.signal), deps.log)
+      if (!result.ok && result.cancelled) return cancelled(TOOL, result.step, NOTHING_LISTED)
+      // A re-check that fails leaves the rows as listed (the failure is logged).
+      const applied = result.ok ? applyRechecked(matched, result.value, keep) : undefined
+      if (applied?.changed !== true) break
+      if (listing.considered !== undefined) return 'changed'
+      matched = applied.rows
+      if (round === RECHECK_ROUNDS) {
+        // The last round: a row it found gone or out of the filters leaves what is shown, and none comes in unchecked.
+        const now = new Map(matched.map(row => [row.header.id, row]))
+        const before = shown.length
+        shown = orderRows(shown.flatMap(row => now.get(row.header.id) ?? []), caller.sessionId, limit)
+        leftOut = before - shown.length
+        break
+      }
+      shown = orderRows(matched, caller.sessionId, limit)
+      if (!await showTitles()) return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
+    }
+
+    return listedValue({
+      shown,
+      matched: listing.considered ?? matched.length,
+      callerId: caller.sessionId,
+      titles,
+      titlesFailed,
+      query: query.length > 0 ? args.query : undefined,
+      cappedLimit: args.limit !== undefined && args.limit > settings.maxListResults
+        ? { asked: args.limit, max: settings.maxListResults } : undefined,
+      malformed,
+      unsearched,
+      leftOut,
     })
   }
-  let shown = orderRows(matched, caller.sessionId, limit)
-  const showTitles = async (): Promise<boolean> => {
-    if (query.length > 0) return true
-    const failed = await readTitles(shown.filter(row => !titles.has(row.header.id)).map(row => row.header.id))
-    titlesFailed ??= failed
-    return failed !== 'cancelled'
-  }
-  if (!await showTitles()) return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
 
-  // A port that lists from a cache re-checks the rows shown before they are printed (docs/tools.md#sessions_list,
-  // "Shown rows are checked"); a row it finds changed or gone changes what is shown, and the new rows are checked too.
-  const recheck = deps.sessions.recheck?.bind(deps.sessions)
-  const checked = new Set<string>()
-  let leftOut = 0
-  const keep = (row: SessionRecordView): boolean => filtersPass(row) && (query.length === 0 || matchesQuery(row))
-  for (let round = 1; recheck !== undefined; round++) {
-    const ids = shown.filter(row => row.persisted && !checked.has(row.header.id)).map(row => row.header.id)
-    if (ids.length === 0) break
-    for (const id of ids) checked.add(id)
-    const result = await callBackend(STEPS.checkingShown, call.signal, () => recheck(ids, call.signal), deps.log)
-    if (!result.ok && result.cancelled) return cancelled(TOOL, result.step, NOTHING_LISTED)
-    // A re-check that fails leaves the rows as listed (the failure is logged).
-    const applied = result.ok ? applyRechecked(matched, result.value, keep) : undefined
-    if (applied?.changed !== true) break
-    matched = applied.rows
-    if (round === RECHECK_ROUNDS) {
-      // The last round: a row it found gone or out of the filters leaves what is shown, and none comes in unchecked.
-      const now = new Map(matched.map(row => [row.header.id, row]))
-      const before = shown.length
-      shown = orderRows(shown.flatMap(row => now.get(row.header.id) ?? []), caller.sessionId, limit)
-      leftOut = before - shown.length
-      break
-    }
-    shown = orderRows(matched, caller.sessionId, limit)
-    if (!await showTitles()) return cancelled(TOOL, STEPS.readingTitles, NOTHING_LISTED)
-  }
-
-  return listedValue({
-    shown,
-    matched: matched.length,
-    callerId: caller.sessionId,
-    titles,
-    titlesFailed,
-    query: query.length > 0 ? args.query : undefined,
-    cappedLimit: args.limit !== undefined && args.limit > settings.maxListResults
-      ? { asked: args.limit, max: settings.maxListResults } : undefined,
-    malformed,
-    unsearched,
-    leftOut,
-  })
+  // A new process's first list reads only the rows it can show, where the port can (docs/performance.md "What a new
+  // process reads"); when a re-check finds a row it shows changed, the list is made again from every row.
+  const newest = query.length === 0 && args.live_only !== true
+    ? await listNewest(call, deps, { filter, limit })
+    : undefined
+  if (newest !== undefined && !('rows' in newest)) return newest
+  const listing = newest ?? await listAll(call, deps)
+  if (!('rows' in listing)) return listing
+  const answer = await showRows(listing)
+  if (answer !== 'changed') return answer
+  const all = await listAll(call, deps)
+  return 'rows' in all ? await showRows(all) as ListedValue | StoppedValue : all
 }

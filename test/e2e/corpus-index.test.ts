@@ -113,4 +113,46 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
     // The harness itself accepts the appended title (the log stays valid).
     expect(readSession(fx.h, alphaId).events.at(-1)).toMatchObject({ type: 'session/title' })
   })
+
+  it('a new process\'s first list, from the rows an earlier process wrote, is exact about what changed since', async () => {
+    fx.h = makeHome('corpus-first-list')
+    const lists: string[] = []
+    fx.model = await startFakeModel({
+      title: r => (r.allUserText.includes('ROLE:A one') ? 'Alpha one' : r.allUserText.includes('ROLE:A two') ? 'Alpha two' : 'Lister'),
+      scenario: router({
+        'ROLE:A': steps([], 'ALPHA done'),
+        'ROLE:L': steps([{ name: 'sessions_list', args: { limit: 3 } }], turn => {
+          lists.push(turn.results[0]?.content ?? '')
+          return 'L done'
+        }),
+      }),
+    })
+    const patch = writePatch(fx.h)
+    const one = (await runHeadless(fx.h, fx.model, 'ROLE:A one', { patch })).sessionId
+    const two = (await runHeadless(fx.h, fx.model, 'ROLE:A two', { patch })).sessionId
+    // This process lists: its index writes every log's row to the home store as it ends.
+    const firstLister = (await runHeadless(fx.h, fx.model, 'ROLE:L first', { patch })).sessionId
+    // Since then, another writer: the oldest session deleted, one new log (a copy of Alpha two under a new id and
+    // title, created just after it).
+    rmSync(dirname(logPathOf(fx.h.home, fx.h.workspace, one)), { recursive: true })
+    const charlieId = `session-${randomUUID()}`
+    const [header, ...events] = decodeLog(readFileSync(logPathOf(fx.h.home, fx.h.workspace, two))).split('\n').filter(line => line.length > 0)
+    const copied = events.map(line => line.split(two).join(charlieId))
+    const lastSeq = (JSON.parse(events.at(-1)!) as { seq: number }).seq
+    copied.push(JSON.stringify({ type: 'session/title', seq: lastSeq + 1, time: Date.now(), data: { title: 'Charlie copy', messageSeqs: [], source: { kind: 'user' } } }))
+    mkdirSync(dirname(logPathOf(fx.h.home, fx.h.workspace, charlieId)), { recursive: true })
+    const charlieHeader = JSON.parse(header!.split(two).join(charlieId)) as { createdAt: number }
+    charlieHeader.createdAt += 1
+    writeFileSync(logPathOf(fx.h.home, fx.h.workspace, charlieId), encodeLog(JSON.stringify(charlieHeader), copied))
+    const secondLister = (await runHeadless(fx.h, fx.model, 'ROLE:L second', { patch })).sessionId
+
+    const [, second] = lists
+    expect(second).toMatch(new RegExp(`${charlieId} \\[cold, top-level\\][^\\n]*\\n  Charlie copy`))
+    expect(second).toMatch(new RegExp(`${two} \\[cold, top-level\\][^\\n]*\\n  Alpha two`))
+    expect(second).toContain(firstLister)
+    // The three newest peers are shown (the caller's own row only when fewer pass); the deleted session, older than
+    // every other, is not counted: Alpha two, Charlie, both listers.
+    expect(second).not.toContain(one)
+    expect(second).toContain('3 of 4 considered sessions')
+  })
 })

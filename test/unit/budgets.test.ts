@@ -132,6 +132,17 @@ describe('real-harness corpus budgets (bench/budgets.ts realVerdicts)', () => {
     expect(verdict(verdictsOf(10_000), 'a new process\'s first lists at 10,000')?.pass).toBe(false)
   })
 
+  it('takes a new process\'s first list from the shared rows as the call\'s one listing of the root, and fails a call that lists twice', () => {
+    const lists = (calls: Record<string, number>) => realVerdicts([
+      row('sessions_list', 'no query', 250, 80, {}, { calls, floor: { what: 'rows', firstMs: 150 } }),
+    ])
+    const budget = 'real sessions_list: one listing of the root'
+    expect(verdict(lists({ 'index.newestLists': 1 }), budget)?.pass).toBe(true)
+    expect(verdict(lists({ 'index.scans': 1 }), budget)?.pass).toBe(true)
+    expect(verdict(lists({ 'index.scans': 1, 'index.newestLists': 1 }), budget)?.pass).toBe(false)
+    expect(verdict(lists({}), budget)?.pass).toBe(false)
+  })
+
   it('bounds the first query on an unindexed home in time, and judges every call to its whole answer against the floor', () => {
     const unindexed = (firstMs: number, wholeMs: number) => realVerdicts([
       row('sessions_list', 'query, first process on an unindexed home', firstMs, firstMs, {}, { floor: { what: 'every log read whole', firstMs: 3000 } }),

@@ -216,11 +216,11 @@ describe('the indexed port under the real tools', () => {
     expect(first).toContain('  title 59')
     expect(indexes).toHaveLength(1)
     const [index] = indexes
-    expect(index!.counters).toEqual({ scans: 1, singleChecks: 0, batchChecks: 0, headerReads: 60, titleFolds: 5, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0 })
+    expect(index!.counters).toEqual({ scans: 1, singleChecks: 0, batchChecks: 0, headerReads: 60, titleFolds: 5, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0, newestLists: 0 })
     const second = await sessionsList({ limit: 5 }, w.call(me), deps)
     expect(second).toBe(first)
     // The second list lists the root (no stat) and checks the revision of the 5 rows it shows only.
-    expect(index!.counters).toEqual({ scans: 2, singleChecks: 5, batchChecks: 0, headerReads: 60, titleFolds: 5, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0 })
+    expect(index!.counters).toEqual({ scans: 2, singleChecks: 5, batchChecks: 0, headerReads: 60, titleFolds: 5, titleTailFolds: 0, sharedRows: 0, sharedWrites: 0, inspects: 0, surfaceHits: 0, surfacesKept: 0, newestLists: 0 })
     // The caller (live) is read from memory, never from its log; the fallback
     // port gives liveness only (its one predicate), never a listing or a fold.
     const mine = await sessionsList({ query: 'Me, live' }, w.call(me), deps)

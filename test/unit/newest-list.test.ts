@@ -1,0 +1,238 @@
+/**
+ * A new process's first `sessions_list` from the shared rows (`index/newest.ts`, the port's `listNewest`,
+ * docs/performance.md "What a new process reads") answers exactly what a list of every row answers: the same
+ * text, over seeded homes whose files and rows disagree in every way a home can (logs created since the rows were
+ * written, session directories deleted, a log deleted while its directory stays, rows lost, one id in two project
+ * directories, subagents, live sessions with no log yet), under both visibilities and every scope, each list from
+ * the same rows.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createIndexedSessionQueryPort, jsonlLayout, NEW_LOGS_AT_MOST, newestLogs, NewestKept, openHomeStore, sessionsList,
+  type CorpusRows, type HostAgent, type SessionQueryPort, type SqliteHomeStore } from '../../src/testing.js'
+import { makeWorld, session } from '../support/fakes.js'
+import { Root } from '../support/jsonl-root.js'
+import { mulberry32 } from '../support/prng.js'
+
+let home: string
+let root: Root
+const stores: SqliteHomeStore[] = []
+let nextPid = 4000
+
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'cross-session-newest-'))
+  root = new Root(home)
+})
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close()
+  rmSync(home, { recursive: true, force: true })
+})
+
+const CWDS = ['/work/p0', '/work/p1', '/work/p2']
+
+/** A live session of the process (rc.8 `ctx.sessions` entry), with no log on disk. */
+interface LiveHere { readonly id: string, readonly header: Record<string, unknown>, readonly events: unknown[] }
+
+/**
+ * One new process: its own store connection and indexed port. `newest: false` takes `listNewest` away (every list
+ * reads every row, as before the first-list path). `calls` counts the first-list answers the port gave.
+ */
+function processOn(options: { newest: boolean, live?: LiveHere[], visibility?: 'all' | 'workspace', readOnly?: boolean }) {
+  const store = openHomeStore(home, { pid: nextPid++, start: 1 }, () => true)
+  stores.push(store)
+  const w = makeWorld({ visibility: options.visibility ?? 'all' })
+  const me = session('session-me', 5_000_000, { live: true, header: { cwd: CWDS[0] } })
+  const persistence = root.persistence()
+  const lifetime = new AbortController()
+  const live = options.live ?? []
+  const port: SessionQueryPort = createIndexedSessionQueryPort({
+    fallback: w.corpus,
+    agents: { get: () => undefined, list: () => [] as HostAgent[], resume: () => { throw new Error('a list must never resume') } },
+    persistence: () => persistence,
+    sessions: () => ({ get: (id: string) => live.find(each => each.id === id), list: () => live }),
+    // Read-only: every list of a seed starts from the same rows (a list writes what it read and forgot).
+    shared: () => options.readOnly === true ? { ...store.corpus(), write: () => undefined } : store.corpus(),
+    lifetime: lifetime.signal,
+  })
+  const calls = { answered: 0, declined: 0 }
+  const inner = port.listNewest!.bind(port)
+  if (options.newest) {
+    port.listNewest = async (request, signal) => {
+      const found = await inner(request, signal)
+      if (found === undefined) calls.declined++
+      else calls.answered++
+      return found
+    }
+  } else delete port.listNewest
+  const list = (args: Record<string, unknown>) => sessionsList(args, w.call(me), { ...w.deps, sessions: port })
+  return { list, calls, end: () => lifetime.abort() }
+}
+
+/**
+ * A seeded home: logs in three project directories, some subagents, creation times in a shuffled order (distinct:
+ * among sessions created in the same millisecond the order is the listing's, docs/tools.md#sessions_list "Order").
+ */
+function seedHome(random: () => number, count: number): string[] {
+  const ids: string[] = []
+  const times = Array.from({ length: count }, (_, n) => 1000 + 3 * n).sort(() => random() - 0.5)
+  for (let n = 0; n < count; n++) {
+    const id = `session-${n}`
+    const extra = random() < 0.2 ? { parentSession: 'session-0' } : random() < 0.1 ? { origin: 'subagent' } : {}
+    root.write(id, times[n]!, random() < 0.8 ? `title ${n}` : undefined, { cwd: CWDS[n % 3]!, extra })
+    ids.push(id)
+  }
+  return ids
+}
+
+describe('a new process\'s first list from the shared rows', () => {
+  it.each([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])('says exactly what a list of every row says (seed %i)', async seed => {
+    const random = mulberry32(seed)
+    const ids = seedHome(random, 30 + Math.floor(random() * 20))
+    // The caller's own log, older than every other (a list shows it last, when fewer than its limit of others pass).
+    if (seed % 2 === 1) root.write('session-me', 500, 'my own', { cwd: CWDS[0]! })
+    // An earlier process indexed the home (its rows written when it ends).
+    const earlier = processOn({ newest: false })
+    await earlier.list({})
+    earlier.end()
+    // Since then: new logs, deleted directories and logs, lost rows, a copy of one id in another project directory.
+    let next = ids.length
+    let copied = false
+    for (let step = 0; step < 8; step++) {
+      const op = Math.floor(random() * 7)
+      const id = ids[Math.floor(random() * ids.length)]!
+      const n = Number(id.slice('session-'.length))
+      const path = root.path(id, CWDS[n % 3])
+      if (op === 0) root.write(`session-${next++}`, 1001 + 3 * Math.floor(random() * 80), `new ${step}`, { cwd: CWDS[step % 3]! })
+      else if (op === 1) rmSync(dirname(path), { recursive: true, force: true })
+      else if (op === 2) rmSync(path, { force: true })
+      else if (op === 3) {
+        const store = openHomeStore(home, { pid: nextPid++, start: 1 }, () => true)
+        stores.push(store)
+        const layout = jsonlLayout(root.persistence())!
+        store.corpus().write(`${layout.root}\0${layout.fileName}`, { headers: [], removed: [path], titles: [] })
+      } else if (op === 4 && seed % 4 === 0 && !copied) {
+        root.write(id, 5000, 'the copy', { cwd: CWDS[(n + 1) % 3]! })
+        copied = true
+      } else if (op === 5) try { unlinkSync(path) } catch { /* already gone */ }
+      else if (op === 6 && existsSync(path)) {
+        // Moved to another project directory, as a subagent's log with another title: its row names the old path.
+        rmSync(dirname(path), { recursive: true })
+        root.write(id, 4000 + 3 * step, 'moved', { cwd: CWDS[(n + 2) % 3]!, extra: { parentSession: 'session-0' } })
+      }
+    }
+    const live = random() < 0.5 ? [] : [{ id: 'session-live', header: { type: 'session', version: 0, id: 'session-live', createdAt: 1500, cwd: CWDS[1] }, events: [] }]
+    // Its session directory made, its log not written yet (rc.8 makes the directory first).
+    if (live.length > 0 && seed % 3 === 0) mkdirSync(dirname(root.path('session-live', CWDS[1])), { recursive: true })
+    let answered = 0
+    for (const visibility of ['all', 'workspace'] as const) {
+      for (const args of [{}, { limit: 5 }, { limit: 1 }, { scope: 'all' }, { scope: 'subagents' }, { scope: 'all', limit: 200 }]) {
+        const fast = processOn({ newest: true, live, visibility, readOnly: true })
+        const full = processOn({ newest: false, live, visibility, readOnly: true })
+        const said = await fast.list(args)
+        expect(said, `${visibility} ${JSON.stringify(args)}`).toBe(await full.list(args))
+        answered += fast.calls.answered
+      }
+    }
+    // The first-list path answered every list (it declines a copy of one id in two project directories).
+    expect(answered).toBe(copied ? 0 : 12)
+  }, 60_000)
+
+  it('declines a home with one id in two project directories, and a home with more unread logs than it reads itself', async () => {
+    root.write('session-a', 1, 'here', { cwd: CWDS[0]! })
+    root.write('session-a', 2, 'there', { cwd: CWDS[1]! })
+    const copied = processOn({ newest: true })
+    expect(await copied.list({})).toContain('cwd=/work/p1')
+    expect(copied.calls).toEqual({ answered: 0, declined: 1 })
+    // Both copies have rows now: the scan finds the id twice.
+    copied.end()
+    const again = processOn({ newest: true })
+    expect(await again.list({})).toContain('cwd=/work/p1')
+    expect(again.calls).toEqual({ answered: 0, declined: 1 })
+    rmSync(root.root, { recursive: true })
+    for (let n = 0; n <= NEW_LOGS_AT_MOST; n++) root.write(`session-${n}`, n, undefined)
+    const unindexed = processOn({ newest: true })
+    expect(await unindexed.list({ limit: 3 })).toContain(`${NEW_LOGS_AT_MOST + 1} considered`)
+    expect(unindexed.calls).toEqual({ answered: 0, declined: 1 })
+  })
+
+  it('reads a header only for a listed log no row holds, and lists from the rows once they are written', async () => {
+    for (let n = 0; n < 20; n++) root.write(`session-${n}`, 1000 + n, `title ${n}`)
+    const first = processOn({ newest: true })
+    // No row yet, fewer logs than it reads itself: answered from the logs' headers.
+    expect(await first.list({ limit: 3 })).toContain('3 of 20 considered')
+    expect(first.calls.answered).toBe(1)
+    first.end()
+    const second = processOn({ newest: true })
+    expect(await second.list({ limit: 3 })).toContain('- session-19 ')
+    expect(second.calls.answered).toBe(1)
+  })
+
+  it('gives up its answer for the full list when a row it shows was replaced since the rows were written', async () => {
+    for (let n = 0; n < 5; n++) root.write(`session-${n}`, 1000 + n, `title ${n}`)
+    const earlier = processOn({ newest: false })
+    await earlier.list({})
+    earlier.end()
+    // The newest log replaced (a new file) by a subagent's: the row still says top-level.
+    rmSync(root.path('session-4'))
+    root.write('session-4', 1004, 'now a subagent', { extra: { parentSession: 'session-0' } })
+    const fast = processOn({ newest: true })
+    const said = await fast.list({})
+    expect(fast.calls.answered).toBe(1)
+    expect(said).not.toContain('session-4')
+    expect(said).toBe(await processOn({ newest: false }).list({}))
+  })
+})
+
+describe('the pieces', () => {
+  it('NewestKept keeps the newest, the first offered among ties, newest first', () => {
+    const kept = new NewestKept<string>(3)
+    for (const [at, value] of [[5, 'a'], [7, 'b'], [5, 'c'], [9, 'd'], [7, 'e'], [1, 'f']] as const) kept.offer(at, value)
+    expect(kept.values()).toEqual(['d', 'b', 'e'])
+    const none = new NewestKept<string>(0)
+    none.offer(1, 'x')
+    expect(none.values()).toEqual([])
+  })
+
+  it('newestLogs declines when the store fails', async () => {
+    root.write('session-a', 1, 'a')
+    const layout = jsonlLayout(root.persistence())!
+    const { jsonlFiles, SharedIndex } = await import('../../src/testing.js')
+    const failing = new SharedIndex(() => ({ scan: () => { throw new Error('database is locked') } }) as unknown as CorpusRows,
+      `${layout.root}\0${layout.fileName}`)
+    const found = await newestLogs({ files: jsonlFiles(layout), shared: failing, read: () => undefined, gone: () => undefined },
+      { callerId: 'me', workspace: undefined, scope: 'all' }, 5, new AbortController().signal)
+    expect(found).toBeUndefined()
+  })
+})
+
+describe('the filter in SQL', () => {
+  it('passes exactly the rows headerPasses passes, for every visibility and scope, empty and missing fields among them', async () => {
+    const { headerPasses, passesSql } = await import('../../src/testing.js')
+    const { DatabaseSync } = await import('node:sqlite')
+    const db = new DatabaseSync(':memory:')
+    db.exec('CREATE TABLE corpus_logs (session_id TEXT, cwd TEXT, parent_session TEXT, origin TEXT) STRICT')
+    const values = [null, '', '/work/p0', '/work/p1']
+    const insert = db.prepare('INSERT INTO corpus_logs VALUES (?, ?, ?, ?)')
+    for (const id of ['me', 'peer']) for (const cwd of values) for (const parent of [null, '', 'session-0']) {
+      for (const origin of [null, '', 'subagent', 'user']) insert.run(id, cwd, parent, origin)
+    }
+    const field = (value: unknown) => typeof value === 'string' && value.length > 0 ? value : undefined
+    let checked = 0
+    for (const workspace of [undefined, null, '/work/p0']) {
+      for (const scope of ['top-level', 'subagents', 'all'] as const) {
+        const filter = { callerId: 'me', workspace, scope }
+        const passes = passesSql(filter)
+        const rows = db.prepare(`SELECT session_id, cwd, parent_session, origin, ${passes.sql} AS passes FROM corpus_logs`).all(...passes.params) as Array<Record<string, string | null | number>>
+        for (const row of rows) {
+          const expected = headerPasses(filter, row.session_id as string, field(row.cwd), field(row.parent_session), field(row.origin))
+          expect(row.passes === 1, JSON.stringify({ filter, row })).toBe(expected)
+          checked++
+        }
+      }
+    }
+    expect(checked).toBe(9 * 2 * 4 * 3 * 4)
+    db.close()
+  })
+})
