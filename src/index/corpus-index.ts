@@ -145,9 +145,9 @@ export class CorpusIndex {
     return value
   }
 
-  /** A first list from the shared rows before any refresh (./newest.ts); `undefined` after one, without rows, or declined. */
+  /** A process's first list from the shared rows (./newest.ts); `undefined` for a later one (refreshed), without rows, or declined. */
   async newest(filter: HeaderFilter, limit: number, signal: AbortSignal): Promise<NewestLogs | undefined> {
-    if (this.generation > 0 || this.shared === undefined) return undefined
+    if (this.generation > 0 || this.counters.newestLists > 0 || this.shared === undefined) return undefined
     const found = await newestLogs({ files: this.files, shared: this.shared, read: log => this.load(log)?.header,
       gone: path => this.forget(path) }, filter, limit, signal)
     if (found !== undefined) this.counters.newestLists++

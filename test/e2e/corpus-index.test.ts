@@ -144,7 +144,7 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
     const charlieHeader = JSON.parse(header!.split(two).join(charlieId)) as { createdAt: number }
     charlieHeader.createdAt += 1
     writeFileSync(logPathOf(fx.h.home, fx.h.workspace, charlieId), encodeLog(JSON.stringify(charlieHeader), copied))
-    const secondLister = (await runHeadless(fx.h, fx.model, 'ROLE:L second', { patch })).sessionId
+    await runHeadless(fx.h, fx.model, 'ROLE:L second', { patch })
 
     const [, second] = lists
     expect(second).toMatch(new RegExp(`${charlieId} \\[cold, top-level\\][^\\n]*\\n  Charlie copy`))

@@ -167,6 +167,12 @@ describe('a new process\'s first list from the shared rows', () => {
     const second = processOn({ newest: true })
     expect(await second.list({ limit: 3 })).toContain('- session-19 ')
     expect(second.calls.answered).toBe(1)
+    // Its next list builds the whole index (the process lists again: from then on it lists warm), with the same answer.
+    root.write('session-20', 1020, 'title 20')
+    const again = await second.list({ limit: 3 })
+    expect(second.calls).toEqual({ answered: 1, declined: 1 })
+    expect(again).toBe(await processOn({ newest: false }).list({ limit: 3 }))
+    expect(again).toContain('3 of 21 considered')
   })
 
   it('gives up its answer for the full list when a row it shows was replaced since the rows were written', async () => {
