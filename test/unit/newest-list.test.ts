@@ -67,7 +67,7 @@ function processOn(options: { newest: boolean, live?: LiveHere[], visibility?: '
     }
   } else delete port.listNewest
   const list = (args: Record<string, unknown>) => sessionsList(args, w.call(me), { ...w.deps, sessions: port })
-  return { list, calls, end: () => lifetime.abort() }
+  return { list, calls, end: () => lifetime.abort(), logs: w.logs, port, store }
 }
 
 /**
@@ -123,6 +123,8 @@ describe('a new process\'s first list from the shared rows', () => {
       }
     }
     const live = random() < 0.5 ? [] : [{ id: 'session-live', header: { type: 'session', version: 0, id: 'session-live', createdAt: 1500, cwd: CWDS[1] }, events: [] }]
+    // A session live in this process whose log is listed: one row, never a second one for its liveness.
+    if (live.length > 0) live.push({ id: 'session-1', header: { type: 'session', version: 0, id: 'session-1', createdAt: 1, cwd: CWDS[1] }, events: [] })
     // Its session directory made, its log not written yet (rc.8 makes the directory first).
     if (live.length > 0 && seed % 3 === 0) mkdirSync(dirname(root.path('session-live', CWDS[1])), { recursive: true })
     let answered = 0
@@ -188,6 +190,89 @@ describe('a new process\'s first list from the shared rows', () => {
     expect(fast.calls.answered).toBe(1)
     expect(said).not.toContain('session-4')
     expect(said).toBe(await processOn({ newest: false }).list({}))
+  })
+})
+
+describe('what a first list reads and writes', () => {
+  const layoutKey = () => {
+    const layout = jsonlLayout(root.persistence())!
+    return `${layout.root}\0${layout.fileName}`
+  }
+
+  it('answers with as many listed logs without a row as it reads itself, and with any number that have one', async () => {
+    for (let n = 0; n < NEW_LOGS_AT_MOST; n++) root.write(`session-${n}`, n, undefined)
+    const first = processOn({ newest: true })
+    expect(await first.list({ limit: 2 })).toContain(`2 of ${NEW_LOGS_AT_MOST} considered`)
+    expect(first.calls).toEqual({ answered: 1, declined: 0 })
+    first.end()
+    for (let n = NEW_LOGS_AT_MOST; n < 300; n++) root.write(`session-${n}`, n, undefined)
+    const second = processOn({ newest: false })
+    await second.list({})
+    second.end()
+    const third = processOn({ newest: true })
+    expect(await third.list({ limit: 2 })).toContain('2 of 300 considered')
+    expect(third.calls).toEqual({ answered: 1, declined: 0 })
+  })
+
+  it('drops the rows of logs no longer listed, as a refresh does', async () => {
+    for (let n = 0; n < 5; n++) root.write(`session-${n}`, 1000 + n, `title ${n}`)
+    const earlier = processOn({ newest: false })
+    await earlier.list({})
+    earlier.end()
+    rmSync(dirname(root.path('session-2')), { recursive: true })
+    const fast = processOn({ newest: true })
+    expect(await fast.list({})).toContain('4 of 4 considered')
+    fast.end()
+    const paths = fast.store.corpus().all(layoutKey()).map(row => row.path)
+    expect(paths).toHaveLength(4)
+    expect(paths).not.toContain(root.path('session-2'))
+  })
+
+  it('orders a row whose creation time is not a finite number as 0, as a header read from it is', async () => {
+    for (let n = 0; n < 4; n++) root.write(`session-${n}`, 1000 + n, `title ${n}`)
+    const earlier = processOn({ newest: false })
+    await earlier.list({})
+    earlier.end()
+    const { DatabaseSync } = await import('node:sqlite')
+    const { storePaths } = await import('../../src/testing.js')
+    const db = new DatabaseSync(storePaths(home).file)
+    db.prepare('UPDATE corpus_logs SET created_at = 1e999 WHERE session_id IN (?, ?)').run('session-0', 'session-1')
+    db.close()
+    const fast = processOn({ newest: true })
+    const said = await fast.list({ limit: 2 })
+    expect(fast.calls.answered).toBe(1)
+    expect(said).not.toContain('session-0')
+    expect(said).not.toContain('session-1')
+    expect(said).toContain('2 of 4 considered')
+  })
+
+  it('scans every row of a root past one chunk of rows, from one snapshot', () => {
+    const store = openHomeStore(home, { pid: nextPid++, start: 1 }, () => true)
+    stores.push(store)
+    const rows = Array.from({ length: 5_001 }, (_, n) => ({
+      path: `/r/p/session-${n}/session.jsonl.zstd`, sessionId: `session-${n}`, dirName: `session-${n}`, identity: `1:${n}:0`,
+      header: { id: `session-${n}`, createdAt: n },
+    }))
+    store.corpus().write('/r\0session.jsonl.zstd', { headers: rows, removed: [], titles: [] })
+    let visited = 0
+    let passing = 0
+    const picked = store.corpus().scan('/r\0session.jsonl.zstd', { callerId: 'me', workspace: undefined, scope: 'top-level' },
+      (_path, _dir, _createdAt, passes) => {
+        visited++
+        if (passes) passing++
+      }, () => ['/r/p/session-5000/session.jsonl.zstd'])
+    expect(visited).toBe(5_001)
+    expect(passing).toBe(5_001)
+    expect(picked.map(row => row.header.createdAt)).toEqual([5_000])
+  })
+
+  it('falls back to a full listing, and says why in the log, when the first-list path fails', async () => {
+    for (let n = 0; n < 3; n++) root.write(`session-${n}`, 1000 + n, `title ${n}`)
+    const failing = processOn({ newest: true })
+    failing.port.listNewest = async () => { throw new Error('scan failed') }
+    const said = await failing.list({})
+    expect(said).toContain('3 of 3 considered')
+    expect(failing.logs.join('\n')).toContain('scan failed')
   })
 })
 
