@@ -43,21 +43,27 @@ export interface NewestSources {
   readonly gone: (path: string) => void
 }
 
-/** The `size` newest values offered (by `createdAt`; among ties the first offered), newest first. */
+/**
+ * The `size` first values offered in the order newest `createdAt` first, then lowest `order` (a log's place in the
+ * listing: a list keeps the listing's order among sessions created in the same millisecond, tools/list-rows.ts
+ * `orderRows`), in that order.
+ */
 export class NewestKept<T> {
   private readonly size: number
-  private readonly kept: Array<{ createdAt: number, value: T }> = []
+  private readonly kept: Array<{ createdAt: number, order: number, value: T }> = []
 
   constructor(size: number) {
     this.size = size
   }
 
-  offer(createdAt: number, value: T): void {
+  offer(createdAt: number, order: number, value: T): void {
     const { kept, size } = this
-    if (size <= 0 || (kept.length === size && createdAt <= kept[size - 1]!.createdAt)) return
+    const before = (other: { createdAt: number, order: number }): boolean =>
+      other.createdAt > createdAt || (other.createdAt === createdAt && other.order < order)
+    if (size <= 0 || (kept.length === size && before(kept[size - 1]!))) return
     let at = kept.length
-    while (at > 0 && kept[at - 1]!.createdAt < createdAt) at--
-    kept.splice(at, 0, { createdAt, value })
+    while (at > 0 && !before(kept[at - 1]!)) at--
+    kept.splice(at, 0, { createdAt, order, value })
     if (kept.length > size) kept.pop()
   }
 
@@ -86,21 +92,23 @@ export async function newestLogs(sources: NewestSources, filter: HeaderFilter, l
   }
   const logged = new Uint8Array(listed.length)
   let unrowed = listed.length
-  const gone: string[] = []
+  const unlisted: Array<{ path: string, dirName: string }> = []
   const newest = new NewestKept<string>(limit + 1)
   let considered = 0
   const rows = shared.scan(filter, (path, dirName, createdAt, passes) => {
     const index = at.get(dirName)
     // A row of a log not listed now (or listed in another project directory): a refresh forgets it.
-    if (index === undefined || listed[index]!.path !== path) return void gone.push(path)
+    if (index === undefined || listed[index]!.path !== path) return void unlisted.push({ path, dirName })
     logged[index] = 1
     unrowed--
     if (!passes) return
     considered++
-    newest.offer(createdAt, path)
+    newest.offer(createdAt, index, path)
   }, () => newest.values())
   if (rows === undefined || unrowed > NEW_LOGS_AT_MOST) return undefined
-  for (const path of gone) sources.gone(path)
+  // Its row goes unless its log is there now: made, and its row written, after the listing (a refresh reads the rows
+  // before it lists).
+  for (const log of unlisted) if (files.restat(log) === undefined) sources.gone(log.path)
   const headers = rows.map(row => row.header)
   // Listed logs no row holds (new since the rows were written, or not yet written): read as a refresh reads them.
   for (let index = 0; unrowed > 0 && index < listed.length; index++) {

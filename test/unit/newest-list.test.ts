@@ -71,8 +71,9 @@ function processOn(options: { newest: boolean, live?: LiveHere[], visibility?: '
 }
 
 /**
- * A seeded home: logs in three project directories, some subagents, creation times in a shuffled order (distinct:
- * among sessions created in the same millisecond the order is the listing's, docs/tools.md#sessions_list "Order").
+ * A seeded home: logs in three project directories, some subagents, creation times in a shuffled order, distinct:
+ * among sessions created in the same millisecond a list's order depends on what the process read before
+ * (docs/tools.md#sessions_list, "Order"); "sessions created in the same millisecond" below checks them.
  */
 function seedHome(random: () => number, count: number): string[] {
   const ids: string[] = []
@@ -193,6 +194,61 @@ describe('a new process\'s first list from the shared rows', () => {
   })
 })
 
+describe('sessions created in the same millisecond, and a writer racing the first list', () => {
+  it('shows the rows a full listing shows among ties, whatever order their rows were written in', async () => {
+    for (const id of ['session-a', 'session-b', 'session-c', 'session-d']) root.write(id, 1000, `title ${id}`, { cwd: CWDS[0]! })
+    root.write('session-e', 999, 'older', { cwd: CWDS[0]! })
+    const earlier = processOn({ newest: false })
+    await earlier.list({})
+    earlier.end()
+    // The row of the log listed first is written again last (a new rowid): row order is no longer listing order.
+    const full = await processOn({ newest: false, readOnly: true }).list({ limit: 4 })
+    const firstListed = /- (session-[a-d]) /.exec(full)![1]!
+    const other = openHomeStore(home, { pid: nextPid++, start: 1 }, () => true)
+    stores.push(other)
+    const layout = jsonlLayout(root.persistence())!
+    other.corpus().write(`${layout.root}\0${layout.fileName}`, { headers: [], removed: [root.path(firstListed, CWDS[0])], titles: [] })
+    const again = processOn({ newest: false })
+    await again.list({})
+    again.end()
+    for (const limit of [1, 2, 3, 4, 5]) {
+      const fast = processOn({ newest: true, readOnly: true })
+      expect(await fast.list({ limit }), `limit ${limit}`).toBe(await processOn({ newest: false, readOnly: true }).list({ limit }))
+      expect(fast.calls.answered).toBe(1)
+    }
+  })
+
+  it('keeps the row of a log made after its listing, written by another process before its scan', async () => {
+    for (let n = 0; n < 4; n++) root.write(`session-${n}`, 1000 + n, `title ${n}`, { cwd: CWDS[0]! })
+    const earlier = processOn({ newest: false })
+    await earlier.list({})
+    earlier.end()
+    const fast = processOn({ newest: true })
+    const layout = jsonlLayout(root.persistence())!
+    const key = `${layout.root}\0${layout.fileName}`
+    const rows = fast.store.corpus()
+    const scan = rows.scan.bind(rows)
+    let raced = false
+    // Between the listing and the scan: another process makes a log and writes its row.
+    const racing = { ...rows, scan: (...args: Parameters<typeof rows.scan>) => {
+      if (!raced) {
+        raced = true
+        root.write('session-new', 2000, 'new one', { cwd: CWDS[0]! })
+        const other = openHomeStore(home, { pid: nextPid++, start: 1 }, () => true)
+        stores.push(other)
+        other.corpus().write(key, { headers: [{ path: root.path('session-new', CWDS[0]), sessionId: 'session-new', dirName: 'session-new',
+          identity: 'x', header: { id: 'session-new', createdAt: 2000, cwd: CWDS[0] } }], removed: [], titles: [] })
+      }
+      return scan(...args)
+    } }
+    const store = fast.store as unknown as { corpus: () => typeof rows }
+    store.corpus = () => racing
+    expect(await fast.list({})).toContain('4 of 4 considered')
+    fast.end()
+    expect(rows.byPath(root.path('session-new', CWDS[0]))).toBeDefined()
+  })
+})
+
 describe('what a first list reads and writes', () => {
   const layoutKey = () => {
     const layout = jsonlLayout(root.persistence())!
@@ -277,12 +333,15 @@ describe('what a first list reads and writes', () => {
 })
 
 describe('the pieces', () => {
-  it('NewestKept keeps the newest, the first offered among ties, newest first', () => {
-    const kept = new NewestKept<string>(3)
-    for (const [at, value] of [[5, 'a'], [7, 'b'], [5, 'c'], [9, 'd'], [7, 'e'], [1, 'f']] as const) kept.offer(at, value)
-    expect(kept.values()).toEqual(['d', 'b', 'e'])
+  it('NewestKept keeps the newest, the lowest listing place among ties, whatever order they are offered in', () => {
+    const offers = [[5, 4, 'a'], [7, 3, 'b'], [5, 1, 'c'], [9, 6, 'd'], [7, 2, 'e'], [1, 0, 'f'], [7, 5, 'g']] as const
+    for (const order of [offers, [...offers].reverse()]) {
+      const kept = new NewestKept<string>(3)
+      for (const [at, place, value] of order) kept.offer(at, place, value)
+      expect(kept.values()).toEqual(['d', 'e', 'b'])
+    }
     const none = new NewestKept<string>(0)
-    none.offer(1, 'x')
+    none.offer(1, 0, 'x')
     expect(none.values()).toEqual([])
   })
 
