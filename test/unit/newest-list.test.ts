@@ -345,6 +345,13 @@ describe('the pieces', () => {
     expect(none.values()).toEqual([])
   })
 
+  it('a port without the first-list path lists every row, and nothing is logged', async () => {
+    root.write('session-a', 1, 'a')
+    const plain = processOn({ newest: false })
+    expect(await plain.list({})).toContain('1 of 1 considered')
+    expect(plain.logs).toEqual([])
+  })
+
   it('newestLogs declines when the store fails', async () => {
     root.write('session-a', 1, 'a')
     const layout = jsonlLayout(root.persistence())!
