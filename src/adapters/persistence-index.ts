@@ -18,8 +18,8 @@
  *   store at exactly that revision, else `sessionPersistence.inspect(id)` and
  *   the surface fold (../index/surface-cache.ts), no listing.
  * - `lookup(id)`: live → its header; cold → a revision check of that log.
- * - `listNewest`: a new process's first list (../index/newest.ts: the listing, one scan of the shared rows, the
- *   header of each listed log no row holds), with the same liveness; `undefined` once the index was refreshed.
+ * - `listNewest`: a process's first list (../index/newest.ts: the listing, one scan of the shared rows, the header
+ *   of each listed log no row holds), with the same liveness; `undefined` for any later list (then `listSessions`).
  * - `recheck(ids)`: a revision check of each log (none for a log this call's
  *   listing read), the header it holds now (`sessions_list` checks the rows it
  *   shows: a known log is listed without a `stat`).
