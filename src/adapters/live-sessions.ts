@@ -62,7 +62,7 @@ export function newestRows(found: NewestLogs, live: readonly SessionHeaderView[]
   for (const header of live) {
     if (found.hasLog(header.id) || unlogged.has(header.id)) continue
     unlogged.add(header.id)
-    if (!headerPasses(filter, header.id, header.cwd, header.parentSession, header.origin)) continue
+    if (!headerPasses(filter, header)) continue
     considered++
     rows.push({ header, live: true, persisted: false })
   }

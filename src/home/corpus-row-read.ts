@@ -58,7 +58,7 @@ function rowOf(values: readonly unknown[], kept?: Map<string, string>): CorpusRo
  * The session directory's name in a log's path (`<root>/<project>/<session directory>/<log file>`, rc.8's JSONL
  * layout, `index/jsonl-layout.ts`), as a slice of the path (no copy); `undefined` when the path has no such part.
  */
-export function sessionDirOf(path: string): string | undefined {
+function sessionDirOf(path: string): string | undefined {
   const end = path.lastIndexOf('/')
   const start = end < 1 ? -1 : path.lastIndexOf('/', end - 1)
   return start < 0 || end - start < 2 ? undefined : path.slice(start + 1, end)

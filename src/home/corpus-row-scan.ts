@@ -21,9 +21,10 @@ const SUBAGENT = `((parent_session IS NOT NULL AND parent_session <> '') OR orig
  * by test/unit/newest-list.test.ts ("the filter in SQL").
  */
 export function passesSql(filter: HeaderFilter): { sql: string, params: string[] } {
-  const visible = filter.workspace === undefined ? '1'
-    : filter.workspace === null ? 'session_id IS ?' : '(session_id IS ? OR cwd IS ?)'
-  const params = filter.workspace === undefined ? [] : filter.workspace === null ? [filter.callerId] : [filter.callerId, filter.workspace]
+  const { caller, visibility } = filter
+  // `isVisible`: every session, or the caller's own and (when the caller has a workspace) those of its workspace.
+  const visible = visibility === 'all' ? '1' : caller.cwd === undefined ? 'session_id IS ?' : '(session_id IS ? OR cwd IS ?)'
+  const params = visibility === 'all' ? [] : caller.cwd === undefined ? [caller.id] : [caller.id, caller.cwd]
   const scope = filter.scope === 'all' ? '1' : filter.scope === 'subagents' ? SUBAGENT : `NOT ${SUBAGENT}`
   return { sql: `CASE WHEN ${visible} AND ${scope} THEN 1 ELSE 0 END`, params }
 }

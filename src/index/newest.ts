@@ -117,7 +117,7 @@ export async function newestLogs(sources: NewestSources, filter: HeaderFilter, l
     const header = scanned === undefined ? undefined : sources.read(scanned)
     if (header === undefined) continue
     logged[index] = 1
-    if (!headerPasses(filter, header.id, header.cwd, header.parentSession, header.origin)) continue
+    if (!headerPasses(filter, header)) continue
     considered++
     headers.push(header)
   }

@@ -1,13 +1,11 @@
 /**
- * Pure decisions of `sessions_list` over listed rows (docs/tools.md#sessions_list): the `scope` filter, query
- * matching, the order, and what a re-check of the shown rows changes ({@link applyRechecked}).
+ * Pure decisions of `sessions_list` over listed rows (docs/tools.md#sessions_list): query matching, the order, and
+ * what a re-check of the shown rows changes ({@link applyRechecked}). The header filters are `model/list-filter.ts`.
  *
  * @module dsh-cross-session/tools/list-rows
  */
 
 import type { SessionHeaderView, SessionRecordView } from '../ports.js'
-import { isSubagent } from '../model/sessions.js'
-import type { ListScope } from '../model/list-filter.js'
 
 const NOT_ASCII = /[^\x00-\x7f]/
 
@@ -19,12 +17,6 @@ export function foldForMatch(text: string): string {
   // ASCII (every harness-made id, most paths and titles): NFKC is the identity and the case round trip is `toLowerCase`.
   if (!NOT_ASCII.test(text)) return text.toLowerCase()
   return text.normalize('NFKC').toUpperCase().toLowerCase()
-}
-
-/** The `scope` filter (`top-level` default; docs/tools.md#sessions_list). */
-export function inScope(record: SessionRecordView, scope: ListScope): boolean {
-  if (scope === 'all') return true
-  return scope === 'subagents' ? isSubagent(record.header) : !isSubagent(record.header)
 }
 
 /**

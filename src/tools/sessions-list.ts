@@ -25,7 +25,7 @@ import type { SessionRecordView } from '../ports.js'
 import { SessionsListArgs } from '../model/schemas.js'
 import { TOOL_NAMES } from '../model/tool-names.js'
 import { readRecord } from '../model/sessions.js'
-import { headerFilter, headerPasses } from '../model/list-filter.js'
+import { headerPasses } from '../model/list-filter.js'
 import { callBackend } from '../model/service-boundary.js'
 import { validateArguments } from './arguments.js'
 import type { ToolCallContext, ToolDeps } from './shared.js'
@@ -73,9 +73,8 @@ export async function sessionsList(rawArgs: unknown, call: ToolCallContext, deps
 
   const started = performance.now()
   // The filters (docs/tools.md#sessions_list, in order); a query's match needs the titles read below.
-  const filter = headerFilter(caller.header, settings.visibility, scope)
-  const filtersPass = (row: SessionRecordView): boolean => headerPasses(filter, row.header.id, row.header.cwd,
-    row.header.parentSession, row.header.origin) && (args.live_only !== true || row.live)
+  const filter = { caller: caller.header, visibility: settings.visibility, scope }
+  const filtersPass = (row: SessionRecordView): boolean => headerPasses(filter, row.header) && (args.live_only !== true || row.live)
   /** The list from one listing; `'changed'` when a re-check changed a row of a `listNewest` listing. */
   const showRows = async (listing: Listing): Promise<ListedValue | StoppedValue | 'changed'> => {
     let malformed = 0

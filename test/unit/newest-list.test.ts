@@ -312,7 +312,7 @@ describe('what a first list reads and writes', () => {
     store.corpus().write('/r\0session.jsonl.zstd', { headers: rows, removed: [], titles: [] })
     let visited = 0
     let passing = 0
-    const picked = store.corpus().scan('/r\0session.jsonl.zstd', { callerId: 'me', workspace: undefined, scope: 'top-level' },
+    const picked = store.corpus().scan('/r\0session.jsonl.zstd', { caller: { id: 'me', createdAt: 0 }, visibility: 'all', scope: 'top-level' },
       (_path, _dir, _createdAt, passes) => {
         visited++
         if (passes) passing++
@@ -359,14 +359,14 @@ describe('the pieces', () => {
     const failing = new SharedIndex(() => ({ scan: () => { throw new Error('database is locked') } }) as unknown as CorpusRows,
       `${layout.root}\0${layout.fileName}`)
     const found = await newestLogs({ files: jsonlFiles(layout), shared: failing, read: () => undefined, gone: () => undefined },
-      { callerId: 'me', workspace: undefined, scope: 'all' }, 5, new AbortController().signal)
+      { caller: { id: 'me', createdAt: 0 }, visibility: 'all', scope: 'all' }, 5, new AbortController().signal)
     expect(found).toBeUndefined()
   })
 })
 
 describe('the filter in SQL', () => {
   it('passes exactly the rows headerPasses passes, for every visibility and scope, empty and missing fields among them', async () => {
-    const { headerPasses, passesSql } = await import('../../src/testing.js')
+    const { headerOf, headerPasses, passesSql } = await import('../../src/testing.js')
     const { DatabaseSync } = await import('node:sqlite')
     const db = new DatabaseSync(':memory:')
     db.exec('CREATE TABLE corpus_logs (session_id TEXT, cwd TEXT, parent_session TEXT, origin TEXT) STRICT')
@@ -375,15 +375,17 @@ describe('the filter in SQL', () => {
     for (const id of ['me', 'peer']) for (const cwd of values) for (const parent of [null, '', 'session-0']) {
       for (const origin of [null, '', 'subagent', 'user']) insert.run(id, cwd, parent, origin)
     }
-    const field = (value: unknown) => typeof value === 'string' && value.length > 0 ? value : undefined
+    // Callers: any visibility; `workspace` with no workspace of its own; `workspace` in /work/p0.
+    const callers = [['all', undefined], ['workspace', undefined], ['workspace', '/work/p0']] as const
     let checked = 0
-    for (const workspace of [undefined, null, '/work/p0']) {
+    for (const [visibility, cwd] of callers) {
       for (const scope of ['top-level', 'subagents', 'all'] as const) {
-        const filter = { callerId: 'me', workspace, scope }
+        const filter = { caller: { id: 'me', createdAt: 0, ...(cwd === undefined ? {} : { cwd }) }, visibility, scope }
         const passes = passesSql(filter)
         const rows = db.prepare(`SELECT session_id, cwd, parent_session, origin, ${passes.sql} AS passes FROM corpus_logs`).all(...passes.params) as Array<Record<string, string | null | number>>
         for (const row of rows) {
-          const expected = headerPasses(filter, row.session_id as string, field(row.cwd), field(row.parent_session), field(row.origin))
+          // The header a stored row becomes (`headerOf`: an empty string is no value).
+          const expected = headerPasses(filter, headerOf(row.session_id, 0, row.cwd, row.parent_session, row.origin, undefined)!)
           expect(row.passes === 1, JSON.stringify({ filter, row })).toBe(expected)
           checked++
         }
