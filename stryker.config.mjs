@@ -4,7 +4,7 @@
  * (src/tools/sessions-send.ts, src/tools/send/) and the list's row decisions
  * (src/tools/sessions-list.ts, src/tools/list-rows.ts, src/tools/list-source.ts,
  * src/model/list-filter.ts), a new process's first list (src/index/newest.ts) and
- * when the corpus index writes its rows (src/adapters/row-writes.ts), killing mutants with the
+ * when the corpus index writes its rows (src/adapters/row-writes.ts, src/index/write-turns.ts), killing mutants with the
  * unit tests named in vitest.mutate.config.ts. Not run in CI; the last
  * report and how to read it: docs/mutation.md. A smaller run:
  * `npm run mutate -- --mutate src/home/guard.ts`.
@@ -26,6 +26,7 @@ export default {
     'src/tools/list-source.ts',
     'src/adapters/row-writes.ts',
     'src/index/newest.ts',
+    'src/index/write-turns.ts',
     'src/model/list-filter.ts',
   ],
   // The sandbox copy needs the sources, the tests and bench/ (the tests' rc.8 log writer); e2e/ and tools/ are

@@ -33,6 +33,7 @@ export default defineConfig({
       'test/unit/store-retry.test.ts',
       'test/unit/tick-faults.test.ts',
       'test/unit/woken.test.ts',
+      'test/unit/write-turns.test.ts',
     ],
     setupFiles: ['test/support/unit-home.ts'],
   },

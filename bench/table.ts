@@ -84,7 +84,7 @@ export function corpusTable(rows: CaseRow[]): string {
     ['`sessions_list {query}`', corpus => pair(pick(corpus, 'sessions_list', row => row.case === 'query (title word)'))],
     ['… its floor: a stat of every candidate log (after each call)', corpus => floorPair(pick(corpus, 'sessions_list', row => row.case === 'query (title word)'))],
     ['`sessions_list {query}`, first process on an unindexed home', corpus => pair(pick(corpus, 'sessions_list', row => row.case.startsWith('query, first process')))],
-    ['… its floor: readdir of root + projects, every log read whole', corpus => floorPair(pick(corpus, 'sessions_list', row => row.case.startsWith('query, first process')))],
+    ['… its floor: readdir of root + projects, every log read whole, its header frame and its frames from the end to a title decoded', corpus => floorPair(pick(corpus, 'sessions_list', row => row.case.startsWith('query, first process')))],
     ['… every call to its whole answer (its title folds stop 5 s after each call began)', corpus => pair(pick(corpus, 'sessions_list', row => row.case.includes('to the whole answer')))],
     ['cold `sessions_read` (~20 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) < 100))],
     ['cold `sessions_read` (~10,000 events)', corpus => pair(pick(corpus, 'sessions_read', row => row.case === 'cold' && (row.events ?? 0) > 5000 && (row.events ?? 0) < 50_000))],

@@ -3,7 +3,8 @@
  * its floor"), measured inside the same harness process as the package's
  * calls, on the same files, on the calling thread, right after each call:
  * what the call must read at least to answer exactly, and nothing else (no
- * parsing, no ordering, no output).
+ * parsing, no ordering, no output; decoding only where the answer is inside
+ * compressed frames).
  *
  * - **warm `sessions_list {query}`**: a bare `stat` of every candidate log
  *   (`statSync(path, { bigint: true })`, one thread). Any log can have been
@@ -19,11 +20,13 @@
  *   next), and the revision of each shown row (25 `stat`s, for its title).
  * - **the first `sessions_list {query}` of a process that already listed**
  *   (the bench's order): the same `stat` of every candidate log.
- * - **the first query on an unindexed home** (no rows yet): the set of logs
- *   and every log read whole (`readFileSync`): a header is its first frame,
- *   and a title is the last `session/title` event, found by the fold from
- *   the log's end (`index/title-fold.ts` reads the log, then decodes frames
- *   from the end).
+ * - **the first query on an unindexed home** (no rows yet): the set of logs,
+ *   every log read whole (`readFileSync`), and what of it must be decoded:
+ *   the header frame, and the frames from the end until one holds a
+ *   `session/title` event (a title is the last such event; the title fold,
+ *   `index/jsonl-files.ts` `readTitle`, decodes the same). The bytes alone
+ *   answer nothing: the header's fields and the title are inside compressed
+ *   frames.
  *
  * Plain JavaScript: the harness's loader imports it as is.
  *
@@ -34,6 +37,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { ALL_ROWS_CHUNK as CHUNK, COLUMNS } from '../../lib/home/corpus-row-read.js'
 import { SCAN_COLUMNS } from '../../lib/home/corpus-row-scan.js'
+import { createFrameDecoder, scanFrames } from '../../lib/harness/zstd.js'
 
 // The columns a new process's first list scans, and the rows per statement (src/home/corpus-row-scan.ts); `rowid`
 // is the last of them.
@@ -114,21 +118,56 @@ export async function corpusFloors(layout, storeFile) {
     }),
     unindexedQuery: timed(() => {
       listing()
-      for (const path of paths) {
-        try {
-          readFileSync(path)
-        } catch {
-          // A directory without a log: nothing to read.
+      const compressed = fileName.endsWith('.zstd')
+      let decoder = createFrameDecoder()
+      try {
+        for (const path of paths) {
+          let bytes
+          try {
+            bytes = readFileSync(path)
+          } catch {
+            continue // A directory without a log: nothing to read.
+          }
+          try {
+            if (compressed) decodeWhatAnAnswerNeeds(bytes, decoder)
+          } catch {
+            // A corrupt log (no answer shows it either); its context is not reused.
+            decoder.close()
+            decoder = createFrameDecoder()
+          }
         }
+      } finally {
+        decoder.close()
       }
     }),
     close: () => db?.close(),
   }
 }
 
+/**
+ * The least of one compressed log an exact answer decodes: its header frame
+ * (the fields a list filters and shows), and its frames from the end until one
+ * holds a `session/title` event (the title is the last one; a frame cannot be
+ * decoded from its middle, and nothing says which frame holds it without
+ * decoding). (A plain-text log, `session.jsonl`, needs no decoding.)
+ * @param bytes - the whole log.
+ * @param decoder - one zstd context, reused (the fastest decoder Node offers: `createFrameDecoder`).
+ */
+function decodeWhatAnAnswerNeeds(bytes, decoder) {
+  const frames = scanFrames(bytes)
+  if (frames.length === 0) return
+  decoder.decode(bytes.subarray(frames[0].start, frames[0].end))
+  for (let index = frames.length - 1; index >= 1; index--) {
+    const frame = frames[index]
+    if (decoder.decode(bytes.subarray(frame.start, frame.end)).lastIndexOf(TITLE_TYPE) >= 0) return
+  }
+}
+
+const TITLE_TYPE = Buffer.from('"session/title"', 'utf8')
+
 /** What each floor is, as printed beside it. */
 export const FLOOR_WHAT = {
   queryWarm: 'stat of every candidate log',
   listFirst: 'readdir of root + projects, every corpus_logs row\'s key and filter columns (in chunks), 26 rows whole, 25 stats',
-  unindexedQuery: 'readdir of root + projects, every log read whole',
+  unindexedQuery: 'readdir of root + projects, every log read whole, its header frame and its frames from the end to a title decoded',
 }

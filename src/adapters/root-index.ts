@@ -37,7 +37,7 @@ export interface RootIndexOptions {
 
 /** The index of the root the backend has now. */
 export class RootIndex {
-  private current: (Omit<Indexed, 'persistence'> & { key: string, files: LogFiles }) | undefined
+  private current: (Omit<Indexed, 'persistence'> & { key: string, files: LogFiles, shared: SharedIndex | undefined }) | undefined
   private readonly options: RootIndexOptions
 
   constructor(options: RootIndexOptions) {
@@ -60,19 +60,20 @@ export class RootIndex {
       const files = jsonlFiles(layout)
       const index = new CorpusIndex(files, undefined, shared)
       const surfaces = new SurfaceCache(shared, files, index.counters)
-      this.current = { key, index, surfaces, files, writes: new RowWrites(() => index.flush()) }
+      this.current = { key, index, surfaces, files, shared, writes: new RowWrites(() => index.flush()) }
       options.onIndex?.(index)
     }
     const { index, surfaces, writes } = this.current
     return { persistence: persistence as { inspect?: unknown }, index, surfaces, writes }
   }
 
-  /** The index in use, left: the rows it queued written, its worker thread ended (`index/stat-worker.ts`). */
+  /** The index in use, left: every row it queued written now, its worker thread ended (`index/stat-worker.ts`). */
   leave(): void {
     const left = this.current
     this.current = undefined
     left?.writes.take()
     left?.index.flush()
+    left?.shared?.finish()
     left?.files.close()
   }
 }

@@ -154,9 +154,9 @@ export class CorpusIndex {
     return found
   }
 
-  /** Write what this process read or folded since the last flush to the shared rows (one transaction). */
+  /** Write what this process read or folded since the last flush to the shared rows (a transaction per turn, `index/write-turns.ts`). */
   flush(): void {
-    if (this.shared !== undefined) this.counters.sharedWrites += this.shared.flush()
+    if (this.shared !== undefined) this.counters.sharedWrites += this.shared.flush(() => this.counters.sharedWrites++)
   }
 
   /** A new process's first refresh: every shared row of the root, once (revisions still to be checked). */

@@ -2,8 +2,9 @@
  * The corpus index's link to its shared rows (`index/shared-rows.ts`): what
  * it takes from them (every row of the root once per process, one row for a
  * session it has not seen, the rows of entries it evicted) and the changes
- * it queues for them (headers read, logs gone, titles folded), written as
- * one transaction per {@link SharedIndex.flush}.
+ * it queues for them (headers read, logs gone, titles folded), written at
+ * each {@link SharedIndex.flush}, one transaction per turn of the event loop
+ * (`index/write-turns.ts`).
  *
  * A store that fails (locked past its timeout, closed, full) costs only the
  * sharing: the index keeps answering from the files, and the failure is
@@ -17,6 +18,7 @@
 import type { CachedTitle } from './plan.js'
 import type { HeaderFilter } from '../model/list-filter.js'
 import type { CorpusRow, CorpusRows, RowVisitor, StoredSurface } from './shared-rows.js'
+import { WriteTurns } from './write-turns.js'
 
 /** Above this many evicted logs in one refresh, their rows are read in one query over the root. */
 const BULK_ROWS = 64
@@ -31,6 +33,10 @@ export class SharedIndex {
   private readonly headers = new Map<string, CorpusRow>()
   private readonly removed = new Set<string>()
   private readonly titles = new Map<string, CachedTitle>()
+  private readonly turns = new WriteTurns(changes => this.guard(rows => {
+    rows.write(this.root, changes)
+    return true
+  }) ?? false)
 
   /**
    * @param source - the shared rows of the store open now; `undefined` while none is (nothing is shared meanwhile:
@@ -127,8 +133,13 @@ export class SharedIndex {
     else this.titles.set(path, title)
   }
 
-  /** Write what is queued, in one transaction. */
-  flush(): number {
+  /**
+   * Write what is queued: up to `index/write-turns.ts` `WRITE_BATCH` changes now (one transaction), the rest one
+   * transaction per turn of the event loop, after whatever an earlier flush left waiting.
+   * @param later - called after each transaction written in a later turn.
+   * @returns transactions written now (0 or 1).
+   */
+  flush(later?: () => void): number {
     if (this.headers.size === 0 && this.removed.size === 0 && this.titles.size === 0) return 0
     const changes = {
       headers: [...this.headers.values()],
@@ -138,10 +149,12 @@ export class SharedIndex {
     this.headers.clear()
     this.removed.clear()
     this.titles.clear()
-    return this.guard(rows => {
-      rows.write(this.root, changes)
-      return 1
-    }) ?? 0
+    return this.turns.add(changes, later)
+  }
+
+  /** Write every transaction still waiting for its turn, now (the index is left: the process ends, or the root changed). */
+  finish(): void {
+    this.turns.finish()
   }
 
   /** `work` on the rows of the store open now, or `undefined` when none is or the store fails it ({@link fault}). */

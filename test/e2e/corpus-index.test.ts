@@ -6,12 +6,16 @@
  * log, appends a title to an existing one, deletes the created one, then
  * deletes a log and leaves its session directory, in rc.8's own physical
  * format (bench/harness/zstd-log.ts, a port of the jsonl backend's writer;
- * rc.8 itself never deletes).
+ * rc.8 itself never deletes). A process that indexes more logs than one
+ * transaction of rows holds leaves every row, with its title, in the home store
+ * (`src/index/write-turns.ts`: the later transactions run in later turns of the
+ * event loop, or at the plugin's end).
  * @module test/e2e/corpus-index
  */
 import { randomUUID } from 'node:crypto'
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { dirname, join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { constants, zstdCompressSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { decodeLog, encodeLog, logPathOf } from '../../bench/harness/zstd-log.ts'
@@ -154,5 +158,47 @@ describe.skipIf(SKIP_E2E)('corpus index (headless profile)', () => {
     // every other, is not counted: Alpha two, Charlie, both listers.
     expect(second).not.toContain(one)
     expect(second).toContain('3 of 4 considered sessions')
+  })
+
+  it('a process that indexes more logs than one transaction of rows writes every row with its title', async () => {
+    fx.h = makeHome('corpus-many-rows')
+    const answers: string[] = []
+    fx.model = await startFakeModel({
+      title: r => (r.allUserText.includes('ROLE:A') ? 'Alpha seed' : 'Querier'),
+      scenario: router({
+        'ROLE:A': steps([], 'ALPHA done'),
+        'ROLE:Q': steps([{ name: 'sessions_list', args: { query: 'zebra-unmatched' } }], turn => {
+          answers.push(turn.results[0]?.content ?? '')
+          return 'Q done'
+        }),
+      }),
+    })
+    const patch = writePatch(fx.h)
+    const alpha = (await runHeadless(fx.h, fx.model, 'ROLE:A seed', { patch })).sessionId
+    // 1,500 copies of Alpha's log under new ids (more than the 1,000 rows of one transaction), each older than the last.
+    const [header, ...events] = decodeLog(readFileSync(logPathOf(fx.h.home, fx.h.workspace, alpha))).split('\n').filter(line => line.length > 0)
+    const copies: string[] = []
+    for (let n = 0; n < 1500; n++) {
+      const id = `session-${randomUUID()}`
+      const path = logPathOf(fx.h.home, fx.h.workspace, id)
+      const copyHeader = JSON.parse(header!.split(alpha).join(id)) as { createdAt: number }
+      copyHeader.createdAt -= (n + 1) * 1000
+      mkdirSync(dirname(path), { recursive: true })
+      writeFileSync(path, encodeLog(JSON.stringify(copyHeader), events.map(line => line.split(alpha).join(id))))
+      copies.push(path)
+    }
+    await runHeadless(fx.h, fx.model, 'ROLE:Q look', { patch })
+
+    // Every title was searched in the one call (nothing left for a later one), and nothing matched.
+    expect(answers[0]).not.toMatch(/not searched by title/)
+    expect(answers[0]).not.toContain(alpha)
+    const db = new DatabaseSync(join(fx.h.home, 'cross-session', 'store.sqlite'), { readOnly: true })
+    try {
+      const rows = new Map((db.prepare('SELECT path, title FROM corpus_logs').all() as Array<{ path: string, title: string | null }>)
+        .map(row => [row.path, row.title]))
+      for (const path of [logPathOf(fx.h.home, fx.h.workspace, alpha), ...copies]) expect(rows.get(path), path).toBe('Alpha seed')
+    } finally {
+      db.close()
+    }
   })
 })
