@@ -159,10 +159,11 @@ export class SharedIndex {
 
   /** `work` on the rows of the store open now, or `undefined` when none is or the store fails it ({@link fault}). */
   private guard<T>(work: (rows: CorpusRows) => T): T | undefined {
-    const rows = this.source()
-    if (rows === undefined) return undefined
     try {
-      return work(rows)
+      // Asked inside the guard: a source that throws is a store that failed (a write in a later turn of the event
+      // loop must never throw out of it).
+      const rows = this.source()
+      return rows === undefined ? undefined : work(rows)
     } catch (error: unknown) {
       this.fault(error)
       return undefined

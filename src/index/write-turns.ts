@@ -60,13 +60,22 @@ export function chunksOf(changes: CorpusChanges, size: number = WRITE_BATCH): Co
   return chunks
 }
 
+/** One chunk waiting, and what to call once it is written in a later turn. */
+interface Pending {
+  readonly changes: CorpusChanges
+  readonly written: () => void
+}
+
 /** Chunks waiting for their turn, and the one turn scheduled. */
 export class WriteTurns {
   private readonly write: (changes: CorpusChanges) => boolean
-  private readonly pending: Array<{ changes: CorpusChanges, written: () => void }> = []
+  private readonly pending: Pending[] = []
   private turn: ReturnType<typeof setImmediate> | undefined
 
-  /** @param write - one chunk in one transaction; `false` when the store is not open or failed it (the chunk is dropped). */
+  /**
+   * @param write - one chunk in one transaction; `false` when the store is not open or failed it (the chunk is
+   *   dropped, as it is when `write` throws).
+   */
   constructor(write: (changes: CorpusChanges) => boolean) {
     this.write = write
   }
@@ -88,8 +97,7 @@ export class WriteTurns {
     const waited = this.pending.length > 0
     for (const chunk of chunks) this.pending.push({ changes: chunk, written: later })
     if (waited) return 0
-    const first = this.pending.shift()!
-    const now = this.write(first.changes) ? 1 : 0
+    const now = this.apply(this.pending.shift()!, false) ? 1 : 0
     this.schedule()
     return now
   }
@@ -99,13 +107,23 @@ export class WriteTurns {
     if (this.turn !== undefined) clearImmediate(this.turn)
     this.turn = undefined
     let written = 0
-    for (const chunk of this.pending.splice(0)) {
-      if (this.write(chunk.changes)) {
-        written++
-        chunk.written()
-      }
-    }
+    for (const chunk of this.pending.splice(0)) if (this.apply(chunk, true)) written++
     return written
+  }
+
+  /**
+   * Write one chunk, then (`counted`) call its `written`. A throw from either counts as not written: thrown in a
+   * turn it would escape the event loop (a host without a handler ends) and no turn would follow for the chunks
+   * still waiting. (`write` reports a store's failures itself: `SharedIndex`.)
+   */
+  private apply(chunk: Pending, counted: boolean): boolean {
+    try {
+      if (!this.write(chunk.changes)) return false
+      if (counted) chunk.written()
+      return true
+    } catch {
+      return false
+    }
   }
 
   private schedule(): void {
@@ -113,7 +131,7 @@ export class WriteTurns {
     this.turn = setImmediate(() => {
       this.turn = undefined
       const next = this.pending.shift()
-      if (next !== undefined && this.write(next.changes)) next.written()
+      if (next !== undefined) this.apply(next, true)
       this.schedule()
     })
   }

@@ -73,6 +73,27 @@ describe('WriteTurns', () => {
     expect(turns.waiting).toBe(0)
   })
 
+  it('a write that throws in a turn drops its chunk only: nothing escapes the event loop, and later chunks and flushes are written', async () => {
+    const written: number[] = []
+    let calls = 0
+    const turns = new WriteTurns(chunk => {
+      if (++calls === 2) throw new Error('not a store fault')
+      written.push(chunk.headers.length)
+      return true
+    })
+    let later = 0
+    turns.add(changes(3 * WRITE_BATCH), () => {
+      later++
+      if (later === 1) throw new Error('a callback that throws')
+    })
+    for (let n = 0; n < 4; n++) await turn()
+    expect(written).toEqual([WRITE_BATCH, WRITE_BATCH])
+    expect(turns.waiting).toBe(0)
+    expect(turns.add(changes(WRITE_BATCH + 1))).toBe(1)
+    await turn()
+    expect(written).toEqual([WRITE_BATCH, WRITE_BATCH, WRITE_BATCH, 1])
+  })
+
   it('an empty change writes nothing and schedules nothing', async () => {
     let calls = 0
     const turns = new WriteTurns(() => {
@@ -121,6 +142,24 @@ describe('SharedIndex over the real home store', () => {
     const paths = new Set(store.corpus().all('R').map(each => each.path))
     expect(paths.size).toBe(2499)
     expect(paths.has(row(2400).path)).toBe(false)
+  })
+
+  it('a source that throws in a later turn is a store fault: reported once, and the flushes after it are written', async () => {
+    let asked = 0
+    const reported: unknown[] = []
+    const shared = new SharedIndex(() => {
+      if (++asked === 2) throw new Error('transient source failure')
+      return store.corpus()
+    }, 'R', error => reported.push(error))
+    for (let n = 0; n < 2500; n++) shared.header(row(n))
+    expect(shared.flush()).toBe(1)
+    for (let n = 0; n < 4; n++) await turn()
+    shared.header(row(9000))
+    expect(shared.flush()).toBe(1)
+    const paths = new Set(store.corpus().all('R').map(each => each.path))
+    expect(paths.size).toBe(1501) // the second chunk (rows 1,000–1,999) dropped, the third written in its turn
+    expect(paths.has(row(9000).path)).toBe(true)
+    expect(reported.map(String)).toEqual(['Error: transient source failure'])
   })
 
   it('with no store open, nothing counts as written, now or in a later turn', async () => {
