@@ -38,6 +38,7 @@ import { performance } from 'node:perf_hooks'
 import { ALL_ROWS_CHUNK as CHUNK, COLUMNS } from '../../lib/home/corpus-row-read.js'
 import { SCAN_COLUMNS } from '../../lib/home/corpus-row-scan.js'
 import { createFrameDecoder, scanFrames } from '../../lib/harness/zstd.js'
+import { TITLE_TYPE } from '../../lib/index/plan.js'
 
 // The columns a new process's first list scans, and the rows per statement (src/home/corpus-row-scan.ts); `rowid`
 // is the last of them.
@@ -162,8 +163,6 @@ function decodeWhatAnAnswerNeeds(bytes, decoder) {
     if (decoder.decode(bytes.subarray(frame.start, frame.end)).lastIndexOf(TITLE_TYPE) >= 0) return
   }
 }
-
-const TITLE_TYPE = Buffer.from('"session/title"', 'utf8')
 
 /** What each floor is, as printed beside it. */
 export const FLOOR_WHAT = {

@@ -9,7 +9,7 @@
  * at one log revision (`index/surface-cache.ts` says when it is used); a
  * log gone from the root takes its surface with it.
  *
- * Writes are `BEGIN IMMEDIATE` transactions of at most {@link CORPUS_BATCH_ROWS}
+ * Writes are `BEGIN IMMEDIATE` transactions of at most `WRITE_BATCH` (`index/write-turns.ts`)
  * rows (a process killed mid-write leaves each row as it was or as written);
  * reads take no lock (WAL).
  *
@@ -20,6 +20,7 @@ import type { StatementSync } from 'node:sqlite'
 import type { CorpusChanges, CorpusRow, CorpusRows } from '../index/shared-rows.js'
 import { COLUMNS, eachRow, readRows } from './corpus-row-read.js'
 import { scanRows } from './corpus-row-scan.js'
+import { WRITE_BATCH } from '../index/write-turns.js'
 
 /** Table `corpus_surfaces` (part of the store's schema, `home/store-schema.ts`). */
 export const CORPUS_SURFACES_SCHEMA = `CREATE TABLE IF NOT EXISTS corpus_surfaces (
@@ -40,9 +41,6 @@ interface SurfaceRow {
 /** The columns a row is written to (a row is read from {@link COLUMNS}, `dir_name` left out). */
 const WRITE_COLUMNS = 'path, session_id, dir_name, identity, created_at, cwd, parent_session, origin, agent_preset, '
   + 'title_revision, title_identity, title, title_bytes'
-
-/** Rows written per transaction: about 25 ms of write lock each (a 100,000-row write held it 2.65 s in one). */
-export const CORPUS_BATCH_ROWS = 1000
 
 /** The statements and transaction of the store connection this runs on. */
 interface Connection {
@@ -97,9 +95,9 @@ export function storeCorpusRows(connection: Connection): CorpusRows {
       const steps = [...changes.removed.map(path => () => remove(path)), ...changes.headers.map(row => () => insert(row)),
         ...changes.titles.map(each => () => retitle(each))]
       // Small transactions: other processes wait for the write lock at most one batch (docs/architecture.md §8, "The store").
-      for (let at = 0; at < steps.length; at += CORPUS_BATCH_ROWS) {
+      for (let at = 0; at < steps.length; at += WRITE_BATCH) {
         tx(() => {
-          for (const step of steps.slice(at, at + CORPUS_BATCH_ROWS)) step()
+          for (const step of steps.slice(at, at + WRITE_BATCH)) step()
         })
       }
     },

@@ -168,7 +168,8 @@ export function parseHeaderLine(line: string, dirName: string): SessionHeaderVie
   return header !== undefined && encodeSegment(header.id) === dirName ? header : undefined
 }
 
-const TITLE_TYPE = Buffer.from('"session/title"', 'utf8')
+/** The bytes every `session/title` event line holds (a fold searches for them before parsing a line). */
+export const TITLE_TYPE = Buffer.from('"session/title"', 'utf8')
 
 /**
  * The title of the last `session/title` event in JSONL bytes (`foldSessionTitle`):
