@@ -1,7 +1,8 @@
 /**
  * The holding side of the cross-process bench: a separate OS process that
  * stands in for a `dsh web` host on the given home. It is wired as
- * src/home/mount.ts wires a real one — the store opened by `openHomeStore`,
+ * src/home/mount.ts wires a real one — the store opened by `openHomeStore`
+ * (a message's transitions on its worker thread, `runOffLoop`),
  * a `StoreWatch` on its directory (fs.watch + the 1 s `PRAGMA data_version`
  * poll), the real `HomeRuntime` (2 s reconcile) as a long-lived host, and
  * the guard, which gives the runtime its adoption path — and holds
@@ -38,7 +39,12 @@ import { LOOP_RESOLUTION_MS } from './load.js'
 const [home, sessionId, idle, watchLoop] = process.argv.slice(2) as [string, string, string | undefined, string | undefined]
 const log = (message: string): void => { process.stderr.write(`bench owner: ${message}\n`) }
 
-const counted = countStore(openHomeStore(home, selfTag(), isAlive, log))
+// As src/home/mount.ts opens it: a message's transitions run on the store's worker thread (src/home/off-loop.ts).
+const opened = openHomeStore(home, selfTag(), isAlive, log)
+opened.runOffLoop(log)
+const counted = countStore(opened)
+/** The worker connection's transactions so far (0 while it is not open). */
+const offLoopTransactions = async (): Promise<number> => (await opened.offLoopTimes())?.transactions ?? 0
 const watch = new StoreWatch(counted.store, storePaths(home).dir)
 const live = new Map<string, BenchAgent>()
 const agents: HostAgents = {
@@ -81,9 +87,13 @@ let cpu = process.cpuUsage()
 let switches = process.resourceUsage()
 let wall = performance.now()
 let counts = counted.counts()
+let offLoopAtMark = 0
 process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid, held: counted.store.heldHere().length })}\n`)
-createInterface({ input: process.stdin }).on('line', line => {
+createInterface({ input: process.stdin }).on('line', line => void answer(line))
+
+async function answer(line: string): Promise<void> {
   if (line === 'mark') {
+    offLoopAtMark = await offLoopTransactions()
     cpu = process.cpuUsage()
     switches = process.resourceUsage()
     wall = performance.now()
@@ -97,9 +107,15 @@ createInterface({ input: process.stdin }).on('line', line => {
     const now = process.resourceUsage()
     const wakeups = { voluntary: now.voluntaryContextSwitches - switches.voluntaryContextSwitches, involuntary: now.involuntaryContextSwitches - switches.involuntaryContextSwitches }
     const timeline = Object.fromEntries([...target.admittedAt].map(([id, at]) => [id, [at, target.recordedAt.get(id) ?? null]]))
-    process.stdout.write(`${JSON.stringify({ cpuMs: (used.user + used.system) / 1000, userMs: used.user / 1000, systemMs: used.system / 1000, wakeups, wallMs: performance.now() - wall, gc, counts: minusCounts(counted.counts(), counts), timeline, stall: { max: loop.max / 1e6, p99: loop.percentile(99) / 1e6, lockWait: counted.longestLockWait(), commit: counted.longestCommit() }, delivered: delivered() })}\n`)
+    const since = minusCounts(counted.counts(), counts)
+    // Transactions of both connections: the process's own and its worker's.
+    const offLoop = await opened.offLoopTimes()
+    since.transactions += (offLoop?.transactions ?? 0) - offLoopAtMark
+    const stall = { max: loop.max / 1e6, p99: loop.percentile(99) / 1e6, lockWait: counted.longestLockWait(), commit: counted.longestCommit(),
+      offLoop: { lockWait: offLoop?.longestBeginMs ?? 0, commit: offLoop?.longestCommitMs ?? 0 } }
+    process.stdout.write(`${JSON.stringify({ cpuMs: (used.user + used.system) / 1000, userMs: used.user / 1000, systemMs: used.system / 1000, wakeups, wallMs: performance.now() - wall, gc, counts: since, timeline, stall, delivered: delivered() })}\n`)
   } else if (line === 'exit') {
     runtime.stop()
     process.exit(0)
   }
-})
+}

@@ -7,9 +7,10 @@
  * send meets it (waited for with the event loop free, then refused).
  *
  * Usage: `poster.ts <home> <targetId> <index> <messages>`. One JSON line each
- * on stdout: `{ready}` once its runtime started; on `go` (stdin) it sends
- * `messages` messages to the target one after another, as `sessions_send`
- * does after its checks (`resolve`, `admit`, `waitRecorded`); on
+ * on stdout: `{ready}` once its runtime started and its store's worker thread
+ * opened its connection; on `go` (stdin) it sends `messages` messages to the
+ * target one after another, as `sessions_send` does after its checks
+ * (`resolve`, `admit`, `waitRecorded`); on
  * `pace <n> <everyMs>`, `n` more, each started `everyMs` after the one
  * before (the pace of a model's sends). After either it prints what
  * happened: each failure with its reason, how many were recorded,
@@ -31,6 +32,7 @@ import { guardController } from '../../src/home/guard.js'
 import { isAlive, selfTag } from '../../src/harness/process-tag.js'
 import { HomeRuntime } from '../../src/home/runtime.js'
 import { openHomeStore, storePaths } from '../../src/home/store-open.js'
+import type { SqliteHomeStore } from '../../src/home/store-sqlite.js'
 import { RETRY_BUSY_MS, StoreSupervisor } from '../../src/home/store-supervisor.js'
 import { StoreWatch } from '../../src/home/store-watch.js'
 import type { ControllerPort } from '../../src/ports.js'
@@ -46,8 +48,12 @@ const senderId = `session-load-sender-${index}`
 const log = (message: string): void => { process.stderr.write(`bench poster ${index}: ${message}\n`) }
 // Every store the supervisor opens is counted (a replaced file is opened again).
 const counted: CountedStore[] = []
+const opened: SqliteHomeStore[] = []
 const supervisor = new StoreSupervisor(busyMs => {
   const store = openHomeStore(home, selfTag(), isAlive, log, Date.now, busyMs)
+  // As src/home/mount.ts opens it: a message's transitions run on the store's worker thread (src/home/off-loop.ts).
+  store.runOffLoop(log)
+  opened.push(store)
   counted.push(countStore(store))
   return store
 }, storePaths(home).file, selfTag(), log)
@@ -59,6 +65,12 @@ supervisor.listen(() => runtime.rejoin())
 runtime.start()
 const inner: ControllerPort = { resolve: unused, admit: unused, releaseWoken: unused, waitRecorded: unused }
 const controller = failClosed(guardController(inner, runtime, { isLocal: () => false, agentOf: () => undefined, listEvents: undefined }))
+/** The worker connections' transactions so far, and their longest lock wait and commit, ms (off the event loop). */
+async function offLoop(): Promise<{ transactions: number, lockWait: number, commit: number }> {
+  const times = (await Promise.all(opened.map(async store => await store.offLoopTimes()))).filter(time => time !== undefined)
+  return { transactions: times.reduce((sum, time) => sum + time.transactions, 0), lockWait: Math.max(0, ...times.map(time => time.longestBeginMs)),
+    commit: Math.max(0, ...times.map(time => time.longestCommitMs)) }
+}
 const transactions = (): number => counted.reduce((sum, store) => sum + store.counts().transactions, 0)
 const lockWait = (): number => Math.max(0, ...counted.map(store => store.longestLockWait()))
 const commit = (): number => Math.max(0, ...counted.map(store => store.longestCommit()))
@@ -102,6 +114,10 @@ async function post(first: number, messages: number, everyMs = 0): Promise<{ fai
 
 const stallMs = (histogram: ReturnType<typeof monitorEventLoopDelay>): { max: number, p99: number } => ({ max: histogram.max / 1e6, p99: histogram.percentile(99) / 1e6 })
 
+// Ready once the store's worker thread has opened its connection (a process that has run a while; a headless dsh that
+// sends at once runs its first transitions on the event loop until then, src/home/off-loop.ts).
+for (let waited = 0; waited < 20_000 && (await Promise.all(opened.map(async store => await store.offLoopTimes()))).every(times => times === undefined); waited += 20)
+  await new Promise(resolve => setTimeout(resolve, 20))
 process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid, open: supervisor.status().open })}\n`)
 createInterface({ input: process.stdin }).on('line', line => {
   const [word, paced, everyMs] = line.split(' ')
@@ -112,11 +128,14 @@ createInterface({ input: process.stdin }).on('line', line => {
     const before = transactions()
     const atStart = { lockWait: lockWait(), commit: commit() }
     for (const store of counted) store.resetLongest()
-    const sent = word === 'go' ? post(0, Number(count)) : post(Number(count), Number(paced), Number(everyMs))
-    void sent.then(result => {
+    void (async () => {
+      const offLoopBefore = await offLoop()
+      const result = await (word === 'go' ? post(0, Number(count)) : post(Number(count), Number(paced), Number(everyMs)))
       phase.disable()
-      process.stdout.write(`${JSON.stringify({ ...result, transactions: transactions() - before, stall: { life: { ...stallMs(life), lockWait: Math.max(atStart.lockWait, lockWait()), commit: Math.max(atStart.commit, commit()) }, posting: { ...stallMs(phase), lockWait: lockWait(), commit: commit() } } })}\n`)
-    })
+      const worker = await offLoop()
+      const off = { lockWait: worker.lockWait, commit: worker.commit }
+      process.stdout.write(`${JSON.stringify({ ...result, transactions: transactions() - before + worker.transactions - offLoopBefore.transactions, stall: { life: { ...stallMs(life), lockWait: Math.max(atStart.lockWait, lockWait()), commit: Math.max(atStart.commit, commit()), offLoop: off }, posting: { ...stallMs(phase), lockWait: lockWait(), commit: commit(), offLoop: off } } })}\n`)
+    })()
   } else if (line === 'exit') {
     runtime.stop()
     supervisor.close()

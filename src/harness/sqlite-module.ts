@@ -21,6 +21,8 @@
  * @module dsh-cross-session/harness/sqlite-module
  */
 
+import { isMainThread } from 'node:worker_threads'
+
 type Sqlite = typeof import('node:sqlite')
 
 function isSqliteWarning(warning: unknown, type: unknown): boolean {
@@ -49,6 +51,8 @@ export function loadSqlite(): Sqlite {
     return process.getBuiltinModule('node:sqlite') as Sqlite
   } finally {
     process.emitWarning = original
-    if (message !== undefined && nodePrintsWarnings()) process.stderr.write(`(node:${process.pid}) ExperimentalWarning: ${message}\n`)
+    // A worker thread of the process (`home/store-worker.ts`) says nothing: its process said it.
+    if (message !== undefined && isMainThread && nodePrintsWarnings())
+      process.stderr.write(`(node:${process.pid}) ExperimentalWarning: ${message}\n`)
   }
 }

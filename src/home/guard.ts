@@ -145,7 +145,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
 
     async admit(target, prompt) {
       if (target.remote === undefined) return await admitLocal(runtime, inner, target, prompt, host.log ?? (() => undefined))
-      const posted = postRemote(runtime, target, prompt)
+      const posted = await postRemote(runtime, target, prompt)
       if (posted.ok && host.isLocal(target.sessionId)) void runtime.drain(target.sessionId)
       return posted
     },

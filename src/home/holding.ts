@@ -97,13 +97,16 @@ export class Holdings {
 
   /**
    * A session this package woke here (through a send or an adoption): hold
-   * it, offer again what its last turn was cut off before answering, then
-   * deliver what waits for it before anything newer.
+   * it, deliver what waits for it before anything newer, then offer again
+   * what its last turn was cut off before answering. The offer's steered
+   * notice starts a turn: after the drain (whose claim answers off the event
+   * loop, `home/off-loop.ts`), so no turn takes a restored message before an
+   * earlier one waiting in the store is admitted in front of it.
    */
   async holdWoken(agent: HostAgent): Promise<void> {
     this.track(agent)
-    if (this.held.has(agent.id)) reofferUnanswered(this.store, agent)
     await this.drain(agent.id)
+    if (this.held.has(agent.id)) reofferUnanswered(this.store, agent)
   }
 
   /** A session stopped being live here: let it go; what it had claimed and not recorded returns to pending. */
@@ -131,9 +134,9 @@ export class Holdings {
     return this.held.has(sessionId)
   }
 
-  /** What `sessionId`'s log is to record (a local send adds the message it admits), or `undefined` when not held here. */
+  /** What `sessionId`'s log is to record (a local send adds the message it admits), or `undefined` when not held here (or stopped). */
   awaited(sessionId: string): Set<string> | undefined {
-    return this.held.get(sessionId)?.awaiting
+    return this.stopped ? undefined : this.held.get(sessionId)?.awaiting
   }
 
   /** Something was appended to a session's log here; `live`: its agent, when the caller has it (a tick's listing). */
@@ -154,9 +157,11 @@ export class Holdings {
     return this.work.queue(sessionId, () => retryStore(() => this.drainNow(sessionId), NO_ABORT, STORE_RETRY_MS, HOLDER_PACE))
   }
 
-  private drainNow(sessionId: string): void {
+  private async drainNow(sessionId: string): Promise<void> {
+    const heldNow = (id: string): HeldSession | undefined => this.stopped ? undefined : this.held.get(id)
+    if (heldNow(sessionId) === undefined || !await drainOnce(this.store, this.host, sessionId, heldNow, this.unadmitted)) return
     const held = this.held.get(sessionId)
-    if (this.stopped || held === undefined || !drainOnce(this.store, this.host, held, this.unadmitted)) return
+    if (held === undefined) return
     if (hasFound(held)) this.persistFound(sessionId)
     this.watch.poke()
   }

@@ -43,6 +43,10 @@ export async function admitLocal(runtime: HomeRuntime, inner: ControllerPort, ta
     mode: prompt.mode, text: prompt.text, mayWake: prompt.mayWake ?? false,
   }
   if (runtime.awaited(sessionId) === undefined) return await inner.admit(target, prompt)
+  // A drain under way may have claimed messages it has not admitted yet (its claim runs off the event loop): it ends
+  // first. Nothing runs between the end of the drains queued so far and the post below.
+  await runtime.drain(sessionId)
+  if (runtime.awaited(sessionId) === undefined) return await inner.admit(target, prompt)
   let posted = tryPost(() => store.postClaimed(message, 'wait'))
   if (posted.ok && !posted.value.ok && posted.value.reason === 'behind') {
     // What waits for the target goes first (per-target posting order); one the holder could not admit now is passed.

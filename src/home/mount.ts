@@ -23,6 +23,7 @@ import { isAlive, selfTag } from '../harness/process-tag.js'
 import { withPresence } from './query.js'
 import { HomeRuntime } from './runtime.js'
 import { openHomeStore, storePaths } from './store-open.js'
+import type { SqliteHomeStore } from './store-sqlite.js'
 import { RETRY_BUSY_MS, StoreSupervisor } from './store-supervisor.js'
 import { failClosed, unavailableInbound } from './fail-closed.js'
 import { agentOf, isHeadlessRun, isLongLivedHost, persistedEvents, quietly, sessionIdOf } from './host-events.js'
@@ -66,12 +67,19 @@ function registry(): Map<string, Shared> {
   return holder[REGISTRY_KEY]
 }
 
+/** `store`, running its per-message transitions off the event loop (`home/off-loop.ts`). */
+function offLoop(store: SqliteHomeStore, warn: (message: string) => void): SqliteHomeStore {
+  store.runOffLoop(warn)
+  return store
+}
+
 function startRuntime(
   ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void,
 ): Omit<Shared, 'users' | 'reach' | 'feed'> {
   const warn = (message: string): void => log('warn', message)
-  const supervisor = new StoreSupervisor(busyMs => openHomeStore(home, selfTag(), isAlive, warn, Date.now, busyMs), storePaths(home).file,
-    selfTag(), warn)
+  // Each store opened runs a message's transitions on a worker thread of its own (docs/architecture.md §8, "Off the event loop").
+  const supervisor = new StoreSupervisor(busyMs => offLoop(openHomeStore(home, selfTag(), isAlive, warn, Date.now, busyMs), warn),
+    storePaths(home).file, selfTag(), warn)
   supervisor.start(RETRY_BUSY_MS) // a store busy longer is retried in the background; a send waits for it, unblocked
   const watch = new StoreWatch(supervisor.store, storePaths(home).dir)
   // What arrives for a headless run's own task waits; the terminal is told on stderr (docs/tools.md "A headless run's own task").

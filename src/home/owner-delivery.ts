@@ -59,15 +59,17 @@ export interface HeldSession {
  * answered up to `answeredAt`; call once the log is on disk, with what was
  * found before the flush.
  * @returns whether the store changed.
+ * @throws (rejects with) the store's fault: nothing found is forgotten.
  */
-export function recordFound(store: HomeStore, held: HeldSession, only?: ReadonlySet<string>, answeredAt?: number): boolean {
+export async function recordFound(store: HomeStore, held: HeldSession, only?: ReadonlySet<string>, answeredAt?: number): Promise<boolean> {
   const found = [...held.found].filter(([messageId]) => only === undefined || only.has(messageId))
   if (found.length === 0 && answeredAt === undefined) return false
-  // One transaction for the whole flush, and the store first: a batch that throws stays found, and the next flush
-  // records it (docs/architecture.md §8).
-  store.recordAll(found.map(([messageId, at]) => ({ messageId, seq: at.seq, running: at.running })),
+  // One transaction for the whole flush (off the event loop), and the store first: a batch that throws stays found,
+  // and the next flush records it (docs/architecture.md §8).
+  await store.recordAllOffLoop(found.map(([messageId, at]) => ({ messageId, seq: at.seq, running: at.running })),
     answeredAt === undefined ? undefined : { sessionId: held.target, turnEndSeq: answeredAt })
-  for (const [messageId] of found) held.found.delete(messageId)
+  // Only what this batch recorded: what was found again meanwhile (a new agent's log read whole) is at the same seq.
+  for (const [messageId, at] of found) if (held.found.get(messageId) === at) held.found.delete(messageId)
   if (answeredAt !== undefined && held.answeredAt === answeredAt) delete held.answeredAt
   return true
 }

@@ -37,25 +37,46 @@ export function heldForRunTask(store: Pick<HomeStore, 'isLongLived'>, holder: Ho
 }
 
 /**
+ * The refusal of a post that failed for another reason than a store fault (SQLite's code only: paths and raw messages
+ * stay out of the model's text).
+ */
+function writeFailed(error: unknown): ControllerOutcome<never> {
+  const code = error as { errstr?: unknown, code?: unknown } | null
+  const why = typeof code?.errstr === 'string' ? code.errstr : typeof code?.code === 'string' ? code.code : 'write failed'
+  return { ok: false, reason: { kind: 'store-write-failed', why } }
+}
+
+/**
  * Run one post to the store.
- * @returns its outcome, or the refusal `store-write-failed` (SQLite's code only: paths and raw messages stay out of the model's
- *   text); a store that cannot be used now is thrown, to be tried again, then refused as unavailable (home/fail-closed.ts).
+ * @returns its outcome, or the refusal `store-write-failed`; a store that cannot be used now is thrown, to be tried
+ *   again, then refused as unavailable (home/fail-closed.ts).
  */
 export function tryPost<T>(post: () => T): ControllerOutcome<T> {
   try {
     return { ok: true, value: post() }
   } catch (error: unknown) {
     if (isStoreFault(error)) throw error
-    const code = error as { errstr?: unknown, code?: unknown } | null
-    const why = typeof code?.errstr === 'string' ? code.errstr : typeof code?.code === 'string' ? code.code : 'write failed'
-    return { ok: false, reason: { kind: 'store-write-failed', why } }
+    return writeFailed(error)
   }
 }
 
-/** Post one prompt to the store; the message id (its request id) comes back with the admission. */
-export function postRemote(runtime: HomeRuntime, target: ResolvedTarget,
-  prompt: Parameters<ControllerPort['admit']>[1]): ControllerOutcome<Admitted> {
-  const posted = tryPost(() => runtime.store.post({
+/** {@link tryPost} of a post run off the event loop (`HomeStore.postOffLoop`). */
+export async function tryPostOffLoop<T>(post: () => Promise<T>): Promise<ControllerOutcome<T>> {
+  try {
+    return { ok: true, value: await post() }
+  } catch (error: unknown) {
+    if (isStoreFault(error)) throw error
+    return writeFailed(error)
+  }
+}
+
+/**
+ * Post one prompt to the store (off the event loop, `HomeStore.postOffLoop`); the message id (its request id) comes
+ * back with the admission.
+ */
+export async function postRemote(runtime: HomeRuntime, target: ResolvedTarget,
+  prompt: Parameters<ControllerPort['admit']>[1]): Promise<ControllerOutcome<Admitted>> {
+  const posted = await tryPostOffLoop(() => runtime.store.postOffLoop({
     messageId: prompt.requestId,
     target: target.sessionId,
     sender: prompt.provenance.senderSessionId,

@@ -15,6 +15,13 @@ import { BUSY_TIMEOUT_MS, lockWaitMs } from './lock-patience.js'
 
 type Alive = (tag: ProcessTag) => boolean
 
+/** A connection's transactions since it opened: how many began, and the longest wait for the write lock and `COMMIT`, ms. */
+export interface TransactionTimes {
+  readonly transactions: number
+  readonly longestBeginMs: number
+  readonly longestCommitMs: number
+}
+
 /** The connection and the helpers every transition uses. */
 export class StoreConnection {
   readonly self: ProcessTag
@@ -23,6 +30,9 @@ export class StoreConnection {
   protected readonly alive: Alive
   protected readonly now: () => number
   private dataVersion = -1
+  private transactions = 0
+  private longestBeginMs = 0
+  private longestCommitMs = 0
   private readonly statements = new Map<string, StatementSync>()
 
   /**
@@ -53,10 +63,16 @@ export class StoreConnection {
     const wait = lockWaitMs()
     if (wait !== BUSY_TIMEOUT_MS) this.db.exec(`PRAGMA busy_timeout = ${wait}`)
     try {
+      const begin = performance.now()
       this.db.exec('BEGIN IMMEDIATE')
+      this.transactions++
+      const began = performance.now()
+      this.longestBeginMs = Math.max(this.longestBeginMs, began - begin)
       try {
         const result = work()
+        const commit = performance.now()
         this.db.exec('COMMIT')
+        this.longestCommitMs = Math.max(this.longestCommitMs, performance.now() - commit)
         return result
       } catch (error: unknown) {
         try {
@@ -108,6 +124,11 @@ export class StoreConnection {
       }
     }
     return total
+  }
+
+  /** This connection's transactions so far (the bench prints them; a `BEGIN` that met a lock and threw is not counted). */
+  times(): TransactionTimes {
+    return { transactions: this.transactions, longestBeginMs: this.longestBeginMs, longestCommitMs: this.longestCommitMs }
   }
 
   close(): void {

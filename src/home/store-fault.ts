@@ -11,6 +11,9 @@
  * `errcode` and its text as `errstr`, Node 22 `node:sqlite` docs), a
  * file-system code, or this package's words; never a path.
  *
+ * An error a worker thread's connection threw crosses to its process with
+ * those fields kept ({@link carryError}, `home/off-loop.ts`).
+ *
  * Pure; never throws.
  *
  * @module dsh-cross-session/home/store-fault
@@ -93,3 +96,30 @@ export const storeLogLines = {
   moved: (file: string): string => 'the cross-session store file was deleted or replaced while in use; '
     + `this process now uses the file at ${file} (what only the old file held is not seen)`,
 } as const
+
+/** A thrown error as it crosses threads: what `home/store-fault.ts` reads of it. */
+export interface CarriedError {
+  readonly message: string
+  readonly errcode?: number
+  readonly errstr?: string
+  readonly code?: string
+  readonly storeFault?: string
+}
+
+/** An error as it crosses threads (`node:sqlite` errors carry `errcode`/`errstr`, Node 22 docs; a structured clone would drop them). */
+export function carryError(error: unknown): CarriedError {
+  const fields = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>
+  const pick = <T>(key: string, type: string): T | undefined => typeof fields[key] === type ? fields[key] as T : undefined
+  const carried: Record<string, unknown> = { message: error instanceof Error ? error.message : String(error) }
+  for (const [key, type] of [['errcode', 'number'], ['errstr', 'string'], ['code', 'string'], ['storeFault', 'string']] as const) {
+    const value = pick(key, type)
+    if (value !== undefined) carried[key] = value
+  }
+  return carried as unknown as CarriedError
+}
+
+/** The error {@link carryError} carried, rebuilt with the same fields. */
+export function rebuildError(carried: CarriedError): Error {
+  const { message, ...fields } = carried
+  return Object.assign(new Error(message), fields)
+}

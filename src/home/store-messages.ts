@@ -111,6 +111,12 @@ export class StoreMessages extends StoreConnection {
     this.mine(messageId, 'state = \'pending\', claimer_pid = NULL, claimer_start = NULL')
   }
 
+  handBack(messageIds: readonly string[]): void {
+    this.tx(() => {
+      for (const messageId of messageIds) this.mineIn(messageId, 'state = \'pending\', claimer_pid = NULL, claimer_start = NULL')
+    })
+  }
+
   refuse(messageId: string, reason: HolderRefusal): void {
     this.mine(messageId, 'state = \'refused\', reason = ?', reason)
   }

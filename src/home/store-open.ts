@@ -28,6 +28,7 @@
  */
 
 import { renameSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
 import type { DatabaseSync } from 'node:sqlite'
 import type { ProcessTag } from '../harness/dsh-home.js'
 import { loadSqlite } from '../harness/sqlite-module.js'
@@ -60,14 +61,19 @@ function settled(db: DatabaseSync): DatabaseSync {
   return db
 }
 
+/** Every connection's pragmas (the worker's too, `home/store-worker.ts`). */
+function pragmas(db: DatabaseSync, busyMs: number): void {
+  db.exec(`PRAGMA busy_timeout = ${busyMs}`)
+  db.exec('PRAGMA journal_mode = WAL')
+  db.exec('PRAGMA synchronous = FULL')
+  // A checkpoint truncates the WAL back to this size (bytes), so a large sweep does not leave it grown.
+  db.exec('PRAGMA journal_size_limit = 1048576')
+}
+
 function connect(file: string, busyMs: number, log: (message: string) => void): DatabaseSync {
   const db = new (loadSqlite().DatabaseSync)(file)
   try {
-    db.exec(`PRAGMA busy_timeout = ${busyMs}`)
-    db.exec('PRAGMA journal_mode = WAL')
-    db.exec('PRAGMA synchronous = FULL')
-    // A checkpoint truncates the WAL back to this size (bytes), so a large sweep does not leave it grown.
-    db.exec('PRAGMA journal_size_limit = 1048576')
+    pragmas(db, busyMs)
     // Most opens (every process start on a home in use): nothing to write, so no write lock to wait for.
     if (isCurrent(db)) return settled(db)
     db.exec('BEGIN IMMEDIATE')
@@ -150,4 +156,29 @@ export function openHomeStore(home: string, self: ProcessTag, alive: (tag: Proce
     db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (\'rebuilt\', ?)').run(JSON.stringify({ at: Date.now(), aside }))
   }
   return new SqliteHomeStore(db, file, self, alive, now)
+}
+
+/**
+ * A second connection to the store file a process opened (its worker thread's, `home/store-worker.ts`): that very
+ * file (`identity`, `dev:ino`), already of this release's schema; nothing is created, migrated or moved aside.
+ * @returns the store, or `undefined` when the file at `file` is another one now, or not of this release's schema.
+ * @throws what SQLite throws opening it (locked past the wait, an I/O error).
+ */
+export function openExisting(file: string, identity: string, self: ProcessTag,
+  alive: (tag: ProcessTag) => boolean): SqliteHomeStore | undefined {
+  if (fileIdentity(file) !== identity) return undefined
+  // `mode=rw` (sqlite.org/uri.html): a file gone meanwhile is not made again here, with another mode than 0600.
+  const uri = pathToFileURL(file)
+  uri.searchParams.set('mode', 'rw')
+  const db = new (loadSqlite().DatabaseSync)(uri)
+  try {
+    pragmas(db, BUSY_TIMEOUT_MS)
+    // Checked again once open: a file made at the path in between is not the process's.
+    if (isCurrent(db) && fileIdentity(file) === identity) return new SqliteHomeStore(db, file, self, alive)
+  } catch (error: unknown) {
+    db.close()
+    throw error
+  }
+  db.close()
+  return undefined
 }

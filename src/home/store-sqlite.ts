@@ -11,7 +11,11 @@
  */
 
 import type { ProcessTag } from '../harness/dsh-home.js'
-import type { Board, HoldOutcome, HomeStore, LetGo } from './store.js'
+import type { Board, HoldOutcome, HomeStore, LetGo, LogPlace, NewMessage, PostOutcome, StoredMessage } from './store.js'
+import { OffLoop, type OffLoopRunner } from './off-loop.js'
+import { fileIdentity } from './store-files.js'
+import type { TransactionTimes } from './store-connection.js'
+import { retryInBackground } from './store-retry.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 import { storeCorpusRows } from './store-corpus.js'
 import { StoreWithdraw } from './store-withdraw.js'
@@ -24,6 +28,61 @@ export { MAX_WAITING_PER_TARGET } from './store-messages.js'
  * `StoreNotices`, the approval half in `StoreApprovals`, the withdraw in {@link StoreWithdraw}.
  */
 export class SqliteHomeStore extends StoreWithdraw implements HomeStore {
+  /** Where the per-message transitions run off the loop, once {@link runOffLoop} asked for a worker thread. */
+  private offLoop: OffLoopRunner | undefined
+
+  /**
+   * From now on, run {@link postOffLoop}, {@link claimOffLoop} and {@link recordAllOffLoop} on a worker thread with a
+   * connection of its own to this store's file (`home/off-loop.ts`), started now (they run on the event loop until it
+   * has opened). Called right after opening (`home/mount.ts`); a store never asked runs them on the event loop.
+   * @param log - where a worker that could not open the file, or stopped, is said.
+   */
+  runOffLoop(log: (message: string) => void): void {
+    const identity = fileIdentity(this.path)
+    if (identity === undefined || this.offLoop !== undefined) return
+    // A worker that stopped with a transition in flight may have claimed unanswered: those claims go back to pending.
+    const worker = new OffLoop({ file: this.path, identity, self: this.self }, log,
+      () => retryInBackground(() => this.unclaimAll(), () => true, log))
+    this.offLoop = worker
+    worker.start()
+  }
+
+  /** {@link runOffLoop} with `runner` in place of a worker thread (the crash schedules answer its transitions as steps). */
+  runOffLoopWith(runner: OffLoopRunner): void {
+    this.offLoop ??= runner
+  }
+
+  postOffLoop(message: NewMessage): Promise<PostOutcome> {
+    return this.offLoopRun('post', [message], () => this.post(message))
+  }
+
+  claimOffLoop(sessionId: string): Promise<StoredMessage[]> {
+    return this.offLoopRun('claim', [sessionId], () => this.claim(sessionId))
+  }
+
+  recordAllOffLoop(places: readonly LogPlace[], answered?: { readonly sessionId: string, readonly turnEndSeq: number }): Promise<void> {
+    return this.offLoopRun('recordAll', answered === undefined ? [places] : [places, answered], () => this.recordAll(places, answered))
+  }
+
+  /** The worker connection's transactions (for the bench); `undefined` while no worker is open. */
+  async offLoopTimes(): Promise<TransactionTimes | undefined> {
+    return await this.offLoop?.times()
+  }
+
+  private offLoopRun<T>(method: 'post' | 'claim' | 'recordAll', args: readonly unknown[], here: () => T): Promise<T> {
+    if (this.offLoop !== undefined) return this.offLoop.run(method, args, here)
+    try {
+      return Promise.resolve(here())
+    } catch (error: unknown) {
+      return Promise.reject(error)
+    }
+  }
+
+  override close(): void {
+    this.offLoop?.close()
+    super.close()
+  }
+
   join(longLived: boolean): void {
     this.tx(() => {
       this.sql('INSERT OR REPLACE INTO processes (pid, start, long_lived, joined_at) VALUES (?, ?, ?, ?)')

@@ -25,7 +25,8 @@
  * @module dsh-cross-session/home/store
  */
 
-import type { ApprovalStore, HolderRefusal, NoticeFields, NoticeStore, WithdrawStore } from '../ports.js'
+import type { ApprovalStore, HolderRefusal, NoticeStore, WithdrawStore } from '../ports.js'
+import type { LogPlace, NewMessage, PostOutcome, StoredMessage } from './store-shapes.js'
 import type { ProcessTag } from '../harness/dsh-home.js'
 import type { CorpusRows } from '../index/shared-rows.js'
 
@@ -65,54 +66,9 @@ export type HoldOutcome =
   | { readonly ok: true, readonly already: boolean, readonly previous?: HolderView['lastLetGo'] }
   | { readonly ok: false, readonly holder: Holder }
 
-/** A message as posted by its sender (after every check of a local send). */
-export interface NewMessage {
-  /** The request id: the delivered `user/message` id; unique. */
-  readonly messageId: string
-  readonly target: string
-  readonly sender: string
-  readonly hop: number
-  readonly mode: 'queue' | 'steer'
-  /** The text the target receives (framed or not). */
-  readonly text: string
-  /** Whether the sender allowed waking the target (its `allowResume`). */
-  readonly mayWake: boolean
-}
+export type { LogPlace, MessageState, NewMessage, PostOutcome, StoredMessage } from './store-shapes.js'
 
-/** Delivery state of one message. */
-export type MessageState = 'pending' | 'claimed' | 'recorded' | 'refused'
-
-/** One stored message. */
-export interface StoredMessage extends NewMessage, NoticeFields {
-  /** Posting order (per home). */
-  readonly order: number
-  readonly state: MessageState
-  readonly claimer?: ProcessTag
-  /** Where the target's log holds it (`recorded`). */
-  readonly seq?: number
-  /** Whether the target was running a turn when its holder admitted it. */
-  readonly running?: boolean
-  /** Why it was refused (`refused`). */
-  readonly reason?: HolderRefusal
-  /** Seq of the `turn/end` of the turn that answered it, once known. */
-  readonly answeredSeq?: number
-  readonly createdAt: number
-}
-
-/** Where the target's log on disk holds a claimed message (for {@link HomeStore.recordAll}). */
-export interface LogPlace {
-  readonly messageId: string
-  readonly seq: number
-  /** Whether the target was running a turn when its holder admitted it. */
-  readonly running: boolean
-}
-
-/** Outcome of {@link HomeStore.post}. */
-export type PostOutcome =
-  | { readonly ok: true, readonly message: StoredMessage, readonly duplicate: boolean }
-  | { readonly ok: false, readonly reason: 'full' }
-
-/** The store port. Every method is synchronous and atomic; none throws on a missing row. */
+/** The store port. Every method is atomic, and synchronous but for the three `…OffLoop`; none throws on a missing row. */
 export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
   /** This process (pid + start time). */
   readonly self: ProcessTag
@@ -148,6 +104,16 @@ export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
    * `wait`: nothing is posted (`behind`) while another message for the target waits that this process has not claimed.
    */
   postClaimed(message: NewMessage, behind: 'wait' | 'jump'): PostOutcome | { readonly ok: false, readonly reason: 'behind' }
+  /**
+   * {@link post}, {@link claim} and {@link recordAll}, off the event loop where the store can (the SQLite store: on its
+   * worker thread once that is open, `home/off-loop.ts`; else on the loop, as the synchronous method). The same
+   * transition either way; the caller's lock wait (`home/lock-patience.ts`) is read when it is called.
+   */
+  postOffLoop(message: NewMessage): Promise<PostOutcome>
+  /** {@link claim}, off the event loop where the store can (see {@link postOffLoop}). */
+  claimOffLoop(sessionId: string): Promise<StoredMessage[]>
+  /** {@link recordAll}, off the event loop where the store can (see {@link postOffLoop}). */
+  recordAllOffLoop(places: readonly LogPlace[], answered?: { readonly sessionId: string, readonly turnEndSeq: number }): Promise<void>
   /** A message {@link postClaimed} that was not admitted after all: its row goes (nothing was delivered). */
   unpost(messageId: string): void
   /**
@@ -164,6 +130,11 @@ export interface HomeStore extends NoticeStore, ApprovalStore, WithdrawStore {
   recordAll(places: readonly LogPlace[], answered?: { readonly sessionId: string, readonly turnEndSeq: number }): void
   /** Every claim of this process goes back to `pending` (a new runtime of this process starts with nothing in flight). */
   unclaimAll(): void
+  /**
+   * Claims of this process that no runtime of it will admit go back to `pending`, in one transaction (a claim answered
+   * off the event loop after the runtime that asked for it stopped, `home/drain-once.ts`).
+   */
+  handBack(messageIds: readonly string[]): void
   /** A claim of this process goes back to `pending` (its insertion was cancelled, or the session went away). */
   unclaim(messageId: string): void
   /** A claim of this process is refused (malformed, misaddressed): never delivered. */

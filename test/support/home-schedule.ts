@@ -65,7 +65,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
-import { answerChannel, approvalDecided, OPEN_TURN_RECENT_MS, deliveryState, failClosed, gatherAndDecide, holdMessage, truncateChars, guardController, HomeRuntime, judgeAlive, openHomeStore, parseStartTime, parseState, RETRY_BUSY_MS, SqliteHomeStore, storeFaultWhy, StoreSupervisor, storePaths, DEFAULT_SETTINGS, type ControllerPort, type HomeStore, type HostUserMessage, type ProcessTag, type StoreWatch } from '../../src/testing.js'
+import { answerChannel, approvalDecided, OPEN_TURN_RECENT_MS, deliveryState, failClosed, gatherAndDecide, holdMessage, truncateChars, guardController, HomeRuntime, judgeAlive, openHomeStore, parseStartTime, parseState, RETRY_BUSY_MS, SqliteHomeStore, storeFault, storeFaultWhy, StoreSupervisor, storePaths, DEFAULT_SETTINGS, type ControllerPort, type HomeStore, type HostUserMessage, type ProcessTag, type StoreWatch } from '../../src/testing.js'
 import { mulberry32 } from './prng.js'
 import { SessionLog, SimAgent } from './rc8-sim.js'
 import { connection, openCrashWorld, type CrashWorld } from './schedule-world.js'
@@ -201,7 +201,14 @@ class Proc {
         const value = Reflect.get(target, name) as unknown
         if (typeof value !== 'function') return value
         // A pooled connection goes back to the pool when the process is gone, not when its store is closed.
-        if (name === 'close') return pooled ? () => undefined : () => target.close()
+        if (name === 'close') {
+          return pooled ? () => this.run.closeReplies(target) : () => {
+            this.run.closeReplies(target)
+            target.close()
+          }
+        }
+        // With `offLoop` the store's own `…OffLoop` method runs; its transition is a step of the runner (`workerFor`).
+        if (this.run.offLoop && typeof name === 'string' && name.endsWith('OffLoop')) return (value as (...rest: unknown[]) => unknown).bind(target)
         return (...args: unknown[]) => {
           this.op()
           this.busyNow(String(name))
@@ -237,20 +244,39 @@ class Proc {
    * What the supervisor opens (`home/mount.ts`: `openHomeStore` of the home): a pooled connection to the world's file
    * while it is the file at the path, else the file now at the path, made by `openHomeStore` if it is gone.
    */
+  /**
+   * With `offLoop`: the store's worker thread (src/home/off-loop.ts `OffLoopRunner`) as steps of the schedule, each
+   * transition passing this process's crash point and store faults when it runs (`HomeSchedule.offLoopCall`).
+   */
+  private workerFor(store: SqliteHomeStore): SqliteHomeStore {
+    if (!this.run.offLoop) return store
+    store.runOffLoopWith({
+      run: <T>(method: string, _args: readonly unknown[], here: () => T) => this.run.offLoopCall(this, store, method, () => {
+        this.op()
+        this.busyNow(method)
+        this.fullNow(method)
+        return here()
+      }) as Promise<T>,
+      times: async () => undefined,
+      close: () => this.run.closeReplies(store),
+    })
+    return store
+  }
+
   private openOne(busyMs: number): SqliteHomeStore {
     if (this.dead) throw Object.assign(new Error('the process is gone'), { code: 'EIO' })
     this.busyNow('open')
     const world = this.run.world
     const alive = (tag: ProcessTag): boolean => this.run.alive(tag)
     if (this.run.replaced) {
-      const store = openHomeStore(world.home, this.tag, alive, line => this.logged.push(line), Date.now, busyMs)
+      const store = this.workerFor(openHomeStore(world.home, this.tag, alive, line => this.logged.push(line), Date.now, busyMs))
       this.opened.push(store)
       return this.crashable(store, false)
     }
     const { file } = storePaths(world.home)
     const db = world.idle.pop() ?? connection(file)
     this.connections.push(db)
-    return this.crashable(new SqliteHomeStore(db, file, this.tag, alive), true)
+    return this.crashable(this.workerFor(new SqliteHomeStore(db, file, this.tag, alive)), true)
   }
 
   /** Stores opened on a file made after a `replace` (closed when the process is gone). */
@@ -264,7 +290,18 @@ class Proc {
     this.supervisors.push(supervisor)
     supervisor.start(RETRY_BUSY_MS)
     this.supervisor = supervisor
-    return supervisor.store
+    // A SIGKILLed process runs no more code: its calls end there, even where its closed supervisor would refuse them
+    // as unavailable (and a retry would wait for a store that no process of it will ever use).
+    return new Proxy(supervisor.store, {
+      get: (target, name) => {
+        const value = Reflect.get(target, name) as unknown
+        if (typeof value !== 'function') return value
+        return (...args: unknown[]) => {
+          if (this.dead) throw new Crash('SIGKILL')
+          return (value as (...rest: unknown[]) => unknown).apply(target, args)
+        }
+      },
+    })
   }
 
   supervisor!: StoreSupervisor
@@ -382,6 +419,18 @@ const WITHDRAW_WEIGHTS: ReadonlyArray<readonly [Action | 'withdraw', number]> = 
 const WITHDRAW_TOTAL = WITHDRAW_WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
 // ---- end of withdraw steps ----
 
+/** A transition a process asked of its store's worker thread, not yet answered (`offLoop`). */
+interface Reply {
+  readonly process: Proc
+  readonly store: SqliteHomeStore
+  readonly what: string
+  readonly transition: () => unknown
+  readonly resolve: (value: unknown) => void
+  readonly reject: (error: unknown) => void
+  /** Set once it ran: its transaction committed (or failed) before its answer. */
+  outcome?: { readonly ok: true, readonly value: unknown } | { readonly ok: false, readonly error: unknown }
+}
+
 /** One schedule over the shared store file. */
 export class HomeSchedule {
   readonly world: CrashWorld
@@ -418,6 +467,61 @@ export class HomeSchedule {
    * often as any other crash point; drawn only when above 0, so every other schedule draws the same steps).
    */
   killAtDrain = 0
+
+  /**
+   * Whether a process's `post`, `claim` and `recordAll` run on its store's worker thread (home/off-loop.ts): each is
+   * answered at a later step of its own, its transaction run when asked or when answered (drawn); a SIGKILL in between
+   * loses the answer (and the transaction, if it had not run); a store closed in between rejects it as a store fault.
+   */
+  offLoop = false
+  private readonly replies: Reply[] = []
+
+  /** A transition asked of `store`'s worker by `process` (see {@link offLoop}). */
+  offLoopCall(process: Proc, store: SqliteHomeStore, what: string, transition: () => unknown): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      // A process that is gone runs nothing more (its worker died with it).
+      if (process.dead) throw new Crash('SIGKILL')
+      const reply: Reply = { process, store, what, transition, resolve, reject }
+      // Run now (its answer comes later) or when answered; a SIGKILL in it rejects this promise with the crash.
+      if (this.rng() < 0.5) this.runReply(reply)
+      this.replies.push(reply)
+      this.cover(`off the loop: ${what} ${reply.outcome === undefined ? 'run when answered' : 'run, answered later'}`)
+    })
+  }
+
+  private runReply(reply: Reply): void {
+    try {
+      reply.outcome = { ok: true, value: reply.transition() }
+    } catch (error: unknown) {
+      if (error instanceof Crash) throw error
+      reply.outcome = { ok: false, error }
+    }
+  }
+
+  /** The worker answers `reply` (running its transaction first if it had not run). */
+  private answer(reply: Reply): void {
+    this.replies.splice(this.replies.indexOf(reply), 1)
+    this.as(reply.process, `worker answers ${reply.what}`, () => {
+      try {
+        if (reply.outcome === undefined) this.runReply(reply)
+      } catch (error: unknown) {
+        // A SIGKILL while it ran: what waited for it ends with the process.
+        reply.reject(error)
+        throw error
+      }
+      const outcome = reply.outcome!
+      if (outcome.ok) reply.resolve(outcome.value)
+      else reply.reject(outcome.error)
+    })
+  }
+
+  /** `store` was closed: what its worker had not answered is rejected as a store fault (a process that is gone, as gone). */
+  closeReplies(store: SqliteHomeStore): void {
+    for (const reply of this.replies.filter(each => each.store === store)) {
+      this.replies.splice(this.replies.indexOf(reply), 1)
+      reply.reject(reply.process.dead ? new Crash('gone') : storeFault('the cross-session store is unavailable (the store was closed)', 'the store was closed'))
+    }
+  }
 
   /** Whether this disposal is SIGKILLed before its drain (see {@link killAtDrain}). */
   killsAtDrain(): boolean {
@@ -538,6 +642,11 @@ export class HomeSchedule {
   /** SIGKILL: no cleanup; what its logs had not written is gone; its flushes never settle. */
   kill(process: Proc, zombie = false): void {
     process.dead = true
+    // Its code is gone: what waited for its worker's answers ends with it (never answered; unrun transactions never run).
+    for (const reply of this.replies.filter(each => each.process === process)) {
+      this.replies.splice(this.replies.indexOf(reply), 1)
+      reply.reject(new Crash('SIGKILL'))
+    }
     this.world.dead.add(key(process.tag))
     if (zombie) this.zombies.add(key(process.tag))
     for (const log of this.logs.values()) {
@@ -607,6 +716,11 @@ export class HomeSchedule {
     const living = this.living()
     if (living.length === 0) {
       this.spawn()
+      return true
+    }
+    const answerable = this.replies.filter(reply => !reply.process.dead)
+    if (this.offLoop && answerable.length > 0 && this.rng() < 0.35) {
+      this.answer(this.pick(answerable)!)
       return true
     }
     const process = this.pick(living)!
@@ -968,6 +1082,10 @@ export class HomeSchedule {
   /** One round as the processes' own loops run it: flushes settle, turns run, a tick. @returns whether anything moved. */
   private async round(processes: Proc[]): Promise<boolean> {
     let moved = this.inFlight.size > 0
+    for (const reply of this.replies.filter(each => processes.includes(each.process))) {
+      moved = true
+      this.answer(reply)
+    }
     for (const process of processes) {
       for (const flush of process.flushes.splice(0)) {
         moved = true
@@ -1123,8 +1241,9 @@ export interface HomeSeedsSummary {
  * followed by the invariants, then the calm phase and the recovery.
  * @throws {InvariantBroken} with the broken invariant (`trace` gets the steps).
  */
-export async function runHomeSchedule(world: CrashWorld, seed: number, options: { steps?: number, fault?: StoreFault, orderOver?: OrderOver, recordedMeans?: RecordedMeans, killAtDrain?: number, trace?: string[], withdraws?: boolean } = {}): Promise<{ sent: number, crashes: number }> {
+export async function runHomeSchedule(world: CrashWorld, seed: number, options: { steps?: number, fault?: StoreFault, orderOver?: OrderOver, recordedMeans?: RecordedMeans, killAtDrain?: number, trace?: string[], withdraws?: boolean, offLoop?: boolean } = {}): Promise<{ sent: number, crashes: number }> {
   const schedule = new HomeSchedule(world, seed, options.fault ?? 'none', options.trace !== undefined, options.orderOver, options.withdraws)
+  schedule.offLoop = options.offLoop ?? false
   schedule.recordedMeans = options.recordedMeans ?? 'persisted'
   schedule.killAtDrain = options.killAtDrain ?? 0
   const realNow = Date.now
@@ -1173,7 +1292,7 @@ export async function runHomeSchedule(world: CrashWorld, seed: number, options: 
 const SCHEDULES_PER_FILE = 250
 
 /** Run seeds `from`, `from + 1`, … (`count`) on store files under `dir`. */
-export async function runHomeSeeds(dir: string, from: number, count: number, options: { steps?: number, fault?: StoreFault, between?: () => void, withdraws?: boolean } = {}): Promise<HomeSeedsSummary> {
+export async function runHomeSeeds(dir: string, from: number, count: number, options: { steps?: number, fault?: StoreFault, between?: () => void, withdraws?: boolean, offLoop?: boolean } = {}): Promise<HomeSeedsSummary> {
   const failures: Array<{ seed: number, message: string }> = []
   const covered = new Map<string, number>()
   let world: CrashWorld | undefined

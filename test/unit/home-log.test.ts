@@ -154,7 +154,7 @@ describe('the holder admits and settles from the log', () => {
   }
   const noLog = (line: string): never => expect.fail(line)
 
-  it('a message already in the conversation is only found (recorded once the log is on disk); one pending in the restored inbox is awaited and the agent nudged', () => {
+  it('a message already in the conversation is only found (recorded once the log is on disk); one pending in the restored inbox is awaited and the agent nudged', async () => {
     const { log, resume } = rc8Session('s')
     log.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [msg('old'), msg('pending')] })
     log.append('turn/start', { turn: 1 })
@@ -168,14 +168,14 @@ describe('the holder admits and settles from the log', () => {
     expect(admitClaimed(store, agent, held, claimed, noLog)).toEqual(['pending'])
     expect(held.found).toEqual(new Map([['old', { seq: 5, running: false }]]))
     expect(store.message('old')?.state).toBe('claimed')
-    expect(recordFound(store, held)).toBe(true)
+    expect(await recordFound(store, held)).toBe(true)
     expect(store.message('old')).toMatchObject({ state: 'recorded', seq: 5 })
     expect(agent.inbox.nextTurn.map(each => each.id)).toEqual(['pending'])
     expect(agent.inbox.nextStep.map(each => each.id)).toEqual([expect.stringMatching(/^cross-session:notice:/)])
     expect(agent.status).toBe('running')
   })
 
-  it('a message a turn running here took is awaited, not admitted again (a new runtime of this process re-claimed it)', () => {
+  it('a message a turn running here took is awaited, not admitted again (a new runtime of this process re-claimed it)', async () => {
     const { log, broken, resume } = rc8Session('s')
     const agent = resume()
     const { store, claimed } = holding('s', ['m'])
@@ -194,7 +194,7 @@ describe('the holder admits and settles from the log', () => {
     expect(broken).toEqual([])
     expect(log.events.filter(each => each.type === 'user/message').map(each => each.data.id)).toEqual(['m'])
     expect(held.found.get('m')).toEqual({ seq: log.userIndex('m') + 1, running: true })
-    recordFound(store, held)
+    await recordFound(store, held)
     expect(store.message('m')).toMatchObject({ state: 'recorded', seq: log.userIndex('m') + 1 })
   })
 
@@ -231,7 +231,7 @@ describe('the holder admits and settles from the log', () => {
     expect(log.events).toEqual([])
   })
 
-  it('settle finds what joined the conversation (not yet recorded) and returns what a cancel or an ended turn dropped to pending', () => {
+  it('settle finds what joined the conversation (not yet recorded) and returns what a cancel or an ended turn dropped to pending', async () => {
     const { log, resume } = rc8Session('s')
     const agent = resume()
     const { store, claimed } = holding('s', ['ran', 'dropped', 'cancelled'])
@@ -252,7 +252,7 @@ describe('the holder admits and settles from the log', () => {
     expect(store.message('dropped')?.state).toBe('pending')
     expect(store.message('cancelled')?.state).toBe('pending')
     expect([...held.awaiting]).toEqual([])
-    expect(recordFound(store, held)).toBe(true)
+    expect(await recordFound(store, held)).toBe(true)
     expect(store.message('ran')).toMatchObject({ state: 'recorded', seq: log.userIndex('ran') + 1 })
     // The next drain delivers both again, in order.
     const next = store.claim('s')
@@ -260,7 +260,7 @@ describe('the holder admits and settles from the log', () => {
     expect(admitClaimed(store, agent, held, next, noLog)).toEqual(['dropped', 'cancelled'])
   })
 
-  it('recordFound records only the ids it is given, and only those leave `found`', () => {
+  it('recordFound records only the ids it is given, and only those leave `found`', async () => {
     const { log, resume } = rc8Session('s')
     const agent = resume()
     const { store, claimed } = holding('s', ['a', 'b', 'c'])
@@ -268,19 +268,19 @@ describe('the holder admits and settles from the log', () => {
     for (const id of admitClaimed(store, agent, held, claimed, noLog)) held.awaiting.add(id)
     while (agent.step()) settle(store, agent, held)
     expect([...held.found.keys()]).toEqual(['a', 'b', 'c'])
-    expect(recordFound(store, held, new Set(['a', 'c', 'not-found']))).toBe(true)
+    expect(await recordFound(store, held, new Set(['a', 'c', 'not-found']))).toBe(true)
     expect(store.message('a')).toMatchObject({ state: 'recorded', seq: log.userIndex('a') + 1 })
     expect(store.message('b')?.state).toBe('claimed')
     expect(store.message('c')).toMatchObject({ state: 'recorded', seq: log.userIndex('c') + 1 })
     expect([...held.found.keys()]).toEqual(['b'])
-    expect(recordFound(store, held, new Set(['a']))).toBe(false) // already gone from `found`: nothing recorded twice
-    expect(recordFound(store, held)).toBe(true) // no ids: all that is left
+    expect(await recordFound(store, held, new Set(['a']))).toBe(false) // already gone from `found`: nothing recorded twice
+    expect(await recordFound(store, held)).toBe(true) // no ids: all that is left
     expect(store.message('b')).toMatchObject({ state: 'recorded', seq: log.userIndex('b') + 1 })
     expect(held.found.size).toBe(0)
-    expect(recordFound(store, held)).toBe(false)
+    expect(await recordFound(store, held)).toBe(false)
   })
 
-  it('recordFound writes one flush\'s finds and the answer in one transaction: a fault records none of them and keeps them found', () => {
+  it('recordFound writes one flush\'s finds and the answer in one transaction: a fault records none of them and keeps them found', async () => {
     const { log, resume } = rc8Session('s')
     const agent = resume()
     const { store, claimed } = holding('s', ['a', 'b'])
@@ -298,20 +298,20 @@ describe('the holder admits and settles from the log', () => {
             ...place, get seq(): number { if (++records === 2) throw Object.assign(new Error('database or disk is full'), { errcode: 13 }); return place.seq },
           })), args[1]),
     })
-    expect(() => recordFound(faulty, held, undefined, answeredAt)).toThrow(/disk is full/)
+    await expect(recordFound(faulty, held, undefined, answeredAt)).rejects.toThrow(/disk is full/)
     expect(store.message('a')?.state).toBe('claimed')
     expect(store.message('b')?.state).toBe('claimed')
     expect([...held.found.keys()]).toEqual(['a', 'b'])
     expect(held.answeredAt).toBe(answeredAt)
     // The next flush records both and marks them answered, once.
-    expect(recordFound(store, held, undefined, answeredAt)).toBe(true)
+    expect(await recordFound(store, held, undefined, answeredAt)).toBe(true)
     expect(store.message('a')).toMatchObject({ state: 'recorded', seq: log.userIndex('a') + 1, answeredSeq: answeredAt })
     expect(store.message('b')).toMatchObject({ state: 'recorded', seq: log.userIndex('b') + 1, answeredSeq: answeredAt })
     expect(held.found.size).toBe(0)
     expect(held.answeredAt).toBeUndefined()
   })
 
-  it('after a turn that failed, what it took goes back in front of what it left parked, and the agent is woken', () => {
+  it('after a turn that failed, what it took goes back in front of what it left parked, and the agent is woken', async () => {
     const { log, resume } = rc8Session('s')
     const agent = resume()
     const { store, claimed } = holding('s', ['first', 'second'])
@@ -330,7 +330,7 @@ describe('the holder admits and settles from the log', () => {
     expect(agent.status).toBe('running') // woken by the notice, which rides with `first`
     while (agent.step()) settle(store, agent, held)
     expect(log.events.filter(each => each.type === 'user/message').map(each => each.data.id)).toEqual([expect.stringMatching(/^cross-session:notice:/), 'first', 'second'])
-    recordFound(store, held)
+    await recordFound(store, held)
     expect(store.message('first')?.state).toBe('recorded')
     expect(held.awaiting.has('first')).toBe(false)
   })

@@ -1,0 +1,48 @@
+/**
+ * The worker thread of `home/off-loop.ts`: a connection of its own to the
+ * store file its process opened (`home/store-open.ts` `openExisting`: that
+ * very file, of this release's schema, or none), and the same
+ * `SqliteHomeStore` methods its process would run, one request at a time,
+ * in the order asked.
+ *
+ * Liveness of another process is judged as the process judges it
+ * (`harness/process-tag.ts` `isAlive`); this process is the worker's
+ * process (`workerData.self`), so its claims are its process's claims.
+ *
+ * @module dsh-cross-session/home/store-worker
+ */
+
+import { parentPort, workerData } from 'node:worker_threads'
+import { isAlive } from '../harness/process-tag.js'
+import { withLockWait } from './lock-patience.js'
+import type { OffLoopAnswer, OffLoopRequest, StoreWorkerData } from './off-loop.js'
+import { carryError } from './store-fault.js'
+import { openExisting } from './store-open.js'
+import type { SqliteHomeStore } from './store-sqlite.js'
+
+const port = parentPort!
+const say = (answer: OffLoopAnswer): void => port.postMessage(answer)
+const data = workerData as StoreWorkerData
+
+let store: SqliteHomeStore | undefined
+try {
+  store = openExisting(data.file, data.identity, data.self, isAlive)
+  say(store === undefined ? { opened: false, why: 'the file at the path is no longer the one its process opened' } : { opened: true })
+} catch (error: unknown) {
+  say({ opened: false, why: carryError(error).message })
+}
+
+port.on('message', (request: OffLoopRequest) => {
+  if (store === undefined) return
+  try {
+    if (request.method === 'times') {
+      say({ id: request.id, ok: true, value: store.times() })
+      return
+    }
+    const method = store[request.method] as (...args: readonly unknown[]) => unknown
+    const value = withLockWait(request.lockWaitMs, () => method.apply(store, [...request.args]))
+    say({ id: request.id, ok: true, value })
+  } catch (error: unknown) {
+    say({ id: request.id, ok: false, error: carryError(error) })
+  }
+})
