@@ -69,6 +69,15 @@ export interface OffLoopRunner {
   close(): void
 }
 
+/** `here()` run now, on the event loop, as a promise: what it returns resolves it, what it throws rejects it. */
+export function onTheLoop<T>(here: () => T): Promise<T> {
+  try {
+    return Promise.resolve(here())
+  } catch (error: unknown) {
+    return Promise.reject(error)
+  }
+}
+
 type Pending = { readonly resolve: (value: unknown) => void, readonly reject: (error: unknown) => void }
 
 /** The worker of one open store. */
@@ -105,13 +114,7 @@ export class OffLoop implements OffLoopRunner {
    *   stopped with it in flight rejects it as a store fault, so a retry runs it again (on the loop).
    */
   run<T>(method: OffLoopMethod, args: readonly unknown[], here: () => T): Promise<T> {
-    if (this.state !== 'open') {
-      try {
-        return Promise.resolve(here())
-      } catch (error: unknown) {
-        return Promise.reject(error)
-      }
-    }
+    if (this.state !== 'open') return onTheLoop(here)
     // Read now, inside the caller's step (`home/lock-patience.ts` scopes it to the synchronous run of the step).
     return this.ask<T>({ id: this.nextId++, method, args, lockWaitMs: lockWaitMs() })
   }

@@ -12,7 +12,7 @@
 
 import type { ProcessTag } from '../harness/dsh-home.js'
 import type { Board, HoldOutcome, HomeStore, LetGo, LogPlace, NewMessage, PostOutcome, StoredMessage } from './store.js'
-import { OffLoop, type OffLoopRunner } from './off-loop.js'
+import { OffLoop, onTheLoop, type OffLoopMethod, type OffLoopRunner } from './off-loop.js'
 import { fileIdentity } from './store-files.js'
 import type { TransactionTimes } from './store-connection.js'
 import { retryInBackground } from './store-retry.js'
@@ -69,13 +69,8 @@ export class SqliteHomeStore extends StoreWithdraw implements HomeStore {
     return await this.offLoop?.times()
   }
 
-  private offLoopRun<T>(method: 'post' | 'claim' | 'recordAll', args: readonly unknown[], here: () => T): Promise<T> {
-    if (this.offLoop !== undefined) return this.offLoop.run(method, args, here)
-    try {
-      return Promise.resolve(here())
-    } catch (error: unknown) {
-      return Promise.reject(error)
-    }
+  private offLoopRun<T>(method: OffLoopMethod, args: readonly unknown[], here: () => T): Promise<T> {
+    return this.offLoop === undefined ? onTheLoop(here) : this.offLoop.run(method, args, here)
   }
 
   override close(): void {
