@@ -8,6 +8,7 @@
  * Liveness of another process is judged as the process judges it
  * (`harness/process-tag.ts` `isAlive`); this process is the worker's
  * process (`workerData.self`), so its claims are its process's claims.
+ * The thread runs below its process's event loop (`home/thread-priority.ts`).
  *
  * @module dsh-cross-session/home/store-worker
  */
@@ -19,7 +20,9 @@ import type { OffLoopAnswer, OffLoopRequest, StoreWorkerData } from './off-loop.
 import { carryError } from './store-fault.js'
 import { openExisting } from './store-open.js'
 import type { SqliteHomeStore } from './store-sqlite.js'
+import { lowerThisThread, STORE_WORKER_NICE_STEPS } from './thread-priority.js'
 
+lowerThisThread(STORE_WORKER_NICE_STEPS)
 const port = parentPort!
 const say = (answer: OffLoopAnswer): void => port.postMessage(answer)
 const data = workerData as StoreWorkerData

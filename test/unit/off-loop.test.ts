@@ -9,13 +9,13 @@
  * the event loop.
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { carryError, fileIdentity, isAlive, isBusy, OffLoop, openExisting, openHomeStore, rebuildError, selfTag, storeFault, storeFaultWhy, storePaths,
-  withoutLockWait,
+import { carryError, fileIdentity, isAlive, isBusy, OffLoop, openExisting, openHomeStore, rebuildError, selfTag, STORE_WORKER_NICE_STEPS, storeFault,
+  storeFaultWhy, storePaths, withoutLockWait,
   type NewMessage, type SqliteHomeStore } from '../../src/testing.js'
 import { lockStore } from '../support/store-lock.js'
 
@@ -44,6 +44,21 @@ async function workerOpen(store: SqliteHomeStore): Promise<void> {
     await new Promise(resolve => setTimeout(resolve, 25))
   }
   throw new Error('the store worker never opened')
+}
+
+/** The nice value of each thread of this process, by thread id (Linux: `/proc/self/task/<id>/stat`, field 19). */
+function threadNices(): Map<number, number> {
+  const nices = new Map<number, number>()
+  for (const thread of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${thread}/stat`, 'utf8')
+      // The fields after the command name (in parentheses, and it may hold spaces) start at field 3.
+      nices.set(Number(thread), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19 - 3]))
+    } catch {
+      // A thread that ended while being read.
+    }
+  }
+  return nices
 }
 
 describe('errors crossing the thread', () => {
@@ -87,6 +102,20 @@ describe('the store worker', () => {
     expect(store.message(message(2).messageId)).toMatchObject({ state: 'recorded', seq: 9, running: true })
     expect((await store.offLoopTimes())!.transactions).toBe(4)
     expect(store.times().transactions).toBe(2)
+  })
+
+  it.runIf(process.platform === 'linux')('runs below its process\'s event loop, which keeps its own priority', async () => {
+    const before = threadNices()
+    const loop = before.get(process.pid)!
+    const { store } = offLoopStore()
+    await workerOpen(store)
+    const after = threadNices()
+    const started = [...after].filter(([thread]) => !before.has(thread)).map(([, nice]) => nice)
+    expect(started).toContain(Math.min(19, loop + STORE_WORKER_NICE_STEPS))
+    expect(after.get(process.pid)).toBe(loop)
+    // It still answers.
+    expect((await store.postOffLoop(message(1))).ok).toBe(true)
+    expect((await store.offLoopTimes())!.transactions).toBe(1)
   })
 
   it('meets another process\'s lock with the caller\'s wait, and the fault comes back as SQLite\'s', async () => {
