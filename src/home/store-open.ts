@@ -158,27 +158,37 @@ export function openHomeStore(home: string, self: ProcessTag, alive: (tag: Proce
   return new SqliteHomeStore(db, file, self, alive, now)
 }
 
+/** Why {@link openExisting} opened nothing, as its worker says it in the log. */
+export const NOT_OPENED = {
+  replaced: 'the file at the path is no longer the one its process opened',
+  schema: 'the file is not of this release\'s schema: another release changed it',
+} as const
+
 /**
  * A second connection to the store file a process opened (its worker thread's, `home/store-worker.ts`): that very
  * file (`identity`, `dev:ino`), already of this release's schema; nothing is created, migrated or moved aside.
- * @returns the store, or `undefined` when the file at `file` is another one now, or not of this release's schema.
+ * @returns the store; or why nothing was opened ({@link NOT_OPENED}): `replaced` when the file at `file` is another
+ *   one now (or none), `schema` when it is not of this release's schema.
  * @throws what SQLite throws opening it (locked past the wait, an I/O error).
  */
 export function openExisting(file: string, identity: string, self: ProcessTag,
-  alive: (tag: ProcessTag) => boolean): SqliteHomeStore | undefined {
-  if (fileIdentity(file) !== identity) return undefined
+  alive: (tag: ProcessTag) => boolean): SqliteHomeStore | keyof typeof NOT_OPENED {
+  if (fileIdentity(file) !== identity) return 'replaced'
   // `mode=rw` (sqlite.org/uri.html): a file gone meanwhile is not made again here, with another mode than 0600.
   const uri = pathToFileURL(file)
   uri.searchParams.set('mode', 'rw')
   const db = new (loadSqlite().DatabaseSync)(uri)
+  let why: keyof typeof NOT_OPENED
   try {
     pragmas(db, BUSY_TIMEOUT_MS)
+    if (!isCurrent(db)) why = 'schema'
     // Checked again once open: a file made at the path in between is not the process's.
-    if (isCurrent(db) && fileIdentity(file) === identity) return new SqliteHomeStore(db, file, self, alive)
+    else if (fileIdentity(file) !== identity) why = 'replaced'
+    else return new SqliteHomeStore(db, file, self, alive)
   } catch (error: unknown) {
     db.close()
     throw error
   }
   db.close()
-  return undefined
+  return why
 }

@@ -18,7 +18,7 @@ import { isAlive } from '../harness/process-tag.js'
 import { withLockWait } from './lock-patience.js'
 import type { OffLoopAnswer, OffLoopRequest, StoreWorkerData } from './off-loop.js'
 import { carryError } from './store-fault.js'
-import { openExisting } from './store-open.js'
+import { NOT_OPENED, openExisting } from './store-open.js'
 import type { SqliteHomeStore } from './store-sqlite.js'
 import { lowerThisThread, STORE_WORKER_NICE_STEPS } from './thread-priority.js'
 
@@ -29,8 +29,12 @@ const data = workerData as StoreWorkerData
 
 let store: SqliteHomeStore | undefined
 try {
-  store = openExisting(data.file, data.identity, data.self, isAlive)
-  say(store === undefined ? { opened: false, why: 'the file at the path is no longer the one its process opened' } : { opened: true })
+  const opened = openExisting(data.file, data.identity, data.self, isAlive)
+  if (typeof opened === 'string') say({ opened: false, why: NOT_OPENED[opened] })
+  else {
+    store = opened
+    say({ opened: true })
+  }
 } catch (error: unknown) {
   say({ opened: false, why: carryError(error).message })
 }

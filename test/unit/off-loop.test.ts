@@ -172,18 +172,18 @@ void store.postOffLoop(message).then(posted => console.log('answered', posted.ok
     const { file } = storePaths(home)
     const identity = fileIdentity(file)!
     const opened = openExisting(file, identity, selfTag(), isAlive)
-    expect(opened).toBeDefined()
-    opened!.close()
-    expect(openExisting(file, '0:0', selfTag(), isAlive)).toBeUndefined()
+    expect(typeof opened).toBe('object')
+    ;(opened as SqliteHomeStore).close()
+    expect(openExisting(file, '0:0', selfTag(), isAlive)).toBe('replaced')
     // A file gone since its process opened it is neither opened nor made again.
     const gone = join(home, 'gone.sqlite')
-    expect(() => openExisting(gone, identity, selfTag(), isAlive)).not.toThrow()
+    expect(openExisting(gone, identity, selfTag(), isAlive)).toBe('replaced')
     expect(existsSync(gone)).toBe(false)
     const older = join(home, 'older.sqlite')
     const db = new DatabaseSync(older)
     db.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES (\'version\', \'1\')')
     db.close()
-    expect(openExisting(older, fileIdentity(older)!, selfTag(), isAlive)).toBeUndefined()
+    expect(openExisting(older, fileIdentity(older)!, selfTag(), isAlive)).toBe('schema')
   })
 
   it('a worker that cannot open the file leaves every transition on the loop, and says so once', async () => {
@@ -204,5 +204,20 @@ void store.postOffLoop(message).then(posted => console.log('answered', posted.ok
     expect(await offLoop.times()).toBeUndefined()
     expect(lost).toEqual([])
     expect(store.message(message(1).messageId)).toBeUndefined()
+  })
+  it('says which: a file of another schema at the path is named as such', async () => {
+    const { home } = offLoopStore()
+    const older = join(home, 'older.sqlite')
+    const db = new DatabaseSync(older)
+    db.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES (\'version\', \'1\')')
+    db.close()
+    const logged: string[] = []
+    const offLoop = new OffLoop({ file: older, identity: fileIdentity(older)!, self: selfTag() }, line => logged.push(line), () => undefined)
+    cleanups.push(() => offLoop.close())
+    offLoop.start()
+    for (let tries = 0; tries < 200 && logged.length === 0; tries++) await new Promise(resolve => setTimeout(resolve, 25))
+    expect(logged).toEqual(['the cross-session store\'s worker thread could not open the store (the file is not of this release\'s schema: '
+      + 'another release changed it); its transitions run on the event loop from now on'])
+    expect(offLoop.open).toBe(false)
   })
 })
