@@ -11,6 +11,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: [
+      'test/unit/drain-once.test.ts',
       'test/unit/failures.test.ts',
       'test/unit/home-log.test.ts',
       'test/unit/home-notices.test.ts',
@@ -23,6 +24,7 @@ export default defineConfig({
       'test/unit/list-recheck.test.ts',
       'test/unit/lock-patience.test.ts',
       'test/unit/newest-list.test.ts',
+      'test/unit/off-loop.test.ts',
       'test/unit/recorded.test.ts',
       'test/unit/refusals.test.ts',
       'test/unit/sessions-list.test.ts',

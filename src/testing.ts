@@ -61,6 +61,7 @@ export type { HomeStore, NewMessage, NewWatch, StoredMessage, StoredWatch, LetGo
 export { StoreWatch } from './home/store-watch.js'
 export { completedTurnAfter, deliveryState, deliveryStates } from './harness/log-state.js'
 export { admitClaimed, recordFound, settle } from './home/owner-delivery.js'
+export { drainOnce } from './home/drain-once.js'
 export { reofferUnanswered, unansweredRelays } from './home/reoffer.js'
 export type { HeldSession } from './home/owner-delivery.js'
 export { answerOf, waitAnswered } from './home/woken-answer.js'

@@ -15,8 +15,8 @@ import type { HomeStore, StoredMessage } from './store.js'
 import { retryInBackground } from './store-retry.js'
 
 /**
- * Hand `claimed` back to pending; a lock is waited out in the background (`retryInBackground`); any other fault is said
- * (the claims stay this process's until it lets go or ends).
+ * Hand `claimed` back to pending. A lock is waited out in the background (`retryInBackground`); a store that is down
+ * gets them back when this process joins it again (`home/join.ts` lets go of its claims); anything else is said.
  */
 function handBack(store: HomeStore, claimed: readonly StoredMessage[], log: (message: string) => void): void {
   const ids = claimed.map(message => message.messageId)

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { carryError, fileIdentity, isAlive, isBusy, OffLoop, openExisting, openHomeStore, rebuildError, selfTag, STORE_WORKER_NICE_STEPS, storeFault,
-  storeFaultWhy, storePaths, withoutLockWait,
+  storeFaultWhy, storePaths, withLockWait, withoutLockWait,
   type NewMessage, type SqliteHomeStore } from '../../src/testing.js'
 import { lockStore } from '../support/store-lock.js'
 
@@ -144,6 +144,53 @@ describe('the store worker', () => {
     expect(storeFaultWhy(await inFlight)).toBe('the store was closed')
     lock.release()
     expect(logged).toEqual([])
+  })
+
+  it('a worker that dies with a transition in flight rejects it as a store fault, says so once, and hands the claims back', async () => {
+    const { home, store } = offLoopStore()
+    const logged: string[] = []
+    const lost: string[] = []
+    const offLoop = new OffLoop({ file: storePaths(home).file, identity: fileIdentity(storePaths(home).file)!, self: selfTag() },
+      line => logged.push(line), () => lost.push('lost'))
+    cleanups.push(() => offLoop.close())
+    offLoop.start()
+    const here = (): string => 'on the loop'
+    for (let tries = 0; tries < 200 && !offLoop.open; tries++) await new Promise(resolve => setTimeout(resolve, 25))
+    expect(offLoop.open).toBe(true)
+    // The worker waits inside SQLite for another connection's lock while its thread is ended from outside (the fault).
+    const lock = lockStore(home, 'write', cleanups)
+    const inFlight = withLockWait(1000, () => offLoop.run('post', [message(1)], here)).then(() => undefined, (error: unknown) => error)
+    void (offLoop as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate()
+    const refused = await inFlight
+    expect(storeFaultWhy(refused)).toBe('the store worker stopped')
+    expect((refused as Error).message).toBe('the cross-session store is unavailable (the store worker stopped)')
+    expect(offLoop.open).toBe(false)
+    expect(lost).toEqual(['lost'])
+    expect(logged).toEqual(['the cross-session store\'s worker thread exited with code 1; its transitions run on the event loop from now on'])
+    lock.release()
+    // From now on on the loop; nothing more is said.
+    expect(await offLoop.run('post', [message(2)], here)).toBe('on the loop')
+    expect(await offLoop.times()).toBeUndefined()
+    expect(logged).toHaveLength(1)
+    expect(store.message(message(1).messageId)).toBeUndefined()
+  })
+
+  it('a worker that dies idle says so once and has no claims to hand back', async () => {
+    const { home } = offLoopStore()
+    const logged: string[] = []
+    const lost: string[] = []
+    const offLoop = new OffLoop({ file: storePaths(home).file, identity: fileIdentity(storePaths(home).file)!, self: selfTag() },
+      line => logged.push(line), () => lost.push('lost'))
+    cleanups.push(() => offLoop.close())
+    offLoop.start()
+    for (let tries = 0; tries < 200 && !offLoop.open; tries++) await new Promise(resolve => setTimeout(resolve, 25))
+    expect(offLoop.open).toBe(true)
+    // One transition answered by the worker: nothing is in flight when it dies.
+    expect(await offLoop.run('post', [message(1)], () => 'on the loop')).toMatchObject({ ok: true })
+    await (offLoop as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate()
+    for (let tries = 0; tries < 200 && logged.length === 0; tries++) await new Promise(resolve => setTimeout(resolve, 25))
+    expect(logged).toEqual(['the cross-session store\'s worker thread exited with code 1; its transitions run on the event loop from now on'])
+    expect(lost).toEqual([])
   })
 
   it('never keeps its process alive when idle, and keeps it alive until what is in flight is answered', () => {
