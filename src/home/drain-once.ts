@@ -15,8 +15,10 @@ import type { HomeStore, StoredMessage } from './store.js'
 import { retryInBackground } from './store-retry.js'
 
 /**
- * Hand `claimed` back to pending. A lock is waited out in the background (`retryInBackground`); a store that is down
- * gets them back when this process joins it again (`home/join.ts` lets go of its claims); anything else is said.
+ * Hand `claimed` back to pending. A lock is waited out in the background (`retryInBackground`). Any other store fault
+ * (a full disk, an I/O error) leaves them this living process's claims, which no other process takes, until this
+ * process joins the store again (`home/join.ts` lets go of its claims) or ends (docs/architecture.md §8, "What
+ * remains unprotected"); anything that is not a store fault is said.
  */
 function handBack(store: HomeStore, claimed: readonly StoredMessage[], log: (message: string) => void): void {
   const ids = claimed.map(message => message.messageId)
@@ -48,8 +50,12 @@ export async function drainOnce(store: HomeStore, host: HoldingHost, sessionId: 
     if (fresh.length > 0) handBack(store, fresh, host.log)
     return false
   }
-  // Claimed here: admitted below, or by the next drain (nothing else takes a claim of a living process).
-  const claimed = [...unadmitted.get(sessionId) ?? [], ...fresh]
+  // Claimed here: admitted below, or by the next drain (nothing else takes a claim of a living process). One kept from
+  // an earlier drain may have gone back to pending since (a stopped worker's hand-back, a join) and been claimed
+  // again now: it is admitted once, in its first place.
+  const kept = unadmitted.get(sessionId) ?? []
+  const keptIds = new Set(kept.map(message => message.messageId))
+  const claimed = [...kept, ...fresh.filter(message => !keptIds.has(message.messageId))]
   if (claimed.length === 0) return false
   unadmitted.set(sessionId, claimed)
   const agent = host.agents.get(sessionId)

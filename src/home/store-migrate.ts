@@ -30,13 +30,21 @@ import { SCHEMA, STORE_VERSION } from './store-schema.js'
 /** What `meta.schema` holds: this release's schema text, hashed (a store whose version and schema match needs no write to open). */
 export const SCHEMA_HASH = createHash('sha256').update(SCHEMA).digest('hex').slice(0, 16)
 
-/** Whether the store at `db` is already this release's (version and schema), read without a lock; any error reads as no. */
+/**
+ * Whether the store at `db` is already this release's (version and schema), read without a lock.
+ * @throws what SQLite throws reading `meta` (no such table, a damaged file, a lock, an I/O error).
+ */
+export function readsCurrent(db: DatabaseSync): boolean {
+  const rows = db.prepare('SELECT key, value FROM meta WHERE key IN (\'version\', \'schema\')')
+    .all() as Array<{ key: string, value: string }>
+  const meta = new Map(rows.map(row => [row.key, row.value]))
+  return meta.get('version') === STORE_VERSION && meta.get('schema') === SCHEMA_HASH
+}
+
+/** {@link readsCurrent}, with any error read as no. */
 export function isCurrent(db: DatabaseSync): boolean {
   try {
-    const rows = db.prepare('SELECT key, value FROM meta WHERE key IN (\'version\', \'schema\')')
-      .all() as Array<{ key: string, value: string }>
-    const meta = new Map(rows.map(row => [row.key, row.value]))
-    return meta.get('version') === STORE_VERSION && meta.get('schema') === SCHEMA_HASH
+    return readsCurrent(db)
   } catch {
     return false
   }

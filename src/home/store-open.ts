@@ -36,7 +36,7 @@ import { SCHEMA, STORE_VERSION } from './store-schema.js'
 import { SqliteHomeStore } from './store-sqlite.js'
 import { storeFault } from './store-fault.js'
 import { createOwnerOnly, fileIdentity, plainDirectory, storePaths } from './store-files.js'
-import { isCurrent, migrateInPlace, SCHEMA_HASH } from './store-migrate.js'
+import { isCurrent, migrateInPlace, readsCurrent, SCHEMA_HASH } from './store-migrate.js'
 import { BUSY_TIMEOUT_MS } from './lock-patience.js'
 
 /** The `meta` table alone (as in the schema, idempotent): read for the version before the schema runs. */
@@ -168,8 +168,9 @@ export const NOT_OPENED = {
  * A second connection to the store file a process opened (its worker thread's, `home/store-worker.ts`): that very
  * file (`identity`, `dev:ino`), already of this release's schema; nothing is created, migrated or moved aside.
  * @returns the store; or why nothing was opened ({@link NOT_OPENED}): `replaced` when the file at `file` is another
- *   one now (or none), `schema` when it is not of this release's schema.
- * @throws what SQLite throws opening it (locked past the wait, an I/O error).
+ *   one now (or none), `schema` when it reads well and is not of this release's schema.
+ * @throws what SQLite throws opening or reading it (locked past the wait, a damaged file, an I/O error, a file with no
+ *   `meta` table); a file deleted between the two identity checks may throw SQLite's "unable to open".
  */
 export function openExisting(file: string, identity: string, self: ProcessTag,
   alive: (tag: ProcessTag) => boolean): SqliteHomeStore | keyof typeof NOT_OPENED {
@@ -180,11 +181,15 @@ export function openExisting(file: string, identity: string, self: ProcessTag,
   const db = new (loadSqlite().DatabaseSync)(uri)
   let why: keyof typeof NOT_OPENED
   try {
-    pragmas(db, BUSY_TIMEOUT_MS)
-    if (!isCurrent(db)) why = 'schema'
-    // Checked again once open: a file made at the path in between is not the process's.
-    else if (fileIdentity(file) !== identity) why = 'replaced'
-    else return new SqliteHomeStore(db, file, self, alive)
+    // Checked again once open, before anything is written to it: a file made at the path in between is not the process's.
+    if (fileIdentity(file) !== identity) why = 'replaced'
+    else {
+      pragmas(db, BUSY_TIMEOUT_MS)
+      // A fault reading it (a damaged file, a lock, an I/O error) is thrown as itself; only a file that reads well and
+      // is of another schema is `schema`.
+      if (!readsCurrent(db)) why = 'schema'
+      else return new SqliteHomeStore(db, file, self, alive)
+    }
   } catch (error: unknown) {
     db.close()
     throw error

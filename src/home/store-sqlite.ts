@@ -41,8 +41,14 @@ export class SqliteHomeStore extends StoreWithdraw implements HomeStore {
     const identity = fileIdentity(this.path)
     if (identity === undefined || this.offLoop !== undefined) return
     // A worker that stopped with a transition in flight may have claimed unanswered: those claims go back to pending.
-    const worker = new OffLoop({ file: this.path, identity, self: this.self }, log,
-      () => retryInBackground(() => this.unclaimAll(), () => true, log))
+    // Run from the worker's `exit` listener: whatever it throws is said, never left to escape the event loop.
+    const worker = new OffLoop({ file: this.path, identity, self: this.self }, log, () => {
+      try {
+        retryInBackground(() => this.unclaimAll(), () => true, log)
+      } catch (error: unknown) {
+        log(`handing back this process's claims after its store worker stopped failed: ${String(error)}`)
+      }
+    })
     this.offLoop = worker
     worker.start()
   }

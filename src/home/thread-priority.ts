@@ -12,7 +12,6 @@
  * @module dsh-cross-session/home/thread-priority
  */
 
-import { readlinkSync } from 'node:fs'
 import { getPriority, setPriority } from 'node:os'
 
 /**
@@ -30,15 +29,16 @@ const NICEST = 19
  * Lower the calling thread's priority by `steps` nice steps (at most to 19). A thread starts with the nice value of
  * the thread that made it, and raising it needs no privilege.
  *
- * Linux keeps a nice value per thread, read and set through the thread's id (setpriority(2), "Bugs"); the id is the
- * last part of `/proc/thread-self`. Elsewhere, or if refused, the thread keeps its priority and nothing is thrown:
- * only how soon its work runs moves, never what it does.
+ * Linux keeps a nice value per thread, and `who = 0` names the calling thread (setpriority(2), "Bugs"): no thread id
+ * is read, so another process can never be reniced by a thread id read in another pid namespace. Elsewhere a nice
+ * value is the whole process's, so nothing is changed there; if refused, the thread keeps its priority and nothing is
+ * thrown: only how soon its work runs moves, never what it does.
  */
 export function lowerThisThread(steps: number): void {
+  if (process.platform !== 'linux') return
   try {
-    const thread = Number(readlinkSync('/proc/thread-self').split('/').pop())
-    setPriority(thread, Math.min(NICEST, getPriority(thread) + steps))
+    setPriority(0, Math.min(NICEST, getPriority(0) + steps))
   } catch {
-    // Not Linux (no /proc), or not allowed: the same work at the thread's priority.
+    // Not allowed (a sandbox without the call): the same work at the thread's priority.
   }
 }

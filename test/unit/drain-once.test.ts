@@ -90,6 +90,21 @@ describe('drainOnce', () => {
     expect(held.scanned).toBeGreaterThan(0)
   })
 
+  it('admits once a kept claim that went back to pending meanwhile and was claimed again', async () => {
+    const store = storeWith('s', ['m', 'n'])
+    const kept = store.claim('s').filter(message => message.messageId === 'm')
+    store.unclaim('n')
+    // What a stopped worker's hand-back, or a join, does to this process's claims.
+    store.unclaimAll()
+    const agent = rc8Session('s').resume()
+    const { host, logged } = hostOf(agent)
+    const unadmitted = new Map<string, StoredMessage[]>([['s', kept]])
+    expect(await drainOnce(store, host, 's', () => heldSession([], 's'), unadmitted)).toBe(true)
+    expect(ids(agent.inbox.nextTurn)).toEqual(['m', 'n'])
+    expect(logged).toEqual([])
+    expect(store.message('m')?.state).toBe('claimed')
+  })
+
   it('keeps what it claimed for the next drain when the session left, or stopped taking messages, before its admission', async () => {
     for (const gone of ['left', 'refuses'] as const) {
       const store = storeWith('s', ['m'])
