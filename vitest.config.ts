@@ -18,6 +18,9 @@ export default defineConfig({
           // Each file gets its own DSH_HOME (the cross-session store of
           // docs/architecture.md §8 never lands in ~/.dsh).
           setupFiles: ['test/support/unit-home.ts'],
+          // A clean-up removes homes of thousands of logs: on a machine whose two cores other jobs share it can take
+          // longer than the default 10 s.
+          hookTimeout: 60_000,
         },
       },
       {

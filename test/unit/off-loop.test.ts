@@ -67,6 +67,24 @@ function threadNices(): Map<number, number> {
   return nices
 }
 
+/** A worker of the store of `home`, opened; what it says, and each time it reports its claims lost. */
+async function openWorker(home: string): Promise<{ offLoop: OffLoop, logged: string[], lost: string[] }> {
+  const logged: string[] = []
+  const lost: string[] = []
+  const { file } = storePaths(home)
+  const offLoop = new OffLoop({ file, identity: fileIdentity(file)!, self: selfTag() }, line => logged.push(line), () => lost.push('lost'))
+  cleanups.push(() => offLoop.close())
+  offLoop.start()
+  for (let tries = 0; tries < SETTLE_TRIES && !offLoop.open; tries++) await new Promise(resolve => setTimeout(resolve, 25))
+  expect(offLoop.open).toBe(true)
+  return { offLoop, logged, lost }
+}
+
+/** The fault: the worker's thread ended from outside (its `Worker` is private to `OffLoop`). */
+async function endThread(offLoop: OffLoop): Promise<number> {
+  return await (offLoop as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate()
+}
+
 describe('errors crossing the thread', () => {
   it('keep what the store-fault table reads: SQLite codes, a file-system code, this package\'s fault', () => {
     const busy = Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5, errstr: 'database is locked' })
@@ -154,19 +172,12 @@ describe('the store worker', { timeout: 120_000 }, () => {
 
   it('a worker that dies with a transition in flight rejects it as a store fault, says so once, and hands the claims back', async () => {
     const { home, store } = offLoopStore()
-    const logged: string[] = []
-    const lost: string[] = []
-    const offLoop = new OffLoop({ file: storePaths(home).file, identity: fileIdentity(storePaths(home).file)!, self: selfTag() },
-      line => logged.push(line), () => lost.push('lost'))
-    cleanups.push(() => offLoop.close())
-    offLoop.start()
+    const { offLoop, logged, lost } = await openWorker(home)
     const here = (): string => 'on the loop'
-    for (let tries = 0; tries < SETTLE_TRIES && !offLoop.open; tries++) await new Promise(resolve => setTimeout(resolve, 25))
-    expect(offLoop.open).toBe(true)
     // The worker waits inside SQLite for another connection's lock while its thread is ended from outside (the fault).
     const lock = lockStore(home, 'write', cleanups)
     const inFlight = withLockWait(1000, () => offLoop.run('post', [message(1)], here)).then(() => undefined, (error: unknown) => error)
-    void (offLoop as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate()
+    void endThread(offLoop)
     const refused = await inFlight
     expect(storeFaultWhy(refused)).toBe('the store worker stopped')
     expect((refused as Error).message).toBe('the cross-session store is unavailable (the store worker stopped)')
@@ -182,18 +193,10 @@ describe('the store worker', { timeout: 120_000 }, () => {
   })
 
   it('a worker that dies idle says so once and has no claims to hand back', async () => {
-    const { home } = offLoopStore()
-    const logged: string[] = []
-    const lost: string[] = []
-    const offLoop = new OffLoop({ file: storePaths(home).file, identity: fileIdentity(storePaths(home).file)!, self: selfTag() },
-      line => logged.push(line), () => lost.push('lost'))
-    cleanups.push(() => offLoop.close())
-    offLoop.start()
-    for (let tries = 0; tries < SETTLE_TRIES && !offLoop.open; tries++) await new Promise(resolve => setTimeout(resolve, 25))
-    expect(offLoop.open).toBe(true)
+    const { offLoop, logged, lost } = await openWorker(offLoopStore().home)
     // One transition answered by the worker: nothing is in flight when it dies.
     expect(await offLoop.run('post', [message(1)], () => 'on the loop')).toMatchObject({ ok: true })
-    await (offLoop as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate()
+    await endThread(offLoop)
     for (let tries = 0; tries < SETTLE_TRIES && logged.length === 0; tries++) await new Promise(resolve => setTimeout(resolve, 25))
     expect(logged).toEqual(['the cross-session store\'s worker thread exited with code 1; its transitions run on the event loop from now on'])
     expect(lost).toEqual([])
