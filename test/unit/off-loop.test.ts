@@ -43,13 +43,15 @@ function offLoopStore(): { home: string, store: SqliteHomeStore, logged: string[
   return { home, store, logged }
 }
 
+/** Poll `done` every 25 ms until it holds, at most {@link SETTLE_TRIES} times; the caller asserts what it waited for. */
+async function until(done: () => boolean | Promise<boolean>): Promise<void> {
+  for (let tries = 0; tries < SETTLE_TRIES && !await done(); tries++) await new Promise(resolve => setTimeout(resolve, 25))
+}
+
 /** Wait until the store's worker has opened its connection (its first transition started it). */
 async function workerOpen(store: SqliteHomeStore): Promise<void> {
-  for (let tries = 0; tries < SETTLE_TRIES; tries++) {
-    if (await store.offLoopTimes() !== undefined) return
-    await new Promise(resolve => setTimeout(resolve, 25))
-  }
-  throw new Error('the store worker never opened')
+  await until(async () => await store.offLoopTimes() !== undefined)
+  if (await store.offLoopTimes() === undefined) throw new Error('the store worker never opened')
 }
 
 /** The nice value of each thread of this process, by thread id (Linux: `/proc/self/task/<id>/stat`, field 19). */
@@ -75,7 +77,7 @@ async function openWorker(home: string): Promise<{ offLoop: OffLoop, logged: str
   const offLoop = new OffLoop({ file, identity: fileIdentity(file)!, self: selfTag() }, line => logged.push(line), () => lost.push('lost'))
   cleanups.push(() => offLoop.close())
   offLoop.start()
-  for (let tries = 0; tries < SETTLE_TRIES && !offLoop.open; tries++) await new Promise(resolve => setTimeout(resolve, 25))
+  await until(() => offLoop.open)
   expect(offLoop.open).toBe(true)
   return { offLoop, logged, lost }
 }
@@ -197,7 +199,7 @@ describe('the store worker', { timeout: 120_000 }, () => {
     // One transition answered by the worker: nothing is in flight when it dies.
     expect(await offLoop.run('post', [message(1)], () => 'on the loop')).toMatchObject({ ok: true })
     await endThread(offLoop)
-    for (let tries = 0; tries < SETTLE_TRIES && logged.length === 0; tries++) await new Promise(resolve => setTimeout(resolve, 25))
+    await until(() => logged.length > 0)
     expect(logged).toEqual(['the cross-session store\'s worker thread exited with code 1; its transitions run on the event loop from now on'])
     expect(lost).toEqual([])
   })
@@ -258,7 +260,7 @@ void store.postOffLoop(message).then(posted => console.log('answered', posted.ok
     let ranHere = 0
     const here = (): number => ++ranHere
     expect(await offLoop.run('post', [message(1)], here)).toBe(1)
-    for (let tries = 0; tries < SETTLE_TRIES && logged.length === 0; tries++) await new Promise(resolve => setTimeout(resolve, 25))
+    await until(() => logged.length > 0)
     expect(logged).toEqual(['the cross-session store\'s worker thread could not open the store (the file at the path is no longer the one its '
       + 'process opened); its transitions run on the event loop from now on'])
     expect(offLoop.open).toBe(false)
@@ -277,7 +279,7 @@ void store.postOffLoop(message).then(posted => console.log('answered', posted.ok
     const offLoop = new OffLoop({ file: older, identity: fileIdentity(older)!, self: selfTag() }, line => logged.push(line), () => undefined)
     cleanups.push(() => offLoop.close())
     offLoop.start()
-    for (let tries = 0; tries < SETTLE_TRIES && logged.length === 0; tries++) await new Promise(resolve => setTimeout(resolve, 25))
+    await until(() => logged.length > 0)
     expect(logged).toEqual(['the cross-session store\'s worker thread could not open the store (the file is not of this release\'s schema: '
       + 'another release changed it); its transitions run on the event loop from now on'])
     expect(offLoop.open).toBe(false)
