@@ -18,6 +18,8 @@ export default defineConfig({
           // Each file gets its own DSH_HOME (the cross-session store of
           // docs/architecture.md §8 never lands in ~/.dsh).
           setupFiles: ['test/support/unit-home.ts'],
+          // One throwaway PostgreSQL server on 127.0.0.1 for the PostgreSQL store's tests (test/support/pg-global.ts).
+          globalSetup: ['test/support/pg-global.ts'],
           // A clean-up removes homes of thousands of logs: on a machine whose two cores other jobs share it can take
           // longer than the default 10 s.
           hookTimeout: 60_000,

@@ -1,0 +1,112 @@
+/**
+ * What every transition of the PostgreSQL store (docs/architecture.md §8
+ * "Several machines") shares — the PostgreSQL half of
+ * `home/store-connection.ts`: the pool and schema, this process, liveness
+ * (`home/pg/lease.ts`), a session's row locked for a decision, the fence of
+ * this process's lease, and the claims of dead processes put back.
+ *
+ * @module dsh-cross-session/home/pg/pg-connection
+ */
+
+import type { Pool } from 'pg'
+import type { ProcessTag } from '../../harness/dsh-home.js'
+import type { HolderView } from '../store.js'
+import { storeFault } from '../store-fault.js'
+import { isAlive, type MachineTag, type NamedProcess } from './lease.js'
+import { lastLetGoOf, namedOf, WITH_LEASE, type PgHolderRow } from './pg-holder-rows.js'
+import { inTransaction, type Query } from './pg-tx.js'
+
+/** The database's clock in ms since the epoch, as SQL: when a holder let go, the same on every machine. */
+export const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
+
+/** What a process of the PostgreSQL store is opened with. */
+export interface PgStoreOptions {
+  readonly pool: Pool
+  /** The PostgreSQL schema of the tables (`home/pg/pg-schema.ts` `isSchemaName`). */
+  readonly schema: string
+  readonly self: MachineTag
+  /** This machine's name, shown beside its sessions on other machines. */
+  readonly machineName: string
+  /** The pid + start probe for processes of this machine (`harness/process-tag.ts`). */
+  readonly aliveHere: (tag: ProcessTag) => boolean
+  /** This machine's clock, ms: a message's times (its age for the sweep), as the SQLite store keeps them. */
+  readonly now?: () => number
+}
+
+/** The shared part of the PostgreSQL store's transitions. */
+export class PgConnection {
+  readonly self: MachineTag
+  protected readonly pool: Pool
+  /** The schema name, for SQL (checked by `isSchemaName` before any table is made). */
+  protected readonly s: string
+  protected readonly machineName: string
+  protected readonly now: () => number
+  private readonly aliveHere: (tag: ProcessTag) => boolean
+
+  constructor(options: PgStoreOptions) {
+    this.pool = options.pool
+    this.s = options.schema
+    this.self = options.self
+    this.machineName = options.machineName
+    this.aliveHere = options.aliveHere
+    this.now = options.now ?? Date.now
+  }
+
+  /** Run `work` as one transaction (`home/pg/pg-tx.ts`). */
+  protected async tx<T>(work: (query: Query) => Promise<T>): Promise<T> {
+    return await inTransaction(this.pool, work)
+  }
+
+  /**
+   * `sessionId`'s holder row, made to exist and locked (`FOR UPDATE`) for the rest of the transaction: every decision
+   * about a session's holder or its waiting messages queues on this one row, so posts to a target commit in the order
+   * their posting numbers were drawn and claims see each in that order.
+   */
+  protected async lockSession(query: Query, sessionId: string): Promise<PgHolderRow> {
+    await query(`INSERT INTO ${this.s}.holders (session_id, state, since) VALUES ($1, 'free', clock_timestamp())
+      ON CONFLICT (session_id) DO NOTHING`, [sessionId])
+    const [row] = await query<PgHolderRow>(`${WITH_LEASE(this.s)} WHERE h.session_id = $1 FOR UPDATE OF h`, [sessionId])
+    return row!
+  }
+
+  /** The living process a row names, if any. */
+  protected livingHolder(row: PgHolderRow | undefined): MachineTag | undefined {
+    const named = namedOf(row)
+    return named !== undefined && this.alive(named) ? named.tag : undefined
+  }
+
+  /** Fence: a store fault when this process's lease ran out (or it never joined); its row stays locked meanwhile. */
+  protected async checkLease(query: Query): Promise<void> {
+    const { machine, pid, start } = this.self
+    const rows = await query<{ leased: boolean }>(`SELECT lease_until > clock_timestamp() AS leased FROM ${this.s}.processes
+      WHERE machine = $1 AND pid = $2 AND start = $3 FOR SHARE`, [machine, pid, start])
+    if (rows[0]?.leased !== true) {
+      throw storeFault('this process\'s lease on the cross-session store ran out; it joins again before it holds anything',
+        'this process\'s lease on the store ran out')
+    }
+  }
+
+  /** Claims of dead processes on `sessionId` go back to pending (inside the caller's transaction, its session locked). */
+  protected async revertDeadClaims(query: Query, sessionId: string): Promise<void> {
+    const claims = await query<{ n: string, machine: string, pid: number, start: string, leased: boolean | null }>(
+      `SELECT m.n, m.claimer_machine AS machine, m.claimer_pid AS pid, m.claimer_start AS start, p.lease_until > clock_timestamp() AS leased
+        FROM ${this.s}.messages m LEFT JOIN ${this.s}.processes p
+          ON p.machine = m.claimer_machine AND p.pid = m.claimer_pid AND p.start = m.claimer_start
+        WHERE m.target = $1 AND m.state = 'claimed'`, [sessionId])
+    const dead = claims.filter(claim => !this.alive({ tag: { machine: claim.machine, pid: claim.pid, start: Number(claim.start) },
+      leased: claim.leased === true }))
+    if (dead.length === 0) return
+    await query(`UPDATE ${this.s}.messages SET state = 'pending', claimer_machine = NULL, claimer_pid = NULL, claimer_start = NULL,
+      updated_at = $2 WHERE n = ANY($1::bigint[])`, [dead.map(claim => claim.n), this.now()])
+  }
+
+  /** Whether a named process is alive, as this process judges it (`home/pg/lease.ts` `isAlive`). */
+  protected alive(named: NamedProcess): boolean {
+    return isAlive(named, this.self, this.aliveHere)
+  }
+
+  /** How the last holder of a row let go, as this process judges the one it names. */
+  protected lastLetGo(row: PgHolderRow | undefined): HolderView['lastLetGo'] {
+    return lastLetGoOf(row, named => this.alive(named))
+  }
+}

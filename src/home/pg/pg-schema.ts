@@ -1,0 +1,92 @@
+/**
+ * The tables of the PostgreSQL store (docs/architecture.md §8 "Several
+ * machines"), in a PostgreSQL schema of their own (`cross_session` unless
+ * told otherwise), so the store shares a database with anything else.
+ *
+ * - `meta`: the schema version;
+ * - `machines`: one row per `DSH_HOME` that joined the store — its stable
+ *   id, its name, and when it was last seen (database clock);
+ * - `processes`: one row per process of this package on any machine, with
+ *   its lease (`home/pg/lease.ts`);
+ * - `holders`: one row per session ever held, as the SQLite store's
+ *   `holders` (`home/store-schema.ts`) plus the machine of the holder and
+ *   of the one that last let go;
+ * - `messages`: as the SQLite store's (`n` the posting order), with the
+ *   claimer's machine.
+ *
+ * Created in one transaction under an advisory lock, so several processes
+ * starting at once never race on `CREATE TABLE`.
+ *
+ * @module dsh-cross-session/home/pg/pg-schema
+ */
+
+import type { Pool } from 'pg'
+import { storeFault } from '../store-fault.js'
+import { inTransaction } from './pg-tx.js'
+
+/** Schema version kept in `meta`; a store of a newer release is left alone (a store fault). */
+export const PG_STORE_VERSION = '1'
+
+/** A PostgreSQL schema name this package accepts: lower-case letters, digits and `_`, at most 63 (an unquoted identifier). */
+export function isSchemaName(name: string): boolean {
+  return /^[a-z_][a-z0-9_]{0,62}$/.test(name)
+}
+
+/** The tables, idempotent, in schema `schema` (a name {@link isSchemaName} accepted). */
+export function pgSchema(schema: string): string {
+  return `
+CREATE SCHEMA IF NOT EXISTS ${schema};
+CREATE TABLE IF NOT EXISTS ${schema}.meta (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE IF NOT EXISTS ${schema}.machines (
+  id text PRIMARY KEY, name text NOT NULL, seen_at timestamptz NOT NULL);
+CREATE TABLE IF NOT EXISTS ${schema}.processes (
+  machine text NOT NULL REFERENCES ${schema}.machines (id),
+  pid integer NOT NULL, start bigint NOT NULL,
+  long_lived boolean NOT NULL, joined_at timestamptz NOT NULL, lease_until timestamptz NOT NULL,
+  PRIMARY KEY (machine, pid, start));
+CREATE TABLE IF NOT EXISTS ${schema}.holders (
+  session_id text PRIMARY KEY,
+  machine text, pid integer, start bigint,
+  state text NOT NULL CHECK (state IN ('waking', 'live', 'free')),
+  woke boolean NOT NULL DEFAULT false,
+  since timestamptz NOT NULL,
+  let_go text, let_go_machine text, let_go_pid integer, let_go_at bigint);
+CREATE INDEX IF NOT EXISTS holders_by_process ON ${schema}.holders (machine, pid, start);
+CREATE TABLE IF NOT EXISTS ${schema}.messages (
+  n bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  message_id text NOT NULL UNIQUE,
+  target text NOT NULL, sender text NOT NULL, hop integer NOT NULL,
+  mode text NOT NULL CHECK (mode IN ('queue', 'steer')),
+  text text NOT NULL, may_wake boolean NOT NULL,
+  state text NOT NULL CHECK (state IN ('pending', 'claimed', 'recorded', 'refused')),
+  claimer_machine text, claimer_pid integer, claimer_start bigint,
+  seq integer, running boolean, reason text,
+  answered_seq integer, reoffered boolean NOT NULL DEFAULT false,
+  created_at bigint NOT NULL, updated_at bigint NOT NULL,
+  notice text, expires_at bigint, claimed boolean NOT NULL DEFAULT false);
+CREATE INDEX IF NOT EXISTS messages_by_target ON ${schema}.messages (target, state, n);
+CREATE INDEX IF NOT EXISTS messages_waiting ON ${schema}.messages (target) WHERE state IN ('pending', 'claimed');
+CREATE INDEX IF NOT EXISTS messages_by_claimer ON ${schema}.messages (claimer_machine, claimer_pid, claimer_start) WHERE state = 'claimed';
+CREATE INDEX IF NOT EXISTS messages_done ON ${schema}.messages (updated_at) WHERE state IN ('recorded', 'refused');`
+}
+
+/**
+ * Create the tables when missing and check the version. @throws a store
+ * fault when the schema is of a newer release, or the server cannot be used.
+ */
+export async function preparePgStore(pool: Pool, schema: string): Promise<void> {
+  if (!isSchemaName(schema)) throw new Error(`not a schema name: ${schema}`)
+  await inTransaction(pool, async query => {
+    // One key per schema name: processes preparing other schemas do not wait on each other.
+    await query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dsh-cross-session:${schema}`])
+    await query(pgSchema(schema))
+    const rows = await query<{ value: string }>(`SELECT value FROM ${schema}.meta WHERE key = 'version'`)
+    const version = rows[0]?.value
+    if (version === undefined) {
+      await query(`INSERT INTO ${schema}.meta (key, value) VALUES ('version', $1)`, [PG_STORE_VERSION])
+    } else if (version !== PG_STORE_VERSION) {
+      throw storeFault(`the PostgreSQL store's schema ${schema} is at version ${version}; this release reads ${PG_STORE_VERSION}`,
+        'the PostgreSQL store is of another release')
+    }
+  })
+}

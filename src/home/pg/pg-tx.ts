@@ -1,0 +1,58 @@
+/**
+ * One transition of the PostgreSQL store as one transaction
+ * (docs/architecture.md §8 "Several machines"): `BEGIN` … `COMMIT` on one
+ * pooled connection, `ROLLBACK` on any error, retried from the start when
+ * the server reports a serialization failure or a deadlock (it asks the
+ * client to, postgresql.org/docs/current/mvcc-serialization-failure-handling.html);
+ * every other error is thrown once, a fault of the server as a store fault
+ * (`home/pg/pg-fault.ts`).
+ *
+ * Rows a decision reads are locked first (`SELECT … FOR UPDATE`), so two
+ * transitions never decide on the same rows at once — as `BEGIN IMMEDIATE`
+ * does for the SQLite store.
+ *
+ * @module dsh-cross-session/home/pg/pg-tx
+ */
+
+import type { Pool, PoolClient, QueryResultRow } from 'pg'
+import { asStoreError, isRetryable, pgFaultWhy } from './pg-fault.js'
+
+/** How many times a transition is tried when the server keeps asking for a retry. */
+export const MAX_TRIES = 8
+
+/** A query inside a transaction: the rows it returned. */
+export type Query = <R extends QueryResultRow = Record<string, unknown>>(text: string, values?: readonly unknown[]) => Promise<R[]>
+
+/**
+ * Run `work` as one transaction on a connection of `pool`. @returns what
+ * `work` returned once committed. @throws a store fault (`home/store-fault.ts`
+ * `storeFaultWhy` reads it) when the server cannot be used; whatever `work`
+ * threw otherwise (nothing it did is kept).
+ */
+export async function inTransaction<T>(pool: Pool, work: (query: Query) => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    let client: PoolClient | undefined
+    try {
+      client = await pool.connect()
+      const on = client
+      const query: Query = async (text, values) => (await on.query(text, values as unknown[])).rows
+      await on.query('BEGIN')
+      try {
+        const result = await work(query)
+        await on.query('COMMIT')
+        return result
+      } catch (error: unknown) {
+        await on.query('ROLLBACK').catch(() => undefined)
+        throw error
+      }
+    } catch (error: unknown) {
+      // A connection the server or the network broke is not given back to the pool for reuse.
+      client?.release(pgFaultWhy(error) === undefined ? undefined : true)
+      client = undefined
+      if (isRetryable(error) && tries < MAX_TRIES) continue
+      throw asStoreError(error)
+    } finally {
+      client?.release()
+    }
+  }
+}

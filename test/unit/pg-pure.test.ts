@@ -1,0 +1,94 @@
+/**
+ * The pure parts of the PostgreSQL store: the `store` setting's value
+ * (`home/pg/store-url.ts`, never showing a password), which `pg@8` errors
+ * are faults of the server (`home/pg/pg-fault.ts`), and whose liveness
+ * counts (`home/pg/lease.ts`).
+ *
+ * @module test/unit/pg-pure
+ */
+import { describe, expect, it } from 'vitest'
+import { storeFaultWhy } from '../../src/testing.js'
+import { isAlive, sameProcess } from '../../src/home/pg/lease.js'
+import { asStoreError, isRetryable, pgFaultWhy } from '../../src/home/pg/pg-fault.js'
+import { storePlace } from '../../src/home/pg/store-url.js'
+import { isSchemaName } from '../../src/home/pg/pg-schema.js'
+
+describe('the store setting', () => {
+  it('empty or sqlite is the SQLite file of this DSH_HOME', () => {
+    expect(storePlace('')).toEqual({ kind: 'sqlite' })
+    expect(storePlace('  sqlite ')).toEqual({ kind: 'sqlite' })
+  })
+
+  it('a postgres URL is kept whole for the driver and shown without its password', () => {
+    expect(storePlace('postgres://ann:s3cret@db.example:5432/dsh?sslmode=require')).toEqual({
+      kind: 'postgres',
+      url: 'postgres://ann:s3cret@db.example:5432/dsh?sslmode=require',
+      shown: 'postgres://ann:***@db.example:5432/dsh?sslmode=require',
+    })
+    expect(storePlace('postgresql://db.example/dsh?password=s3cret')).toMatchObject({ shown: 'postgresql://db.example/dsh?password=***' })
+    expect(storePlace('postgres://ann@db.example/dsh')).toMatchObject({ shown: 'postgres://ann@db.example/dsh' })
+  })
+
+  it('anything else is refused with a sentence that never holds the password', () => {
+    const other = storePlace('mysql://ann:s3cret@db/dsh')
+    expect(other).toEqual({ error: 'store must be sqlite or a postgres:// URL; mysql: is another scheme' })
+    const garbled = storePlace('ann:s3cret@db')
+    expect(garbled).toHaveProperty('error')
+    expect(JSON.stringify(garbled)).not.toContain('s3cret')
+    expect(JSON.stringify(storePlace('post gres://ann:s3cret@db'))).not.toContain('s3cret')
+  })
+})
+
+describe('faults of the PostgreSQL server', () => {
+  it('socket errors, server classes and refusals are faults with a short reason', () => {
+    expect(pgFaultWhy(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' })))
+      .toBe('the PostgreSQL server cannot be reached (ECONNREFUSED)')
+    expect(pgFaultWhy({ code: '57P01', message: 'terminating connection due to administrator command' }))
+      .toBe('the PostgreSQL server is shutting down or starting (57P01)')
+    expect(pgFaultWhy({ code: '53100', message: 'could not extend file' })).toBe('the PostgreSQL server is out of resources (53100)')
+    expect(pgFaultWhy({ code: '28P01' })).toBe('the PostgreSQL server refused the password (28P01)')
+    expect(pgFaultWhy(new Error('Connection terminated unexpectedly'))).toBe('the PostgreSQL connection was lost')
+    expect(pgFaultWhy(new Error('timeout exceeded when trying to connect'))).toBe('the PostgreSQL connection was lost')
+  })
+
+  it('a bug is no fault: a syntax error, a constraint, a plain error pass through as they were', () => {
+    for (const error of [{ code: '42601' }, { code: '23505' }, new Error('boom'), 'text', null]) {
+      expect(pgFaultWhy(error)).toBeUndefined()
+      expect(asStoreError(error)).toBe(error)
+    }
+  })
+
+  it('a fault is rethrown as the store fault every caller already reads', () => {
+    expect(storeFaultWhy(asStoreError({ code: 'ECONNRESET' }))).toBe('the PostgreSQL server cannot be reached (ECONNRESET)')
+  })
+
+  it('only serialization failures and deadlocks are retried', () => {
+    expect(isRetryable({ code: '40001' })).toBe(true)
+    expect(isRetryable({ code: '40P01' })).toBe(true)
+    expect(isRetryable({ code: '23505' })).toBe(false)
+    expect(isRetryable(undefined)).toBe(false)
+  })
+
+  it('schema names are unquoted lower-case identifiers only', () => {
+    expect(isSchemaName('cross_session')).toBe(true)
+    expect(isSchemaName('x'.repeat(63))).toBe(true)
+    for (const name of ['', 'x'.repeat(64), 'Cross', '1st', 'a;drop', 'a"b', 'a b']) expect(isSchemaName(name)).toBe(false)
+  })
+})
+
+describe('liveness by lease', () => {
+  const self = { machine: 'a', pid: 1, start: 7 }
+  it('another machine\'s process lives by its lease; this machine\'s by its pid, whatever its lease', () => {
+    const probe = (tag: { pid: number }): boolean => tag.pid !== 2
+    expect(isAlive({ tag: { machine: 'b', pid: 2, start: 7 }, leased: true }, self, probe)).toBe(true)
+    expect(isAlive({ tag: { machine: 'b', pid: 3, start: 7 }, leased: false }, self, probe)).toBe(false)
+    expect(isAlive({ tag: { machine: 'a', pid: 2, start: 7 }, leased: true }, self, probe)).toBe(false)
+    expect(isAlive({ tag: { machine: 'a', pid: 3, start: 7 }, leased: false }, self, probe)).toBe(true)
+  })
+
+  it('the same pid and start on two machines are two processes', () => {
+    expect(sameProcess(self, { ...self })).toBe(true)
+    expect(sameProcess(self, { ...self, machine: 'b' })).toBe(false)
+    expect(sameProcess(self, undefined)).toBe(false)
+  })
+})
