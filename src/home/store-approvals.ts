@@ -16,7 +16,7 @@ import { MAX_WAITING_PER_TARGET } from './store-messages.js'
 import { StoreNotices } from './store-notices.js'
 
 /** An `approvals` row as read. */
-interface ApprovalRow {
+export interface ApprovalRow {
   readonly n: number
   readonly message_id: string
   readonly target: string
@@ -35,7 +35,8 @@ interface ApprovalRow {
   readonly reason: string | null
 }
 
-function approvalOf(row: ApprovalRow): Approval {
+/** A row as the port's {@link Approval} (the PostgreSQL store reads its rows through it too). */
+export function approvalOf(row: ApprovalRow): Approval {
   return {
     order: row.n, messageId: row.message_id, target: row.target, sender: row.sender, senderTitle: row.sender_title, hop: row.hop,
     mode: row.mode, text: row.text, body: row.body, mayWake: row.may_wake === 1, notify: row.notify === 1,
@@ -45,10 +46,10 @@ function approvalOf(row: ApprovalRow): Approval {
   }
 }
 
-const INBOUND_MODES: readonly string[] = ['accept', 'hold', 'refuse']
+export const INBOUND_MODES: readonly string[] = ['accept', 'hold', 'refuse']
 
 /** One traffic row of the union query. */
-interface TrafficSqlRow {
+export interface TrafficSqlRow {
   readonly message_id: string
   readonly sender: string
   readonly target: string
@@ -68,6 +69,18 @@ function trafficState(row: TrafficSqlRow): TrafficState {
   if (row.state === 'recorded') return row.answered_seq === null ? 'recorded' : 'answered'
   if (row.state === 'refused' && row.reason === 'withdrawn') return 'withdrawn'
   return row.state as TrafficState
+}
+
+/** A row of the union query as the port's {@link TrafficRow}. */
+export function trafficRowOf(row: TrafficSqlRow): TrafficRow {
+  return {
+    messageId: row.message_id, sender: row.sender, target: row.target, mode: row.mode, hop: row.hop, at: row.at, state: trafficState(row),
+    ...(row.seq === null ? {} : { seq: row.seq }),
+    ...(row.answered_seq === null ? {} : { answeredSeq: row.answered_seq }),
+    ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
+    ...(row.reason === null ? {} : { reason: row.reason }),
+    ...(row.notice === null ? {} : { notice: true }),
+  }
 }
 
 /** Approval transitions over one connection. */
@@ -175,14 +188,7 @@ export class StoreApprovals extends StoreNotices implements ApprovalStore {
           CASE state WHEN 'refused' THEN COALESCE(reason, 'user') ELSE NULL END, NULL
           FROM approvals WHERE state <> 'delivered')
       ORDER BY at DESC LIMIT ?`).all(limit) as unknown as TrafficSqlRow[]
-    return rows.map(row => ({
-      messageId: row.message_id, sender: row.sender, target: row.target, mode: row.mode, hop: row.hop, at: row.at, state: trafficState(row),
-      ...(row.seq === null ? {} : { seq: row.seq }),
-      ...(row.answered_seq === null ? {} : { answeredSeq: row.answered_seq }),
-      ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
-      ...(row.reason === null ? {} : { reason: row.reason }),
-      ...(row.notice === null ? {} : { notice: true }),
-    }))
+    return rows.map(trafficRowOf)
   }
 
   private approvalRow(messageId: string): ApprovalRow | undefined {

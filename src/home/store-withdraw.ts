@@ -24,7 +24,7 @@ import type { WithdrawStore } from '../ports.js'
 export const WITHDRAWN = 'withdrawn'
 
 /** The columns the tables share, as read. */
-interface Row {
+export interface Row {
   sender: string
   target: string
   state: string
@@ -34,14 +34,14 @@ interface Row {
 }
 
 /** A message's row in each table that may hold it, as read inside the transaction. */
-interface Found {
+export interface Found {
   readonly message?: Row & { n: number, claimed: number, claimer_pid: number | null, updated_at: number }
   readonly approval?: Pick<Row, 'sender' | 'target' | 'state' | 'reason'> & { n: number, expires_at: number, decided_at: number | null }
   readonly local?: Row
 }
 
-/** Where a message is that is no longer waiting, from its rows. */
-function whereabouts(found: Found): Whereabouts {
+/** Where a message is that is no longer waiting, from its rows (the PostgreSQL store reads its rows through it too). */
+export function whereabouts(found: Found): Whereabouts {
   const row = found.message ?? found.local
   if (row !== undefined) {
     if (row.state === 'recorded' && row.seq !== null)
@@ -105,10 +105,11 @@ export class StoreWithdraw extends StoreApprovals implements WithdrawStore {
 
   /** The newest message `sender` sent to `target` with one of `digests`, in any table (a repeated send of the same text: the newest). */
   private newestSent(sender: string, target: string, digests: readonly string[]): string | undefined {
-    const rows = this.sql(`SELECT message_id, created_at FROM messages WHERE sender = ? AND target = ?
-      UNION ALL SELECT message_id, created_at FROM approvals WHERE sender = ? AND target = ?
-      UNION ALL SELECT message_id, created_at FROM traffic WHERE sender = ? AND target = ?
-      ORDER BY created_at DESC`).all(sender, target, sender, target, sender, target) as Array<{ message_id: string }>
+    // Two sends in one millisecond: the later posting number (per table) is the newer.
+    const rows = this.sql(`SELECT message_id, created_at, n FROM messages WHERE sender = ? AND target = ?
+      UNION ALL SELECT message_id, created_at, n FROM approvals WHERE sender = ? AND target = ?
+      UNION ALL SELECT message_id, created_at, n FROM traffic WHERE sender = ? AND target = ?
+      ORDER BY created_at DESC, n DESC`).all(sender, target, sender, target, sender, target) as Array<{ message_id: string }>
     return rows.find(row => matchesSend(row.message_id, sender, digests))?.message_id
   }
 

@@ -1,102 +1,22 @@
 /**
  * The store port's holder and message halves (docs/architecture.md §8), one
- * suite for both stores: the SQLite store (`home/store-sqlite.ts`) and the
- * PostgreSQL store (`home/pg/pg-store.ts`) against a real
- * throwaway PostgreSQL server (`test/support/pg-cluster.ts`). Several
- * stores stand for several processes of one machine, each with its own
- * connection; a process dies when the injected pid + start probe says so,
- * as `harness/process-tag.ts` would.
- *
- * Every call is awaited: the SQLite store answers at once, the PostgreSQL
- * one over a connection.
+ * suite for both stores (test/support/contract-stores.ts): the SQLite store
+ * and the PostgreSQL store against a real throwaway PostgreSQL server.
  *
  * @module test/unit/store-contract
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
-import { MAX_WAITING_PER_TARGET, openHomeStore, RETAIN_MS, type HomeStore, type NewMessage, type ProcessTag } from '../../src/testing.js'
-import { PgStore } from '../../src/home/pg/pg-store.js'
-import { preparePgStore } from '../../src/home/pg/pg-schema.js'
-import { pgUrl } from '../support/pg-target.ts'
+import { MAX_WAITING_PER_TARGET, RETAIN_MS, type NewMessage } from '../../src/testing.js'
+import { backends, cleanUp, type ContractStore } from '../support/contract-stores.ts'
 
-/** What this suite calls of a store, answered at once (SQLite) or later (PostgreSQL). */
-type Maybe<T> = T | Promise<T>
-type Port = Pick<HomeStore, 'join' | 'leave' | 'acquire' | 'markLive' | 'release' | 'view' | 'board' | 'longLivedHost' | 'post'
-  | 'postClaimed' | 'unpost' | 'claim' | 'record' | 'recordAll' | 'unclaimAll' | 'handBack' | 'unclaim' | 'refuse' | 'refuseWaiting'
-  | 'answered' | 'takeUnanswered' | 'pendingFor' | 'waiting' | 'heldHere' | 'message' | 'adoptable' | 'sweep'>
-type HolderPort = { readonly self: ProcessTag } & {
-  [K in keyof Port]: (...args: Parameters<Port[K]>) => Maybe<ReturnType<Port[K]>>
-}
-
-/** Processes of one machine on one store; `dead` holds the pids the probe calls dead. */
-interface World {
-  readonly dead: Set<number>
-  readonly stores: [HolderPort, HolderPort, HolderPort]
-}
-
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
-
-let schemas = 0
-/** A fresh schema on the test server, dropped after the test. */
-async function freshSchema(url: string): Promise<string> {
-  const schema = `xs_contract_${process.pid}_${++schemas}`
-  const admin = new pg.Pool({ connectionString: url, max: 1 })
-  cleanups.push(async () => {
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-    await admin.end()
-  })
-  await preparePgStore(admin, schema)
-  return schema
-}
-
-const url = pgUrl()
-
-const backends: Array<{ readonly name: string, readonly world: () => Promise<World>, readonly skip?: boolean }> = [
-  {
-    name: 'SQLite',
-    world: async () => {
-      const home = mkdtempSync(join(tmpdir(), 'xs-contract-'))
-      const dead = new Set<number>()
-      const stores = [0, 1, 2].map(index => openHomeStore(home, { pid: 101 + index, start: 7 }, tag => !dead.has(tag.pid)))
-      cleanups.push(() => {
-        for (const store of stores) store.close()
-        rmSync(home, { recursive: true, force: true })
-      })
-      return await Promise.resolve({ dead, stores: stores as HomeStore[] as [HomeStore, HomeStore, HomeStore] })
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    skip: url === undefined,
-    world: async () => {
-      const schema = await freshSchema(url!)
-      const dead = new Set<number>()
-      const stores = await Promise.all([0, 1, 2].map(async index => {
-        const pool = new pg.Pool({ connectionString: url, max: 2 })
-        cleanups.push(() => pool.end())
-        const store = new PgStore({ pool, schema, self: { machine: 'machine-a', pid: 101 + index, start: 7 }, machineName: 'a',
-          aliveHere: tag => !dead.has(tag.pid) })
-        // A process of the PostgreSQL store holds nothing before it has a lease.
-        await store.join(false)
-        return store
-      }))
-      return { dead, stores: stores as [PgStore, PgStore, PgStore] }
-    },
-  },
-]
+afterEach(cleanUp)
 
 let counter = 0
 function message(target: string, overrides: Partial<NewMessage> = {}): NewMessage {
   return { messageId: `m${++counter}`, target, sender: 'session-from', hop: 1, mode: 'queue', text: 'hello', mayWake: true, ...overrides }
 }
 
-async function post(store: HolderPort, target: string, overrides: Partial<NewMessage> = {}): Promise<string> {
+async function post(store: ContractStore, target: string, overrides: Partial<NewMessage> = {}): Promise<string> {
   const posted = await store.post(message(target, overrides))
   if (!posted.ok) throw new Error('post refused')
   return posted.message.messageId

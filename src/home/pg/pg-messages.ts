@@ -169,7 +169,10 @@ export class PgMessages extends PgHolders {
   }
 
   private async answeredIn(query: Query, sessionId: string, turnEndSeq: number): Promise<void> {
-    await query(`UPDATE ${this.s}.messages SET answered_seq = $2, updated_at = $3 WHERE target = $1 AND state = 'recorded'
-      AND answered_seq IS NULL AND seq < $2`, [sessionId, turnEndSeq, this.now()])
+    // Messages delivered through the store, and those a process delivered into a session live in itself (`traffic`).
+    for (const table of ['messages', 'traffic']) {
+      await query(`UPDATE ${this.s}.${table} SET answered_seq = $2, updated_at = $3 WHERE target = $1 AND state = 'recorded'
+        AND answered_seq IS NULL AND seq < $2`, [sessionId, turnEndSeq, this.now()])
+    }
   }
 }

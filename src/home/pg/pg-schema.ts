@@ -12,7 +12,8 @@
  *   `holders` (`home/store-schema.ts`) plus the machine of the holder and
  *   of the one that last let go;
  * - `messages`: as the SQLite store's (`n` the posting order), with the
- *   claimer's machine.
+ *   claimer's machine;
+ * - `watches`, `inbound`, `approvals`, `traffic`: as the SQLite store's.
  *
  * Created in one transaction under an advisory lock, so several processes
  * starting at once never race on `CREATE TABLE`.
@@ -67,7 +68,38 @@ CREATE TABLE IF NOT EXISTS ${schema}.messages (
 CREATE INDEX IF NOT EXISTS messages_by_target ON ${schema}.messages (target, state, n);
 CREATE INDEX IF NOT EXISTS messages_waiting ON ${schema}.messages (target) WHERE state IN ('pending', 'claimed');
 CREATE INDEX IF NOT EXISTS messages_by_claimer ON ${schema}.messages (claimer_machine, claimer_pid, claimer_start) WHERE state = 'claimed';
-CREATE INDEX IF NOT EXISTS messages_done ON ${schema}.messages (updated_at) WHERE state IN ('recorded', 'refused');`
+CREATE INDEX IF NOT EXISTS messages_done ON ${schema}.messages (updated_at) WHERE state IN ('recorded', 'refused');
+CREATE INDEX IF NOT EXISTS messages_notices ON ${schema}.messages (sender, target, created_at) WHERE notice IS NOT NULL;
+CREATE TABLE IF NOT EXISTS ${schema}.watches (
+  message_id text PRIMARY KEY,
+  sender text NOT NULL, target text NOT NULL, hop integer NOT NULL,
+  may_wake boolean NOT NULL, max_hops integer NOT NULL, per_minute integer NOT NULL,
+  state text NOT NULL CHECK (state IN ('watching', 'noticed', 'dropped')),
+  reason text, notice_id text, turn_end_seq integer, outcome text,
+  created_at bigint NOT NULL, expires_at bigint NOT NULL, updated_at bigint NOT NULL);
+CREATE INDEX IF NOT EXISTS watches_watching ON ${schema}.watches (target, created_at) WHERE state = 'watching';
+CREATE TABLE IF NOT EXISTS ${schema}.inbound (
+  session_id text PRIMARY KEY,
+  mode text NOT NULL CHECK (mode IN ('accept', 'hold', 'refuse')),
+  updated_at bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS ${schema}.approvals (
+  n bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  message_id text NOT NULL UNIQUE,
+  target text NOT NULL, sender text NOT NULL, sender_title text NOT NULL, hop integer NOT NULL,
+  mode text NOT NULL CHECK (mode IN ('queue', 'steer')),
+  text text NOT NULL, body text NOT NULL, may_wake boolean NOT NULL, notify boolean NOT NULL,
+  state text NOT NULL CHECK (state IN ('held', 'delivered', 'refused', 'expired')),
+  created_at bigint NOT NULL, expires_at bigint NOT NULL, decided_at bigint, reason text);
+CREATE INDEX IF NOT EXISTS approvals_held ON ${schema}.approvals (target, n) WHERE state = 'held';
+CREATE TABLE IF NOT EXISTS ${schema}.traffic (
+  n bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  message_id text NOT NULL UNIQUE,
+  target text NOT NULL, sender text NOT NULL, hop integer NOT NULL,
+  mode text NOT NULL CHECK (mode IN ('queue', 'steer')),
+  state text NOT NULL CHECK (state IN ('pending', 'recorded', 'refused')),
+  seq integer, answered_seq integer, reason text,
+  created_at bigint NOT NULL, updated_at bigint NOT NULL);
+CREATE INDEX IF NOT EXISTS traffic_by_target ON ${schema}.traffic (target, state);`
 }
 
 /**

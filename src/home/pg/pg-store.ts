@@ -1,85 +1,18 @@
 /**
  * The PostgreSQL store of one process (docs/architecture.md §8 "Several
- * machines"): the holder half (`home/pg/pg-holders.ts`), the message
- * transitions (`home/pg/pg-messages.ts`), and here the reads of messages,
- * what a long-lived host may adopt, and the sweep — as the SQLite store's
- * (`home/store-messages.ts`).
+ * machines"), its halves stacked as the SQLite store's are: the holder
+ * half (`home/pg/pg-holders.ts`), the message transitions
+ * (`home/pg/pg-messages.ts`) and reads (`home/pg/pg-message-reads.ts`), the
+ * notice half (`home/pg/pg-notices.ts`), the approval half
+ * (`home/pg/pg-approvals.ts`) and the withdraw (`home/pg/pg-withdraw.ts`).
+ * Every method is one transaction and answers later (a promise);
+ * `home/pg/pg-sync.ts` runs it on a worker thread for a caller that must
+ * have the answer now.
  *
  * @module dsh-cross-session/home/pg/pg-store
  */
 
-import type { StoredMessage } from '../store.js'
-import { MINE, PgMessages } from './pg-messages.js'
-import { pgMessageOf, type PgMessageRow } from './pg-message-rows.js'
+import { PgWithdraw } from './pg-withdraw.js'
 
-/** How long a session nobody holds keeps its row (what its last holder left), ms: 30 days, as in the SQLite store. */
-const FREE_HOLDER_RETAIN_MS = 30 * 24 * 60 * 60_000
-
-/** A target with waiting messages, its holder and that holder's lease. */
-interface AdoptRow {
-  readonly target: string
-  readonly machine: string | null
-  readonly pid: number | null
-  readonly start: string | null
-  readonly leased: boolean | null
-}
-
-/** The PostgreSQL store's transitions and reads. Each method is one transaction; faults of the server throw as store faults. */
-export class PgStore extends PgMessages {
-  async pendingFor(sessionId: string): Promise<StoredMessage[]> {
-    const rows = await this.tx(query => query<PgMessageRow>(`SELECT * FROM ${this.s}.messages WHERE target = $1 AND state = 'pending'
-      ORDER BY n`, [sessionId]))
-    return rows.map(pgMessageOf)
-  }
-
-  async waiting(): Promise<Set<string>> {
-    // Not this process's own claims: those are in flight here, and a claim would not take them again.
-    const rows = await this.tx(query => query<{ target: string }>(`SELECT DISTINCT target FROM ${this.s}.messages
-      WHERE state IN ('pending', 'claimed') AND NOT (state = 'claimed' AND ${MINE})`, this.mine()))
-    return new Set(rows.map(row => row.target))
-  }
-
-  async heldHere(): Promise<string[]> {
-    const rows = await this.tx(query => query<{ session_id: string }>(`SELECT session_id FROM ${this.s}.holders
-      WHERE machine = $1 AND pid = $2 AND start = $3`, this.mine()))
-    return rows.map(row => row.session_id)
-  }
-
-  async message(messageId: string): Promise<StoredMessage | undefined> {
-    const rows = await this.tx(query => query<PgMessageRow>(`SELECT * FROM ${this.s}.messages WHERE message_id = $1`, [messageId]))
-    return rows[0] === undefined ? undefined : pgMessageOf(rows[0])
-  }
-
-  /** Sessions with messages that may wake them and no living holder. */
-  async adoptable(): Promise<string[]> {
-    const rows = await this.tx(query => query<AdoptRow>(`SELECT DISTINCT m.target, h.machine, h.pid, h.start,
-        p.lease_until > clock_timestamp() AS leased
-      FROM ${this.s}.messages m LEFT JOIN ${this.s}.holders h ON h.session_id = m.target
-        LEFT JOIN ${this.s}.processes p ON p.machine = h.machine AND p.pid = h.pid AND p.start = h.start
-      WHERE m.state IN ('pending', 'claimed') AND m.may_wake AND (m.expires_at IS NULL OR m.expires_at >= $1)`, [this.now()]))
-    return rows.filter(row => row.machine === null || row.pid === null || !this.alive({ leased: row.leased === true,
-      tag: { machine: row.machine, pid: row.pid, start: Number(row.start ?? 0) } })).map(row => row.target)
-  }
-
-  /**
-   * Drop recorded and refused messages older than `retainMs`, rows of dead processes, and long-free holder rows.
-   * @returns messages dropped.
-   */
-  async sweep(now: number, retainMs: number): Promise<number> {
-    return await this.tx(async query => {
-      const dropped = await query(`DELETE FROM ${this.s}.messages WHERE state IN ('recorded', 'refused') AND updated_at < $1
-        RETURNING 1`, [now - retainMs])
-      const processes = await query<{ machine: string, pid: number, start: string, leased: boolean }>(`SELECT machine, pid, start,
-        lease_until > clock_timestamp() AS leased FROM ${this.s}.processes`)
-      for (const row of processes) {
-        const tag = { machine: row.machine, pid: row.pid, start: Number(row.start) }
-        if (!this.alive({ tag, leased: row.leased })) {
-          await query(`DELETE FROM ${this.s}.processes WHERE machine = $1 AND pid = $2 AND start = $3`, [tag.machine, tag.pid, row.start])
-        }
-      }
-      await query(`DELETE FROM ${this.s}.holders WHERE pid IS NULL AND (let_go_at IS NULL OR let_go_at < $1)`,
-        [now - FREE_HOLDER_RETAIN_MS])
-      return dropped.length
-    })
-  }
-}
+/** The PostgreSQL store's transitions and reads. Faults of the server throw as store faults (`home/store-fault.ts`). */
+export class PgStore extends PgWithdraw {}

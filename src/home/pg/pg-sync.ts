@@ -1,0 +1,157 @@
+/**
+ * The PostgreSQL store behind the port's synchronous methods
+ * (docs/architecture.md §8 "Several machines"): a worker thread holds the
+ * connections and runs the store's transitions (`home/pg/pg-sync-worker.ts`,
+ * `home/pg/pg-store.ts`); {@link PgSync.call} blocks this thread until the
+ * answer is there (`Atomics.wait` on a shared counter, then
+ * `receiveMessageOnPort`, Node 22 `worker_threads` docs), and
+ * {@link PgSync.callAsync} does not block at all.
+ *
+ * A blocked call waits at most {@link SYNC_WAIT_MS}; the worker's own
+ * bounds (a connection in {@link PG_CONNECT_MS}, a statement in
+ * {@link PG_STATEMENT_MS}) answer a fault well before that, so the wait
+ * only runs out if the worker itself is stuck. An answer that comes after
+ * its caller stopped waiting is dropped by its id.
+ *
+ * @module dsh-cross-session/home/pg/pg-sync
+ */
+
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
+import { carryError, rebuildError, storeFault, type CarriedError } from '../store-fault.js'
+import type { MachineTag } from './lease.js'
+
+/** How long a connection may take to open, ms (an unreachable server is a fault after this). */
+export const PG_CONNECT_MS = 2_000
+/** How long one statement may run on the server, ms (`statement_timeout`). */
+export const PG_STATEMENT_MS = 5_000
+/** How long a blocked {@link PgSync.call} waits for the worker, ms. */
+export const SYNC_WAIT_MS = 15_000
+
+/** What the worker is started with. */
+export interface PgWorkerData {
+  /** The connection URL (`home/pg/store-url.ts`; never logged). */
+  readonly url: string
+  readonly schema: string
+  readonly self: MachineTag
+  readonly machineName: string
+  /** Where blocked calls' answers go, with the shared counter the worker bumps after each. */
+  readonly answers: MessagePort
+  readonly signal: SharedArrayBuffer
+}
+
+/** A request: run the store's `method` with `args`; `blocked`: the caller waits on the counter. */
+export interface PgRequest {
+  readonly id: number
+  readonly method: string
+  readonly args: readonly unknown[]
+  readonly blocked: boolean
+}
+
+/** An answer to a request. */
+export type PgAnswer =
+  | { readonly id: number, readonly ok: true, readonly value: unknown }
+  | { readonly id: number, readonly ok: false, readonly error: CarriedError }
+
+/** The worker entry next to this module (`.js` built, `.ts` from source through `tsx`), as `home/off-loop.ts` starts its own. */
+function workerEntry(): { url: URL, execArgv: string[] } {
+  const fromSource = import.meta.url.endsWith('.ts')
+  const url = new URL(fromSource ? './pg-sync-worker.ts' : './pg-sync-worker.js', import.meta.url)
+  return { url, execArgv: fromSource ? ['--import', 'tsx'] : [] }
+}
+
+/** The calling side of the PostgreSQL store's worker thread. */
+export class PgSync {
+  private readonly worker: Worker
+  private readonly answers: MessagePort
+  private readonly counter: Int32Array
+  private readonly pending = new Map<number, { resolve: (value: unknown) => void, reject: (error: unknown) => void }>()
+  private next = 0
+  private closed = false
+
+  /** Start the worker (it connects on the first request). `url` is never logged. */
+  constructor(data: Omit<PgWorkerData, 'answers' | 'signal'>) {
+    const channel = new MessageChannel()
+    const signal = new SharedArrayBuffer(4)
+    this.counter = new Int32Array(signal)
+    this.answers = channel.port1
+    const { url, execArgv } = workerEntry()
+    this.worker = new Worker(url, { workerData: { ...data, answers: channel.port2, signal } satisfies PgWorkerData,
+      transferList: [channel.port2], execArgv })
+    this.worker.on('message', (answer: PgAnswer) => this.settle(answer))
+    this.worker.on('error', error => this.failAll(error))
+    this.worker.on('exit', () => this.failAll(new Error('the PostgreSQL store worker stopped')))
+    // An idle worker never keeps its process alive; a request in flight does (see callAsync).
+    this.worker.unref()
+  }
+
+  /**
+   * Run the store's `method` and block this thread until it answers. @returns its value. @throws what it threw (a
+   * store fault keeps its reason, `home/store-fault.ts`), or a store fault when the worker does not answer within
+   * `waitMs` or is closed.
+   */
+  call<T>(method: string, args: readonly unknown[], waitMs = SYNC_WAIT_MS): T {
+    if (this.closed) throw storeFault('the PostgreSQL store is closed', 'the PostgreSQL store is closed')
+    const id = ++this.next
+    const seen = Atomics.load(this.counter, 0)
+    this.worker.postMessage({ id, method, args, blocked: true } satisfies PgRequest)
+    const until = Date.now() + waitMs
+    for (let last = seen; ;) {
+      for (let received = receiveMessageOnPort(this.answers); received !== undefined; received = receiveMessageOnPort(this.answers)) {
+        const answer = received.message as PgAnswer
+        // An answer to a call that stopped waiting is dropped.
+        if (answer.id === id) return unwrap<T>(answer)
+      }
+      const left = until - Date.now()
+      if (left <= 0) {
+        throw storeFault(`the PostgreSQL store did not answer ${method} within ${waitMs} ms`, 'the PostgreSQL store did not answer in time')
+      }
+      Atomics.wait(this.counter, 0, last, left)
+      last = Atomics.load(this.counter, 0)
+    }
+  }
+
+  /** Run the store's `method` without blocking. @returns its value. @throws as {@link call}, never a timeout of this thread. */
+  async callAsync<T>(method: string, args: readonly unknown[]): Promise<T> {
+    if (this.closed) throw storeFault('the PostgreSQL store is closed', 'the PostgreSQL store is closed')
+    const id = ++this.next
+    const answered = new Promise<unknown>((resolve, reject) => this.pending.set(id, { resolve, reject }))
+    if (this.pending.size === 1) this.worker.ref()
+    this.worker.postMessage({ id, method, args, blocked: false } satisfies PgRequest)
+    return await answered as T
+  }
+
+  /** Stop the worker (its connections close with it); what is in flight is rejected as a store fault. */
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.failAll(new Error('the PostgreSQL store was closed'))
+    void this.worker.terminate()
+    this.answers.close()
+  }
+
+  private settle(answer: PgAnswer): void {
+    const waiting = this.pending.get(answer.id)
+    if (waiting === undefined) return
+    this.pending.delete(answer.id)
+    if (this.pending.size === 0) this.worker.unref()
+    try {
+      waiting.resolve(unwrap(answer))
+    } catch (error: unknown) {
+      waiting.reject(error)
+    }
+  }
+
+  private failAll(error: unknown): void {
+    const fault = storeFault(`the PostgreSQL store worker failed: ${carryError(error).message}`, 'the PostgreSQL store worker stopped')
+    for (const [id, waiting] of this.pending) {
+      this.pending.delete(id)
+      waiting.reject(fault)
+    }
+    this.worker.unref()
+  }
+}
+
+function unwrap<T>(answer: PgAnswer): T {
+  if (answer.ok) return answer.value as T
+  throw rebuildError(answer.error)
+}
