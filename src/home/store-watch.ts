@@ -3,9 +3,11 @@
  *
  * Two sources, both unref'd so nothing keeps a headless run alive:
  * - `fs.watch` on the store's directory (a commit writes the `-wal` file, so
- *   inotify reports it within milliseconds);
- * - a fallback poll of `PRAGMA data_version` (one statement, a few µs), for
- *   file systems where watching reports nothing.
+ *   inotify reports it within milliseconds), or, for a store that says so
+ *   itself (the PostgreSQL store hears `NOTIFY`, `home/pg/pg-home-store.ts`),
+ *   what it pushes;
+ * - a fallback poll of `changed()` (`PRAGMA data_version`: one statement, a
+ *   few µs), for file systems where watching reports nothing.
  *
  * Either runs the listeners once per observed change; a burst of events
  * schedules one run.
@@ -29,6 +31,7 @@ export class StoreWatch {
   private readonly store: HomeStore
   private readonly listeners = new Set<() => void>()
   private watcher: FSWatcher | undefined
+  private unpush: (() => void) | undefined
   private timer: ReturnType<typeof setInterval> | undefined
   private scheduled = false
   /** When the last file event came, and when the store was last looked at, ms. */
@@ -38,13 +41,19 @@ export class StoreWatch {
   private recheck: ReturnType<typeof setTimeout> | undefined
   private recheckAt = 0
 
-  constructor(store: HomeStore, dir: string, pollMs: number = STORE_POLL_MS) {
+  /**
+   * @param dir - the store's directory, watched; or `pushed`, the store's own way to say it changed (its removal returned).
+   */
+  constructor(store: HomeStore, dir: string | { readonly pushed: (changed: () => void) => () => void }, pollMs: number = STORE_POLL_MS) {
     this.store = store
-    try {
-      this.watcher = watch(dir, { persistent: false }, () => this.checkSoon())
-      this.watcher.on('error', () => this.watcher?.close())
-    } catch {
-      // Watching is an optimisation; the poll below still notices changes.
+    if (typeof dir !== 'string') this.unpush = dir.pushed(() => this.checkSoon())
+    else {
+      try {
+        this.watcher = watch(dir, { persistent: false }, () => this.checkSoon())
+        this.watcher.on('error', () => this.watcher?.close())
+      } catch {
+        // Watching is an optimisation; the poll below still notices changes.
+      }
     }
     this.timer = setInterval(() => this.check(), pollMs)
     this.timer.unref?.()
@@ -148,6 +157,8 @@ export class StoreWatch {
   stop(): void {
     this.watcher?.close()
     this.watcher = undefined
+    this.unpush?.()
+    this.unpush = undefined
     if (this.timer !== undefined) clearInterval(this.timer)
     this.timer = undefined
     clearTimeout(this.recheck)

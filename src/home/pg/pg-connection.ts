@@ -14,7 +14,13 @@ import type { HolderView } from '../store.js'
 import { storeFault } from '../store-fault.js'
 import { isAlive, type MachineTag, type NamedProcess } from './lease.js'
 import { lastLetGoOf, namedOf, WITH_LEASE, type PgHolderRow } from './pg-holder-rows.js'
+import { changeChannel } from './pg-schema.js'
 import { inTransaction, type Query } from './pg-tx.js'
+
+/** A process as a change notice's payload: `machine:pid:start`. */
+export function tagText(tag: MachineTag): string {
+  return `${tag.machine}:${tag.pid}:${tag.start}`
+}
 
 /** The database's clock in ms since the epoch, as SQL: when a holder let go, the same on every machine. */
 export const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
@@ -52,9 +58,9 @@ export class PgConnection {
     this.now = options.now ?? Date.now
   }
 
-  /** Run `work` as one transaction (`home/pg/pg-tx.ts`). */
+  /** Run `work` as one transaction (`home/pg/pg-tx.ts`); one that changed a row notifies the other processes on commit. */
   protected async tx<T>(work: (query: Query) => Promise<T>): Promise<T> {
-    return await inTransaction(this.pool, work)
+    return await inTransaction(this.pool, work, { channel: changeChannel(this.s), payload: tagText(this.self) })
   }
 
   /**

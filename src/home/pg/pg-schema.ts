@@ -33,6 +33,11 @@ export function isSchemaName(name: string): boolean {
   return /^[a-z_][a-z0-9_]{0,62}$/.test(name)
 }
 
+/** The `LISTEN`/`NOTIFY` channel on which every transition that changed a row of schema `schema` says so. */
+export function changeChannel(schema: string): string {
+  return `${schema}_changed`
+}
+
 /** The tables, idempotent, in schema `schema` (a name {@link isSchemaName} accepted). */
 export function pgSchema(schema: string): string {
   return `

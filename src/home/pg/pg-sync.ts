@@ -37,7 +37,12 @@ export interface PgWorkerData {
   /** Where blocked calls' answers go, with the shared counter the worker bumps after each. */
   readonly answers: MessagePort
   readonly signal: SharedArrayBuffer
+  /** A counter of other processes' changes the worker heard (`LISTEN`), read without a round trip. */
+  readonly changes: SharedArrayBuffer
 }
+
+/** What the worker says unasked: another process changed the store; this process's lease ran out. */
+export type PgEvent = { readonly changed: true } | { readonly leaseLost: true }
 
 /** A request: run the store's `method` with `args`; `blocked`: the caller waits on the counter. */
 export interface PgRequest {
@@ -64,20 +69,28 @@ export class PgSync {
   private readonly worker: Worker
   private readonly answers: MessagePort
   private readonly counter: Int32Array
+  private readonly changes: Int32Array
+  private changesSeen = 0
+  private readonly listeners = new Set<(event: PgEvent) => void>()
   private readonly pending = new Map<number, { resolve: (value: unknown) => void, reject: (error: unknown) => void }>()
   private next = 0
   private closed = false
 
   /** Start the worker (it connects on the first request). `url` is never logged. */
-  constructor(data: Omit<PgWorkerData, 'answers' | 'signal'>) {
+  constructor(data: Omit<PgWorkerData, 'answers' | 'signal' | 'changes'>) {
     const channel = new MessageChannel()
     const signal = new SharedArrayBuffer(4)
+    const changes = new SharedArrayBuffer(4)
     this.counter = new Int32Array(signal)
+    this.changes = new Int32Array(changes)
     this.answers = channel.port1
     const { url, execArgv } = workerEntry()
-    this.worker = new Worker(url, { workerData: { ...data, answers: channel.port2, signal } satisfies PgWorkerData,
+    this.worker = new Worker(url, { workerData: { ...data, answers: channel.port2, signal, changes } satisfies PgWorkerData,
       transferList: [channel.port2], execArgv })
-    this.worker.on('message', (answer: PgAnswer) => this.settle(answer))
+    this.worker.on('message', (message: PgAnswer | PgEvent) => {
+      if ('id' in message) this.settle(message)
+      else for (const listener of [...this.listeners]) listener(message)
+    })
     this.worker.on('error', error => this.failAll(error))
     this.worker.on('exit', () => this.failAll(new Error('the PostgreSQL store worker stopped')))
     // An idle worker never keeps its process alive; a request in flight does (see callAsync).
@@ -118,6 +131,20 @@ export class PgSync {
     if (this.pending.size === 1) this.worker.ref()
     this.worker.postMessage({ id, method, args, blocked: false } satisfies PgRequest)
     return await answered as T
+  }
+
+  /** Hear what the worker says unasked (another process changed the store; this process's lease ran out). @returns its removal. */
+  listen(listener: (event: PgEvent) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Whether another process changed the store since the last call (a shared counter: no round trip). */
+  changed(): boolean {
+    const now = Atomics.load(this.changes, 0)
+    const changed = now !== this.changesSeen
+    this.changesSeen = now
+    return changed
   }
 
   /** Stop the worker (its connections close with it); what is in flight is rejected as a store fault. */

@@ -23,22 +23,39 @@ export const MAX_TRIES = 8
 /** A query inside a transaction: the rows it returned. */
 export type Query = <R extends QueryResultRow = Record<string, unknown>>(text: string, values?: readonly unknown[]) => Promise<R[]>
 
+/** What a transaction that changed rows tells the other processes on commit (`NOTIFY`, delivered only if it commits). */
+export interface ChangeNotice {
+  /** The channel (an identifier this package made, `home/pg/pg-schema.ts` `changeChannel`). */
+  readonly channel: string
+  /** Who changed it, so a process can tell its own commits from others'. */
+  readonly payload: string
+}
+
 /**
- * Run `work` as one transaction on a connection of `pool`. @returns what
+ * Run `work` as one transaction on a connection of `pool`; when it changed a
+ * row and `notice` is given, `pg_notify` in the same transaction. @returns what
  * `work` returned once committed. @throws a store fault (`home/store-fault.ts`
  * `storeFaultWhy` reads it) when the server cannot be used; whatever `work`
  * threw otherwise (nothing it did is kept).
  */
-export async function inTransaction<T>(pool: Pool, work: (query: Query) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: Pool, work: (query: Query) => Promise<T>, notice?: ChangeNotice): Promise<T> {
   for (let tries = 1; ; tries++) {
     let client: PoolClient | undefined
     try {
       client = await pool.connect()
       const on = client
-      const query: Query = async (text, values) => (await on.query(text, values as unknown[])).rows
+      let changed = false
+      const query: Query = async (text, values) => {
+        const result = await on.query(text, values as unknown[])
+        if ((result.command === 'INSERT' || result.command === 'UPDATE' || result.command === 'DELETE') && (result.rowCount ?? 0) > 0) {
+          changed = true
+        }
+        return result.rows
+      }
       await on.query('BEGIN')
       try {
         const result = await work(query)
+        if (changed && notice !== undefined) await on.query('SELECT pg_notify($1, $2)', [notice.channel, notice.payload])
         await on.query('COMMIT')
         return result
       } catch (error: unknown) {
