@@ -108,6 +108,18 @@ describe.skipIf(url === undefined)('the PostgreSQL store behind a synchronous ca
     expect(a.call('view', ['late'])).toMatchObject({ holder: { state: 'live' } })
   })
 
+  it('a worker that stopped (killed, crashed) refuses what was in flight and every later call as a store fault, at once', async () => {
+    const a = open(freshSchema(), 'machine-a')
+    a.call('prepare', [])
+    a.call('join', [false])
+    const inFlight = a.callAsync('markLive', ['s']).then(() => 'answered', (error: unknown) => storeFaultWhy(error))
+    await (a as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate()
+    expect(['answered', 'the PostgreSQL store worker stopped']).toContain(await inFlight)
+    expect(() => a.call('view', ['s'])).toThrow('the PostgreSQL store worker stopped')
+    expect(await a.callAsync('view', ['s']).then(() => 'answered', (error: unknown) => storeFaultWhy(error)))
+      .toBe('the PostgreSQL store worker stopped')
+  })
+
   it('a closed store refuses every call as a store fault', async () => {
     const a = open(freshSchema(), 'machine-a')
     a.close()

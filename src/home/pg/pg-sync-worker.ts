@@ -9,8 +9,9 @@
  * `RENEW_MS` (`home/pg/lease.ts`) from this thread, so a stalled event loop
  * never loses it; and one more connection `LISTEN`s for other processes'
  * changes (`home/pg/pg-tx.ts` `ChangeNotice`), counted in shared memory and
- * told to the calling thread. A lease found run out is said once; the
- * store's fence then refuses this process's holds until it joins again.
+ * told to the calling thread; a lost listening connection counts as a
+ * change and is opened again. A lease found run out is said; the store's
+ * fence then refuses this process's holds until it joins again.
  *
  * Liveness of a process of this machine is judged as its process judges it
  * (`harness/process-tag.ts` `isAlive`); this process is the worker's
@@ -28,46 +29,76 @@ import { tagText } from './pg-connection.js'
 import { loadPg } from './pg-module.js'
 import { changeChannel, preparePgStore } from './pg-schema.js'
 import { PgStore } from './pg-store.js'
-import { PG_CONNECT_MS, PG_STATEMENT_MS, type PgAnswer, type PgEvent, type PgRequest, type PgWorkerData } from './pg-sync.js'
+import { PG_CONNECT_MS, PG_STATEMENT_MS, type PgAnswer, type PgEvent, type PgRequest, type PgWorkerData } from './pg-sync-protocol.js'
 
 const data = workerData as PgWorkerData
 const counter = new Int32Array(data.signal)
 const changes = new Int32Array(data.changes)
 const tell = (event: PgEvent): void => parentPort!.postMessage(event)
 
+/** First delay before listening again after the listening connection was lost, ms; it doubles up to {@link LISTEN_RETRY_MAX_MS}. */
+const LISTEN_RETRY_FIRST_MS = 250
+/** Longest delay before listening again, ms. */
+const LISTEN_RETRY_MAX_MS = 5_000
+
 interface Opened {
   readonly store: PgStore
   readonly pool: Pool
-  readonly listener: Client
+  /** A new client for `LISTEN` (each one connects once; a lost one is replaced). */
+  readonly listener: () => Client
 }
 
 /** The store, made on the first request (loading `pg` then). */
 let opened: Promise<Opened> | undefined
 let renewing: ReturnType<typeof setInterval> | undefined
+/** Whether this worker listens (from `prepare` on), and the delay before the next try after a lost listening connection, ms. */
+let listening = false
+let relisten = LISTEN_RETRY_FIRST_MS
 
 async function open(): Promise<Opened> {
   const loaded = await loadPg()
   if (!loaded.ok) throw Object.assign(new Error(loaded.why), { storeFault: loaded.why })
+  // `statement_timeout` bounds a statement on the server; `query_timeout` bounds the wait here (a server that died
+  // mid-statement may never answer on its socket).
   const config = { connectionString: data.url, connectionTimeoutMillis: PG_CONNECT_MS, statement_timeout: PG_STATEMENT_MS,
-    application_name: 'dsh-cross-session' }
+    query_timeout: PG_STATEMENT_MS + PG_CONNECT_MS, application_name: 'dsh-cross-session' }
   const pool = new loaded.pg.Pool({ ...config, max: 4 })
   // A connection the server drops while idle in the pool is replaced on the next request; the event is not a crash.
   pool.on('error', () => undefined)
   const store = new PgStore({ pool, schema: data.schema, self: data.self, machineName: data.machineName, aliveHere: isAlive })
-  const listener = new loaded.pg.Client(config)
-  listener.on('error', () => undefined)
-  return { store, pool, listener }
+  return { store, pool, listener: () => new loaded.pg.Client(config) }
 }
 
-/** Count other processes' changes; a lost listening connection counts as a change (some may have been missed). */
-async function listen(listener: Client): Promise<void> {
+/**
+ * Count other processes' changes on a connection of its own. A lost one counts as a change (some may have been
+ * missed) and is replaced, backing off from {@link LISTEN_RETRY_FIRST_MS} to {@link LISTEN_RETRY_MAX_MS}.
+ */
+async function listen(make: () => Client): Promise<void> {
   const self = tagText(data.self)
-  listener.on('notification', notification => {
+  const client = make()
+  let lost = false
+  const onLost = (): void => {
+    if (lost) return
+    lost = true
+    changed()
+    void client.end().catch(() => undefined)
+    if (!listening) return
+    setTimeout(() => void listen(make).catch(() => undefined), relisten)
+    relisten = Math.min(LISTEN_RETRY_MAX_MS, relisten * 2)
+  }
+  client.on('notification', notification => {
     if (notification.payload !== self) changed()
   })
-  listener.on('end', changed)
-  await listener.connect()
-  await listener.query(`LISTEN ${changeChannel(data.schema)}`)
+  client.on('error', onLost)
+  client.on('end', onLost)
+  try {
+    await client.connect()
+    await client.query(`LISTEN ${changeChannel(data.schema)}`)
+    relisten = LISTEN_RETRY_FIRST_MS
+  } catch (error: unknown) {
+    onLost()
+    throw error
+  }
 }
 
 function changed(): void {
@@ -93,13 +124,12 @@ async function answer(request: PgRequest): Promise<PgAnswer> {
     })
     if (request.method === 'prepare') {
       await preparePgStore(pool, data.schema)
-      await listen(listener)
+      if (!listening) {
+        listening = true
+        // A server not reachable now is listened to once it is (the retry above); the store is prepared either way.
+        await listen(listener).catch(() => undefined)
+      }
       return { id: request.id, ok: true, value: undefined }
-    }
-    if (request.method === 'end') {
-      clearInterval(renewing)
-      await listener.end().catch(() => undefined)
-      return { id: request.id, ok: true, value: await pool.end() }
     }
     const method = (store as unknown as Record<string, unknown>)[request.method]
     if (typeof method !== 'function') throw new Error(`no such store method: ${request.method}`)

@@ -7,9 +7,9 @@
  * `receiveMessageOnPort`, Node 22 `worker_threads` docs), and
  * {@link PgSync.callAsync} does not block at all.
  *
- * A blocked call waits at most {@link SYNC_WAIT_MS}; the worker's own
- * bounds (a connection in {@link PG_CONNECT_MS}, a statement in
- * {@link PG_STATEMENT_MS}) answer a fault well before that, so the wait
+ * A blocked call waits at most `SYNC_WAIT_MS`; the worker's own bounds (a
+ * connection in `PG_CONNECT_MS`, a statement in `PG_STATEMENT_MS`,
+ * `home/pg/pg-sync-protocol.ts`) answer a fault well before that, so the wait
  * only runs out if the worker itself is stuck. An answer that comes after
  * its caller stopped waiting is dropped by its id.
  *
@@ -17,45 +17,10 @@
  */
 
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
-import { carryError, rebuildError, storeFault, type CarriedError } from '../store-fault.js'
-import type { MachineTag } from './lease.js'
+import { carryError, rebuildError, storeFault } from '../store-fault.js'
+import { SYNC_WAIT_MS, type PgAnswer, type PgEvent, type PgRequest, type PgWorkerData } from './pg-sync-protocol.js'
 
-/** How long a connection may take to open, ms (an unreachable server is a fault after this). */
-export const PG_CONNECT_MS = 2_000
-/** How long one statement may run on the server, ms (`statement_timeout`). */
-export const PG_STATEMENT_MS = 5_000
-/** How long a blocked {@link PgSync.call} waits for the worker, ms. */
-export const SYNC_WAIT_MS = 15_000
-
-/** What the worker is started with. */
-export interface PgWorkerData {
-  /** The connection URL (`home/pg/store-url.ts`; never logged). */
-  readonly url: string
-  readonly schema: string
-  readonly self: MachineTag
-  readonly machineName: string
-  /** Where blocked calls' answers go, with the shared counter the worker bumps after each. */
-  readonly answers: MessagePort
-  readonly signal: SharedArrayBuffer
-  /** A counter of other processes' changes the worker heard (`LISTEN`), read without a round trip. */
-  readonly changes: SharedArrayBuffer
-}
-
-/** What the worker says unasked: another process changed the store; this process's lease ran out. */
-export type PgEvent = { readonly changed: true } | { readonly leaseLost: true }
-
-/** A request: run the store's `method` with `args`; `blocked`: the caller waits on the counter. */
-export interface PgRequest {
-  readonly id: number
-  readonly method: string
-  readonly args: readonly unknown[]
-  readonly blocked: boolean
-}
-
-/** An answer to a request. */
-export type PgAnswer =
-  | { readonly id: number, readonly ok: true, readonly value: unknown }
-  | { readonly id: number, readonly ok: false, readonly error: CarriedError }
+export { PG_CONNECT_MS, PG_STATEMENT_MS, SYNC_WAIT_MS } from './pg-sync-protocol.js'
 
 /** The worker entry next to this module (`.js` built, `.ts` from source through `tsx`), as `home/off-loop.ts` starts its own. */
 function workerEntry(): { url: URL, execArgv: string[] } {
@@ -75,9 +40,14 @@ export class PgSync {
   private readonly pending = new Map<number, { resolve: (value: unknown) => void, reject: (error: unknown) => void }>()
   private next = 0
   private closed = false
+  /** Why the worker stopped, once it did. */
+  private stopped: string | undefined
 
-  /** Start the worker (it connects on the first request). `url` is never logged. */
-  constructor(data: Omit<PgWorkerData, 'answers' | 'signal' | 'changes'>) {
+  /**
+   * Start the worker (it connects on the first request). `url` is never logged.
+   * @param log - where a worker that failed is said.
+   */
+  constructor(data: Omit<PgWorkerData, 'answers' | 'signal' | 'changes'>, log: (message: string) => void = () => undefined) {
     const channel = new MessageChannel()
     const signal = new SharedArrayBuffer(4)
     const changes = new SharedArrayBuffer(4)
@@ -91,8 +61,15 @@ export class PgSync {
       if ('id' in message) this.settle(message)
       else for (const listener of [...this.listeners]) listener(message)
     })
-    this.worker.on('error', error => this.failAll(error))
-    this.worker.on('exit', () => this.failAll(new Error('the PostgreSQL store worker stopped')))
+    // A worker that stopped answers nothing more: what is in flight and every later call is refused as a store fault.
+    this.worker.on('error', error => {
+      this.stopped ??= carryError(error).message
+      log(`the PostgreSQL store's worker thread failed (${this.stopped}); calls to the store are refused`)
+    })
+    this.worker.on('exit', () => {
+      this.stopped ??= 'it exited'
+      this.failAll(new Error(`the PostgreSQL store worker stopped (${this.stopped})`))
+    })
     // An idle worker never keeps its process alive; a request in flight does (see callAsync).
     this.worker.unref()
   }
@@ -103,7 +80,7 @@ export class PgSync {
    * `waitMs` or is closed.
    */
   call<T>(method: string, args: readonly unknown[], waitMs = SYNC_WAIT_MS): T {
-    if (this.closed) throw storeFault('the PostgreSQL store is closed', 'the PostgreSQL store is closed')
+    this.usable()
     const id = ++this.next
     const seen = Atomics.load(this.counter, 0)
     this.worker.postMessage({ id, method, args, blocked: true } satisfies PgRequest)
@@ -125,7 +102,7 @@ export class PgSync {
 
   /** Run the store's `method` without blocking. @returns its value. @throws as {@link call}, never a timeout of this thread. */
   async callAsync<T>(method: string, args: readonly unknown[]): Promise<T> {
-    if (this.closed) throw storeFault('the PostgreSQL store is closed', 'the PostgreSQL store is closed')
+    this.usable()
     const id = ++this.next
     const answered = new Promise<unknown>((resolve, reject) => this.pending.set(id, { resolve, reject }))
     if (this.pending.size === 1) this.worker.ref()
@@ -154,6 +131,14 @@ export class PgSync {
     this.failAll(new Error('the PostgreSQL store was closed'))
     void this.worker.terminate()
     this.answers.close()
+  }
+
+  /** Throw a store fault when no call can be answered: closed, or its worker stopped. */
+  private usable(): void {
+    if (this.closed) throw storeFault('the PostgreSQL store is closed', 'the PostgreSQL store is closed')
+    if (this.stopped !== undefined) {
+      throw storeFault(`the PostgreSQL store worker stopped (${this.stopped})`, 'the PostgreSQL store worker stopped')
+    }
   }
 
   private settle(answer: PgAnswer): void {

@@ -44,6 +44,9 @@ export async function inTransaction<T>(pool: Pool, work: (query: Query) => Promi
     try {
       client = await pool.connect()
       const on = client
+      // A connection that breaks between two statements emits `error` on its client (`pg@8.23.1` lib/client.js
+      // `_handleErrorEvent`); unheard, that would end the process. The next statement on it fails, and is handled below.
+      on.on('error', ignore)
       let changed = false
       const query: Query = async (text, values) => {
         const result = await on.query(text, values as unknown[])
@@ -64,12 +67,16 @@ export async function inTransaction<T>(pool: Pool, work: (query: Query) => Promi
       }
     } catch (error: unknown) {
       // A connection the server or the network broke is not given back to the pool for reuse.
+      client?.removeListener('error', ignore)
       client?.release(pgFaultWhy(error) === undefined ? undefined : true)
       client = undefined
       if (isRetryable(error) && tries < MAX_TRIES) continue
       throw asStoreError(error)
     } finally {
+      client?.removeListener('error', ignore)
       client?.release()
     }
   }
 }
+
+function ignore(): void {}
