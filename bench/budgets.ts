@@ -20,6 +20,7 @@
 import { DEFAULT_SETTINGS } from '../src/settings/resolve.js'
 import { SURFACE_MIN_EVENTS } from '../src/index/surface-cache.js'
 import { QUERY_TITLE_BUDGET_MS } from '../src/tools/sessions-list.js'
+import type { MachinesResult } from './home/machines.js'
 import type { LimiterRow, PluginSendRow } from './cases.js'
 import type { CrossProcessResult } from './home/cross-process.js'
 import type { RealResult } from './home/real.js'
@@ -389,4 +390,17 @@ function pacedStallVerdict(result: LoadResult): Verdict {
     measured: `posters ${Math.max(...result.paced.posters.map(report => report.stall.posting.max)).toFixed(0)} ms, holder ${result.paced.owner.max.toFixed(0)} ms, a bystander ${result.paced.bystander.max.toFixed(0)} ms; ${over} of ${stalls.length} processes over; longest lock wait ${lockWait.toFixed(0)} ms, longest commit ${commit.toFixed(0)} ms; load average ${result.paced.loadBefore[0]?.toFixed(1)} on ${result.machine.cores} cores`,
     pass: result.paced.posters.length === result.processes && over === 0,
   }
+}
+
+/** A message posted on one machine until the machine that holds its target recorded it, store path over loopback, ms (median). */
+export const MACHINES_RECORDED_BUDGET_MS = 100
+
+/** The machines part (bench/home/machines.ts): no verdict when it could not run (no PostgreSQL server here). */
+export function machinesVerdicts(result: MachinesResult): Verdict[] {
+  if (!result.ran) return []
+  return [{
+    budget: `a post on machine A until machine B's runtime recorded it (store path, one PostgreSQL server over loopback): median ≤ ${MACHINES_RECORDED_BUDGET_MS} ms`,
+    measured: `median ${result.recorded.median.toFixed(1)} ms, p95 ${result.recorded.p95.toFixed(1)} ms over ${result.messages}`,
+    pass: result.recorded.n > 0 && result.recorded.median <= MACHINES_RECORDED_BUDGET_MS,
+  }]
 }

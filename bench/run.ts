@@ -21,9 +21,13 @@
  *    (bench/home/load.ts): failed posts, duplicates, each process's longest
  *    event-loop stall, store transactions per delivered message.
  *
+ * 5. Several machines on one PostgreSQL server over loopback
+ *    (bench/home/machines.ts): a store call's round trip, how soon another
+ *    machine hears a post, a post until the other machine recorded it.
+ *
  * Options: `--quick` (fewer iterations), `--no-harness` (no real `dsh`
  * process), `--only home` (parts 3 and 4 alone), `--only load` (part 4
- * alone), `--fresh` (re-seed the homes),
+ * alone), `--only machines` (part 5 alone), `--fresh` (re-seed the homes),
  * `--out FILE` (also write the markdown report there; default
  * `.tmp/bench/report.md`), `--100k` (also the real harness at 100,000
  * sessions: seeding it takes minutes and ~1.7 GB). Exit code 1 when a
@@ -41,7 +45,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { controllerHostCases, controllerHostTable, controllerHostVerdicts, frameParseCase } from './controller-host.js'
 import { limiterCases, listCases, pluginSendCases, readCases, schemaBytes, sendCases, type PluginSendRow } from './cases.js'
-import { homeVerdicts, loadVerdicts, memoryVerdicts, pluginSendVerdicts, realVerdicts, wireSchemaVerdict, type Verdict } from './budgets.js'
+import { homeVerdicts, loadVerdicts, machinesVerdicts, memoryVerdicts, pluginSendVerdicts, realVerdicts, wireSchemaVerdict, type Verdict } from './budgets.js'
 import { settingsReadCost } from './settings.js'
 import { ROOT } from './harness/dsh.js'
 import { runHarnessBench, type HarnessResult } from './harness/run-harness.js'
@@ -51,6 +55,7 @@ import { crossProcessNotes, crossProcessRows, runCrossProcessBench } from './hom
 import { realNotes, realRows, runRealCrossProcessBench, type RealResult } from './home/real.js'
 import { runStoreSizeBench, storeSizeNotes } from './home/store-size.js'
 import { loadNotes, PROCESSES, runLoadBench } from './home/load.js'
+import { machinesNotes, runMachinesBench } from './home/machines.js'
 
 const NODE_FLAGS = ['--expose-gc', '--max-semi-space-size=256']
 
@@ -63,7 +68,9 @@ const argv = new Set(process.argv.slice(2))
 const quick = argv.has('--quick')
 const onlyIndex = process.argv.indexOf('--only')
 const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : undefined
-if (only !== undefined && only !== 'home' && only !== 'load') throw new Error(`--only ${only}: the parts that run alone are \`home\` and \`load\``)
+if (only !== undefined && only !== 'home' && only !== 'load' && only !== 'machines') {
+  throw new Error(`--only ${only}: the parts that run alone are \`home\`, \`load\` and \`machines\``)
+}
 const harness = !argv.has('--no-harness')
 const outIndex = process.argv.indexOf('--out')
 const workDir = join(ROOT, '.tmp', 'bench')
@@ -161,12 +168,21 @@ async function main(): Promise<void> {
   const verdicts: Verdict[] = []
   if (only === undefined) await corpusParts(out, verdicts)
   else if (harness && only === 'home') buildLib()
-  if (only !== 'load') await homePart(out, verdicts)
+  if (only === undefined || only === 'home') await homePart(out, verdicts)
 
-  log(`load: ${PROCESSES} processes posting at once`)
-  const load = await runLoadBench({ perProcess: quick ? 10 : 60, log })
-  out.push(`## ${PROCESSES} processes posting at once (docs/architecture.md §8)`, '', ...loadNotes(load), '')
-  verdicts.push(...loadVerdicts(load))
+  if (only === undefined || only === 'home' || only === 'load') {
+    log(`load: ${PROCESSES} processes posting at once`)
+    const load = await runLoadBench({ perProcess: quick ? 10 : 60, log })
+    out.push(`## ${PROCESSES} processes posting at once (docs/architecture.md §8)`, '', ...loadNotes(load), '')
+    verdicts.push(...loadVerdicts(load))
+  }
+
+  if (only === undefined || only === 'machines') {
+    log('machines: two machines on one PostgreSQL server')
+    const machines = await runMachinesBench({ messages: quick ? 20 : 100, log })
+    out.push('## Several machines on one PostgreSQL server (docs/architecture.md §8 "Several machines")', '', ...machinesNotes(machines), '')
+    verdicts.push(...machinesVerdicts(machines))
+  }
 
   out.push('## Budgets', '', `CPU: ${cpus()[0]?.model ?? 'unknown'} (nproc ${cpus().length}); load average now ${loadavg().map(value => value.toFixed(1)).join(' / ')}; each timed figure below carries the 1-minute load when it was taken.`, '', verdictTable(verdicts), '')
   out.push(`Load average at the end: ${loadavg().map(value => value.toFixed(1)).join(' / ')} (shared machine: wall times scale with it).`, '')
