@@ -13,7 +13,9 @@
  *   of the one that last let go;
  * - `messages`: as the SQLite store's (`n` the posting order), with the
  *   claimer's machine;
- * - `watches`, `inbound`, `approvals`, `traffic`: as the SQLite store's.
+ * - `watches`, `inbound`, `approvals`, `traffic`: as the SQLite store's;
+ * - `directory`: the sessions each machine publishes for the others to list
+ *   (`home/pg/pg-directory.ts`).
  *
  * Created in one transaction under an advisory lock, so several processes
  * starting at once never race on `CREATE TABLE`.
@@ -104,7 +106,13 @@ CREATE TABLE IF NOT EXISTS ${schema}.traffic (
   state text NOT NULL CHECK (state IN ('pending', 'recorded', 'refused')),
   seq integer, answered_seq integer, reason text,
   created_at bigint NOT NULL, updated_at bigint NOT NULL);
-CREATE INDEX IF NOT EXISTS traffic_by_target ON ${schema}.traffic (target, state);`
+CREATE INDEX IF NOT EXISTS traffic_by_target ON ${schema}.traffic (target, state);
+CREATE TABLE IF NOT EXISTS ${schema}.directory (
+  machine text NOT NULL REFERENCES ${schema}.machines (id),
+  session_id text NOT NULL,
+  created_at bigint NOT NULL, cwd text, parent_session text, origin text, agent_preset text, title text,
+  live boolean NOT NULL, updated_at bigint NOT NULL,
+  PRIMARY KEY (machine, session_id));`
 }
 
 /**

@@ -1,0 +1,61 @@
+/**
+ * This `DSH_HOME` as a machine of the PostgreSQL store (docs/architecture.md
+ * §8 "Several machines"): a stable id, made once and kept in
+ * `$DSH_HOME/cross-session/machine-id` (owner-only, never through a
+ * symlink, `home/store-files.ts`), and the name shown beside its sessions on
+ * other machines (the `machine` setting; the host name when it is empty).
+ *
+ * Two processes starting at once make one id: each writes its own draft
+ * whole, then links it into place; the link of the second fails (`EEXIST`)
+ * and it reads the first's.
+ *
+ * @module dsh-cross-session/home/pg/machine-id
+ */
+
+import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { join } from 'node:path'
+import { nanoid } from 'nanoid'
+import { plainDirectory, storePaths } from '../store-files.js'
+
+/** A machine id this package made: `m-` and 21 nanoid characters. */
+const MACHINE_ID = /^m-[A-Za-z0-9_-]{21}$/
+
+/** Longest machine name, in characters (code points). */
+export const MAX_MACHINE_NAME = 64
+
+/**
+ * This home's machine id, made on first use. @throws a file-system error when
+ * the directory cannot be made or read, or `Error` when the file holds
+ * something that is not an id (never replaced: another release may own it).
+ */
+export function machineId(home: string): string {
+  const { dir } = storePaths(home)
+  plainDirectory(dir)
+  const file = join(dir, 'machine-id')
+  const made = `m-${nanoid()}`
+  // Written whole under a name of its own, then linked into place: the link either makes the file, whole, or finds
+  // one another process linked first (`EEXIST`), which is then the id.
+  const draft = join(dir, `machine-id.${process.pid}.${made}`)
+  writeFileSync(draft, `${made}\n`, { flag: 'wx', mode: 0o600 })
+  try {
+    linkSync(draft, file)
+    return made
+  } catch (error: unknown) {
+    if ((error as { code?: unknown }).code !== 'EEXIST') throw error
+  } finally {
+    rmSync(draft, { force: true })
+  }
+  const text = readFileSync(file, 'utf8').trim()
+  if (!MACHINE_ID.test(text)) throw new Error(`${file} does not hold a machine id`)
+  return text
+}
+
+/**
+ * The name other machines see (pure): the `machine` setting trimmed, control characters dropped, at most
+ * {@link MAX_MACHINE_NAME} characters; the host name when that leaves nothing.
+ */
+export function machineName(setting: string, host: string = hostname()): string {
+  const clean = (text: string): string => [...text.replace(/\p{Cc}/gu, '').trim()].slice(0, MAX_MACHINE_NAME).join('')
+  return clean(setting) || clean(host) || 'unnamed'
+}
