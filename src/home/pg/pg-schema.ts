@@ -15,7 +15,9 @@
  *   claimer's machine;
  * - `watches`, `inbound`, `approvals`, `traffic`: as the SQLite store's;
  * - `directory`: the sessions each machine publishes for the others to list
- *   (`home/pg/pg-directory.ts`).
+ *   (`home/pg/pg-directory.ts`);
+ * - `reads`: a read of a session asked of its machine, and its answer
+ *   (`home/pg/pg-reads.ts`).
  *
  * Created in one transaction under an advisory lock, so several processes
  * starting at once never race on `CREATE TABLE`.
@@ -112,7 +114,15 @@ CREATE TABLE IF NOT EXISTS ${schema}.directory (
   session_id text NOT NULL,
   created_at bigint NOT NULL, cwd text, parent_session text, origin text, agent_preset text, title text,
   live boolean NOT NULL, updated_at bigint NOT NULL,
-  PRIMARY KEY (machine, session_id));`
+  PRIMARY KEY (machine, session_id));
+CREATE TABLE IF NOT EXISTS ${schema}.reads (
+  id text PRIMARY KEY,
+  machine text NOT NULL, session_id text NOT NULL, request text NOT NULL,
+  asker text NOT NULL,
+  state text NOT NULL CHECK (state IN ('asked', 'taken', 'answered', 'abandoned')),
+  taker text, answer text,
+  created_at bigint NOT NULL, updated_at bigint NOT NULL);
+CREATE INDEX IF NOT EXISTS reads_asked ON ${schema}.reads (machine, created_at) WHERE state = 'asked';`
 }
 
 /**
