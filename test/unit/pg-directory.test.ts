@@ -88,6 +88,19 @@ describe.skipIf(url === undefined)('the directory of every machine\'s sessions',
     expect((await laptop.directory()).map(each => [each.header.id, each.reachable])).toEqual([['s-1', false]])
   })
 
+  it('a long-lived host adopts only its own machine\'s sessions: another machine\'s is woken there, never here', async () => {
+    const { on } = await world()
+    const laptop = await on('m-laptop', 'laptop')
+    const server = await on('m-server', 'server-1')
+    await server.publish({ upserts: [row('on-server')], removed: [] })
+    await laptop.publish({ upserts: [row('on-laptop')], removed: [] })
+    for (const target of ['on-server', 'on-laptop', 'unpublished']) {
+      await laptop.post({ messageId: `to-${target}`, target, sender: 'x', hop: 1, mode: 'queue', text: 't', mayWake: true })
+    }
+    expect((await laptop.adoptable()).sort()).toEqual(['on-laptop', 'unpublished'])
+    expect((await server.adoptable()).sort()).toEqual(['on-server', 'unpublished'])
+  })
+
   it('publishes 10,000 sessions in one transaction, and lists them', async () => {
     const { on } = await world()
     const server = await on('m-server', 'server-1')

@@ -49,13 +49,19 @@ export class PgMessageReads extends PgMessages {
     return rows[0] === undefined ? undefined : pgMessageOf(rows[0])
   }
 
-  /** Sessions with messages that may wake them and no living holder. */
+  /**
+   * Sessions with messages that may wake them and no living holder — never one another machine published
+   * (`home/pg/pg-directory.ts`): its log is there, so only its machine can wake it, and a host here would find no such
+   * session and refuse what waits for it as `target-gone`.
+   */
   async adoptable(): Promise<string[]> {
     const rows = await this.tx(query => query<AdoptRow>(`SELECT DISTINCT m.target, h.machine, h.pid, h.start,
         p.lease_until > clock_timestamp() AS leased
       FROM ${this.s}.messages m LEFT JOIN ${this.s}.holders h ON h.session_id = m.target
         LEFT JOIN ${this.s}.processes p ON p.machine = h.machine AND p.pid = h.pid AND p.start = h.start
-      WHERE m.state IN ('pending', 'claimed') AND m.may_wake AND (m.expires_at IS NULL OR m.expires_at >= $1)`, [this.now()]))
+      WHERE m.state IN ('pending', 'claimed') AND m.may_wake AND (m.expires_at IS NULL OR m.expires_at >= $1)
+        AND NOT EXISTS (SELECT 1 FROM ${this.s}.directory d WHERE d.session_id = m.target AND d.machine <> $2)`,
+    [this.now(), this.self.machine]))
     return rows.filter(row => row.machine === null || row.pid === null || !this.alive({ leased: row.leased === true,
       tag: { machine: row.machine, pid: row.pid, start: Number(row.start ?? 0) } })).map(row => row.target)
   }
