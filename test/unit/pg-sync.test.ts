@@ -120,6 +120,30 @@ describe.skipIf(url === undefined)('the PostgreSQL store behind a synchronous ca
       .toBe('the PostgreSQL store worker stopped')
   })
 
+  it('renews its lease from the worker; a lease that ran out (its row swept by another machine) is taken again and said', async () => {
+    const schema = freshSchema()
+    const a = open(schema, 'machine-a')
+    a.call('prepare', [])
+    a.call('join', [true])
+    const events: string[] = []
+    a.listen(event => events.push(Object.keys(event)[0]!))
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    try {
+      // Another machine's sweep judged it dead (its lease had lapsed) and dropped its row.
+      await admin.query(`DELETE FROM ${schema}.processes WHERE machine = 'machine-a'`)
+      const end = Date.now() + 20_000
+      while (!events.includes('leaseLost') && Date.now() < end) await new Promise(resolve => setTimeout(resolve, 50))
+      expect(events).toContain('leaseLost')
+      const rows = await admin.query(`SELECT long_lived, lease_until > clock_timestamp() AS leased FROM ${schema}.processes
+        WHERE machine = 'machine-a'`)
+      expect(rows.rows).toEqual([{ long_lived: true, leased: true }])
+      expect(a.call('markLive', ['s'])).toEqual({ ok: true, already: false })
+    } finally {
+      await admin.end()
+    }
+  }, 30_000)
+
   it('a closed store refuses every call as a store fault', async () => {
     const a = open(freshSchema(), 'machine-a')
     a.close()

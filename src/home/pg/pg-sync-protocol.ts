@@ -31,7 +31,7 @@ export interface PgWorkerData {
   readonly changes: SharedArrayBuffer
 }
 
-/** What the worker says unasked: another process changed the store; this process's lease ran out. */
+/** What the worker says unasked: another process changed the store; this process's lease had run out (it joined again). */
 export type PgEvent = { readonly changed: true } | { readonly leaseLost: true }
 
 /** A request: run the store's `method` with `args`; `blocked`: the caller waits on the counter. */

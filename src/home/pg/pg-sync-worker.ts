@@ -10,8 +10,8 @@
  * never loses it; and one more connection `LISTEN`s for other processes'
  * changes (`home/pg/pg-tx.ts` `ChangeNotice`), counted in shared memory and
  * told to the calling thread; a lost listening connection counts as a
- * change and is opened again. A lease found run out is said; the store's
- * fence then refuses this process's holds until it joins again.
+ * change and is opened again. A lease found run out is taken again by
+ * joining as before, and said.
  *
  * Liveness of a process of this machine is judged as its process judges it
  * (`harness/process-tag.ts` `isAlive`); this process is the worker's
@@ -51,6 +51,8 @@ interface Opened {
 /** The store, made on the first request (loading `pg` then). */
 let opened: Promise<Opened> | undefined
 let renewing: ReturnType<typeof setInterval> | undefined
+/** How this process last joined (`longLived`), while it has. */
+let joinedAs: boolean | undefined
 /** Whether this worker listens (from `prepare` on), and the delay before the next try after a lost listening connection, ms. */
 let listening = false
 let relisten = LISTEN_RETRY_FIRST_MS
@@ -106,12 +108,20 @@ function changed(): void {
   tell({ changed: true })
 }
 
-/** Renew this process's lease every `RENEW_MS` while it has joined; a lease that ran out is said once. */
-function renewFrom(store: PgStore): void {
+/**
+ * Renew this process's lease every `RENEW_MS` while it has joined. A lease that ran out (the server was out of reach
+ * longer than a lease, or another machine's sweep dropped this process's row) is taken again at once by joining as
+ * before, and said: only other machines judged this process by it (its own machine judges it by pid + start time, and
+ * only its own machine holds and claims its sessions), so nothing it holds was taken from it.
+ */
+function renewFrom(store: PgStore, longLived: boolean): void {
+  joinedAs = longLived
   renewing ??= setInterval(() => {
-    void store.renew().then(kept => {
-      if (!kept) tell({ leaseLost: true })
-    }, () => undefined)
+    void store.renew().then(async kept => {
+      if (kept || joinedAs === undefined) return
+      await store.join(joinedAs)
+      tell({ leaseLost: true })
+    }).catch(() => undefined)
   }, RENEW_MS)
 }
 
@@ -134,10 +144,11 @@ async function answer(request: PgRequest): Promise<PgAnswer> {
     const method = (store as unknown as Record<string, unknown>)[request.method]
     if (typeof method !== 'function') throw new Error(`no such store method: ${request.method}`)
     const value = await (method as (...args: readonly unknown[]) => Promise<unknown>).apply(store, [...request.args])
-    if (request.method === 'join') renewFrom(store)
+    if (request.method === 'join') renewFrom(store, request.args[0] === true)
     if (request.method === 'leave') {
       clearInterval(renewing)
       renewing = undefined
+      joinedAs = undefined
     }
     return { id: request.id, ok: true, value }
   } catch (error: unknown) {
