@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config'
  * The unit tests `npm run mutate` (StrykerJS, stryker.config.json) runs
  * against each mutant of the home store, the refusals, the send path and the list's row decisions
  * (docs/mutation.md): the test files that drive those modules, and none
- * that start OS processes (test/unit/home-race.test.ts) or replay ten
+ * that start OS processes (test/unit/home-race.test.ts, test/unit/pg-process-death.test.ts) or replay ten
  * thousand crash schedules (test/unit/home-schedule.test.ts), so a run
  * fits a 2-core machine.
  */
@@ -25,12 +25,22 @@ export default defineConfig({
       'test/unit/lock-patience.test.ts',
       'test/unit/newest-list.test.ts',
       'test/unit/off-loop.test.ts',
+      'test/unit/pg-directory.test.ts',
+      'test/unit/pg-faults.test.ts',
+      'test/unit/pg-pure.test.ts',
+      'test/unit/pg-reads.test.ts',
+      'test/unit/pg-runtime.test.ts',
+      'test/unit/pg-store.test.ts',
+      'test/unit/pg-sync.test.ts',
       'test/unit/recorded.test.ts',
       'test/unit/refusals.test.ts',
       'test/unit/sessions-list.test.ts',
       'test/unit/shared-index.test.ts',
       'test/unit/sessions-send.test.ts',
       'test/unit/smaller-faults.test.ts',
+      'test/unit/store-contract.test.ts',
+      'test/unit/store-contract-approvals.test.ts',
+      'test/unit/store-contract-notices.test.ts',
       'test/unit/store-corpus.test.ts',
       'test/unit/store-retry.test.ts',
       'test/unit/tick-faults.test.ts',
@@ -38,5 +48,7 @@ export default defineConfig({
       'test/unit/write-turns.test.ts',
     ],
     setupFiles: ['test/support/unit-home.ts'],
+    // The PostgreSQL store's tests run against one throwaway server (test/support/pg-global.ts).
+    globalSetup: ['test/support/pg-global.ts'],
   },
 })

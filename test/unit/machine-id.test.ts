@@ -6,7 +6,7 @@
  * @module test/unit/machine-id
  */
 import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -48,6 +48,14 @@ describe('the machine id', () => {
     expect(new Set(ids).size).toBe(1)
     expect(machineId(at)).toBe(ids[0])
   }, 60_000)
+
+  it('is never read through a symlink', () => {
+    const at = home()
+    mkdirSync(join(at, 'cross-session'), { recursive: true, mode: 0o700 })
+    writeFileSync(join(at, 'elsewhere'), 'm-AAAAAAAAAAAAAAAAAAAAA\n')
+    symlinkSync(join(at, 'elsewhere'), join(at, 'cross-session', 'machine-id'))
+    expect(() => machineId(at)).toThrow(/ELOOP/)
+  })
 
   it('a file that holds something else is never replaced', () => {
     const at = home()

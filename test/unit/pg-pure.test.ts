@@ -36,6 +36,11 @@ describe('the store setting', () => {
     expect(garbled).toHaveProperty('error')
     expect(JSON.stringify(garbled)).not.toContain('s3cret')
     expect(JSON.stringify(storePlace('post gres://ann:s3cret@db'))).not.toContain('s3cret')
+    // Credentials that break the URL's own syntax (a `/`, a second `:` or `@` in the password): nothing of them shown.
+    for (const text of ['postgres://app:s3/cr3t@db/x', 'postgres://app:s3:cr3t@db:port/x', 'postgres://app:s3@cr3t@db:port/x']) {
+      const shown = JSON.stringify(storePlace(text))
+      expect(shown).not.toMatch(/s3|cr3t/)
+    }
   })
 })
 
@@ -49,6 +54,9 @@ describe('faults of the PostgreSQL server', () => {
     expect(pgFaultWhy({ code: '28P01' })).toBe('the PostgreSQL server refused the password (28P01)')
     expect(pgFaultWhy(new Error('Connection terminated unexpectedly'))).toBe('the PostgreSQL connection was lost')
     expect(pgFaultWhy(new Error('timeout exceeded when trying to connect'))).toBe('the PostgreSQL connection was lost')
+    expect(pgFaultWhy(new Error('Query read timeout'))).toBe('the PostgreSQL connection was lost')
+    expect(pgFaultWhy({ code: '57014' })).toBe('a PostgreSQL statement took too long and was cancelled (57014)')
+    expect(pgFaultWhy({ code: '25P03' })).toBe('a PostgreSQL transaction stayed idle too long and was ended (25P03)')
   })
 
   it('a bug is no fault: a syntax error, a constraint, a plain error pass through as they were', () => {
@@ -69,10 +77,10 @@ describe('faults of the PostgreSQL server', () => {
     expect(isRetryable(undefined)).toBe(false)
   })
 
-  it('schema names are unquoted lower-case identifiers only', () => {
+  it('schema names are unquoted lower-case identifiers only, with room for their notify channel\'s `_changed` in 63', () => {
     expect(isSchemaName('cross_session')).toBe(true)
-    expect(isSchemaName('x'.repeat(63))).toBe(true)
-    for (const name of ['', 'x'.repeat(64), 'Cross', '1st', 'a;drop', 'a"b', 'a b']) expect(isSchemaName(name)).toBe(false)
+    expect(isSchemaName('x'.repeat(55))).toBe(true)
+    for (const name of ['', 'x'.repeat(56), 'Cross', '1st', 'a;drop', 'a"b', 'a b']) expect(isSchemaName(name)).toBe(false)
   })
 })
 

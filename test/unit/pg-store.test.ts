@@ -83,6 +83,31 @@ describe.skipIf(url === undefined)('the PostgreSQL store\'s holder half across m
     expect(await b.acquire('s')).toEqual({ ok: true, already: false })
   })
 
+  it('a renewal wakes nobody (no NOTIFY); a hold does', async () => {
+    const { processOf, schema } = await world()
+    const b = await processOf('machine-b', 200)
+    const listener = new pg.Client({ connectionString: url })
+    await listener.connect()
+    cleanups.push(() => listener.end())
+    const heard: string[] = []
+    listener.on('notification', notification => heard.push(notification.payload ?? ''))
+    await listener.query(`LISTEN ${schema}_changed`)
+    expect(await b.renew()).toBe(true)
+    await new Promise(resolve => setTimeout(resolve, 200))
+    expect(heard).toEqual([])
+    await b.markLive('s')
+    const end = Date.now() + 5_000
+    while (heard.length === 0 && Date.now() < end) await new Promise(resolve => setTimeout(resolve, 20))
+    expect(heard).toEqual(['machine-b:200:7'])
+  })
+
+  it('a store names its schema in every statement: one that is not a plain identifier is refused at once', () => {
+    for (const schema of ['x; DROP TABLE y', 'Public', 'a'.repeat(56)]) {
+      expect(() => new PgStore({ pool: new pg.Pool({ connectionString: url }), schema, self: { machine: 'm', pid: 1, start: 1 },
+        machineName: 'm', aliveHere: () => true })).toThrow('not a schema name this store accepts')
+    }
+  })
+
   it('a renewal keeps the lease: holds stay while the clock would otherwise pass them', async () => {
     const { admin, schema, processOf } = await world()
     const b = await processOf('machine-b', 200)
@@ -141,6 +166,90 @@ describe.skipIf(url === undefined)('the PostgreSQL store under concurrent proces
       expect(claimed.filter(each => each.sender === `sender-${index}`).map(each => each.id))
         .toEqual(Array.from({ length: 40 }, (_, n) => `p${index}-${n}`))
     }
+  })
+})
+
+describe.skipIf(url === undefined)('decisions that waited for a lock read what the lock\'s holder left', () => {
+  it('a holder of another machine that took the row while this process waited is alive, not "died"', async () => {
+    const { processOf, schema } = await world()
+    const a = await processOf('machine-a', 100)
+    const b = await processOf('machine-b', 200)
+    for (const [name, act] of [
+      ['acquire', (session: string) => a.acquire(session)],
+      ['refuseWaiting', (session: string) => a.refuseWaiting(session, 'target-gone')],
+    ] as const) {
+      const session = `s-${name}`
+      await a.post({ messageId: `m-${name}`, target: session, sender: 'x', hop: 1, mode: 'queue', text: 't', mayWake: true })
+      // B's hold, step by step: its row locked, then (after A started waiting for that lock) taken and committed.
+      const raw = new pg.Client({ connectionString: url })
+      await raw.connect()
+      cleanups.push(() => raw.end())
+      await raw.query('BEGIN')
+      await raw.query(`SELECT 1 FROM ${schema}.holders WHERE session_id = $1 FOR UPDATE`, [session])
+      const waiting = act(session)
+      await new Promise(resolve => setTimeout(resolve, 200))
+      await raw.query(`UPDATE ${schema}.holders SET machine = 'machine-b', pid = 200, start = 7, state = 'live', since = clock_timestamp()
+        WHERE session_id = $1`, [session])
+      await raw.query('COMMIT')
+      const outcome = await waiting
+      if (name === 'acquire') expect(outcome).toEqual({ ok: false, holder: { tag: b.self, state: 'live', woke: false } })
+      else expect(outcome).toBe(0)
+      expect(await a.message(`m-${name}`)).toMatchObject({ state: 'pending' })
+    }
+  })
+
+  it('a sweep racing the first lock of sessions never leaves a decision without its row', async () => {
+    const { processOf } = await world()
+    const a = await processOf('machine-a', 100)
+    const sweeper = await processOf('machine-a', 101)
+    const failures: string[] = []
+    for (let round = 0; round < 150; round++) {
+      const session = `race-${round}`
+      const [outcome] = await Promise.all([
+        a.acquire(session).catch((error: unknown) => String(error)),
+        sweeper.sweep(Date.now() + 40 * 24 * 60 * 60_000, 0),
+      ])
+      if (typeof outcome === 'string' || !outcome.ok) failures.push(`${session}: ${JSON.stringify(outcome)}`)
+      else if ((await a.view(session)).holder === undefined) failures.push(`${session}: held, but no row names it`)
+    }
+    expect(failures).toEqual([])
+  })
+})
+
+describe.skipIf(url === undefined)('a claimer judged dead whose last commit is still in flight', () => {
+  /** A holder that claimed `ids` on `s` and is then judged dead while its `recordAll` of the first one has not committed yet. */
+  async function dyingRecorder() {
+    const { processOf, schema } = await world()
+    const dead = new Set<number>()
+    const probe = (tag: { pid: number }): boolean => !dead.has(tag.pid)
+    const first = await processOf('machine-b', 201, probe)
+    const next = await processOf('machine-b', 202, probe)
+    const poster = await processOf('machine-a', 100)
+    await first.markLive('s')
+    const ids = ['late-1', 'late-2']
+    for (const id of ids) await poster.post({ messageId: id, target: 's', sender: 'x', hop: 1, mode: 'queue', text: id, mayWake: true })
+    await first.claim('s')
+    // Its record, sent before it died: the row locked and changed, the commit not yet in.
+    const inFlight = new pg.Client({ connectionString: url })
+    await inFlight.connect()
+    cleanups.push(() => inFlight.end())
+    await inFlight.query('BEGIN')
+    await inFlight.query(`UPDATE ${schema}.messages SET state = 'recorded', seq = 7 WHERE message_id = 'late-1'`)
+    dead.add(201)
+    return { next, poster, inFlight }
+  }
+
+  it('the next holder\'s takeover and claim wait for it, and leave what it recorded as recorded', async () => {
+    const { next, poster, inFlight } = await dyingRecorder()
+    const taking = (async () => {
+      await next.markLive('s')
+      return await next.claim('s')
+    })()
+    await new Promise(resolve => setTimeout(resolve, 200))
+    await inFlight.query('COMMIT')
+    expect((await taking).map(message => message.messageId)).toEqual(['late-2'])
+    expect(await poster.message('late-1')).toMatchObject({ state: 'recorded', seq: 7 })
+    expect(await poster.message('late-2')).toMatchObject({ state: 'claimed', claimer: { pid: 202 } })
   })
 })
 

@@ -12,7 +12,7 @@
  * @module dsh-cross-session/home/pg/machine-id
  */
 
-import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { nanoid } from 'nanoid'
@@ -46,9 +46,19 @@ export function machineId(home: string): string {
   } finally {
     rmSync(draft, { force: true })
   }
-  const text = readFileSync(file, 'utf8').trim()
+  const text = readOwn(file).trim()
   if (!MACHINE_ID.test(text)) throw new Error(`${file} does not hold a machine id`)
   return text
+}
+
+/** A file's text, never through a symlink (`O_NOFOLLOW`: a link at the path fails with `ELOOP`). */
+function readOwn(file: string): string {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
+  try {
+    return readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /**

@@ -13,8 +13,8 @@ import type { ProcessTag } from '../../harness/dsh-home.js'
 import type { HolderView } from '../store.js'
 import { storeFault } from '../store-fault.js'
 import { isAlive, type MachineTag, type NamedProcess } from './lease.js'
-import { lastLetGoOf, namedOf, WITH_LEASE, type PgHolderRow } from './pg-holder-rows.js'
-import { changeChannel } from './pg-schema.js'
+import { lastLetGoOf, namedOf, type PgHolderRow } from './pg-holder-rows.js'
+import { changeChannel, isSchemaName } from './pg-schema.js'
 import { inTransaction, type Query } from './pg-tx.js'
 
 /** A process as a change notice's payload: `machine:pid:start`. */
@@ -49,7 +49,10 @@ export class PgConnection {
   protected readonly now: () => number
   private readonly aliveHere: (tag: ProcessTag) => boolean
 
+  /** @throws Error when `options.schema` is not a schema name this package accepts (`home/pg/pg-schema.ts` `isSchemaName`). */
   constructor(options: PgStoreOptions) {
+    // Every statement names the schema in its text: never one that is not a plain identifier.
+    if (!isSchemaName(options.schema)) throw new Error(`not a schema name this store accepts: ${JSON.stringify(options.schema)}`)
     this.pool = options.pool
     this.s = options.schema
     this.self = options.self
@@ -58,21 +61,36 @@ export class PgConnection {
     this.now = options.now ?? Date.now
   }
 
-  /** Run `work` as one transaction (`home/pg/pg-tx.ts`); one that changed a row notifies the other processes on commit. */
-  protected async tx<T>(work: (query: Query) => Promise<T>): Promise<T> {
-    return await inTransaction(this.pool, work, { channel: changeChannel(this.s), payload: tagText(this.self) })
+  /**
+   * Run `work` as one transaction (`home/pg/pg-tx.ts`); one that changed a row notifies the other processes on commit,
+   * unless `quiet` (a lease renewal: nothing another process acts on).
+   */
+  protected async tx<T>(work: (query: Query) => Promise<T>, quiet = false): Promise<T> {
+    return await inTransaction(this.pool, work, quiet ? undefined : { channel: changeChannel(this.s), payload: tagText(this.self) })
   }
 
   /**
    * `sessionId`'s holder row, made to exist and locked (`FOR UPDATE`) for the rest of the transaction: every decision
    * about a session's holder or its waiting messages queues on this one row, so posts to a target commit in the order
    * their posting numbers were drawn and claims see each in that order.
+   *
+   * The row is locked first and the lease of the process it names read after, in a statement of its own: a row
+   * locked after a wait is read as the transaction that held the lock left it, but a table joined in the same
+   * statement would be read as it was before that wait (a holder that joined and took the row meanwhile would read as
+   * having no lease). A row a sweep dropped between the insert and the lock is made again.
    */
   protected async lockSession(query: Query, sessionId: string): Promise<PgHolderRow> {
-    await query(`INSERT INTO ${this.s}.holders (session_id, state, since) VALUES ($1, 'free', clock_timestamp())
-      ON CONFLICT (session_id) DO NOTHING`, [sessionId])
-    const [row] = await query<PgHolderRow>(`${WITH_LEASE(this.s)} WHERE h.session_id = $1 FOR UPDATE OF h`, [sessionId])
-    return row!
+    for (;;) {
+      await query(`INSERT INTO ${this.s}.holders (session_id, state, since) VALUES ($1, 'free', clock_timestamp())
+        ON CONFLICT (session_id) DO NOTHING`, [sessionId])
+      const [row] = await query<Omit<PgHolderRow, 'leased'>>(`SELECT * FROM ${this.s}.holders WHERE session_id = $1 FOR UPDATE`,
+        [sessionId])
+      if (row === undefined) continue
+      if (row.machine === null || row.pid === null) return { ...row, leased: null }
+      const [lease] = await query<{ leased: boolean }>(`SELECT lease_until > clock_timestamp() AS leased FROM ${this.s}.processes
+        WHERE machine = $1 AND pid = $2 AND start = $3`, [row.machine, row.pid, row.start])
+      return { ...row, leased: lease?.leased ?? null }
+    }
   }
 
   /** The living process a row names, if any. */
@@ -102,8 +120,10 @@ export class PgConnection {
     const dead = claims.filter(claim => !this.alive({ tag: { machine: claim.machine, pid: claim.pid, start: Number(claim.start) },
       leased: claim.leased === true }))
     if (dead.length === 0) return
+    // Still claimed, as read: a process judged dead may still have a commit in flight (it sent its `recordAll` before it
+    // died); this update waits for that row and then leaves a row it recorded as it is.
     await query(`UPDATE ${this.s}.messages SET state = 'pending', claimer_machine = NULL, claimer_pid = NULL, claimer_start = NULL,
-      updated_at = $2 WHERE n = ANY($1::bigint[])`, [dead.map(claim => claim.n), this.now()])
+      updated_at = $2 WHERE n = ANY($1::bigint[]) AND state = 'claimed'`, [dead.map(claim => claim.n), this.now()])
   }
 
   /** Whether a named process is alive, as this process judges it (`home/pg/lease.ts` `isAlive`). */

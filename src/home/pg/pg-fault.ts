@@ -27,6 +27,12 @@ const FAULT_CLASSES: Readonly<Record<string, string>> = {
   'XX': 'the PostgreSQL server has an internal error',
 }
 
+/** SQLSTATEs with a reason of their own, before their class's. */
+const OWN: Readonly<Record<string, string>> = {
+  '57014': 'a PostgreSQL statement took too long and was cancelled',
+  '25P03': 'a PostgreSQL transaction stayed idle too long and was ended',
+}
+
 /** SQLSTATEs of a server that refuses this client (a setting to fix, not a moment to wait out). */
 const REFUSED: Readonly<Record<string, string>> = {
   '28000': 'the PostgreSQL server refused the login',
@@ -41,7 +47,7 @@ const SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH
 
 /** Messages `pg` throws without a code when a connection is lost or cannot be had in time. */
 const LOST = [/connection terminated/i, /not queryable/i, /timeout exceeded when trying to connect/i, /connection timeout/i,
-  /Client was closed/i]
+  /Client was closed/i, /query read timeout/i]
 
 /** Why `error` makes the PostgreSQL store unusable now, or `undefined` for any other error (a bug: rethrown as it was). */
 export function pgFaultWhy(error: unknown): string | undefined {
@@ -49,8 +55,8 @@ export function pgFaultWhy(error: unknown): string | undefined {
   const { code, message } = error as { code?: unknown, message?: unknown }
   if (typeof code === 'string') {
     if (SOCKET.has(code)) return `the PostgreSQL server cannot be reached (${code})`
-    const refused = REFUSED[code]
-    if (refused !== undefined) return `${refused} (${code})`
+    const own = OWN[code] ?? REFUSED[code]
+    if (own !== undefined) return `${own} (${code})`
     const known = /^[0-9A-Z]{5}$/.test(code) ? FAULT_CLASSES[code.slice(0, 2)] : undefined
     if (known !== undefined) return `${known} (${code})`
   }

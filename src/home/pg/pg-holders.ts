@@ -43,25 +43,27 @@ export class PgHolders extends PgConnection {
    */
   async renew(): Promise<boolean> {
     const { machine, pid, start } = this.self
+    // Quiet: a renewal changes nothing another process acts on, so it wakes none of them.
     return await this.tx(async query => {
       const renewed = await query(`UPDATE ${this.s}.processes SET lease_until = clock_timestamp() + $4 * interval '1 millisecond'
         WHERE machine = $1 AND pid = $2 AND start = $3 AND lease_until > clock_timestamp() RETURNING 1`, [machine, pid, start, LEASE_MS])
       if (renewed.length === 0) return false
       await query(`UPDATE ${this.s}.machines SET seen_at = clock_timestamp() WHERE id = $1`, [machine])
       return true
-    })
+    }, true)
   }
 
   /** This process stops: let go of every session it holds (as `how`) and drop its lease. */
   async leave(how: LetGo): Promise<void> {
     const { machine, pid, start } = this.self
     await this.tx(async query => {
-      await query(`UPDATE ${this.s}.messages SET state = 'pending', claimer_machine = NULL, claimer_pid = NULL, claimer_start = NULL,
-        updated_at = $4 WHERE state = 'claimed' AND claimer_machine = $1 AND claimer_pid = $2 AND claimer_start = $3`,
-      [machine, pid, start, this.now()])
+      // Holder rows first, then messages: the order every other transition takes its locks in (no deadlock to wait out).
       await query(`UPDATE ${this.s}.holders SET machine = NULL, pid = NULL, start = NULL, state = 'free', woke = false,
         let_go = $4, let_go_machine = $1, let_go_pid = $2, let_go_at = ${NOW_MS} WHERE machine = $1 AND pid = $2 AND start = $3`,
       [machine, pid, start, how])
+      await query(`UPDATE ${this.s}.messages SET state = 'pending', claimer_machine = NULL, claimer_pid = NULL, claimer_start = NULL,
+        updated_at = $4 WHERE state = 'claimed' AND claimer_machine = $1 AND claimer_pid = $2 AND claimer_start = $3`,
+      [machine, pid, start, this.now()])
       await query(`DELETE FROM ${this.s}.processes WHERE machine = $1 AND pid = $2 AND start = $3`, [machine, pid, start])
     })
   }

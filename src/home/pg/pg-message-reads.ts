@@ -74,16 +74,20 @@ export class PgMessageReads extends PgMessages {
     return await this.tx(async query => {
       const dropped = await query(`DELETE FROM ${this.s}.messages WHERE state IN ('recorded', 'refused') AND updated_at < $1
         RETURNING 1`, [now - retainMs])
-      const processes = await query<{ machine: string, pid: number, start: string, leased: boolean }>(`SELECT machine, pid, start,
-        lease_until > clock_timestamp() AS leased FROM ${this.s}.processes`)
+      // `joined_at` as text: to the microsecond, as stored (a JavaScript Date keeps milliseconds).
+      const processes = await query<{ machine: string, pid: number, start: string, leased: boolean, joined: string }>(`SELECT machine,
+        pid, start, joined_at::text AS joined, lease_until > clock_timestamp() AS leased FROM ${this.s}.processes`)
       for (const row of processes) {
         const tag = { machine: row.machine, pid: row.pid, start: Number(row.start) }
-        if (!this.alive({ tag, leased: row.leased })) {
-          await query(`DELETE FROM ${this.s}.processes WHERE machine = $1 AND pid = $2 AND start = $3`, [tag.machine, tag.pid, row.start])
-        }
+        if (this.alive({ tag, leased: row.leased })) continue
+        // Judged as read: a process that joined again since (a new `joined_at`), or one of another machine whose lease
+        // was renewed since, is not dropped.
+        await query(`DELETE FROM ${this.s}.processes WHERE machine = $1 AND pid = $2 AND start = $3 AND joined_at::text = $4
+          AND (machine = $5 OR lease_until <= clock_timestamp())`, [tag.machine, tag.pid, row.start, row.joined, this.self.machine])
       }
-      await query(`DELETE FROM ${this.s}.holders WHERE pid IS NULL AND (let_go_at IS NULL OR let_go_at < $1)`,
-        [now - FREE_HOLDER_RETAIN_MS])
+      // Never a row a transition has locked (it is deciding on that session now).
+      await query(`DELETE FROM ${this.s}.holders WHERE session_id IN (SELECT session_id FROM ${this.s}.holders
+        WHERE pid IS NULL AND (let_go_at IS NULL OR let_go_at < $1) FOR UPDATE SKIP LOCKED)`, [now - FREE_HOLDER_RETAIN_MS])
       return dropped.length
     })
   }

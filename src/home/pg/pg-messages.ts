@@ -92,11 +92,15 @@ export class PgMessages extends PgHolders {
       const taken = rows.filter(message => message.state === 'pending' || !this.alive({ leased: message.leased === true,
         tag: { machine: message.claimer_machine ?? '', pid: message.claimer_pid ?? 0, start: Number(message.claimer_start ?? 0) } }))
       if (taken.length === 0) return []
-      await query(`UPDATE ${this.s}.messages SET state = 'claimed', claimed = true, claimer_machine = $1, claimer_pid = $2,
-        claimer_start = $3, updated_at = $5 WHERE n = ANY($4::bigint[])`, [...this.mine(), taken.map(message => message.n), now])
+      // Only rows still as read: a dead claimer's commit in flight (a `recordAll` it sent before it died) takes no
+      // session lock, so this update may wait for it and must then leave a row it recorded as it is.
+      const claimed = new Set((await query<{ n: string }>(`UPDATE ${this.s}.messages SET state = 'claimed', claimed = true,
+        claimer_machine = $1, claimer_pid = $2, claimer_start = $3, updated_at = $5
+        WHERE n = ANY($4::bigint[]) AND state IN ('pending', 'claimed') RETURNING n`,
+      [...this.mine(), taken.map(message => message.n), now])).map(row => row.n))
       const { machine, pid, start } = this.self
-      return taken.map(message => pgMessageOf({ ...message, state: 'claimed', claimer_machine: machine, claimer_pid: pid,
-        claimer_start: String(start) }))
+      return taken.filter(message => claimed.has(message.n)).map(message => pgMessageOf({ ...message, state: 'claimed',
+        claimer_machine: machine, claimer_pid: pid, claimer_start: String(start) }))
     })
   }
 

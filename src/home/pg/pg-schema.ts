@@ -32,9 +32,12 @@ import { inTransaction } from './pg-tx.js'
 /** Schema version kept in `meta`; a store of a newer release is left alone (a store fault). */
 export const PG_STORE_VERSION = '1'
 
-/** A PostgreSQL schema name this package accepts: lower-case letters, digits and `_`, at most 63 (an unquoted identifier). */
+/**
+ * A PostgreSQL schema name this package accepts: lower-case letters, digits and `_`, at most 55 (an unquoted
+ * identifier, with room for the `_changed` of its notify channel in PostgreSQL's 63).
+ */
 export function isSchemaName(name: string): boolean {
-  return /^[a-z_][a-z0-9_]{0,62}$/.test(name)
+  return /^[a-z_][a-z0-9_]{0,54}$/.test(name)
 }
 
 /** The `LISTEN`/`NOTIFY` channel on which every transition that changed a row of schema `schema` says so. */

@@ -14,6 +14,12 @@ import type { MachineTag } from './lease.js'
 export const PG_CONNECT_MS = 2_000
 /** How long one statement may run on the server, ms (`statement_timeout`). */
 export const PG_STATEMENT_MS = 5_000
+/**
+ * How long a session may sit inside a transaction without a statement before the server ends it, ms
+ * (`idle_in_transaction_session_timeout`): a transaction here runs its statements back to back, so only a process
+ * stopped or starved mid-transaction reaches it, and then the rows it locked are free again for every other process.
+ */
+export const PG_IDLE_IN_TRANSACTION_MS = 2_000
 /** How long a blocked {@link PgSync.call} waits for the worker, ms. */
 export const SYNC_WAIT_MS = 15_000
 

@@ -29,7 +29,8 @@ import { tagText } from './pg-connection.js'
 import { loadPg } from './pg-module.js'
 import { changeChannel, preparePgStore } from './pg-schema.js'
 import { PgStore } from './pg-store.js'
-import { PG_CONNECT_MS, PG_STATEMENT_MS, type PgAnswer, type PgEvent, type PgRequest, type PgWorkerData } from './pg-sync-protocol.js'
+import { PG_CONNECT_MS, PG_IDLE_IN_TRANSACTION_MS, PG_STATEMENT_MS, type PgAnswer, type PgEvent, type PgRequest,
+  type PgWorkerData } from './pg-sync-protocol.js'
 
 const data = workerData as PgWorkerData
 const counter = new Int32Array(data.signal)
@@ -56,14 +57,19 @@ let joinedAs: boolean | undefined
 /** Whether this worker listens (from `prepare` on), and the delay before the next try after a lost listening connection, ms. */
 let listening = false
 let relisten = LISTEN_RETRY_FIRST_MS
+/** Whether the next connection that listens replaces a lost one. */
+let reconnecting = false
 
 async function open(): Promise<Opened> {
   const loaded = await loadPg()
   if (!loaded.ok) throw Object.assign(new Error(loaded.why), { storeFault: loaded.why })
   // `statement_timeout` bounds a statement on the server; `query_timeout` bounds the wait here (a server that died
-  // mid-statement may never answer on its socket).
+  // mid-statement may never answer on its socket). `idle_in_transaction_session_timeout`: a process stopped inside a
+  // transaction (SIGSTOP, a laptop's lid closed) has its session ended by the server, so the rows it locked are free
+  // again for every other process instead of until it wakes; TCP keepalive finds a peer that vanished.
   const config = { connectionString: data.url, connectionTimeoutMillis: PG_CONNECT_MS, statement_timeout: PG_STATEMENT_MS,
-    query_timeout: PG_STATEMENT_MS + PG_CONNECT_MS, application_name: 'dsh-cross-session' }
+    query_timeout: PG_STATEMENT_MS + PG_CONNECT_MS, idle_in_transaction_session_timeout: PG_IDLE_IN_TRANSACTION_MS,
+    keepAlive: true, keepAliveInitialDelayMillis: 10_000, application_name: 'dsh-cross-session' }
   const pool = new loaded.pg.Pool({ ...config, max: 4 })
   // A connection the server drops while idle in the pool is replaced on the next request; the event is not a crash.
   pool.on('error', () => undefined)
@@ -85,6 +91,7 @@ async function listen(make: () => Client): Promise<void> {
     changed()
     void client.end().catch(() => undefined)
     if (!listening) return
+    reconnecting = true
     setTimeout(() => void listen(make).catch(() => undefined), relisten)
     relisten = Math.min(LISTEN_RETRY_MAX_MS, relisten * 2)
   }
@@ -96,6 +103,9 @@ async function listen(make: () => Client): Promise<void> {
   try {
     await client.connect()
     await client.query(`LISTEN ${changeChannel(data.schema)}`)
+    // What was committed while nobody listened is not told again: listening again counts as a change too.
+    if (relisten !== LISTEN_RETRY_FIRST_MS || reconnecting) changed()
+    reconnecting = false
     relisten = LISTEN_RETRY_FIRST_MS
   } catch (error: unknown) {
     onLost()

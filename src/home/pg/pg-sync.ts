@@ -22,6 +22,9 @@ import { SYNC_WAIT_MS, type PgAnswer, type PgEvent, type PgRequest, type PgWorke
 
 export { PG_CONNECT_MS, PG_STATEMENT_MS, SYNC_WAIT_MS } from './pg-sync-protocol.js'
 
+/** How long a blocked call waits between looks at whether its worker still runs, ms. */
+const WAIT_SLICE_MS = 50
+
 /** The worker entry next to this module (`.js` built, `.ts` from source through `tsx`), as `home/off-loop.ts` starts its own. */
 function workerEntry(): { url: URL, execArgv: string[] } {
   const fromSource = import.meta.url.endsWith('.ts')
@@ -91,11 +94,17 @@ export class PgSync {
         // An answer to a call that stopped waiting is dropped.
         if (answer.id === id) return unwrap<T>(answer)
       }
+      // A worker that stopped says so by an event this blocked thread cannot run: its thread id, read between slices
+      // of the wait, tells it (-1 once it no longer runs, Node 22 `worker_threads` docs).
+      if (this.worker.threadId === -1) {
+        this.stopped ??= 'it exited'
+        this.usable()
+      }
       const left = until - Date.now()
       if (left <= 0) {
         throw storeFault(`the PostgreSQL store did not answer ${method} within ${waitMs} ms`, 'the PostgreSQL store did not answer in time')
       }
-      Atomics.wait(this.counter, 0, last, left)
+      Atomics.wait(this.counter, 0, last, Math.min(left, WAIT_SLICE_MS))
       last = Atomics.load(this.counter, 0)
     }
   }

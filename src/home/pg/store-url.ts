@@ -46,7 +46,10 @@ export function shownUrl(url: URL): string {
   return shown.href
 }
 
-/** A text that failed to parse as a URL, printed without whatever sits between `:` and `@` (a password, maybe). */
+/** A text that failed to parse as a URL, printed without whatever sits before its last `@` after the scheme (credentials, maybe). */
 function shownText(text: string): string {
-  return text.replace(/:[^:@/]*@/, ':***@')
+  const at = text.lastIndexOf('@')
+  if (at < 0) return text
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? ''
+  return `${scheme}***${text.slice(at)}`
 }
