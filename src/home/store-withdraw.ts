@@ -55,6 +55,39 @@ export function whereabouts(found: Found): Whereabouts {
   return { kind: 'refused', reason: 'user' }
 }
 
+/** What a withdraw writes (none, or one row by its `n`, at `at`) and answers. */
+export type WithdrawStep = { readonly write: 'none', readonly outcome: WithdrawOutcome } | RowWrite
+
+/** A withdraw that writes one row. */
+interface RowWrite {
+  readonly write: 'withdraw-pending' | 'withdraw-held' | 'expire-held'
+  readonly n: number
+  readonly at: number
+  readonly outcome: WithdrawOutcome
+}
+
+/**
+ * The withdraw's decision from the rows that hold `messageId` (pure; both stores act on it, `home/pg/pg-withdraw.ts`
+ * too): withdrawn before gives the same answer again; `pending` and never claimed, or `held` and not past its expiry,
+ * is withdrawn; `held` past its expiry expires, as a decision would (`decide`); anything else is too late, with where.
+ */
+export function withdrawStep(found: Found, messageId: string, target: string, now: number): WithdrawStep {
+  const { message, approval } = found
+  if (message?.state === 'refused' && message.reason === WITHDRAWN)
+    return { write: 'none', outcome: { ok: true, messageId, target, was: 'pending', at: message.updated_at } }
+  if (message === undefined && approval?.state === 'refused' && approval.reason === WITHDRAWN)
+    return { write: 'none', outcome: { ok: true, messageId, target, was: 'held', at: approval.decided_at ?? now } }
+  if (message?.state === 'pending' && message.claimed === 0)
+    return { write: 'withdraw-pending', n: message.n, at: now, outcome: { ok: true, messageId, target, was: 'pending', at: now } }
+  if (message === undefined && approval?.state === 'held') {
+    const expired: WithdrawOutcome = { ok: false, reason: 'too-late', messageId, target, where: { kind: 'expired' } }
+    return approval.expires_at <= now
+      ? { write: 'expire-held', n: approval.n, at: now, outcome: expired }
+      : { write: 'withdraw-held', n: approval.n, at: now, outcome: { ok: true, messageId, target, was: 'held', at: now } }
+  }
+  return { write: 'none', outcome: { ok: false, reason: 'too-late', messageId, target, where: whereabouts(found) } }
+}
+
 /** Withdraw over one connection. */
 export class StoreWithdraw extends StoreApprovals implements WithdrawStore {
   withdraw(sender: string, which: WithdrawWhich): WithdrawOutcome {
@@ -63,31 +96,17 @@ export class StoreWithdraw extends StoreApprovals implements WithdrawStore {
       const found = messageId === undefined ? {} : this.found(messageId)
       const any = found.message ?? found.approval ?? found.local
       if (messageId === undefined || any === undefined || any.sender !== sender) return { ok: false, reason: 'unknown' }
-      const target = any.target
-      const now = this.now()
-      const { message, approval } = found
-      // Withdrawn before: the same answer again.
-      if (message?.state === 'refused' && message.reason === WITHDRAWN)
-        return { ok: true, messageId, target, was: 'pending', at: message.updated_at }
-      if (message === undefined && approval?.state === 'refused' && approval.reason === WITHDRAWN)
-        return { ok: true, messageId, target, was: 'held', at: approval.decided_at ?? now }
-      if (message?.state === 'pending' && message.claimed === 0) {
+      const step = withdrawStep(found, messageId, any.target, this.now())
+      if (step.write === 'withdraw-pending') {
         this.sql('UPDATE messages SET state = \'refused\', reason = ?, claimer_pid = NULL, claimer_start = NULL, updated_at = ? '
-          + 'WHERE n = ?').run(WITHDRAWN, now, message.n)
-        this.dropWatch(messageId, now)
-        return { ok: true, messageId, target, was: 'pending', at: now }
+          + 'WHERE n = ?').run(WITHDRAWN, step.at, step.n)
+      } else if (step.write === 'expire-held') {
+        this.sql('UPDATE approvals SET state = \'expired\', decided_at = ? WHERE n = ?').run(step.at, step.n)
+      } else if (step.write === 'withdraw-held') {
+        this.sql('UPDATE approvals SET state = \'refused\', reason = ?, decided_at = ? WHERE n = ?').run(WITHDRAWN, step.at, step.n)
       }
-      if (message === undefined && approval?.state === 'held') {
-        // Past its expiry it expires here, as a decision would (`decide`): too late.
-        if (approval.expires_at <= now) {
-          this.sql('UPDATE approvals SET state = \'expired\', decided_at = ? WHERE n = ?').run(now, approval.n)
-          return { ok: false, reason: 'too-late', messageId, target, where: { kind: 'expired' } }
-        }
-        this.sql('UPDATE approvals SET state = \'refused\', reason = ?, decided_at = ? WHERE n = ?').run(WITHDRAWN, now, approval.n)
-        this.dropWatch(messageId, now)
-        return { ok: true, messageId, target, was: 'held', at: now }
-      }
-      return { ok: false, reason: 'too-late', messageId, target, where: whereabouts(found) }
+      if (step.write === 'withdraw-pending' || step.write === 'withdraw-held') this.dropWatch(messageId, step.at)
+      return step.outcome
     })
   }
 

@@ -19,8 +19,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { openHomeStore, type HomeStore, type ProcessTag } from '../../src/testing.js'
 import { PgStore } from '../../src/home/pg/pg-store.js'
-import { preparePgStore } from '../../src/home/pg/pg-schema.js'
-import { pgUrl } from './pg-target.ts'
+import { pgUrl, testSchema } from './pg-target.ts'
 
 /** What the suites call of a store, answered at once (SQLite) or later (PostgreSQL). */
 type Maybe<T> = T | Promise<T>
@@ -45,19 +44,6 @@ const cleanups: Array<() => Promise<void> | void> = []
 /** Close every store and drop every home and schema made since the last call. */
 export async function cleanUp(): Promise<void> {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-}
-
-let schemas = 0
-/** A fresh schema on the test server, dropped at {@link cleanUp}. */
-async function freshSchema(url: string): Promise<string> {
-  const schema = `xs_contract_${process.pid}_${++schemas}`
-  const admin = new pg.Pool({ connectionString: url, max: 1 })
-  cleanups.push(async () => {
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-    await admin.end()
-  })
-  await preparePgStore(admin, schema)
-  return schema
 }
 
 const url = pgUrl()
@@ -88,7 +74,8 @@ export const backends: readonly Backend[] = [
     name: 'PostgreSQL',
     skip: url === undefined,
     world: async now => {
-      const schema = await freshSchema(url!)
+      const { schema, drop } = await testSchema(url!, 'xs_contract')
+      cleanups.push(drop)
       const dead = new Set<number>()
       const stores = await Promise.all([0, 1, 2].map(async index => {
         const pool = new pg.Pool({ connectionString: url, max: 2 })

@@ -11,8 +11,7 @@ import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { directoryChange, type DirectoryRow } from '../../src/home/pg/directory-rows.js'
 import { PgStore } from '../../src/home/pg/pg-store.js'
-import { preparePgStore } from '../../src/home/pg/pg-schema.js'
-import { pgUrl } from '../support/pg-target.ts'
+import { pgUrl, testSchema } from '../support/pg-target.ts'
 
 const url = pgUrl()
 const cleanups: Array<() => Promise<void>> = []
@@ -35,15 +34,9 @@ describe('what changed between two publications', () => {
 })
 
 describe.skipIf(url === undefined)('the directory of every machine\'s sessions', () => {
-  let schemas = 0
   async function world() {
-    const schema = `xs_dir_${process.pid}_${++schemas}`
-    const admin = new pg.Pool({ connectionString: url, max: 1 })
-    cleanups.push(async () => {
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-      await admin.end()
-    })
-    await preparePgStore(admin, schema)
+    const { schema, admin, drop } = await testSchema(url!, 'xs_dir')
+    cleanups.push(drop)
     const on = async (machine: string, name: string): Promise<PgStore> => {
       const pool = new pg.Pool({ connectionString: url, max: 2 })
       cleanups.push(() => pool.end())

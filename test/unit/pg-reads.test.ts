@@ -10,9 +10,8 @@
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { PgStore } from '../../src/home/pg/pg-store.js'
-import { preparePgStore } from '../../src/home/pg/pg-schema.js'
 import { READ_RETAIN_MS } from '../../src/home/pg/pg-reads.js'
-import { pgUrl } from '../support/pg-target.ts'
+import { pgUrl, testSchema } from '../support/pg-target.ts'
 
 const url = pgUrl()
 const cleanups: Array<() => Promise<void>> = []
@@ -20,15 +19,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-let schemas = 0
 async function world() {
-  const schema = `xs_reads_${process.pid}_${++schemas}`
-  const admin = new pg.Pool({ connectionString: url, max: 1 })
-  cleanups.push(async () => {
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-    await admin.end()
-  })
-  await preparePgStore(admin, schema)
+  const { schema, drop } = await testSchema(url!, 'xs_reads')
+  cleanups.push(drop)
   const on = async (machine: string, pid = 1, now?: () => number): Promise<PgStore> => {
     const pool = new pg.Pool({ connectionString: url, max: 2 })
     cleanups.push(() => pool.end())

@@ -10,13 +10,12 @@
  *
  * @module test/unit/pg-runtime
  */
-import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { HomeRuntime, selfTag, StoreWatch, type CorpusRows } from '../../src/testing.js'
 import { PgHomeStore } from '../../src/home/pg/pg-home-store.js'
 import { PgSync } from '../../src/home/pg/pg-sync.js'
 import { rc8Session, SimAgent } from '../support/rc8-sim.js'
-import { pgUrl } from '../support/pg-target.ts'
+import { pgUrl, testSchema } from '../support/pg-target.ts'
 
 const url = pgUrl()
 const cleanups: Array<() => Promise<void> | void> = []
@@ -24,15 +23,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-let schemas = 0
-function freshSchema(): string {
-  const schema = `xs_runtime_${process.pid}_${++schemas}`
-  cleanups.push(async () => {
-    const admin = new pg.Client({ connectionString: url })
-    await admin.connect()
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-    await admin.end()
-  })
+/** A schema of this test's own (its tables made by the first store that opens it), dropped after the test. */
+async function freshSchema(): Promise<string> {
+  const { schema, drop } = await testSchema(url!, 'xs_runtime', false)
+  cleanups.push(drop)
   return schema
 }
 
@@ -57,7 +51,7 @@ async function until(probe: () => boolean, ms = 10_000): Promise<void> {
 
 describe.skipIf(url === undefined)('the home runtime on the PostgreSQL store', () => {
   it('a message posted on machine A is delivered once into a session live on machine B, woken by NOTIFY, and recorded', async () => {
-    const schema = freshSchema()
+    const schema = await freshSchema()
     const onA = machine(schema, 'machine-a')
     const onB = machine(schema, 'machine-b')
     const { log, broken } = rc8Session('s')

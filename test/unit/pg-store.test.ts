@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { storeFaultWhy } from '../../src/testing.js'
 import { PgStore } from '../../src/home/pg/pg-store.js'
 import { preparePgStore } from '../../src/home/pg/pg-schema.js'
-import { pgUrl } from '../support/pg-target.ts'
+import { pgUrl, testSchema } from '../support/pg-target.ts'
 
 const url = pgUrl()
 const cleanups: Array<() => Promise<void>> = []
@@ -23,15 +23,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-let schemas = 0
 async function world() {
-  const schema = `xs_pgs_${process.pid}_${++schemas}`
-  const admin = new pg.Pool({ connectionString: url, max: 1 })
-  cleanups.push(async () => {
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-    await admin.end()
-  })
-  await preparePgStore(admin, schema)
+  const { schema, admin, drop } = await testSchema(url!, 'xs_pgs')
+  cleanups.push(drop)
   /** A process of `machine`; nothing of another machine is ever judged by this probe. */
   const processOf = async (machine: string, pid: number, probe: (tag: { pid: number }) => boolean = () => true): Promise<PgStore> => {
     const pool = new pg.Pool({ connectionString: url, max: 2 })

@@ -10,7 +10,7 @@ import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { selfTag, storeFaultWhy } from '../../src/testing.js'
 import { PgSync } from '../../src/home/pg/pg-sync.js'
-import { pgUrl } from '../support/pg-target.ts'
+import { pgUrl, testSchema } from '../support/pg-target.ts'
 
 const url = pgUrl()
 const cleanups: Array<() => Promise<void> | void> = []
@@ -18,15 +18,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-let schemas = 0
-function freshSchema(): string {
-  const schema = `xs_sync_${process.pid}_${++schemas}`
-  cleanups.push(async () => {
-    const admin = new pg.Client({ connectionString: url })
-    await admin.connect()
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-    await admin.end()
-  })
+/** A schema of this test's own (its tables made by the first store that opens it), dropped after the test. */
+async function freshSchema(): Promise<string> {
+  const { schema, drop } = await testSchema(url!, 'xs_sync', false)
+  cleanups.push(drop)
   return schema
 }
 
@@ -37,8 +32,8 @@ function open(schema: string, machine: string, pid = selfTag().pid, start = self
 }
 
 describe.skipIf(url === undefined)('the PostgreSQL store behind a synchronous call', () => {
-  it('blocking calls run the store\'s transitions in order and bring back their values (maps and sets included)', () => {
-    const schema = freshSchema()
+  it('blocking calls run the store\'s transitions in order and bring back their values (maps and sets included)', async () => {
+    const schema = await freshSchema()
     const a = open(schema, 'machine-a')
     const b = open(schema, 'machine-b', 4242, 7)
     a.call('prepare', [])
@@ -57,7 +52,7 @@ describe.skipIf(url === undefined)('the PostgreSQL store behind a synchronous ca
   })
 
   it('a blocking call holds the event loop; an awaited one does not, and several may be in flight', async () => {
-    const schema = freshSchema()
+    const schema = await freshSchema()
     const a = open(schema, 'machine-a')
     await a.callAsync('prepare', [])
     await a.callAsync('join', [false])
@@ -74,7 +69,7 @@ describe.skipIf(url === undefined)('the PostgreSQL store behind a synchronous ca
   it('a fault of the server crosses as the same store fault, blocking or not', async () => {
     const closed = new URL(url!)
     closed.port = '1'
-    const a = open(freshSchema(), 'machine-a', undefined, undefined, closed.href)
+    const a = open(await freshSchema(), 'machine-a', undefined, undefined, closed.href)
     const blocked = (() => {
       try {
         a.call('prepare', [])
@@ -88,8 +83,8 @@ describe.skipIf(url === undefined)('the PostgreSQL store behind a synchronous ca
       .toBe('the PostgreSQL server cannot be reached (ECONNREFUSED)')
   })
 
-  it('a call that stops waiting is a store fault, and its late answer never answers the next call', () => {
-    const schema = freshSchema()
+  it('a call that stops waiting is a store fault, and its late answer never answers the next call', async () => {
+    const schema = await freshSchema()
     const a = open(schema, 'machine-a')
     a.call('prepare', [])
     a.call('join', [false])
@@ -109,7 +104,7 @@ describe.skipIf(url === undefined)('the PostgreSQL store behind a synchronous ca
   })
 
   it('a worker that stopped (killed, crashed) refuses what was in flight and every later call as a store fault, at once', async () => {
-    const a = open(freshSchema(), 'machine-a')
+    const a = open(await freshSchema(), 'machine-a')
     a.call('prepare', [])
     a.call('join', [false])
     const inFlight = a.callAsync('markLive', ['s']).then(() => 'answered', (error: unknown) => storeFaultWhy(error))
@@ -121,7 +116,7 @@ describe.skipIf(url === undefined)('the PostgreSQL store behind a synchronous ca
   })
 
   it('renews its lease from the worker; a lease that ran out (its row swept by another machine) is taken again and said', async () => {
-    const schema = freshSchema()
+    const schema = await freshSchema()
     const a = open(schema, 'machine-a')
     a.call('prepare', [])
     a.call('join', [true])
@@ -145,7 +140,7 @@ describe.skipIf(url === undefined)('the PostgreSQL store behind a synchronous ca
   }, 30_000)
 
   it('a closed store refuses every call as a store fault', async () => {
-    const a = open(freshSchema(), 'machine-a')
+    const a = open(await freshSchema(), 'machine-a')
     a.close()
     expect(() => a.call('view', ['s'])).toThrow('the PostgreSQL store is closed')
     expect(await a.callAsync('view', ['s']).then(() => 'answered', (error: unknown) => storeFaultWhy(error))).toBe('the PostgreSQL store is closed')

@@ -13,7 +13,7 @@
 
 import type { WithdrawOutcome, WithdrawWhich } from '../../model/withdraw.js'
 import { matchesSend } from '../../model/withdraw.js'
-import { whereabouts, WITHDRAWN, type Found } from '../store-withdraw.js'
+import { withdrawStep, WITHDRAWN, type Found } from '../store-withdraw.js'
 import { PgApprovals } from './pg-approvals.js'
 import type { Query } from './pg-tx.js'
 
@@ -53,31 +53,18 @@ export class PgWithdraw extends PgApprovals {
       const target = seen.target
       await this.lockSession(query, target)
       const found = await this.found(query, messageId, true)
-      const now = this.now()
-      const { message, approval } = found
-      // Withdrawn before: the same answer again.
-      if (message?.state === 'refused' && message.reason === WITHDRAWN)
-        return { ok: true, messageId, target, was: 'pending', at: message.updated_at }
-      if (message === undefined && approval?.state === 'refused' && approval.reason === WITHDRAWN)
-        return { ok: true, messageId, target, was: 'held', at: approval.decided_at ?? now }
-      if (message?.state === 'pending' && message.claimed === 0) {
+      const step = withdrawStep(found, messageId, target, this.now())
+      if (step.write === 'withdraw-pending') {
         await query(`UPDATE ${this.s}.messages SET state = 'refused', reason = $2, claimer_machine = NULL, claimer_pid = NULL,
-          claimer_start = NULL, updated_at = $3 WHERE n = $1`, [message.n, WITHDRAWN, now])
-        await this.dropWatch(query, messageId, now)
-        return { ok: true, messageId, target, was: 'pending', at: now }
-      }
-      if (message === undefined && approval?.state === 'held') {
-        // Past its expiry it expires here, as a decision would (`decide`): too late.
-        if (approval.expires_at <= now) {
-          await query(`UPDATE ${this.s}.approvals SET state = 'expired', decided_at = $2 WHERE n = $1`, [approval.n, now])
-          return { ok: false, reason: 'too-late', messageId, target, where: { kind: 'expired' } }
-        }
+          claimer_start = NULL, updated_at = $3 WHERE n = $1`, [step.n, WITHDRAWN, step.at])
+      } else if (step.write === 'expire-held') {
+        await query(`UPDATE ${this.s}.approvals SET state = 'expired', decided_at = $2 WHERE n = $1`, [step.n, step.at])
+      } else if (step.write === 'withdraw-held') {
         await query(`UPDATE ${this.s}.approvals SET state = 'refused', reason = $2, decided_at = $3 WHERE n = $1`,
-          [approval.n, WITHDRAWN, now])
-        await this.dropWatch(query, messageId, now)
-        return { ok: true, messageId, target, was: 'held', at: now }
+          [step.n, WITHDRAWN, step.at])
       }
-      return { ok: false, reason: 'too-late', messageId, target, where: whereabouts(found) }
+      if (step.write === 'withdraw-pending' || step.write === 'withdraw-held') await this.dropWatch(query, messageId, step.at)
+      return step.outcome
     })
   }
 
