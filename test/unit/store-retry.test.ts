@@ -69,10 +69,13 @@ describe('retryStore', () => {
       return stuck.step()
     }, signal, 400, { firstMs: 20, longestMs: 40, busyOnly: true }))
     const gaps = at.slice(1).map((time, index) => time - at[index]!)
-    // First pause 10–20 ms, then 20–40 ms each (a timer may fire up to a ms before its time as the loop reads it), but the last: it ends at the budget.
+    // First pause 10–20 ms, then 20–40 ms each (a timer may fire up to a ms before its time as the loop reads it), but
+    // those near the budget's end: a pause is cut to what is left of the budget (one, or two when a cut pause still
+    // leaves a ms). Only a pause that ended before the last 40 ms of the budget is judged.
+    const uncut = gaps.slice(1).filter((_, index) => at[index + 2]! < at[0]! + 400 - 40)
     expect(gaps[0]!).toBeGreaterThanOrEqual(8)
-    expect(gaps.length).toBeGreaterThan(2)
-    expect(gaps.slice(1, -1).every(gap => gap >= 17)).toBe(true)
+    expect(uncut.length).toBeGreaterThan(2)
+    expect(uncut.filter(gap => gap < 17)).toEqual([])
     expect(at.length).toBeLessThan(400 / 10)
   })
 })
