@@ -40,8 +40,8 @@ export interface Found {
   readonly local?: Row
 }
 
-/** Where a message is that is no longer waiting, from its rows (the PostgreSQL store reads its rows through it too). */
-export function whereabouts(found: Found): Whereabouts {
+/** Where a message is that is no longer waiting, from its rows. */
+function whereabouts(found: Found): Whereabouts {
   const row = found.message ?? found.local
   if (row !== undefined) {
     if (row.state === 'recorded' && row.seq !== null)
