@@ -140,7 +140,7 @@ export function machinesNotes(result: MachinesResult): string[] {
   return [
     `Two machines in one process on a throwaway PostgreSQL server over loopback; ${result.messages} messages, one at a time.`,
     '',
-    `- a synchronous store call (\`view\`, one transaction on the worker thread): ${ms(result.roundTrip)}`,
+    `- a synchronous store call (\`view\`, one read statement on the worker thread): ${ms(result.roundTrip)}`,
     `- A's post called → B heard it (\`NOTIFY\`; A's post transaction included, since both share this thread): ${ms(result.heard)}`,
     `- A's post → B's runtime recorded it at its seq (claimed, admitted, the turn run, the log flushed, recorded): ${ms(result.recorded)}`,
     `- B's store calls per delivered message: ${calls}`,

@@ -41,7 +41,7 @@ function pgApprovalOf(row: PgApprovalRow): Approval {
 /** The approval transitions on PostgreSQL. */
 export class PgApprovals extends PgNotices {
   async inboundOf(sessionId: string): Promise<InboundMode | undefined> {
-    const rows = await this.tx(query => query<{ mode: string }>(`SELECT mode FROM ${this.s}.inbound WHERE session_id = $1`, [sessionId]))
+    const rows = await this.read<{ mode: string }>(`SELECT mode FROM ${this.s}.inbound WHERE session_id = $1`, [sessionId])
     const mode = rows[0]?.mode
     return mode !== undefined && INBOUND_MODES.includes(mode) ? mode as InboundMode : undefined
   }
@@ -79,7 +79,7 @@ export class PgApprovals extends PgNotices {
   }
 
   async approval(messageId: string): Promise<Approval | undefined> {
-    const row = await this.tx(query => this.approvalRow(query, messageId))
+    const row = await this.approvalRow(this.read, messageId)
     return row === undefined ? undefined : pgApprovalOf(row)
   }
 
@@ -131,7 +131,7 @@ export class PgApprovals extends PgNotices {
   }
 
   async traffic(limit: number): Promise<TrafficRow[]> {
-    const rows = await this.tx(query => query<Omit<TrafficSqlRow, 'at' | 'expires_at'> & { at: string, expires_at: string | null }>(
+    const rows = await this.read<Omit<TrafficSqlRow, 'at' | 'expires_at'> & { at: string, expires_at: string | null }>(
       `SELECT * FROM (
         SELECT message_id, sender, target, mode, hop, created_at AS at, state, seq, answered_seq, NULL::bigint AS expires_at, reason,
           NULL::text AS notice FROM ${this.s}.traffic
@@ -140,7 +140,7 @@ export class PgApprovals extends PgNotices {
         UNION ALL SELECT message_id, sender, target, mode, hop, created_at, state, NULL, NULL, expires_at,
           CASE state WHEN 'refused' THEN COALESCE(reason, 'user') ELSE NULL END, NULL
           FROM ${this.s}.approvals WHERE state <> 'delivered') rows
-      ORDER BY at DESC LIMIT $1`, [limit]))
+      ORDER BY at DESC LIMIT $1`, [limit])
     return rows.map(row => trafficRowOf({ ...row, at: Number(row.at),
       expires_at: row.expires_at === null ? null : Number(row.expires_at) }))
   }

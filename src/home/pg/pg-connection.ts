@@ -15,7 +15,7 @@ import { storeFault } from '../store-fault.js'
 import { isAlive, type MachineTag, type NamedProcess } from './lease.js'
 import { lastLetGoOf, namedOf, type PgHolderRow } from './pg-holder-rows.js'
 import { changeChannel, isSchemaName } from './pg-schema.js'
-import { inTransaction, type Query } from './pg-tx.js'
+import { inTransaction, readRows, type Query } from './pg-tx.js'
 
 /** A process as a change notice's payload: `machine:pid:start`. */
 export function tagText(tag: MachineTag): string {
@@ -68,6 +68,9 @@ export class PgConnection {
   protected async tx<T>(work: (query: Query) => Promise<T>, quiet = false): Promise<T> {
     return await inTransaction(this.pool, work, quiet ? undefined : { channel: changeChannel(this.s), payload: tagText(this.self) })
   }
+
+  /** One read statement, outside a transaction (`home/pg/pg-tx.ts` `readRows`): for a read that decides nothing. */
+  protected readonly read: Query = async (text, values) => await readRows(this.pool, text, values)
 
   /**
    * `sessionId`'s holder row, made to exist and locked (`FOR UPDATE`) for the rest of the transaction: every decision

@@ -57,17 +57,17 @@ export class PgDirectory extends PgWithdraw {
 
   /** What this machine published, by session id (what a publication is computed against). */
   async published(): Promise<Map<string, DirectoryRow>> {
-    const rows = await this.tx(query => query<PgDirectoryRow>(`SELECT d.*, '' AS machine_name, true AS reachable
-      FROM ${this.s}.directory d WHERE d.machine = $1`, [this.self.machine]))
+    const rows = await this.read<PgDirectoryRow>(`SELECT d.*, '' AS machine_name, true AS reachable
+      FROM ${this.s}.directory d WHERE d.machine = $1`, [this.self.machine])
     return new Map(rows.map(row => [row.session_id, rowOf(row)]))
   }
 
   /** Every other machine's published sessions, newest first. */
   async directory(): Promise<RemoteSession[]> {
-    const rows = await this.tx(query => query<PgDirectoryRow>(`SELECT d.*, m.name AS machine_name,
+    const rows = await this.read<PgDirectoryRow>(`SELECT d.*, m.name AS machine_name,
         EXISTS (SELECT 1 FROM ${this.s}.processes p WHERE p.machine = d.machine AND p.lease_until > clock_timestamp()) AS reachable
       FROM ${this.s}.directory d JOIN ${this.s}.machines m ON m.id = d.machine
-      WHERE d.machine <> $1 ORDER BY d.created_at DESC, d.session_id`, [this.self.machine]))
+      WHERE d.machine <> $1 ORDER BY d.created_at DESC, d.session_id`, [this.self.machine])
     return rows.map(row => ({ ...rowOf(row), machine: row.machine, machineName: row.machine_name, reachable: row.reachable }))
   }
 }

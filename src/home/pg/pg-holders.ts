@@ -21,7 +21,7 @@ import { LEASE_MS, sameProcess, type MachineTag } from './lease.js'
 import { NOW_MS, PgConnection } from './pg-connection.js'
 import { holderOf, namedOf, WITH_LEASE, type PgHolderRow } from './pg-holder-rows.js'
 
-/** The holder transitions on PostgreSQL. Each method is one transaction; faults of the server throw as store faults. */
+/** The holder transitions on PostgreSQL: each one transaction, each read one statement; faults of the server throw as store faults. */
 export class PgHolders extends PgConnection {
   /** Register this process (and its machine) with a fresh lease; `longLived`: a host that outlives its sessions' turns. */
   async join(longLived: boolean): Promise<void> {
@@ -97,7 +97,7 @@ export class PgHolders extends PgConnection {
 
   /** One session's holder view (a read). */
   async view(sessionId: string): Promise<HolderView> {
-    const rows = await this.tx(query => query<PgHolderRow>(`${WITH_LEASE(this.s)} WHERE h.session_id = $1`, [sessionId]))
+    const rows = await this.read<PgHolderRow>(`${WITH_LEASE(this.s)} WHERE h.session_id = $1`, [sessionId])
     const row = rows[0]
     const named = namedOf(row)
     if (named !== undefined && this.alive(named)) return { holder: holderOf(row!, named.tag) }
@@ -107,7 +107,7 @@ export class PgHolders extends PgConnection {
 
   /** Every session held by another living process, of any machine (one query over the held rows). */
   async board(): Promise<Board> {
-    const rows = await this.tx(query => query<PgHolderRow>(`${WITH_LEASE(this.s)} WHERE h.pid IS NOT NULL`))
+    const rows = await this.read<PgHolderRow>(`${WITH_LEASE(this.s)} WHERE h.pid IS NOT NULL`)
     const elsewhere = new Map<string, Holder>()
     for (const row of rows) {
       const named = namedOf(row)!
@@ -118,17 +118,17 @@ export class PgHolders extends PgConnection {
 
   /** Another living long-lived process of this package on this machine (the one that joined first), if any. */
   async longLivedHost(): Promise<MachineTag | undefined> {
-    const rows = await this.tx(query => query<{ pid: number, start: string, leased: boolean }>(
+    const rows = await this.read<{ pid: number, start: string, leased: boolean }>(
       `SELECT pid, start, lease_until > clock_timestamp() AS leased FROM ${this.s}.processes
-        WHERE machine = $1 AND long_lived ORDER BY joined_at`, [this.self.machine]))
+        WHERE machine = $1 AND long_lived ORDER BY joined_at`, [this.self.machine])
     return rows.map(row => ({ tag: { machine: this.self.machine, pid: row.pid, start: Number(row.start) }, leased: row.leased }))
       .find(named => !sameProcess(named.tag, this.self) && this.alive(named))?.tag
   }
 
   /** Whether the process `tag` of this machine joined as a long-lived host; `undefined` for one the store does not know. */
   async isLongLived(tag: ProcessTag): Promise<boolean | undefined> {
-    const rows = await this.tx(query => query<{ long_lived: boolean }>(
-      `SELECT long_lived FROM ${this.s}.processes WHERE machine = $1 AND pid = $2 AND start = $3`, [this.self.machine, tag.pid, tag.start]))
+    const rows = await this.read<{ long_lived: boolean }>(
+      `SELECT long_lived FROM ${this.s}.processes WHERE machine = $1 AND pid = $2 AND start = $3`, [this.self.machine, tag.pid, tag.start])
     return rows[0]?.long_lived
   }
 

@@ -23,29 +23,29 @@ interface AdoptRow {
   readonly leased: boolean | null
 }
 
-/** The message half's reads and sweep. Each method is one transaction; faults of the server throw as store faults. */
+/** The message half's reads (each one statement) and sweep (one transaction); faults of the server throw as store faults. */
 export class PgMessageReads extends PgMessages {
   async pendingFor(sessionId: string): Promise<StoredMessage[]> {
-    const rows = await this.tx(query => query<PgMessageRow>(`SELECT * FROM ${this.s}.messages WHERE target = $1 AND state = 'pending'
-      ORDER BY n`, [sessionId]))
+    const rows = await this.read<PgMessageRow>(`SELECT * FROM ${this.s}.messages WHERE target = $1 AND state = 'pending'
+      ORDER BY n`, [sessionId])
     return rows.map(pgMessageOf)
   }
 
   async waiting(): Promise<Set<string>> {
     // Not this process's own claims: those are in flight here, and a claim would not take them again.
-    const rows = await this.tx(query => query<{ target: string }>(`SELECT DISTINCT target FROM ${this.s}.messages
-      WHERE state IN ('pending', 'claimed') AND NOT (state = 'claimed' AND ${MINE})`, this.mine()))
+    const rows = await this.read<{ target: string }>(`SELECT DISTINCT target FROM ${this.s}.messages
+      WHERE state IN ('pending', 'claimed') AND NOT (state = 'claimed' AND ${MINE})`, this.mine())
     return new Set(rows.map(row => row.target))
   }
 
   async heldHere(): Promise<string[]> {
-    const rows = await this.tx(query => query<{ session_id: string }>(`SELECT session_id FROM ${this.s}.holders
-      WHERE machine = $1 AND pid = $2 AND start = $3`, this.mine()))
+    const rows = await this.read<{ session_id: string }>(`SELECT session_id FROM ${this.s}.holders
+      WHERE machine = $1 AND pid = $2 AND start = $3`, this.mine())
     return rows.map(row => row.session_id)
   }
 
   async message(messageId: string): Promise<StoredMessage | undefined> {
-    const rows = await this.tx(query => query<PgMessageRow>(`SELECT * FROM ${this.s}.messages WHERE message_id = $1`, [messageId]))
+    const rows = await this.read<PgMessageRow>(`SELECT * FROM ${this.s}.messages WHERE message_id = $1`, [messageId])
     return rows[0] === undefined ? undefined : pgMessageOf(rows[0])
   }
 
@@ -55,13 +55,13 @@ export class PgMessageReads extends PgMessages {
    * session and refuse what waits for it as `target-gone`.
    */
   async adoptable(): Promise<string[]> {
-    const rows = await this.tx(query => query<AdoptRow>(`SELECT DISTINCT m.target, h.machine, h.pid, h.start,
+    const rows = await this.read<AdoptRow>(`SELECT DISTINCT m.target, h.machine, h.pid, h.start,
         p.lease_until > clock_timestamp() AS leased
       FROM ${this.s}.messages m LEFT JOIN ${this.s}.holders h ON h.session_id = m.target
         LEFT JOIN ${this.s}.processes p ON p.machine = h.machine AND p.pid = h.pid AND p.start = h.start
       WHERE m.state IN ('pending', 'claimed') AND m.may_wake AND (m.expires_at IS NULL OR m.expires_at >= $1)
         AND NOT EXISTS (SELECT 1 FROM ${this.s}.directory d WHERE d.session_id = m.target AND d.machine <> $2)`,
-    [this.now(), this.self.machine]))
+    [this.now(), this.self.machine])
     return rows.filter(row => row.machine === null || row.pid === null || !this.alive({ leased: row.leased === true,
       tag: { machine: row.machine, pid: row.pid, start: Number(row.start ?? 0) } })).map(row => row.target)
   }

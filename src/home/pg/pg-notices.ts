@@ -51,18 +51,18 @@ export class PgNotices extends PgMessageReads {
   }
 
   async watchOf(messageId: string): Promise<StoredWatch | undefined> {
-    const row = await this.tx(query => this.watchRow(query, messageId))
+    const row = await this.watchRow(this.read, messageId)
     return row === undefined ? undefined : pgWatchOf(row)
   }
 
   async watchedTargets(): Promise<Set<string>> {
-    const rows = await this.tx(query => query<{ target: string }>(`SELECT DISTINCT target FROM ${this.s}.watches WHERE state = 'watching'`))
+    const rows = await this.read<{ target: string }>(`SELECT DISTINCT target FROM ${this.s}.watches WHERE state = 'watching'`)
     return new Set(rows.map(row => row.target))
   }
 
   async watchesOf(target: string): Promise<StoredWatch[]> {
-    const rows = await this.tx(query => query<PgWatchRow>(`SELECT * FROM ${this.s}.watches WHERE target = $1 AND state = 'watching'
-      ORDER BY created_at, message_id`, [target]))
+    const rows = await this.read<PgWatchRow>(`SELECT * FROM ${this.s}.watches WHERE target = $1 AND state = 'watching'
+      ORDER BY created_at, message_id`, [target])
     return rows.map(pgWatchOf)
   }
 

@@ -71,8 +71,8 @@ export class PgReads extends PgDirectory {
 
   /** Where the request `id` is (a read, for its reader). */
   async readState(id: string): Promise<ReadState> {
-    const rows = await this.tx(query => query<{ state: string, answer: string | null }>(`SELECT state, answer FROM ${this.s}.reads
-      WHERE id = $1 AND asker = $2`, [id, this.self.machine]))
+    const rows = await this.read<{ state: string, answer: string | null }>(`SELECT state, answer FROM ${this.s}.reads
+      WHERE id = $1 AND asker = $2`, [id, this.self.machine])
     const row = rows[0]
     if (row === undefined) return { state: 'unknown' }
     if (row.state === 'answered' && row.answer !== null) return { state: 'answered', answer: row.answer }

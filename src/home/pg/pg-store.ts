@@ -7,9 +7,9 @@
  * (`home/pg/pg-approvals.ts`), the withdraw (`home/pg/pg-withdraw.ts`),
  * the directory of every machine's sessions (`home/pg/pg-directory.ts`) and
  * reads asked of another machine (`home/pg/pg-reads.ts`).
- * Every method is one transaction and answers later (a promise);
- * `home/pg/pg-sync.ts` runs it on a worker thread for a caller that must
- * have the answer now.
+ * Every transition is one transaction, every read one statement, and each
+ * answers later (a promise); `home/pg/pg-sync.ts` runs it on a worker
+ * thread for a caller that must have the answer now.
  *
  * @module dsh-cross-session/home/pg/pg-store
  */
@@ -20,8 +20,8 @@ import { PgReads } from './pg-reads.js'
 export class PgStore extends PgReads {
   /** Bytes the store's tables and their indexes take on the server (for the bench). */
   async bytes(): Promise<number> {
-    const [row] = await this.tx(query => query<{ bytes: string | null }>(`SELECT sum(pg_total_relation_size(c.oid)) AS bytes
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`, [this.s]))
+    const [row] = await this.read<{ bytes: string | null }>(`SELECT sum(pg_total_relation_size(c.oid)) AS bytes
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`, [this.s])
     return Number(row?.bytes ?? 0)
   }
 }

@@ -80,3 +80,16 @@ export async function inTransaction<T>(pool: Pool, work: (query: Query) => Promi
 }
 
 function ignore(): void {}
+
+/**
+ * One read statement on any connection of `pool`, outside a transaction: one round trip where `BEGIN` … `COMMIT`
+ * would take three (a statement sees one snapshot on its own). @returns its rows. @throws as {@link inTransaction}
+ * (`pg-pool`'s `query` hears the connection's `error` while it runs).
+ */
+export async function readRows<R extends QueryResultRow>(pool: Pool, text: string, values?: readonly unknown[]): Promise<R[]> {
+  try {
+    return (await pool.query<R>(text, values as unknown[])).rows
+  } catch (error: unknown) {
+    throw asStoreError(error)
+  }
+}
