@@ -25,6 +25,9 @@ export function tagText(tag: MachineTag): string {
 /** The database's clock in ms since the epoch, as SQL: when a holder let go, the same on every machine. */
 export const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
 
+/** A message back to pending: no claimer (a `SET` list). */
+export const UNCLAIMED = 'state = \'pending\', claimer_machine = NULL, claimer_pid = NULL, claimer_start = NULL'
+
 /** What a process of the PostgreSQL store is opened with. */
 export interface PgStoreOptions {
   readonly pool: Pool
@@ -125,8 +128,16 @@ export class PgConnection {
     if (dead.length === 0) return
     // Still claimed, as read: a process judged dead may still have a commit in flight (it sent its `recordAll` before it
     // died); this update waits for that row and then leaves a row it recorded as it is.
-    await query(`UPDATE ${this.s}.messages SET state = 'pending', claimer_machine = NULL, claimer_pid = NULL, claimer_start = NULL,
-      updated_at = $2 WHERE n = ANY($1::bigint[]) AND state = 'claimed'`, [dead.map(claim => claim.n), this.now()])
+    await query(`UPDATE ${this.s}.messages SET ${UNCLAIMED}, updated_at = $2 WHERE n = ANY($1::bigint[]) AND state = 'claimed'`,
+      [dead.map(claim => claim.n), this.now()])
+  }
+
+  /** This process's claims (on `target` only, when given) go back to pending (inside the caller's transaction). */
+  protected async returnClaims(query: Query, target?: string): Promise<void> {
+    const { machine, pid, start } = this.self
+    await query(`UPDATE ${this.s}.messages SET ${UNCLAIMED}, updated_at = $4 WHERE state = 'claimed'
+      AND claimer_machine = $1 AND claimer_pid = $2 AND claimer_start = $3${target === undefined ? '' : ' AND target = $5'}`,
+    target === undefined ? [machine, pid, start, this.now()] : [machine, pid, start, this.now(), target])
   }
 
   /** Whether a named process is alive, as this process judges it (`home/pg/lease.ts` `isAlive`). */

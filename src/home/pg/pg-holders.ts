@@ -39,7 +39,7 @@ export class PgHolders extends PgConnection {
 
   /**
    * Renew this process's lease for {@link LEASE_MS} from now (database clock). @returns `false` when it had already
-   * run out or this process never joined: the caller must let go of everything ({@link leave} `died`) and join again.
+   * run out or this process never joined: the caller joins again (`home/pg/pg-sync-worker.ts` does).
    */
   async renew(): Promise<boolean> {
     const { machine, pid, start } = this.self
@@ -61,9 +61,7 @@ export class PgHolders extends PgConnection {
       await query(`UPDATE ${this.s}.holders SET machine = NULL, pid = NULL, start = NULL, state = 'free', woke = false,
         let_go = $4, let_go_machine = $1, let_go_pid = $2, let_go_at = ${NOW_MS} WHERE machine = $1 AND pid = $2 AND start = $3`,
       [machine, pid, start, how])
-      await query(`UPDATE ${this.s}.messages SET state = 'pending', claimer_machine = NULL, claimer_pid = NULL, claimer_start = NULL,
-        updated_at = $4 WHERE state = 'claimed' AND claimer_machine = $1 AND claimer_pid = $2 AND claimer_start = $3`,
-      [machine, pid, start, this.now()])
+      await this.returnClaims(query)
       await query(`DELETE FROM ${this.s}.processes WHERE machine = $1 AND pid = $2 AND start = $3`, [machine, pid, start])
     })
   }
@@ -88,10 +86,7 @@ export class PgHolders extends PgConnection {
         SET machine = NULL, pid = NULL, start = NULL, state = 'free', woke = false${letGo}
         WHERE session_id = $1 AND machine = $2 AND pid = $3 AND start = $4 RETURNING 1`,
       how === 'wake-failed' ? [sessionId, machine, pid, start] : [sessionId, machine, pid, start, how])
-      if (released.length === 0) return
-      await query(`UPDATE ${this.s}.messages SET state = 'pending', claimer_machine = NULL, claimer_pid = NULL, claimer_start = NULL,
-        updated_at = $5 WHERE target = $1 AND state = 'claimed' AND claimer_machine = $2 AND claimer_pid = $3 AND claimer_start = $4`,
-      [sessionId, machine, pid, start, this.now()])
+      if (released.length > 0) await this.returnClaims(query, sessionId)
     })
   }
 

@@ -18,14 +18,13 @@ import type { LogPlace, NewMessage, PostOutcome, StoredMessage } from '../store.
 import { MAX_WAITING_PER_TARGET } from '../store-messages.js'
 import { sameProcess } from './lease.js'
 import { namedOf } from './pg-holder-rows.js'
+import { UNCLAIMED } from './pg-connection.js'
 import { PgHolders } from './pg-holders.js'
 import { pgMessageOf, type PgMessageRow } from './pg-message-rows.js'
 import type { Query } from './pg-tx.js'
 
 /** A claim of this process (`$1`, `$2`, `$3` its machine, pid and start). */
 export const MINE = 'claimer_machine = $1 AND claimer_pid = $2 AND claimer_start = $3'
-/** Back to pending: no claimer. */
-const UNCLAIMED = 'state = \'pending\', claimer_machine = NULL, claimer_pid = NULL, claimer_start = NULL'
 
 /** {@link PgMessages.postClaimed} posted nothing: another message for the target waits that this process has not claimed. */
 type Behind = { readonly ok: false, readonly reason: 'behind' }
@@ -116,8 +115,7 @@ export class PgMessages extends PgHolders {
   }
 
   async unclaimAll(): Promise<void> {
-    await this.tx(query => query(`UPDATE ${this.s}.messages SET ${UNCLAIMED}, updated_at = $4 WHERE state = 'claimed' AND ${MINE}`,
-      [...this.mine(), this.now()]))
+    await this.tx(query => this.returnClaims(query))
   }
 
   async unclaim(messageId: string): Promise<void> {
