@@ -7,22 +7,12 @@
  * @module test/unit/store-contract-approvals
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { callIdentity, requestIdFor } from '../../src/model/limits.js'
+import { digestOf, SENDER, sendId } from '../support/send-ids.ts'
 import { MAX_HELD_PER_TARGET, matchesSend, type NewApproval } from '../../src/testing.js'
 import { backends, cleanUp, type ContractStore } from '../support/contract-stores.ts'
 
 afterEach(cleanUp)
 
-const SENDER = 'session-A'
-let counter = 0
-/** A message id as the send tool makes it, for `message` to `target`. */
-function sendId(target: string, message: string): string {
-  return requestIdFor(SENDER, callIdentity(`call_${++counter}`, { session_id: target, message }))
-}
-/** The digest part a model's withdraw matches on. */
-function digestOf(target: string, message: string): string {
-  return requestIdFor(SENDER, callIdentity('', { session_id: target, message })).split(':').at(-1)!
-}
 async function post(store: ContractStore, target: string, message = 'hello'): Promise<string> {
   const messageId = sendId(target, message)
   const posted = await store.post({ messageId, target, sender: SENDER, hop: 1, mode: 'queue', text: message, mayWake: true })

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
-import { callIdentity, requestIdFor } from '../../src/model/limits.js'
+import { digestOf, SENDER, sendId } from '../support/send-ids.ts'
 import { matchesSend, openHomeStore, STORE_VERSION, storePaths, type HomeStore, type NewApproval, type ProcessTag } from '../../src/testing.js'
 
 const dirs: string[] = []
@@ -35,17 +35,6 @@ function processes() {
     return store
   })
   return { home, dead, sender: stores[0]!, holder: stores[1]! }
-}
-
-const SENDER = 'session-A'
-let counter = 0
-/** A message id as the send tool makes it, for `message` to `target`. */
-function sendId(target: string, message: string): string {
-  return requestIdFor(SENDER, callIdentity(`call_${++counter}`, { session_id: target, message }))
-}
-/** The digest part a model's withdraw matches on. */
-function digestOf(target: string, message: string): string {
-  return requestIdFor(SENDER, callIdentity('', { session_id: target, message })).split(':').at(-1)!
 }
 
 function post(store: HomeStore, target: string, message = 'hello'): string {
