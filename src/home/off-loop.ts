@@ -20,6 +20,7 @@
  */
 
 import { Worker } from 'node:worker_threads'
+import { workerEntry } from '../core/worker-entry.js'
 import type { ProcessTag } from '../harness/dsh-home.js'
 import { lockWaitMs } from './lock-patience.js'
 import { rebuildError, storeFault, type CarriedError } from './store-fault.js'
@@ -48,16 +49,6 @@ export type OffLoopAnswer =
   | { readonly opened: false, readonly why: string }
   | { readonly id: number, readonly ok: true, readonly value: unknown }
   | { readonly id: number, readonly ok: false, readonly error: CarriedError }
-
-/**
- * The entry of the worker next to this module (`.js` in the built package, `.ts` when run from source, then through
- * `tsx`), and its flags: only those it needs (a flag of the process may not be allowed in a worker).
- */
-function workerEntry(): { url: URL, execArgv: string[] } {
-  const fromSource = import.meta.url.endsWith('.ts')
-  const url = new URL(fromSource ? './store-worker.ts' : './store-worker.js', import.meta.url)
-  return { url, execArgv: fromSource ? ['--import', 'tsx'] : [] }
-}
 
 /** Where a store runs its per-message transitions off the loop: a worker thread ({@link OffLoop}), or a test's stand-in. */
 export interface OffLoopRunner {
@@ -145,7 +136,7 @@ export class OffLoop implements OffLoopRunner {
   start(): void {
     if (this.state !== 'idle') return
     this.state = 'starting'
-    const { url, execArgv } = workerEntry()
+    const { url, execArgv } = workerEntry(import.meta.url, 'store-worker')
     let worker: Worker
     try {
       worker = new Worker(url, { workerData: this.data, execArgv })

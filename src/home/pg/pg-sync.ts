@@ -17,6 +17,7 @@
  */
 
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
+import { workerEntry } from '../../core/worker-entry.js'
 import { carryError, rebuildError, storeFault } from '../store-fault.js'
 import { SYNC_WAIT_MS, type PgAnswer, type PgEvent, type PgRequest, type PgWorkerData } from './pg-sync-protocol.js'
 
@@ -24,13 +25,6 @@ export { PG_CONNECT_MS, PG_STATEMENT_MS, SYNC_WAIT_MS } from './pg-sync-protocol
 
 /** How long a blocked call waits between looks at whether its worker still runs, ms. */
 const WAIT_SLICE_MS = 50
-
-/** The worker entry next to this module (`.js` built, `.ts` from source through `tsx`), as `home/off-loop.ts` starts its own. */
-function workerEntry(): { url: URL, execArgv: string[] } {
-  const fromSource = import.meta.url.endsWith('.ts')
-  const url = new URL(fromSource ? './pg-sync-worker.ts' : './pg-sync-worker.js', import.meta.url)
-  return { url, execArgv: fromSource ? ['--import', 'tsx'] : [] }
-}
 
 /** The calling side of the PostgreSQL store's worker thread. */
 export class PgSync {
@@ -57,7 +51,7 @@ export class PgSync {
     this.counter = new Int32Array(signal)
     this.changes = new Int32Array(changes)
     this.answers = channel.port1
-    const { url, execArgv } = workerEntry()
+    const { url, execArgv } = workerEntry(import.meta.url, 'pg-sync-worker')
     this.worker = new Worker(url, { workerData: { ...data, answers: channel.port2, signal, changes } satisfies PgWorkerData,
       transferList: [channel.port2], execArgv })
     this.worker.on('message', (message: PgAnswer | PgEvent) => {
