@@ -395,6 +395,9 @@ function pacedStallVerdict(result: LoadResult): Verdict {
 /** A message posted on one machine until the machine that holds its target recorded it, store path over loopback, ms (median). */
 export const MACHINES_RECORDED_BUDGET_MS = 100
 
+/** A read of another machine's session over loopback (bench/home/machines.ts), p95, ms: well inside a reader's 5 s wait. */
+export const REMOTE_READ_BUDGET_MS = 200
+
 /** The machines part (bench/home/machines.ts): no verdict when it could not run (no PostgreSQL server here). */
 export function machinesVerdicts(result: MachinesResult): Verdict[] {
   if (!result.ran) return []
@@ -402,5 +405,10 @@ export function machinesVerdicts(result: MachinesResult): Verdict[] {
     budget: `a post on machine A until machine B's runtime recorded it (store path, one PostgreSQL server over loopback): median ≤ ${MACHINES_RECORDED_BUDGET_MS} ms`,
     measured: `median ${result.recorded.median.toFixed(1)} ms, p95 ${result.recorded.p95.toFixed(1)} ms over ${result.messages}`,
     pass: result.recorded.n > 0 && result.recorded.median <= MACHINES_RECORDED_BUDGET_MS,
+  }, {
+    budget: `a read of a session of machine B asked by machine A (${result.surfaceEvents} events, one PostgreSQL server over loopback): `
+      + `p95 ≤ ${REMOTE_READ_BUDGET_MS} ms`,
+    measured: `median ${result.remoteRead.median.toFixed(1)} ms, p95 ${result.remoteRead.p95.toFixed(1)} ms over ${result.remoteRead.n}`,
+    pass: result.remoteRead.n > 0 && result.remoteRead.p95 <= REMOTE_READ_BUDGET_MS,
   }]
 }

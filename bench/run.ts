@@ -23,7 +23,8 @@
  *
  * 5. Several machines on one PostgreSQL server over loopback
  *    (bench/home/machines.ts): a store call's round trip, how soon another
- *    machine hears a post, a post until the other machine recorded it.
+ *    machine hears a post, a post until the other machine recorded it, a
+ *    read of a session of the other machine.
  *
  * Options: `--quick` (fewer iterations), `--no-harness` (no real `dsh`
  * process), `--only home` (parts 3 and 4 alone), `--only load` (part 4

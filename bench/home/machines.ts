@@ -10,8 +10,10 @@
  * hears A's post (`NOTIFY`, pushed to its store watch; from the post's
  * call, since both machines share this thread); a message posted
  * on A until B's runtime recorded it at its seq (claimed, admitted, the
- * turn run, the log flushed, recorded); and B's store calls per delivered
- * message.
+ * turn run, the log flushed, recorded); B's store calls per delivered
+ * message; and a read of a session of B asked by A (`home/pg/remote-read.ts`
+ * `askSurface`, answered by B's `home/pg/read-answerer.ts` with a surface of
+ * {@link REMOTE_SURFACE_EVENTS} events), from the ask to the checked surface.
  *
  * @module bench/home/machines
  */
@@ -19,6 +21,9 @@
 import { HomeRuntime, selfTag, StoreWatch, type CorpusRows } from '../../src/testing.js'
 import { PgHomeStore } from '../../src/home/pg/pg-home-store.js'
 import { PgSync } from '../../src/home/pg/pg-sync.js'
+import { ReadAnswerer } from '../../src/home/pg/read-answerer.js'
+import { askSurface } from '../../src/home/pg/remote-read.js'
+import { surfaceEvents } from '../corpus.js'
 import { pgBin, startCluster } from '../../test/support/pg-cluster.ts'
 import { rc8Session, SimAgent } from '../../test/support/rc8-sim.js'
 import { summarize, type Summary } from './stats.js'
@@ -37,7 +42,14 @@ export type MachinesResult =
     readonly recorded: Summary
     /** B's store calls per delivered message, by method. */
     readonly callsPerMessage: Record<string, number>
+    /** A's `askSurface` of a session of B until it holds the surface, ms; and the surface's JSON, bytes. */
+    readonly remoteRead: Summary
+    readonly surfaceBytes: number
+    readonly surfaceEvents: number
   }
+
+/** Events of the surface B answers with (a long session's mix, bench/corpus.ts; about 210 KB of JSON). */
+export const REMOTE_SURFACE_EVENTS = 200
 
 /** Wait until `probe` holds, at most `ms`, looking again after each turn of the event loop or every `everyMs`. */
 async function until(probe: () => boolean, ms = 10_000, everyMs = 0): Promise<void> {
@@ -120,8 +132,10 @@ export async function runMachinesBench(options: { readonly messages: number, rea
     stopHearing()
     const callsPerMessage = Object.fromEntries(Object.entries(calls).filter(([, count]) => count > 0)
       .map(([method, count]) => [method, count / options.messages]))
+    // After the count: B's calls for the reads are not a delivery's.
+    const { remoteRead, surfaceBytes } = await remoteReads(a.sync, b.sync, options.messages, options.log)
     return { ran: true, messages: options.messages, roundTrip: summarize(roundTrips), heard: summarize(heard), recorded: summarize(recorded),
-      callsPerMessage }
+      callsPerMessage, remoteRead, surfaceBytes, surfaceEvents: REMOTE_SURFACE_EVENTS }
   } finally {
     stopping = true
     runtime.stop()
@@ -129,6 +143,31 @@ export async function runMachinesBench(options: { readonly messages: number, rea
     a.store.close()
     b.store.close()
     cluster.stop()
+  }
+}
+
+/** `count` reads of a session of B asked by A, one at a time, answered by a `ReadAnswerer` of B. */
+async function remoteReads(a: PgSync, b: PgSync, count: number, log: (line: string) => void): Promise<{ remoteRead: Summary, surfaceBytes: number }> {
+  const surface = { session: { id: 's-on-b', createdAt: Date.UTC(2026, 0, 1), cwd: '/home/dev/projects/api' }, capturedThroughSeq: 199,
+    events: surfaceEvents(REMOTE_SURFACE_EVENTS) }
+  const answerer = new ReadAnswerer({ store: b, readSurface: async id => id === surface.session.id ? surface : undefined,
+    log: line => log(`machine-b: ${line}`) })
+  answerer.start()
+  // Every wait of the package is unref'd (a host process keeps itself alive); this bench process has nothing else.
+  const alive = setInterval(() => undefined, 1_000)
+  try {
+    const signal = new AbortController().signal
+    const times: number[] = []
+    for (let n = 0; n < count; n++) {
+      const started = performance.now()
+      const read = await askSurface(a, 'machine-b', surface.session.id, { signal })
+      if (read.kind !== 'surface' || read.surface.events.length !== REMOTE_SURFACE_EVENTS) throw new Error(`remote read: ${read.kind}`)
+      times.push(performance.now() - started)
+    }
+    return { remoteRead: summarize(times), surfaceBytes: Buffer.byteLength(JSON.stringify(surface)) }
+  } finally {
+    clearInterval(alive)
+    await answerer.stop()
   }
 }
 
@@ -144,5 +183,7 @@ export function machinesNotes(result: MachinesResult): string[] {
     `- A's post called → B heard it (\`NOTIFY\`; A's post transaction included, since both share this thread): ${ms(result.heard)}`,
     `- A's post → B's runtime recorded it at its seq (claimed, admitted, the turn run, the log flushed, recorded): ${ms(result.recorded)}`,
     `- B's store calls per delivered message: ${calls}`,
+    `- a remote read: A's \`askSurface\` of a session of B (${REMOTE_SURFACE_EVENTS} events, ${(result.surfaceBytes / 1024).toFixed(0)} KB of JSON) `
+    + `→ the checked surface (asked, taken, read, answered, fetched; both ends' JSON on this thread): ${ms(result.remoteRead)}`,
   ]
 }
