@@ -90,8 +90,25 @@ describe.skipIf(url === undefined)('the directory of every machine\'s sessions',
     for (const target of ['on-server', 'on-laptop', 'unpublished']) {
       await laptop.post({ messageId: `to-${target}`, target, sender: 'x', hop: 1, mode: 'queue', text: 't', mayWake: true })
     }
+    // A session nobody published yet is the poster's machine's: a send reaches another machine's session only through
+    // its published row, so an unpublished target is a session of the sender's own machine, not yet published.
+    await server.post({ messageId: 'to-new-on-server', target: 'new-on-server', sender: 'y', hop: 1, mode: 'queue', text: 't', mayWake: true })
     expect((await laptop.adoptable()).sort()).toEqual(['on-laptop', 'unpublished'])
-    expect((await server.adoptable()).sort()).toEqual(['on-server', 'unpublished'])
+    expect((await server.adoptable()).sort()).toEqual(['new-on-server', 'on-server'])
+  })
+
+  it('a notice is for the machine that asked for it: its sender\'s, even before that machine published the sender', async () => {
+    const { on } = await world()
+    const laptop = await on('m-laptop', 'laptop')
+    const server = await on('m-server', 'server-1')
+    await server.publish({ upserts: [row('target-on-server')], removed: [] })
+    // The laptop's sender asks for a notice of its message to the server's session; the server's turn ends.
+    await laptop.watch({ messageId: 'sent', sender: 'sender-on-laptop', target: 'target-on-server', hop: 1, mayWake: true, maxHops: 4,
+      perMinute: 6, expiresAt: Date.now() + 60_000 })
+    const fired = await server.fireWatch('sent', { turnEndSeq: 9, outcome: 'completed', answeredBySend: false, text: 'the answer' })
+    expect(fired?.noticeId).toBeDefined()
+    expect(await server.adoptable()).toEqual([])
+    expect(await laptop.adoptable()).toEqual(['sender-on-laptop'])
   })
 
   it('publishes 10,000 sessions in one transaction, and lists them', async () => {

@@ -103,9 +103,9 @@ export class PgApprovals extends PgNotices {
           AND state IN ('pending', 'claimed')`, [row.target])
         if (Number(waiting!.count) >= MAX_WAITING_PER_TARGET) return { ok: false, reason: 'full', approval: pgApprovalOf(row) }
         // Into `messages` as the sender would have posted it, in this same transaction: delivered exactly once.
-        await query(`INSERT INTO ${this.s}.messages (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9) ON CONFLICT (message_id) DO NOTHING`,
-        [row.message_id, row.target, row.sender, row.hop, row.mode, row.text, row.may_wake, row.created_at, now])
+        await query(`INSERT INTO ${this.s}.messages (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at,
+          for_machine) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10) ON CONFLICT (message_id) DO NOTHING`,
+        [row.message_id, row.target, row.sender, row.hop, row.mode, row.text, row.may_wake, row.created_at, now, this.self.machine])
       }
       const state = decision === 'deliver' ? 'delivered' : 'refused'
       await query(`UPDATE ${this.s}.approvals SET state = $2, decided_at = $3 WHERE n = $1`, [row.n, state, now])

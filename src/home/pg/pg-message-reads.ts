@@ -60,7 +60,8 @@ export class PgMessageReads extends PgMessages {
       FROM ${this.s}.messages m LEFT JOIN ${this.s}.holders h ON h.session_id = m.target
         LEFT JOIN ${this.s}.processes p ON p.machine = h.machine AND p.pid = h.pid AND p.start = h.start
       WHERE m.state IN ('pending', 'claimed') AND m.may_wake AND (m.expires_at IS NULL OR m.expires_at >= $1)
-        AND NOT EXISTS (SELECT 1 FROM ${this.s}.directory d WHERE d.session_id = m.target AND d.machine <> $2)`,
+        AND (EXISTS (SELECT 1 FROM ${this.s}.directory d WHERE d.session_id = m.target AND d.machine = $2)
+          OR (m.for_machine = $2 AND NOT EXISTS (SELECT 1 FROM ${this.s}.directory d WHERE d.session_id = m.target)))`,
     [this.now(), this.self.machine])
     return rows.filter(row => row.machine === null || row.pid === null || !this.alive({ leased: row.leased === true,
       tag: { machine: row.machine, pid: row.pid, start: Number(row.start ?? 0) } })).map(row => row.target)

@@ -68,9 +68,9 @@ export class PgMessages extends PgHolders {
     if (Number(waiting!.count) >= MAX_WAITING_PER_TARGET) return { ok: false, reason: 'full' }
     const now = this.now()
     const [stored] = await query<PgMessageRow>(`INSERT INTO ${this.s}.messages
-      (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $8) RETURNING *`,
-    [message.messageId, message.target, message.sender, message.hop, message.mode, message.text, message.mayWake, now])
+      (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at, for_machine)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $8, $9) RETURNING *`,
+    [message.messageId, message.target, message.sender, message.hop, message.mode, message.text, message.mayWake, now, this.self.machine])
     return { ok: true, message: pgMessageOf(stored!), duplicate: false }
   }
 

@@ -26,6 +26,8 @@ type PgWatchRow = Omit<WatchRow, 'may_wake' | 'created_at' | 'expires_at'> & {
   readonly may_wake: boolean
   readonly created_at: string
   readonly expires_at: string
+  /** The machine of the process that registered the watch: the sender's, which its notice is for. */
+  readonly machine: string
 }
 
 /** A row as the port's watch, through the SQLite store's own mapping. */
@@ -39,9 +41,10 @@ export class PgNotices extends PgMessageReads {
     return await this.tx(async query => {
       const now = this.now()
       await query(`INSERT INTO ${this.s}.watches
-        (message_id, sender, target, hop, may_wake, max_hops, per_minute, state, created_at, expires_at, updated_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, 'watching', $8, $9, $8) ON CONFLICT (message_id) DO NOTHING`,
-      [watch.messageId, watch.sender, watch.target, watch.hop, watch.mayWake, watch.maxHops, watch.perMinute, now, watch.expiresAt])
+        (message_id, sender, target, hop, may_wake, max_hops, per_minute, state, created_at, expires_at, updated_at, machine)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, 'watching', $8, $9, $8, $10) ON CONFLICT (message_id) DO NOTHING`,
+      [watch.messageId, watch.sender, watch.target, watch.hop, watch.mayWake, watch.maxHops, watch.perMinute, now, watch.expiresAt,
+        this.self.machine])
       return pgWatchOf((await this.watchRow(query, watch.messageId))!)
     })
   }
@@ -85,9 +88,9 @@ export class PgNotices extends PgMessageReads {
       const noticeId = noticeIdOf(messageId)
       // A notice never asks for a notice: it is a message row, and only a send registers a watch.
       await query(`INSERT INTO ${this.s}.messages
-        (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at, notice, expires_at)
-        VALUES ($1, $2, $3, $4, 'queue', $5, $6, 'pending', $7, $7, $8, $9) ON CONFLICT (message_id) DO NOTHING`,
-      [noticeId, row.sender, row.target, row.hop + 1, ended.text, row.may_wake, now, ended.outcome, row.expires_at])
+        (message_id, target, sender, hop, mode, text, may_wake, state, created_at, updated_at, notice, expires_at, for_machine)
+        VALUES ($1, $2, $3, $4, 'queue', $5, $6, 'pending', $7, $7, $8, $9, $10) ON CONFLICT (message_id) DO NOTHING`,
+      [noticeId, row.sender, row.target, row.hop + 1, ended.text, row.may_wake, now, ended.outcome, row.expires_at, row.machine])
       await query(`UPDATE ${this.s}.watches SET state = 'noticed', notice_id = $2, turn_end_seq = $3, outcome = $4, updated_at = $5
         WHERE message_id = $1`, [messageId, noticeId, ended.turnEndSeq, ended.outcome, now])
       return pgWatchOf((await this.watchRow(query, messageId))!)

@@ -76,7 +76,8 @@ CREATE TABLE IF NOT EXISTS ${schema}.messages (
   seq integer, running boolean, reason text,
   answered_seq integer, reoffered boolean NOT NULL DEFAULT false,
   created_at bigint NOT NULL, updated_at bigint NOT NULL,
-  notice text, expires_at bigint, claimed boolean NOT NULL DEFAULT false);
+  notice text, expires_at bigint, claimed boolean NOT NULL DEFAULT false,
+  for_machine text NOT NULL);
 CREATE INDEX IF NOT EXISTS messages_by_target ON ${schema}.messages (target, state, n);
 CREATE INDEX IF NOT EXISTS messages_waiting ON ${schema}.messages (target) WHERE state IN ('pending', 'claimed');
 CREATE INDEX IF NOT EXISTS messages_by_claimer ON ${schema}.messages (claimer_machine, claimer_pid, claimer_start) WHERE state = 'claimed';
@@ -88,7 +89,8 @@ CREATE TABLE IF NOT EXISTS ${schema}.watches (
   may_wake boolean NOT NULL, max_hops integer NOT NULL, per_minute integer NOT NULL,
   state text NOT NULL CHECK (state IN ('watching', 'noticed', 'dropped')),
   reason text, notice_id text, turn_end_seq integer, outcome text,
-  created_at bigint NOT NULL, expires_at bigint NOT NULL, updated_at bigint NOT NULL);
+  created_at bigint NOT NULL, expires_at bigint NOT NULL, updated_at bigint NOT NULL,
+  machine text NOT NULL);
 CREATE INDEX IF NOT EXISTS watches_watching ON ${schema}.watches (target, created_at) WHERE state = 'watching';
 CREATE TABLE IF NOT EXISTS ${schema}.inbound (
   session_id text PRIMARY KEY,
