@@ -29,6 +29,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          // The same throwaway PostgreSQL server, for the machines on one shared store (test/e2e/machines.test.ts).
+          globalSetup: ['test/support/pg-global.ts'],
           testTimeout: 240_000,
           hookTimeout: 240_000,
           fileParallelism: false,

@@ -14,7 +14,7 @@ import { listenSessionEvents } from './harness/session-events.js'
 import { createSessionQueryPort } from './adapters/session-query.js'
 import { WokenSessions } from './adapters/woken.js'
 import { resolveCaller } from './adapters/caller.js'
-import { mountHome } from './home/mount.js'
+import { mountHome, type StoreSettings } from './home/mount.js'
 import { sessionFlush, type HostContext, type HostDefaultModel, type HostSessionController } from './harness/host.js'
 import { SendLimits } from './model/limits.js'
 import type { AcceptedValue } from './presentation/accepted.js'
@@ -91,7 +91,10 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
     controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel, events, flush: sessionFlush(ctx) }, woken),
   }
   // Several dsh processes on one DSH_HOME: the home store (docs/architecture.md §8).
-  const mounted = mountHome(ctx, local, log, () => source.current.inbound)
+  // The store is chosen when the home starts in this process (docs/tools.md#settings, `store`).
+  const chosen = source.current as unknown as Partial<StoreSettings>
+  const mounted = mountHome(ctx, local, log, () => source.current,
+    { store: chosen.store ?? process.env.DSH_CROSS_SESSION_STORE ?? 'sqlite', machine: chosen.machine ?? '' })
   const { sessions, controller } = mounted
   home.corpus = mounted.corpus
   // `settings` is a getter: every tool call reads the current value (O(1), src/settings/source.ts).

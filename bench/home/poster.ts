@@ -34,6 +34,7 @@ import { HomeRuntime } from '../../src/home/runtime.js'
 import { openHomeStore, storePaths } from '../../src/home/store-open.js'
 import type { SqliteHomeStore } from '../../src/home/store-sqlite.js'
 import { RETRY_BUSY_MS, StoreSupervisor } from '../../src/home/store-supervisor.js'
+import { sqliteSite } from '../../src/home/store-site.js'
 import { StoreWatch } from '../../src/home/store-watch.js'
 import type { ControllerPort } from '../../src/ports.js'
 import { DEFAULT_SETTINGS } from '../../src/settings/resolve.js'
@@ -49,14 +50,14 @@ const log = (message: string): void => { process.stderr.write(`bench poster ${in
 // Every store the supervisor opens is counted (a replaced file is opened again).
 const counted: CountedStore[] = []
 const opened: SqliteHomeStore[] = []
-const supervisor = new StoreSupervisor(busyMs => {
+const supervisor = new StoreSupervisor(sqliteSite(busyMs => {
   const store = openHomeStore(home, selfTag(), isAlive, log, Date.now, busyMs)
   // As src/home/mount.ts opens it: a message's transitions run on the store's worker thread (src/home/off-loop.ts).
   store.runOffLoop(log)
   opened.push(store)
   counted.push(countStore(store))
   return store
-}, storePaths(home).file, selfTag(), log)
+}, storePaths(home).file), selfTag(), log)
 supervisor.start(RETRY_BUSY_MS)
 const watch = new StoreWatch(supervisor.store, storePaths(home).dir)
 const unused = async (): Promise<never> => { throw new Error('local delivery is not used by the bench poster') }

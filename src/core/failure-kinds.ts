@@ -14,6 +14,7 @@
  *   not a dependency of this one);
  * - file system: Node's `error.code` of the calls the mailbox, lease and
  *   index make (`node:fs`);
+ * - another machine's session read through the shared store: this package's own `machine/…` codes;
  * - `AbortError` / `TimeoutError` by `error.name` (DOM exceptions of
  *   `AbortSignal`).
  *
@@ -68,17 +69,31 @@ export const FILE_SYSTEM_CODES = [
   'ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EMFILE', 'ENFILE', 'EBUSY', 'EAGAIN',
 ] as const
 
+/**
+ * A session of another machine read through the shared store (docs/architecture.md §8 "Several machines"):
+ * `home/pg/machines-query.ts` throws these codes.
+ */
+export const MACHINE_CODES = [
+  'machine/unanswered',
+  'machine/read-failed',
+  'machine/too-large',
+  'machine/store-down',
+] as const
+
 type ControllerCode = typeof CONTROLLER_CODES[number]
+type MachineCode = typeof MACHINE_CODES[number]
 type SessionQueryCode = typeof SESSION_QUERY_CODES[number]
 type FileSystemCode = typeof FILE_SYSTEM_CODES[number]
 
 /** Every kind of backend failure; each has one row in the model-safe table. */
-export type FailureKind = ControllerCode | SessionQueryCode | FileSystemCode | 'aborted' | 'timeout' | 'unknown'
+export type FailureKind = ControllerCode | SessionQueryCode | FileSystemCode | MachineCode | 'aborted' | 'timeout' | 'unknown'
 
-const KNOWN_CODES: ReadonlySet<string> = new Set<string>([...CONTROLLER_CODES, ...SESSION_QUERY_CODES, ...FILE_SYSTEM_CODES])
+const KNOWN_CODES: ReadonlySet<string> = new Set<string>([
+  ...CONTROLLER_CODES, ...SESSION_QUERY_CODES, ...FILE_SYSTEM_CODES, ...MACHINE_CODES,
+])
 
 /** Whether `code` names a kind of its own (own strings only). */
-export function isFailureCode(code: unknown): code is ControllerCode | SessionQueryCode | FileSystemCode {
+export function isFailureCode(code: unknown): code is ControllerCode | SessionQueryCode | FileSystemCode | MachineCode {
   return typeof code === 'string' && KNOWN_CODES.has(code)
 }
 

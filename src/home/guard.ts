@@ -2,6 +2,7 @@
  * The cross-process guard around the controller port (docs/architecture.md §8).
  *
  * `resolve`, in order:
+ * 0. a session of another machine on a shared store → through the store, never woken here (`machine-route.ts`);
  * 1. live in this process → the inner port (local delivery, admitted with a store row: `local-delivery.ts`),
  *    unless it is this headless run's own task (`run-task.ts`): through the store;
  * 2. held by another living process (the store) → a remote target: nothing
@@ -30,6 +31,9 @@ import { blocksWake, openTurnOf } from './open-turn.js'
 import { heldForRunTask, postRemote, remoteTarget as remote, waitRemote } from './remote-delivery.js'
 import type { HomeRuntime } from './runtime.js'
 import type { HolderView } from './store.js'
+import { resolveOnMachine } from './machine-route.js'
+import { newWatch } from './notices.js'
+import type { MachineView } from '../model/sessions.js'
 import { waitAnswered } from './woken-answer.js'
 import { retryInBackground } from './store-retry.js'
 // Reads a session's stored events as written, without recovery's synthetic closers.
@@ -51,6 +55,8 @@ export interface GuardHost {
   readonly listEvents: ListEvents | undefined
   /** Where a step given up after its background retries is said; absent: nowhere. */
   readonly log?: (message: string) => void
+  /** The machine of a session of another machine on a shared store (./machine-route.ts); absent: one machine. */
+  readonly machineOf?: (sessionId: string) => MachineView | undefined
 }
 
 /** Wrap `inner` with the cross-process rules. */
@@ -131,6 +137,8 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
 
   return {
     async resolve(sessionId, options) {
+      const machine = host.machineOf?.(sessionId)
+      if (machine !== undefined) return resolveOnMachine(store, sessionId, machine, options.mayWake)
       if (host.isLocal(sessionId))
         return host.keeps?.(sessionId) === true ? remote(sessionId, store.self.pid, options.mayWake, { runTask: true })
           : await inner.resolve(sessionId, options)
@@ -154,9 +162,9 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
       if (target.remote === undefined) return await inner.waitRecorded(target, requestId, options)
       // This run's own task takes nothing while the run lives, and the run does not end while this send waits.
       if (target.remote.runTask === true && target.remote.pid === store.self.pid) return { stage: 'pending' }
-      return await waitRemote(runtime, options, async message => {
-        await wakeForWaiting(message.target, options.signal)
-      })
+      // Another machine's session is woken there, never here.
+      return await waitRemote(runtime, options, target.remote.machine !== undefined ? undefined
+        : async message => { await wakeForWaiting(message.target, options.signal) })
     },
 
     async waitAnswered(target, requestId, options) {
@@ -172,18 +180,7 @@ export function guardController(inner: ControllerPort, runtime: HomeRuntime, hos
     },
 
     watchAnswer(watch) {
-      store.watch({
-        messageId: watch.requestId,
-        sender: watch.senderSessionId,
-        target: watch.targetId,
-        hop: watch.hop,
-        // From a short-lived process (a headless run), the notice wakes the sender once that process has ended only
-        // when its user allowed it (docs/tools.md#notices).
-        mayWake: watch.mayWake && (runtime.isLongLived || watch.wakeEndedRun === true),
-        maxHops: watch.maxHops,
-        perMinute: watch.perMinute,
-        expiresAt: Date.now() + watch.ttlMs,
-      })
+      store.watch(newWatch(watch, runtime.isLongLived, Date.now()))
       return true
     },
 

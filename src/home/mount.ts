@@ -19,22 +19,21 @@ import type { Approval, ApprovalStore, ControllerPort, SessionQueryPort, Withdra
 import type { CorpusRows } from '../index/shared-rows.js'
 import { guardController } from './guard.js'
 import { resolveHome } from '../harness/dsh-home.js'
-import { isAlive, selfTag } from '../harness/process-tag.js'
 import { withPresence } from './query.js'
 import { HomeRuntime } from './runtime.js'
-import { openHomeStore, storePaths } from './store-open.js'
-import type { SqliteHomeStore } from './store-sqlite.js'
-import { RETRY_BUSY_MS, StoreSupervisor } from './store-supervisor.js'
+import type { StoreSupervisor } from './store-supervisor.js'
+import { chooseStore } from './store-choice.js'
 import { failClosed, unavailableInbound } from './fail-closed.js'
-import { agentOf, isHeadlessRun, isLongLivedHost, persistedEvents, quietly, sessionIdOf } from './host-events.js'
+import { isHeadlessRun, isLongLivedHost, persistedEvents } from './host-events.js'
+import { listenToHost } from './host-listeners.js'
+import type { MachinesHome } from './pg/machines-home.js'
 import { RunTaskGate } from './run-hold.js'
-import { StoreWatch } from './store-watch.js'
 import { topLevelOnly } from './adoption.js'
 import { approvalDecided } from './approval-notices.js'
 import { serveChannel, type WebServerRoutes } from './channel.js'
 import { ChangeFeed, storeVersion } from './change-feed.js'
-import { HomeReach, workspaceOf } from './home-reach.js'
-import type { InboundMode } from '../settings/resolve.js'
+import { HomeReach } from './home-reach.js'
+import type { InboundMode, Settings } from '../settings/resolve.js'
 
 /** The slice of the Cordis context this module reads. */
 interface HomeMountContext {
@@ -57,6 +56,11 @@ interface Shared {
   users: number
   /** The gate of a headless run's own task session (./run-hold.ts). */
   runTask: RunTaskGate
+  /** Close what the store's choice opened beside it (./store-choice.ts). */
+  closeAlso: () => void
+  /** On a shared store: how to start, and then, the other machines' side of this process (./pg/machines-home.ts). */
+  startMachines?: (local: SessionQueryPort) => MachinesHome
+  machines?: MachinesHome
 }
 
 // One runtime per process and home, even if two copies of this module load.
@@ -67,21 +71,21 @@ function registry(): Map<string, Shared> {
   return holder[REGISTRY_KEY]
 }
 
-/** `store`, running its per-message transitions off the event loop (`home/off-loop.ts`). */
-function offLoop(store: SqliteHomeStore, warn: (message: string) => void): SqliteHomeStore {
-  store.runOffLoop(warn)
-  return store
+/** Which store the home uses (the `store` and `machine` settings, read when the home starts: docs/tools.md#settings). */
+export interface StoreSettings {
+  readonly store: string
+  readonly machine: string
 }
 
 function startRuntime(
-  ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void,
+  ctx: HomeMountContext, home: string, log: (level: 'info' | 'warn', message: string) => void, where: StoreSettings,
 ): Omit<Shared, 'users' | 'reach' | 'feed'> {
   const warn = (message: string): void => log('warn', message)
-  // Each store opened runs a message's transitions on a worker thread of its own (docs/architecture.md §8, "Off the event loop").
-  const supervisor = new StoreSupervisor(busyMs => offLoop(openHomeStore(home, selfTag(), isAlive, warn, Date.now, busyMs), warn),
-    storePaths(home).file, selfTag(), warn)
-  supervisor.start(RETRY_BUSY_MS) // a store busy longer is retried in the background; a send waits for it, unblocked
-  const watch = new StoreWatch(supervisor.store, storePaths(home).dir)
+  // Each SQLite store opened runs a message's transitions on a worker thread of its own (docs/architecture.md §8,
+  // "Off the event loop"); a PostgreSQL one runs every transition on its worker thread (`home/pg/pg-sync.ts`).
+  const chosen = chooseStore(home, where.store, where.machine, warn)
+  if (chosen.shown !== undefined) log('info', `the cross-session store is the PostgreSQL server at ${chosen.shown}`)
+  const { supervisor, watch } = chosen
   // What arrives for a headless run's own task waits; the terminal is told on stderr (docs/tools.md "A headless run's own task").
   const runTask = new RunTaskGate(supervisor.store, () => isHeadlessRun(ctx), line => void process.stderr.write(line))
   const runtime = new HomeRuntime(supervisor.store, watch, {
@@ -94,13 +98,16 @@ function startRuntime(
     admits: sessionId => runTask.admits(sessionId),
   })
   supervisor.listen(() => runtime.rejoin()) // opened after a time without, or moved to a replaced file
+  chosen.onLeaseLost(() => runtime.rejoin()) // judged gone by other machines for a while: its holds are marked again
   try {
     runtime.start()
   } catch (error: unknown) {
     runtime.stop()
+    chosen.closeAlso()
     throw error
   }
-  return { runtime, supervisor, runTask }
+  return { runtime, supervisor, runTask, closeAlso: chosen.closeAlso, ...(chosen.machines === undefined ? {} : {
+    startMachines: chosen.machines }) }
 }
 
 /** What {@link mountHome} gives the plugin. */
@@ -121,13 +128,15 @@ export interface Mounted {
  *   every send (never uncoordinated).
  */
 export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQueryPort, controller: ControllerPort },
-  log: (level: 'info' | 'warn', message: string) => void, inbound: () => InboundMode = () => 'accept'): Mounted {
+  log: (level: 'info' | 'warn', message: string) => void, settings: () => Pick<Settings, 'inbound' | 'visibility'>,
+  where: StoreSettings = { store: 'sqlite', machine: '' }): Mounted {
+  const inbound = (): InboundMode => settings().inbound
   const home = resolveHome()
   const runtimes = registry()
   let shared = runtimes.get(home)
   if (shared === undefined) {
     try {
-      const started = startRuntime(ctx, home, log)
+      const started = startRuntime(ctx, home, log, where)
       const feed = new ChangeFeed(() => storeVersion(started.runtime.store))
       shared = { ...started, users: 0, reach: new HomeReach(home, message => log('warn', message)), feed }
     } catch (error: unknown) {
@@ -142,7 +151,10 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   const warn = (message: string): void => log('warn', message)
   const decided = (approval: Approval): void => approvalDecided(runtime.store, approval, message => log('info', message))
   runtime.expired = decided
-  const sessions = withPresence(ports.sessions, runtime.store)
+  const here = withPresence(ports.sessions, runtime.store)
+  // On a shared store, once per process: this machine's sessions published, other machines' reads answered.
+  if (shared.users === 1 && shared.startMachines !== undefined) shared.machines = shared.startMachines(here)
+  const sessions = shared.machines === undefined ? here : shared.machines.wrap(here, () => settings().visibility)
   // The browser half's channel (held messages, inbound choices, traffic), where the host serves a web UI; once per process.
   if (shared.users === 1) {
     ctx.inject?.(['webServer'], inner => {
@@ -154,29 +166,14 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
       }
     })
   }
-  // `global`: rc.8 `dsh-scope` filters a preset-scoped listener to that preset's agents
-  // (`@deepseek-ai/dsh-scope@0.1.0-rc.8` lib/index.js); the home needs every session of the process.
-  // Cordis 4.0.1 still owns a global listener by this plugin's fiber.
-  const global = { global: true }
-  ctx.on?.('agent/created', (...args: unknown[]) => {
-    const agent = agentOf(args)
-    if (agent !== undefined) quietly(() => runtime.track(agent), warn)
-    if (agent !== undefined) reach.seeWorkspace(workspaceOf(agent.session.header))
-  }, global)
-  ctx.on?.('agent/disposed', (...args: unknown[]) => {
-    const agent = agentOf(args)
-    if (agent !== undefined) quietly(() => runtime.untrack(agent.id), warn)
-  }, global)
-  ctx.on?.('session/event', (...args: unknown[]) => {
-    const sessionId = sessionIdOf(args)
-    if (sessionId !== undefined) quietly(() => runtime.onSessionEvent(sessionId), warn)
-    if (sessionId !== undefined) feed.logged(sessionId)
-  }, global)
+  listenToHost(ctx, { runtime, reach, feed, warn, ...(shared.machines === undefined ? {} : { changed: shared.machines.poke }) })
   ctx.effect(() => () => {
     const entry = runtimes.get(home)
     if (entry === undefined || --entry.users > 0) return
     runtimes.delete(home)
+    entry.machines?.stop()
     entry.runtime.stop()
+    entry.closeAlso()
   }, 'cross-session.home')
   const listEvents = persistedEvents(ctx)
   if (listEvents === undefined)
@@ -187,6 +184,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     agentOf: sessionId => ctx.agents.get(sessionId),
     listEvents,
     log: warn,
+    machineOf: sessionId => sessions.machineOf?.(sessionId),
   }))
   if (runtime.adopt !== undefined) runtime.adopt = topLevelOnly(runtime.adopt, ports.sessions, runtime.store)
   return { corpus: () => supervisor.corpus(), runtime, inbound: runtime.store, sessions, controller }

@@ -20,7 +20,8 @@ import { deliveryState, turnEnd } from '../harness/log-state.js'
 import { noticeOutcome } from '../model/outcomes.js'
 import { TOOL_NAMES } from '../model/tool-names.js'
 import { textOf } from '../model/message-text.js'
-import type { HomeStore, StoredWatch } from './store.js'
+import type { HomeStore, NewWatch, StoredWatch } from './store.js'
+import type { AnswerWatch } from '../model/outcomes.js'
 
 /** What the log says about the turn that took one message. */
 export interface WatchedTurn {
@@ -139,4 +140,23 @@ export function fireEndedWatches(store: HomeStore, agent: HostAgent, onDisk: num
     if (fired?.state === 'noticed') senders.push(watch.sender)
   }
   return senders
+}
+
+/**
+ * The watch a send's `notify` asks the store for (pure).
+ * @param longLived - whether this process is a long-lived host: from a short-lived one (a headless run), the notice
+ *   wakes the sender once that process has ended only when its user allowed it (docs/tools.md#notices).
+ * @param now - ms; the watch expires `watch.ttlMs` after it.
+ */
+export function newWatch(watch: AnswerWatch, longLived: boolean, now: number): NewWatch {
+  return {
+    messageId: watch.requestId,
+    sender: watch.senderSessionId,
+    target: watch.targetId,
+    hop: watch.hop,
+    mayWake: watch.mayWake && (longLived || watch.wakeEndedRun === true),
+    maxHops: watch.maxHops,
+    perMinute: watch.perMinute,
+    expiresAt: now + watch.ttlMs,
+  }
 }

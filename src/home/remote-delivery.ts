@@ -16,14 +16,19 @@ import type { Recorded } from '../harness/recorded.js'
 import type { HomeRuntime } from './runtime.js'
 import type { Holder, HomeStore, StoredMessage } from './store.js'
 import { isStoreFault } from './store-fault.js'
+import type { MachineView } from '../model/sessions.js'
 
 /** How long a message handed to a long-lived host may wait for that host to wake its target before the sender wakes it itself, ms. */
 export const HANDOFF_GRACE_MS = 1500
 
-/** A target delivered through the store to the process `pid` (`handoff`: that long-lived host wakes it). */
+/**
+ * A target delivered through the store to the process `pid` (`handoff`: that long-lived host wakes it); `machine`: a
+ * session of another machine (./machine-route.ts).
+ */
 export function remoteTarget(sessionId: string, pid: number, mayWake: boolean,
-  how: { readonly handoff?: boolean, readonly runTask?: boolean } = {}): ControllerOutcome<ResolvedTarget> {
-  const remote = { pid, mayWake, ...(how.handoff === true ? { handoff: true } : {}), ...(how.runTask === true ? { runTask: true } : {}) }
+  how: { readonly handoff?: boolean, readonly runTask?: boolean, readonly machine?: MachineView } = {}): ControllerOutcome<ResolvedTarget> {
+  const remote = { pid, mayWake, ...(how.handoff === true ? { handoff: true } : {}), ...(how.runTask === true ? { runTask: true } : {}),
+    ...(how.machine === undefined ? {} : { machine: how.machine }) }
   return { ok: true, value: { sessionId, woke: false, running: false, remote } }
 }
 
@@ -104,10 +109,10 @@ export function settled(message: StoredMessage | undefined): Recorded | MailboxS
  * Wait for the message posted under `options.mailboxMessageId`.
  * @param takeOver - called when the message is not yet recorded and its target has no living holder any more (the
  * process that was waking it gave up or died, or the host it was handed to is gone): wakes it here, if the sender
- * allows waking.
+ * allows waking; `undefined` for a session this process can never wake (another machine's).
  */
 export async function waitRemote(runtime: HomeRuntime, options: RecordWaitOptions,
-  takeOver: (message: StoredMessage) => Promise<void>): Promise<Recorded | MailboxStage | undefined> {
+  takeOver: ((message: StoredMessage) => Promise<void>) | undefined): Promise<Recorded | MailboxStage | undefined> {
   const messageId = options.mailboxMessageId
   if (messageId === undefined) return undefined
   let tookOver = false
@@ -121,7 +126,8 @@ export async function waitRemote(runtime: HomeRuntime, options: RecordWaitOption
     const done = settled(message)
     if (done !== undefined || message === undefined) return done
     // Claims are only ever the holder's, so with no living holder a claim's claimer is dead too.
-    if (!tookOver && message.mayWake && runtime.store.view(message.target).holder === undefined && mayTakeOver()) {
+    if (takeOver !== undefined && !tookOver && message.mayWake && runtime.store.view(message.target).holder === undefined
+      && mayTakeOver()) {
       tookOver = true
       void takeOver(message)
     }

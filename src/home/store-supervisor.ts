@@ -1,5 +1,5 @@
 /**
- * One home store for the life of a process, whatever happens to its file
+ * One home store for the life of a process, whatever happens to it
  * (docs/architecture.md §8, "When the store fails"):
  *
  * - **cannot be used** (locked past the wait, full, an I/O error, cannot be
@@ -10,11 +10,12 @@
  *   {@link RETRY_BUSY_MS} for a lock) and on each call once the next try is
  *   due. Callers refuse what depends on another process's state.
  * - **opened again**: the listeners hear `opened` (the runtime joins, `home/runtime.ts`); the log says so.
- * - **deleted or replaced**: the path's dev and inode are compared with the
- *   opened file's before every call (one `stat`, a few µs; the store watch
- *   calls `changed()` every second, `home/store-watch.ts`). On a change the
- *   old connection is closed, the file now at the path opened (made if it is
- *   gone: every process then opens that one file), and the listeners hear
+ * - **deleted or replaced** (SQLite), or **its worker stopped** (PostgreSQL):
+ *   before every call the site (`home/store-site.ts`) says whether the store
+ *   open now is still the one there (SQLite: the path's dev and inode are the
+ *   opened file's, one `stat`, a few µs). When it is not, the old store is
+ *   closed, the one now there opened (a SQLite file made if it is gone:
+ *   every process then opens that one file), and the listeners hear
  *   `moved`. What only the old file held is not seen again.
  *
  * {@link StoreSupervisor.store} is the {@link HomeStore} the home uses: each call goes to the store open now.
@@ -25,8 +26,7 @@
 import type { CorpusRows } from '../index/shared-rows.js'
 import type { ProcessTag } from '../harness/dsh-home.js'
 import type { HomeStore } from './store.js'
-import type { SqliteHomeStore } from './store-sqlite.js'
-import { fileIdentity, setAsideStaleWal } from './store-open.js'
+import type { Rebuilt, SiteStore, StoreSite } from './store-site.js'
 import { StoreUnavailableError, storeFaultWhy, storeLogLines } from './store-fault.js'
 
 /** First delay of the background retry, ms; it doubles after each failed try. */
@@ -36,7 +36,7 @@ export const RETRY_MAX_MS = 30_000
 /** How long opening (at start, each retry) waits for another process's write lock, ms; only a new or older store needs it. */
 export const RETRY_BUSY_MS = 20
 
-/** What the listeners hear: the store could be used again, or the process moved to the file now at the path. */
+/** What the listeners hear: the store could be used again, or the process moved to the store now at the site. */
 export type StoreEvent = 'opened' | 'moved'
 
 /** The store's state, for the log and the web UI. */
@@ -47,41 +47,32 @@ export interface StoreStatus {
   /** Since when it cannot be used, ms. */
   readonly since?: number
   /** An unreadable store was moved aside before this one was made: when, and where it is. */
-  readonly rebuilt?: { readonly at: number, readonly aside: string }
+  readonly rebuilt?: Rebuilt
 }
-
-/** Opens the store once; throws what `openHomeStore` throws. */
-type Open = (busyMs: number) => SqliteHomeStore
 
 /** The supervised home store of one process. */
 export class StoreSupervisor {
   /** The store to use: every call goes to the store open now, or throws {@link StoreUnavailableError}. */
   readonly store: HomeStore
-  private readonly open: Open
-  private readonly file: string
+  private readonly site: StoreSite
   private readonly log: (message: string) => void
   private readonly now: () => number
   private readonly listeners = new Set<(event: StoreEvent) => void>()
-  private current: SqliteHomeStore | undefined
-  private identity: string | undefined
-  /** The identity of the `-wal` file while the store was open (to tell it from a new file's). */
-  private wal: string | undefined
+  private current: SiteStore | undefined
   private down: { why: string, since: number } | undefined
   private rebuilt: StoreStatus['rebuilt']
   private nextTry = 0
   private delay = RETRY_FIRST_MS
   private timer: ReturnType<typeof setTimeout> | undefined
   private closed = false
-  private rows: { of: SqliteHomeStore, rows: CorpusRows } | undefined
+  private rows: { of: SiteStore, rows: CorpusRows } | undefined
 
   /**
-   * @param open - opens the store (`openHomeStore` of the home), waiting at most `busyMs` for a lock.
-   * @param file - the store's path (its identity is compared before each call).
+   * @param site - where the store lives: it opens the store and says, before each call, whether it is still the one there.
    * @param self - this process.
    */
-  constructor(open: Open, file: string, self: ProcessTag, log: (message: string) => void, now: () => number = Date.now) {
-    this.open = open
-    this.file = file
+  constructor(site: StoreSite, self: ProcessTag, log: (message: string) => void, now: () => number = Date.now) {
+    this.site = site
     this.log = log
     this.now = now
     this.store = new Proxy({} as HomeStore, {
@@ -134,28 +125,26 @@ export class StoreSupervisor {
     this.current = undefined
   }
 
-  private use(): SqliteHomeStore {
+  private use(): SiteStore {
     if (this.closed) throw new StoreUnavailableError('the store was closed')
     const current = this.current
-    if (current !== undefined && fileIdentity(this.file) === this.identity) return current
+    if (current !== undefined && this.site.holds(current)) return current
     if (current !== undefined || this.now() >= this.nextTry) this.attempt(RETRY_BUSY_MS)
     if (this.current === undefined) throw new StoreUnavailableError(this.down?.why ?? 'it is not open')
     return this.current
   }
 
-  /** One try: open the file at the path; on success swap it in and tell the listeners, else fail closed and retry later. */
+  /** One try: open the store at the site; on success swap it in and tell the listeners, else fail closed and retry later. */
   private attempt(busyMs: number): boolean {
     const before = this.current
-    // A connection to a file no longer at the path is never used again: writing there would split the home.
+    // A store no longer at the site is never used again: writing there would split the home.
     before?.close()
     this.current = undefined
-    if (before !== undefined) setAsideStaleWal(this.file, this.wal)
+    if (before !== undefined) this.site.left?.()
     try {
-      const next = this.open(busyMs)
+      const next = this.site.open(busyMs)
       this.current = next
-      this.identity = fileIdentity(this.file)
-      this.wal = fileIdentity(`${this.file}-wal`)
-      this.rebuilt = next.rebuilt()
+      this.rebuilt = next.rebuilt?.()
     } catch (error: unknown) {
       this.current?.close()
       this.current = undefined
@@ -173,7 +162,7 @@ export class StoreSupervisor {
     this.down = undefined
     this.delay = RETRY_FIRST_MS
     if (wasDown) this.log(storeLogLines.up)
-    if (before !== undefined) this.log(storeLogLines.moved(this.file))
+    if (before !== undefined) this.log(storeLogLines.moved(this.site.where))
     const event: StoreEvent = before === undefined ? 'opened' : 'moved'
     // After the call that noticed it: a listener uses the store itself.
     if (wasDown || before !== undefined) queueMicrotask(() => this.emit(event))

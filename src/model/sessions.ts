@@ -39,6 +39,14 @@ export interface SessionRecordView {
   readonly persisted: boolean
   /** Set when it is live in another dsh process on this home (`live` is then true). */
   readonly elsewhere?: { readonly pid: number }
+  /** Set when it is a session of another machine on a shared store (docs/architecture.md §8 "Several machines"). */
+  readonly machine?: MachineView
+}
+
+/** The machine of another machine's session: the name it shows, and whether a process of it answers now. */
+export interface MachineView {
+  readonly name: string
+  readonly reachable: boolean
 }
 
 /**
@@ -124,19 +132,36 @@ export function headerOf(id: unknown, createdAt: unknown, cwd: unknown, parentSe
 /** Brand of a header {@link readHeader} made (module-private, and the header is frozen: still exactly as it was checked). */
 const MADE_HERE = Symbol('dsh-cross-session header')
 
+/** A corpus row's fields as read before they are checked. */
+interface RawRecord {
+  readonly elsewhere?: { pid?: unknown }
+  readonly live?: unknown
+  readonly persisted?: unknown
+  readonly machine?: unknown
+}
+
 /** Read an untrusted corpus row; `undefined` when it has no usable header. */
 export function readRecord(raw: unknown): SessionRecordView | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined
   const row = raw as Record<string, unknown>
   const header = readHeader(row.header)
   if (header === undefined) return undefined
-  const { elsewhere, live, persisted } = row as { elsewhere?: { pid?: unknown }, live?: unknown, persisted?: unknown }
-  // A row whose header {@link readHeader} made, with plain booleans and no `elsewhere`, is read as it is: a list
-  // reads every stored session's row at the tool boundary (no copy of each).
-  if (header === row.header && elsewhere === undefined && typeof live === 'boolean' && typeof persisted === 'boolean')
-    return raw as SessionRecordView
+  const { elsewhere, live, persisted, machine } = row as RawRecord
+  // A row whose header {@link readHeader} made, with plain booleans and no `elsewhere` or `machine`, is read as it is:
+  // a list reads every stored session's row at the tool boundary (no copy of each).
+  if (header === row.header && elsewhere === undefined && machine === undefined && typeof live === 'boolean'
+    && typeof persisted === 'boolean') return raw as SessionRecordView
   const pid = typeof elsewhere === 'object' && elsewhere !== null ? elsewhere.pid : undefined
-  return typeof pid === 'number'
-    ? { header, live: live === true, persisted: persisted === true, elsewhere: { pid } }
-    : { header, live: live === true, persisted: persisted === true }
+  const shownMachine = readMachine(machine)
+  return {
+    header, live: live === true, persisted: persisted === true,
+    ...(typeof pid === 'number' ? { elsewhere: { pid } } : {}),
+    ...(shownMachine === undefined ? {} : { machine: shownMachine }),
+  }
+}
+
+function readMachine(raw: unknown): MachineView | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined
+  const { name, reachable } = raw as { name?: unknown, reachable?: unknown }
+  return typeof name === 'string' ? { name, reachable: reachable === true } : undefined
 }

@@ -10,6 +10,7 @@ import type { Recorded } from '../harness/recorded.js'
 import type { AnswerWait, AnswerWatch, DeliveryReason, MailboxStage, ReleaseOutcome } from '../model/outcomes.js'
 import type { RelayProvenance } from '../model/provenance.js'
 import type { SendMode } from '../model/schemas.js'
+import type { MachineView } from '../model/sessions.js'
 
 /** A target the controller resolved, ready to receive a prompt. */
 export interface ResolvedTarget {
@@ -22,9 +23,16 @@ export interface ResolvedTarget {
    * Held by another dsh process on this home (docs/architecture.md §8): admitted through the home store, nothing
    * woken here. `handoff`: cold, handed to that long-lived host to wake; `mayWake`: the sender's `allowResume`;
    * `runTask`: the session of a headless run's own task, which takes no stored message while that run lives
-   * (docs/tools.md "A headless run's own task").
+   * (docs/tools.md "A headless run's own task"); `machine`: a session of another machine on a shared store, delivered
+   * by a process of that machine and never woken here (docs/architecture.md §8 "Several machines").
    */
-  readonly remote?: { readonly pid: number, readonly mayWake: boolean, readonly handoff?: boolean, readonly runTask?: boolean }
+  readonly remote?: {
+    readonly pid: number
+    readonly mayWake: boolean
+    readonly handoff?: boolean
+    readonly runTask?: boolean
+    readonly machine?: MachineView
+  }
 }
 
 /**

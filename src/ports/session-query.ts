@@ -10,7 +10,7 @@
 
 import type { RelayProvenance } from '../model/provenance.js'
 import type { HeaderFilter } from '../model/list-filter.js'
-import type { SessionHeaderView, SessionRecordView } from '../model/sessions.js'
+import type { MachineView, SessionHeaderView, SessionRecordView } from '../model/sessions.js'
 
 /**
  * One current-surface snapshot (rc.8 `SessionSurfaceSnapshot`). `events` are
@@ -102,6 +102,11 @@ export interface SessionQueryPort {
    * is live there and not here; absent without a home runtime.
    */
   liveElsewhere?(sessionId: string): { readonly pid: number } | undefined
+  /**
+   * The machine of a session of another machine on a shared store (docs/architecture.md §8 "Several machines"), as
+   * the port last listed or read it; `undefined` for a session of this machine, and absent without a shared store.
+   */
+  machineOf?(sessionId: string): MachineView | undefined
 }
 
 /** The calling session, from `exec.agent` (docs/architecture.md §2). */

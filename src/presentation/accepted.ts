@@ -1,12 +1,9 @@
 /**
- * The success texts of `sessions_send`: where the message was recorded,
- * honest wording for `queue` vs `steer`, a mailbox delivery to another dsh
- * process, and the answer to a retried call.
- *
- * Source: docs/tools.md#sessions_send ("Accepted means recorded", a
- * session live in another dsh process, retries): each outcome is said as
- * it is — recorded, claimed but not yet recorded, still pending, handed
- * over, answered.
+ * The success texts of `sessions_send` (docs/tools.md#sessions_send,
+ * "Accepted means recorded", a session live in another dsh process or on
+ * another machine, retries): honest wording for `queue` vs `steer`, and
+ * each outcome said as it is — recorded, claimed but not yet recorded,
+ * still pending, handed over, answered.
  *
  * @module dsh-cross-session/presentation/accepted
  */
@@ -14,7 +11,7 @@
 import type { AnswerWait, MailboxStage, SendMode } from '../ports.js'
 import type { Recorded } from '../harness/recorded.js'
 import { displayId } from './common.js'
-import { holderRefusals } from './send.js'
+import { renderMachineTail, renderRemoteTail } from './remote-tail.js'
 import { renderHeld, type HeldValue } from './inbound.js'
 
 /** The value of an accepted (not held) `sessions_send` result; {@link renderAccepted} writes its text. */
@@ -35,7 +32,13 @@ export interface AcceptedValue {
    * Set when the target is held by another dsh process: delivered through the home store (`handoff`: that long-lived
    * host wakes it; `runTask`: it is a headless run's own task session, which takes it only after that run).
    */
-  readonly remote?: { readonly pid: number, readonly handoff?: boolean, readonly runTask?: boolean }
+  readonly remote?: {
+    readonly pid: number
+    readonly handoff?: boolean
+    readonly runTask?: boolean
+    /** A session of another machine (docs/architecture.md §8 "Several machines"): its machine as a list row shows it. */
+    readonly machine?: { readonly name: string, readonly reachable: boolean }
+  }
   readonly recordWaitMs: number
   readonly waitCancelled: boolean
   /** A short-lived process that woke the target waited for the turn that took the message. */
@@ -71,9 +74,11 @@ function renderAcceptedBody(line: Omit<AcceptedValue, 'kind'>): string {
   const head = `accepted for ${displayId(line.targetId)} | mode=${line.mode} | ${chars} | hop ${line.hop}`
   const ending = line.answer?.ended === true ? ANSWERED : REPLY_LATER
   if (line.remote !== undefined) {
-    const tail = renderRemoteTail({ pid: line.remote.pid, handoff: line.remote.handoff === true, runTask: line.remote.runTask === true,
-      mode: line.mode, recorded: line.recorded,
-      recordWaitMs: line.recordWaitMs, waitCancelled: line.waitCancelled })
+    const tail = line.remote.machine === undefined
+      ? renderRemoteTail({ pid: line.remote.pid, handoff: line.remote.handoff === true, runTask: line.remote.runTask === true,
+          mode: line.mode, recorded: line.recorded, recordWaitMs: line.recordWaitMs, waitCancelled: line.waitCancelled })
+      : renderMachineTail({ machine: line.remote.machine, handoff: line.remote.handoff === true, mode: line.mode, recorded: line.recorded,
+          recordWaitMs: line.recordWaitMs, waitCancelled: line.waitCancelled })
     return `${head}${tail.head}${answerHead(line.answer)}\n${tail.body}${cut}${answerBody(line.answer)}${ending}`
   }
   const body = `${localBody(line)}${cut}${durability(line)}${answerBody(line.answer)}${ending}`
@@ -116,68 +121,6 @@ function durability(line: Omit<AcceptedValue, 'kind'>): string {
   if (line.stored === true) return STORED
   const joins = line.mode === 'queue' ? 'next turn' : 'next step'
   return ` It is not durable until that session's ${joins} starts: if its process ends first, the message may be lost.`
-}
-
-/** What {@link renderRemoteTail} needs. */
-interface RemoteOutcome {
-  readonly pid: number
-  readonly handoff: boolean
-  /** The target is the session of a headless run's own task (docs/tools.md "A headless run's own task"). */
-  readonly runTask?: boolean
-  readonly mode: SendMode
-  readonly recorded: Recorded | MailboxStage | undefined
-  readonly recordWaitMs: number
-  readonly waitCancelled: boolean
-}
-
-/**
- * The head suffix and body of a mailbox delivery.
- * @returns `head` to append to `accepted for … | hop N`, and the body lines.
- */
-export function renderRemoteTail(outcome: RemoteOutcome): { head: string, body: string } {
-  const { recorded } = outcome
-  const takenOver = recorded !== undefined && 'takenOver' in recorded && recorded.takenOver === true
-  let head = outcome.handoff
-    ? ` | handed to the long-lived dsh process pid ${outcome.pid} on this home, which wakes it; delivered through the mailbox`
-    : outcome.runTask === true
-      ? ` | the task session of a headless run (pid ${outcome.pid}), which takes no peer message while it runs; `
-      + 'delivered through the mailbox'
-      : ` | live in another dsh process (pid ${outcome.pid}); delivered through the mailbox`
-  if (takenOver) head = ` | ${outcome.handoff
-    ? `handed to the dsh process pid ${outcome.pid}, which did not take it up`
-    : `held by the dsh process pid ${outcome.pid}, which let it go`}; woken in this process and delivered through the mailbox`
-  if (recorded?.stage === 'conversation') head += ` | recorded at seq ${recorded.seq}`
-  else if (recorded?.stage === 'inbox') head += ` | in its inbox at seq ${recorded.seq}, not yet in its conversation`
-  else if (recorded?.stage === 'claimed') head += ` | claimed by that process, not yet recorded after ${outcome.recordWaitMs} ms`
-  else if (recorded?.stage === 'refused') head += ` | refused by that process: ${holderRefusals[recorded.reason]}`
-  else if (outcome.waitCancelled) head += ' | posted; pickup not confirmed (wait cancelled)'
-  else if (outcome.runTask === true && !takenOver) head += ' | pending in the mailbox until that run has ended'
-  else head += ` | still pending in the mailbox after ${outcome.recordWaitMs} ms`
-  const where = takenOver ? 'in this process' : outcome.handoff ? 'in that process once it has woken it' : 'in its own process'
-
-  const running = recorded !== undefined && 'running' in recorded ? recorded.running : undefined
-  let body: string
-  if (outcome.mode === 'queue') {
-    body = running === true
-      ? `The message is queued in that session's inbox ${where}; it becomes its next turn after the current one ends.`
-      : `The message goes to that session's inbox ${where} and becomes its next turn (at once if it is idle).`
-  } else {
-    body = running === true
-      ? `The message was inserted into the turn that session is running ${where}.`
-      : `The message steers that session ${where} (an idle session starts a new turn with it).`
-  }
-  if (outcome.runTask === true && !takenOver && (recorded?.stage === 'pending' || recorded === undefined)) {
-    body = 'That run prints only its own task\'s answer, so the message waits in the cross-session store under DSH_HOME '
-      + 'and becomes that session\'s next turn once the run has ended (the next process that holds the session delivers it); '
-      + 'this call did not see it reach that session.'
-  } else if (recorded?.stage === 'pending' || recorded === undefined) {
-    body += ' It waits in the cross-session store under DSH_HOME for that process, or the next process that holds the session, '
-      + 'to pick it up; this call did not see it reach that session.'
-  } else if (recorded.stage !== 'conversation' && recorded.stage !== 'refused') {
-    body += ' It is delivered once; if that process ends before recording it, '
-      + 'it returns to the store and the next process that holds the session delivers it.'
-  }
-  return { head, body }
 }
 
 /** The value of a retried call (same caller, call id and arguments): its first result, not sent again. */

@@ -61,6 +61,12 @@ const SAFE_FAILURES = {
   'ENFILE': 'ENFILE: too many open files on this system',
   'EBUSY': 'EBUSY: a file of the session store is busy',
   'EAGAIN': 'EAGAIN: the session store is temporarily unavailable',
+  'machine/unanswered': 'machine/unanswered: no dsh process of the session\'s machine answered in time '
+    + '(sessions_list says whether that machine is reachable; try again once it is)',
+  'machine/read-failed': 'machine/read-failed: the session\'s machine could not read its log',
+  'machine/too-large': 'machine/too-large: the session\'s surface is too large to bring from its machine',
+  'machine/store-down': 'machine/store-down: the store shared with other machines cannot be reached now; '
+    + 'sessions of this machine can still be read',
   'aborted': 'the backend call was aborted',
   'timeout': 'the backend did not answer in time',
   'unknown': 'an unexpected backend error (the details are in the host log)',

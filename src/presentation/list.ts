@@ -8,7 +8,7 @@
  */
 
 import type { SessionRecordView } from '../ports.js'
-import { isSubagent, ownerOf } from '../model/sessions.js'
+import { isSubagent, ownerOf, type MachineView } from '../model/sessions.js'
 import { clipLine, oneLine } from '../core/text.js'
 import { displayId, displayTitle, metadataSuffix, shownMetadata, stateTag } from './common.js'
 
@@ -42,6 +42,8 @@ export interface ListedRow {
   readonly preset?: string
   /** The other dsh process where it is live, when it is (docs/architecture.md §8). */
   readonly elsewherePid?: number
+  /** Another machine's session: that machine's name (one line, clipped), and whether a process of it answers now. */
+  readonly machine?: { readonly name: string, readonly reachable: boolean }
   /** The owning session of a subagent, when known. */
   readonly owner?: string
   /** The caller's own row. */
@@ -80,6 +82,7 @@ export function listedValue(page: ListPage): ListedValue {
       subagent: isSubagent(header),
       ...shownMetadata(header),
       ...(row.elsewhere === undefined ? {} : { elsewherePid: row.elsewhere.pid }),
+      ...(row.machine === undefined ? {} : { machine: shownMachine(row.machine) }),
       ...(owner === undefined ? {} : { owner: displayId(owner) }),
       self: header.id === page.callerId,
       title: page.titlesFailed === undefined ? displayTitle(page.titles.get(header.id)) : '(title unavailable)',
@@ -98,10 +101,21 @@ export function listedValue(page: ListPage): ListedValue {
   }
 }
 
+/** A machine as a row shows it: its name on one line, at most 64 code points. */
+export function shownMachine(machine: MachineView): { readonly name: string, readonly reachable: boolean } {
+  return { name: clipLine(oneLine(machine.name), 64), reachable: machine.reachable }
+}
+
+/** ` | machine=server-1`, and ` (not reachable now)` when no process of it answers (docs/tools.md#sessions_list). */
+export function machineSuffix(machine: { readonly name: string, readonly reachable: boolean }): string {
+  return ` | machine=${machine.name}${machine.reachable ? '' : ' (not reachable now)'}`
+}
+
 /** One row: `- <id> [state]…` and its title line. */
 function listRow(row: ListedRow): [string, string] {
   let line = `- ${row.sessionId} ${stateTag(row)}${metadataSuffix(row)}`
   if (row.elsewherePid !== undefined) line += ` | live in another dsh process (pid ${row.elsewherePid})`
+  if (row.machine !== undefined) line += machineSuffix(row.machine)
   if (row.subagent) line += row.owner === undefined ? ' | not messageable' : ` | not messageable (owner ${row.owner})`
   if (row.self) line += ' | this session'
   return [line, `  ${row.title}`]

@@ -10,11 +10,12 @@
  */
 
 import type { SessionHeaderView } from '../ports.js'
-import { isSubagent, ownerOf } from '../model/sessions.js'
+import { isSubagent, ownerOf, type MachineView } from '../model/sessions.js'
 import type { ReadableMessage } from '../model/surface.js'
 import type { ReadCursor, WindowSide } from '../model/read-window.js'
 import { countChars, sanitizeForDisplay, truncateVisibly } from '../core/text.js'
 import { displayId, displayTitle, metadataSuffix, shownMetadata, stateTag } from './common.js'
+import { machineSuffix, shownMachine } from './list.js'
 
 /** One shown message of a read, as the text shows it. */
 export interface ReadMessage {
@@ -38,6 +39,8 @@ export interface ReadValue {
   readonly owner?: string
   readonly self: boolean
   readonly elsewherePid?: number
+  /** Another machine's session: its machine as a list row shows it (`presentation/list.ts` `shownMachine`). */
+  readonly machine?: { readonly name: string, readonly reachable: boolean }
   /** The title as shown: `(untitled)`, `(title unavailable)` or the title. */
   readonly title: string
   readonly readable: number
@@ -73,6 +76,8 @@ interface ReadPage {
   readonly callerId: string
   /** The other dsh process where it is live, when it is (docs/architecture.md §8). */
   readonly elsewhere: { readonly pid: number } | undefined
+  /** Another machine's session: its machine (docs/architecture.md §8 "Several machines"). */
+  readonly machine?: MachineView | undefined
   /** The title as stored, `undefined` for none, `null` when titles could not be read. */
   readonly title: string | undefined | null
   readonly readable: number
@@ -132,6 +137,7 @@ export function readValue(page: ReadPage): ReadValue {
     ...(owner === undefined ? {} : { owner: displayId(owner) }),
     self: header.id === page.callerId,
     ...(page.elsewhere === undefined ? {} : { elsewherePid: page.elsewhere.pid }),
+    ...(page.machine === undefined ? {} : { machine: shownMachine(page.machine) }),
     title: page.title === null ? '(title unavailable)' : displayTitle(page.title),
     readable: page.readable,
     capturedThrough: typeof captured === 'number' ? captured : null,
@@ -150,6 +156,7 @@ export function renderReadValue(value: ReadValue): string {
   if (value.subagent) first += value.owner === undefined ? ' | subagent' : ` | owner ${value.owner}`
   if (value.self) first += ' | this session'
   if (value.elsewherePid !== undefined) first += ` | live in another dsh process (pid ${value.elsewherePid})`
+  if (value.machine !== undefined) first += machineSuffix(value.machine)
   const lines = [
     first,
     ...(value.elsewherePid === undefined

@@ -84,6 +84,7 @@ export async function sessionsRead(rawArgs: unknown, call: ToolCallContext, deps
     live,
     callerId: caller.sessionId,
     elsewhere: deps.sessions.liveElsewhere?.(sessionId),
+    machine: deps.sessions.machineOf?.(sessionId),
     title: titles.ok ? titles.value.get(sessionId) : null,
     readable: readable.messages.length,
     capturedThroughSeq: surface.value.capturedThroughSeq,

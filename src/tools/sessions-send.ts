@@ -24,6 +24,7 @@
 import type { AnswerWait, MailboxStage, SendMode } from '../ports.js'
 import type { Recorded } from '../harness/recorded.js'
 import type { AcceptedValue } from '../presentation/accepted.js'
+import { shownMachine } from '../presentation/list.js'
 import { commonRefusals, isStopped, NOTHING_DELIVERED, refused, type StoppedValue } from '../presentation/common.js'
 import type { SendValue } from '../presentation/results.js'
 import { truncateChars } from '../core/text.js'
@@ -153,7 +154,8 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     ...(admitted.admitted.stored === true ? { stored: true } : {}),
     ...(wait.recorded === undefined ? {} : { recorded: shownRecorded(wait.recorded) }),
     ...(remote === undefined ? {} : { remote: { pid: remote.pid, ...(remote.handoff === true ? { handoff: true } : {}),
-      ...(remote.runTask === true ? { runTask: true } : {}) } }),
+      ...(remote.runTask === true ? { runTask: true } : {}),
+      ...(remote.machine === undefined ? {} : { machine: shownMachine(remote.machine) }) } }),
     recordWaitMs: settings.recordWaitMs,
     waitCancelled: wait.cancelled,
     ...(answer === undefined ? {} : { answer: shownAnswer(answer) }),

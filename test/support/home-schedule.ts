@@ -65,7 +65,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
-import { answerChannel, approvalDecided, OPEN_TURN_RECENT_MS, deliveryState, failClosed, gatherAndDecide, holdMessage, truncateChars, guardController, HomeRuntime, judgeAlive, openHomeStore, parseStartTime, parseState, RETRY_BUSY_MS, SqliteHomeStore, storeFault, storeFaultWhy, StoreSupervisor, storePaths, DEFAULT_SETTINGS, type ControllerPort, type HomeStore, type HostUserMessage, type ProcessTag, type StoreWatch } from '../../src/testing.js'
+import { answerChannel, approvalDecided, OPEN_TURN_RECENT_MS, deliveryState, failClosed, gatherAndDecide, holdMessage, truncateChars, guardController, HomeRuntime, judgeAlive, openHomeStore, parseStartTime, parseState, RETRY_BUSY_MS, SqliteHomeStore, storeFault, storeFaultWhy, StoreSupervisor, sqliteSite, storePaths, DEFAULT_SETTINGS, type ControllerPort, type HomeStore, type HostUserMessage, type ProcessTag, type StoreWatch } from '../../src/testing.js'
 import { mulberry32 } from './prng.js'
 import { SessionLog, SimAgent } from './rc8-sim.js'
 import { connection, openCrashWorld, type CrashWorld } from './schedule-world.js'
@@ -286,7 +286,7 @@ class Proc {
 
   /** The supervised store, as `home/mount.ts` opens it (`home/store-supervisor.ts`). */
   private openStore(): HomeStore {
-    const supervisor = new StoreSupervisor(busyMs => this.openOne(busyMs), storePaths(this.run.world.home).file, this.tag, line => this.logged.push(line))
+    const supervisor = new StoreSupervisor(sqliteSite(busyMs => this.openOne(busyMs), storePaths(this.run.world.home).file), this.tag, line => this.logged.push(line))
     this.supervisors.push(supervisor)
     supervisor.start(RETRY_BUSY_MS)
     this.supervisor = supervisor

@@ -54,3 +54,37 @@ export async function testSchema(url: string, prefix: string, prepared = true): 
     },
   }
 }
+
+let databases = 0
+
+/** A database of one test's own on the test server (the store's fixed schema in it), and an admin pool on it. */
+export interface TestDatabase {
+  /** The server's URL with this database's name. */
+  readonly url: string
+  readonly admin: pg.Pool
+  /** End the pool and drop the database (every connection to it ended first). */
+  drop(): Promise<void>
+}
+
+/** A fresh database on the server at `url` (`<prefix>_<pid>_<n>`); the caller registers {@link TestDatabase.drop}. */
+export async function testDatabase(url: string, prefix: string): Promise<TestDatabase> {
+  const name = `${prefix}_${process.pid}_${++databases}`
+  const server = new pg.Client({ connectionString: url })
+  await server.connect()
+  await server.query(`CREATE DATABASE ${name}`)
+  await server.end()
+  const at = new URL(url)
+  at.pathname = `/${name}`
+  const admin = new pg.Pool({ connectionString: at.href, max: 1 })
+  return {
+    url: at.href,
+    admin,
+    drop: async () => {
+      await admin.end()
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await client.end()
+    },
+  }
+}

@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { apply } from '../../src/plugin.js'
-import { admitClaimed, answerChannel, createControllerPort, fileIdentity, guardController, settled, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, StoreUnavailableError, STORE_VERSION, storePaths, StoreWatch, topLevelOnly, type HomeStore, type HostAgent, type ProcessTag, WokenSessions } from '../../src/testing.js'
+import { admitClaimed, answerChannel, createControllerPort, fileIdentity, guardController, settled, HomeRuntime, openHomeStore, RETRY_BUSY_MS, STORE_RETRY_MS, StoreSupervisor, sqliteSite, StoreUnavailableError, STORE_VERSION, storePaths, StoreWatch, topLevelOnly, type HomeStore, type HostAgent, type ProcessTag, WokenSessions } from '../../src/testing.js'
 import { heldSession, rc8Session } from '../support/rc8-sim.js'
 import { FakeHost, userMessageEvent } from '../support/fake-host.js'
 import { lockStore as lockHome } from '../support/store-lock.js'
@@ -163,7 +163,7 @@ describe('a store of a newer release on the home', () => {
 describe('the supervised store', () => {
   const tag = (pid: number): ProcessTag => ({ pid, start: 1 })
   function supervised(home: string, pid: number, logs: string[] = []) {
-    const supervisor = new StoreSupervisor(busyMs => openHomeStore(home, tag(pid), () => true, line => logs.push(line), Date.now, busyMs), storePaths(home).file, tag(pid), line => logs.push(line))
+    const supervisor = new StoreSupervisor(sqliteSite(busyMs => openHomeStore(home, tag(pid), () => true, line => logs.push(line), Date.now, busyMs), storePaths(home).file), tag(pid), line => logs.push(line))
     supervisor.start(RETRY_BUSY_MS)
     cleanups.push(() => supervisor.close())
     const events: string[] = []
@@ -425,7 +425,7 @@ describe('the main store file deleted alone', () => {
   it('its stale log is moved aside, never read into the new file: the new store opens empty and works', async () => {
     const home = freshHome()
     const tag = { pid: 2, start: 1 }
-    const supervisor = new StoreSupervisor(busyMs => openHomeStore(home, tag, () => true, () => undefined, Date.now, busyMs), storePaths(home).file, tag, () => undefined)
+    const supervisor = new StoreSupervisor(sqliteSite(busyMs => openHomeStore(home, tag, () => true, () => undefined, Date.now, busyMs), storePaths(home).file), tag, () => undefined)
     supervisor.start(RETRY_BUSY_MS)
     cleanups.push(() => supervisor.close())
     const { store } = supervisor

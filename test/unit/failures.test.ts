@@ -3,10 +3,10 @@
  * table; the raw error goes to the log.
  */
 import { describe, expect, it } from 'vitest'
-import { callBackend, callToCompletion, classifyFailure, CONTROLLER_CODES, failureText, FILE_SYSTEM_CODES, SESSION_QUERY_CODES } from '../../src/testing.js'
+import { callBackend, callToCompletion, classifyFailure, CONTROLLER_CODES, failureText, FILE_SYSTEM_CODES, MACHINE_CODES, SESSION_QUERY_CODES } from '../../src/testing.js'
 
 describe('classifyFailure', () => {
-  it.each([...CONTROLLER_CODES, ...SESSION_QUERY_CODES, ...FILE_SYSTEM_CODES])('%s is a kind of its own, and its text starts with the code', code => {
+  it.each([...CONTROLLER_CODES, ...SESSION_QUERY_CODES, ...FILE_SYSTEM_CODES, ...MACHINE_CODES, ...MACHINE_CODES])('%s is a kind of its own, and its text starts with the code', code => {
     const kind = classifyFailure(Object.assign(new Error('/home/user/.dsh/secret path'), { code }))
     expect(kind).toBe(code)
     expect(failureText(kind).startsWith(`${code}: `)).toBe(true)
@@ -26,7 +26,7 @@ describe('classifyFailure', () => {
   })
 
   it('every text is one line', () => {
-    for (const kind of [...CONTROLLER_CODES, ...SESSION_QUERY_CODES, ...FILE_SYSTEM_CODES, 'aborted', 'timeout', 'unknown'] as const) {
+    for (const kind of [...CONTROLLER_CODES, ...SESSION_QUERY_CODES, ...FILE_SYSTEM_CODES, ...MACHINE_CODES, 'aborted', 'timeout', 'unknown'] as const) {
       expect(failureText(kind)).not.toContain('\n')
     }
   })

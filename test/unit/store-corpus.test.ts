@@ -13,7 +13,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ALL_ROWS_CHUNK } from '../../src/home/corpus-row-read.js'
 import type { CorpusRow } from '../../src/index/shared-rows.js'
-import { openHomeStore, SharedIndex, storePaths, StoreSupervisor, type CorpusRows, type HomeStore } from '../../src/testing.js'
+import { openHomeStore, SharedIndex, storePaths, StoreSupervisor, sqliteSite, type CorpusRows, type HomeStore } from '../../src/testing.js'
 
 const opened: HomeStore[] = []
 const dirs: string[] = []
@@ -184,8 +184,8 @@ describe('a new process taking every shared row (SharedIndex.takeAll)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'xs-corpus-'))
     dirs.push(dir)
     const self = { pid: process.pid, start: 1 }
-    const supervisor = new StoreSupervisor(busyMs => openHomeStore(dir, self, () => true, () => undefined, Date.now, busyMs),
-      storePaths(dir).file, self, () => undefined)
+    const supervisor = new StoreSupervisor(sqliteSite(busyMs => openHomeStore(dir, self, () => true, () => undefined, Date.now, busyMs),
+      storePaths(dir).file), self, () => undefined)
     supervisor.start(20)
     const reported: unknown[] = []
     const shared = new SharedIndex(() => supervisor.corpus(), 'R', error => reported.push(error))

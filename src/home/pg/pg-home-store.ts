@@ -27,6 +27,10 @@ import type { MachineTag } from './lease.js'
 import type { PgStore } from './pg-store.js'
 import type { PgSync } from './pg-sync.js'
 
+/** The transitions of other machines' sessions: the directory (`home/pg/pg-directory.ts`) and reads (`home/pg/pg-reads.ts`). */
+export type MachinesMethod = 'publish' | 'published' | 'directory' | 'askRead' | 'takeReads' | 'answerRead' | 'readState'
+  | 'abandonRead' | 'sweepReads'
+
 /** The store's methods as a caller sees them once answered. */
 type Answered<K extends keyof PgStore> = PgStore[K] extends (...args: never[]) => Promise<infer R> ? R : never
 
@@ -102,6 +106,11 @@ export class PgHomeStore implements HomeStore {
   journal(entry: LocalDelivery): void { this.call('journal', entry) }
   traffic(limit: number): TrafficRow[] { return this.call('traffic', limit) }
   withdraw(sender: string, which: WithdrawWhich): WithdrawOutcome { return this.call('withdraw', sender, which) }
+  /** Run a transition of other machines' sessions without blocking. @returns its value. @throws as the store's calls. */
+  async machines<K extends MachinesMethod>(method: K, ...args: Parameters<PgStore[K]>): Promise<Answered<K>> {
+    return await this.sync.callAsync(method, args)
+  }
+
   changed(): boolean { return this.sync.changed() }
   /** Run `listener` when another process changed the store (as `NOTIFY` says; for `home/store-watch.ts`). @returns its removal. */
   onChange(listener: () => void): () => void { return this.sync.listen(event => 'changed' in event && listener()) }

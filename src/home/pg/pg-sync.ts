@@ -119,6 +119,11 @@ export class PgSync {
     return () => this.listeners.delete(listener)
   }
 
+  /** Whether calls can still be answered: not closed, and the worker thread runs (no round trip). */
+  running(): boolean {
+    return !this.closed && this.stopped === undefined && this.worker.threadId !== -1
+  }
+
   /** Whether another process changed the store since the last call (a shared counter: no round trip). */
   changed(): boolean {
     const now = Atomics.load(this.changes, 0)
