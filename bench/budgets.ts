@@ -398,6 +398,10 @@ export const MACHINES_RECORDED_BUDGET_MS = 100
 /** A read of another machine's session over loopback (bench/home/machines.ts), p95, ms: well inside a reader's 5 s wait. */
 export const REMOTE_READ_BUDGET_MS = 200
 
+/** `sessions_list {}` with 10,000 sessions of another machine, the first call of a process and a warm one, ms. */
+export const REMOTE_LIST_FIRST_BUDGET_MS = 300
+export const REMOTE_LIST_WARM_BUDGET_MS = 100
+
 /** The machines part (bench/home/machines.ts): no verdict when it could not run (no PostgreSQL server here). */
 export function machinesVerdicts(result: MachinesResult): Verdict[] {
   if (!result.ran) return []
@@ -410,5 +414,11 @@ export function machinesVerdicts(result: MachinesResult): Verdict[] {
       + `p95 ≤ ${REMOTE_READ_BUDGET_MS} ms`,
     measured: `median ${result.remoteRead.median.toFixed(1)} ms, p95 ${result.remoteRead.p95.toFixed(1)} ms over ${result.remoteRead.n}`,
     pass: result.remoteRead.n > 0 && result.remoteRead.p95 <= REMOTE_READ_BUDGET_MS,
+  }, {
+    budget: `sessions_list {} with ${result.list.sessions.toLocaleString('en')} sessions of another machine: first call ≤ `
+      + `${REMOTE_LIST_FIRST_BUDGET_MS} ms, warm median ≤ ${REMOTE_LIST_WARM_BUDGET_MS} ms`,
+    measured: `first ${result.list.first.toFixed(1)} ms, warm median ${result.list.warm.median.toFixed(1)} ms `
+      + `(read again after a change: median ${result.list.afterChange.median.toFixed(1)} ms)`,
+    pass: result.list.first <= REMOTE_LIST_FIRST_BUDGET_MS && result.list.warm.n > 0 && result.list.warm.median <= REMOTE_LIST_WARM_BUDGET_MS,
   }]
 }

@@ -27,6 +27,7 @@ import { surfaceEvents } from '../corpus.js'
 import { pgBin, startCluster } from '../../test/support/pg-cluster.ts'
 import { rc8Session, SimAgent } from '../../test/support/rc8-sim.js'
 import { summarize, type Summary } from './stats.js'
+import { remoteList, type RemoteListResult } from './machines-list.js'
 
 /** What the machines part measured, or why it did not run. */
 export type MachinesResult =
@@ -46,6 +47,8 @@ export type MachinesResult =
     readonly remoteRead: Summary
     readonly surfaceBytes: number
     readonly surfaceEvents: number
+    /** `sessions_list {}` on A over B's published sessions (bench/home/machines-list.ts). */
+    readonly list: RemoteListResult
   }
 
 /** Events of the surface B answers with (a long session's mix, bench/corpus.ts; about 210 KB of JSON). */
@@ -134,8 +137,9 @@ export async function runMachinesBench(options: { readonly messages: number, rea
       .map(([method, count]) => [method, count / options.messages]))
     // After the count: B's calls for the reads are not a delivery's.
     const { remoteRead, surfaceBytes } = await remoteReads(a.sync, b.sync, options.messages, options.log)
+    const list = await remoteList(a.sync, b.sync, Math.min(options.messages, 20))
     return { ran: true, messages: options.messages, roundTrip: summarize(roundTrips), heard: summarize(heard), recorded: summarize(recorded),
-      callsPerMessage, remoteRead, surfaceBytes, surfaceEvents: REMOTE_SURFACE_EVENTS }
+      callsPerMessage, remoteRead, surfaceBytes, surfaceEvents: REMOTE_SURFACE_EVENTS, list }
   } finally {
     stopping = true
     runtime.stop()
@@ -185,5 +189,9 @@ export function machinesNotes(result: MachinesResult): string[] {
     `- B's store calls per delivered message: ${calls}`,
     `- a remote read: A's \`askSurface\` of a session of B (${REMOTE_SURFACE_EVENTS} events, ${(result.surfaceBytes / 1024).toFixed(0)} KB of JSON) `
     + `→ the checked surface (asked, taken, read, answered, fetched; both ends' JSON on this thread): ${ms(result.remoteRead)}`,
+    `- \`sessions_list {}\` on A with ${result.list.sessions.toLocaleString('en')} sessions published by B: first call `
+    + `${result.list.first.toFixed(1)} ms (the directory read whole); warm (the reading fresh) ${ms(result.list.warm)}; `
+    + `right after another process changed the store (read again) ${ms(result.list.afterChange)}; `
+    + `${result.list.directoryReads} directory reads in all`,
   ]
 }

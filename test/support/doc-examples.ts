@@ -25,6 +25,10 @@ import { join } from 'node:path'
 import { vi } from 'vitest'
 import { NOTICE_EXCERPT_CHARS, asJsonValue, buildFrame, buildNotice, createAgentsController, truncateVisibly, guardController, HomeRuntime, openHomeStore, relaySource, renderResult, sessionsListValue, sessionsReadValue, sessionsSendValue, storePaths, StoreWatch, withPresence, WokenSessions, type HomeStore, type HostAgents, type ProcessTag, type ResultValue, type Settings } from '../../src/testing.js'
 import { fakeAgent, FakeHost, type LogEvent } from './fake-host.js'
+import { DirectoryCache } from '../../src/home/pg/directory-cache.js'
+import type { RemoteSession } from '../../src/home/pg/directory-rows.js'
+import { withMachines } from '../../src/home/pg/machines-query.js'
+import type { MachineView } from '../../src/model/sessions.js'
 import { assistantEvent, makeWorld, session, toolResultEvent, userEvent } from './fakes.js'
 
 /** The value each example text was rendered from (the tools return values; the docs show their text). */
@@ -81,7 +85,7 @@ const SELF: ProcessTag = { pid: 4242, start: 1 }
 const OTHER: ProcessTag = { pid: 48213, start: 7 }
 
 /** A headless (short-lived) sender on its own home, the peer cold here, and the other process's store connection. */
-function senderHome(settings: Partial<Settings> = {}) {
+function senderHome(settings: Partial<Settings> = {}, machine?: MachineView) {
   const home = mkdtempSync(join(tmpdir(), 'xs-doc-'))
   // Both processes are alive (an injected liveness probe; the pids are not real processes).
   const alive = (tag: ProcessTag): boolean => tag.pid === SELF.pid || tag.pid === OTHER.pid
@@ -98,6 +102,8 @@ function senderHome(settings: Partial<Settings> = {}) {
     agentOf: id => agents.get(id),
     // rc.8 sessionPersistence.readFrom(id, 0): the stored log as written.
     listEvents: async id => host.persisted.get(id)?.events ?? [],
+    // With `machine`, the peer is a session of that machine on a shared store (docs/tools.md "Sessions of other machines").
+    ...(machine === undefined ? {} : { machineOf: (id: string) => id === PEER ? machine : undefined }),
   })
   const w = makeWorld(settings)
   const me = session(ME, 1_764_460_000_000, { live: true, title: 'Release checklist for v2' })
@@ -150,6 +156,33 @@ async function storedPeer(host: FakeHost, turns: number): Promise<void> {
     await agent.whenIdle()
   }
   host.persist(PEER, 1_764_450_000_000, { header: { cwd: '/Users/dev/.dsh' }, events })
+}
+
+/** A send to the peer as a cold session of machine `build-box`; the other process stands in for that machine's host. */
+async function machineSend(reachable: boolean, act: (store: HomeStore) => void): Promise<string> {
+  const home = senderHome({}, { name: 'build-box', reachable })
+  try {
+    home.otherProcess(act)
+    return await drive(() => home.send('call_machine'))
+  } finally {
+    home.close()
+  }
+}
+
+/** `sessions_list` on this machine with two sessions other machines published (`home/pg/machines-query.ts`). */
+async function machinesList(): Promise<string> {
+  const w = makeWorld()
+  const me = session(ME, 1_764_460_000_000, { live: true, title: 'Release checklist for v2' })
+  w.corpus.add(me)
+  const published: RemoteSession[] = [
+    { header: { id: 'session-7f3e2c10-9a4b-4d8e-b1c2-3a4b5c6d7e8f', createdAt: 1_764_458_000_000, cwd: '/srv/api', agentPreset: 'standard' },
+      title: 'Nightly release build', live: true, machine: 'm-1', machineName: 'build-box', reachable: true },
+    { header: { id: 'session-2b1c0d9e-8f7a-4b6c-9d5e-4f3a2b1c0d9e', createdAt: 1_764_457_000_000, cwd: '/home/dev/site', agentPreset: 'standard' },
+      title: 'Landing page copy', live: false, machine: 'm-2', machineName: 'laptop', reachable: false },
+  ]
+  const sessions = withMachines(w.corpus, { directory: new DirectoryCache(async () => published, () => undefined), visibility: () => 'all',
+    log: () => undefined, askSurface: async () => ({ kind: 'not-found' }) })
+  return await sessionsList({}, w.call(me), { ...w.deps, sessions })
 }
 
 /** A send that reaches the peer through the store, the other process doing `act` with it. */
@@ -265,5 +298,12 @@ export async function docExamples(): Promise<Record<string, string>> {
     ...await inboundExamples(),
     'withdrawn': await withdrawnSend(() => undefined),
     'withdraw too late': await withdrawnSend(recordsAt(27)),
+    'other machines list': await machinesList(),
+    // That machine's long-lived host wakes the cold peer for the message and records it.
+    'machine recorded': await machineSend(true, other => {
+      if (other.waiting().has(PEER) && other.acquire(PEER).ok) other.markLive(PEER)
+      recordsAt(212)(other)
+    }),
+    'machine pending': await machineSend(false, () => undefined),
   }
 }
