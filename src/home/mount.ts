@@ -172,8 +172,8 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     if (entry === undefined || --entry.users > 0) return
     runtimes.delete(home)
     entry.machines?.stop()
-    entry.runtime.stop()
     entry.closeAlso()
+    entry.runtime.stop()
   }, 'cross-session.home')
   const listEvents = persistedEvents(ctx)
   if (listEvents === undefined)

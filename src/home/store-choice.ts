@@ -21,6 +21,7 @@ import type { SqliteHomeStore } from './store-sqlite.js'
 import { sqliteSite } from './store-site.js'
 import { RETRY_BUSY_MS, StoreSupervisor } from './store-supervisor.js'
 import { StoreWatch } from './store-watch.js'
+import { storeFaultWhy } from './store-fault.js'
 import type { SessionQueryPort } from '../ports.js'
 import { startMachines, type MachinesHome } from './pg/machines-home.js'
 import type { PgHomeStore } from './pg/pg-home-store.js'
@@ -36,7 +37,7 @@ export interface ChosenStore {
   readonly shown?: string
   /** Hear that this process's lease ran out and was taken again (PostgreSQL only). @returns the removal. */
   readonly onLeaseLost: (listener: () => void) => () => void
-  /** Close what only this choice opened (this machine's SQLite store beside a PostgreSQL one). */
+  /** Before the runtime stops: leave the home's record of store users, and close what only this choice opened. */
   readonly closeAlso: () => void
   /** PostgreSQL only: start publishing `local`'s sessions and answering other machines' reads (`home/pg/machines-home.ts`). */
   readonly machines?: (local: SessionQueryPort) => MachinesHome
@@ -63,13 +64,17 @@ export function chooseStore(home: string, setting: string, machine: string, warn
   if (place.kind === 'sqlite') {
     const supervisor = sqlite()
     supervisor.start(RETRY_BUSY_MS)
+    const users = supervisor.store as unknown as StoreUsers
+    useOneStore(users, 'sqlite', warn, () => supervisor.close())
     return { supervisor, watch: new StoreWatch(supervisor.store, storePaths(home).dir), kind: 'sqlite', onLeaseLost: () => () => undefined,
-      closeAlso: () => undefined }
+      closeAlso: () => leave(users) }
   }
   // This machine's own store, for the corpus rows only: no process joins it, so nothing in it coordinates.
   const local = new StoreSupervisor(sqliteSite(busyMs => openHomeStore(home, selfTag(), isAlive, warn, Date.now, busyMs),
     storePaths(home).file), selfTag(), warn)
   local.start(RETRY_BUSY_MS)
+  const users = local.store as unknown as StoreUsers
+  useOneStore(users, place.shown, warn, () => local.close())
   const site = pgSite({ url: place.url, shown: place.shown, home, self: selfTag(), machine, rows: () => local.corpus(), log: warn })
   const supervisor = new StoreSupervisor(site, selfTag(), warn)
   supervisor.start(RETRY_BUSY_MS)
@@ -77,8 +82,50 @@ export function chooseStore(home: string, setting: string, machine: string, warn
   return {
     supervisor, watch, kind: 'postgres', shown: place.shown,
     onLeaseLost: listener => site.listen(event => 'leaseLost' in event && listener()),
-    closeAlso: () => local.close(),
+    closeAlso: () => {
+      leave(users)
+      local.close()
+    },
     machines: sessions => startMachines(supervisor.store as unknown as Pick<PgHomeStore, 'machines'>, listener => site.listen(listener),
       sessions, warn),
+  }
+}
+
+/** The record of which store each process of the home uses (`home/store-connection.ts`, on the home's SQLite store). */
+interface StoreUsers {
+  useStore(choice: string): string | undefined
+  leaveStoreUsers(): void
+}
+
+/**
+ * Record this process's `choice` in the home's SQLite store (`home/store-users.ts`). @throws `Error` (after `close`)
+ * when another living process of the home uses another store. A SQLite store that cannot be used now is said and let be:
+ * a process on it fails closed until it opens, and one on PostgreSQL then has no corpus rows of its own either.
+ */
+function useOneStore(users: StoreUsers, choice: string, warn: (message: string) => void, close: () => void): void {
+  let other: string | undefined
+  try {
+    other = users.useStore(choice)
+  } catch (error: unknown) {
+    const why = storeFaultWhy(error)
+    if (why === undefined) {
+      close()
+      throw error
+    }
+    warn(`which store this home's other processes use could not be checked (${why})`)
+    return
+  }
+  if (other === undefined) return
+  close()
+  throw new Error(`another dsh process of this home coordinates on the store ${other}, and this one is set to ${choice}; `
+    + 'set store alike for every process of the home (settings.yaml) and start this one again')
+}
+
+/** Leave the record of store users (at stop; a process that dies is dropped by the next that records a choice). */
+function leave(users: StoreUsers): void {
+  try {
+    users.leaveStoreUsers()
+  } catch {
+    // The store cannot be used now: the next process that records a choice drops this one's once it has exited.
   }
 }

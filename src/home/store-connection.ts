@@ -12,6 +12,7 @@ import { statSync } from 'node:fs'
 import type { ProcessTag } from '../harness/dsh-home.js'
 import { holderTag, sameTag, type HolderRow } from './store-rows.js'
 import { BUSY_TIMEOUT_MS, lockWaitMs } from './lock-patience.js'
+import { judgeChoices, STORE_USER_PREFIX, storeUserKey } from './store-users.js'
 
 type Alive = (tag: ProcessTag) => boolean
 
@@ -85,6 +86,27 @@ export class StoreConnection {
     } finally {
       if (wait !== BUSY_TIMEOUT_MS) this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
     }
+  }
+
+  /**
+   * Record that this process coordinates on `choice` (`home/store-users.ts`), in one transaction; the rows of dead
+   * processes go. @returns another living process's other choice (then nothing is recorded), or `undefined`.
+   */
+  useStore(choice: string): string | undefined {
+    return this.tx(() => {
+      const rows = this.sql(`SELECT key, value FROM meta WHERE key LIKE '${STORE_USER_PREFIX}%'`).all() as Array<{ key: string
+        value: string }>
+      const judged = judgeChoices(rows, choice, this.self, this.alive)
+      for (const key of judged.dead) this.sql('DELETE FROM meta WHERE key = ?').run(key)
+      if (judged.other !== undefined) return judged.other
+      this.sql('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(storeUserKey(this.self), choice)
+      return undefined
+    })
+  }
+
+  /** Drop this process's choice ({@link useStore}); a process that dies without it is dropped by the next that records one. */
+  leaveStoreUsers(): void {
+    this.sql('DELETE FROM meta WHERE key = ?').run(storeUserKey(this.self))
   }
 
   protected row(sessionId: string): HolderRow | undefined {
