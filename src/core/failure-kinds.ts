@@ -74,6 +74,7 @@ export const FILE_SYSTEM_CODES = [
  * `home/pg/machines-query.ts` throws these codes.
  */
 export const MACHINE_CODES = [
+  'machine/unreachable',
   'machine/unanswered',
   'machine/read-failed',
   'machine/too-large',

@@ -61,6 +61,8 @@ const SAFE_FAILURES = {
   'ENFILE': 'ENFILE: too many open files on this system',
   'EBUSY': 'EBUSY: a file of the session store is busy',
   'EAGAIN': 'EAGAIN: the session store is temporarily unavailable',
+  'machine/unreachable': 'machine/unreachable: no dsh process of the session\'s machine is running now '
+    + '(sessions_list marks that machine not reachable); try again once one runs there',
   'machine/unanswered': 'machine/unanswered: no dsh process of the session\'s machine answered in time '
     + '(sessions_list says whether that machine is reachable; try again once it is)',
   'machine/read-failed': 'machine/read-failed: the session\'s machine could not read its log',

@@ -94,8 +94,8 @@ describe.skipIf(SKIP_E2E || url === undefined)('two machines on one PostgreSQL s
     const listed = resultOf(fx.model, 'sessions_list', 1).split('\n').find(line => line.includes(betaId))
     expect(listed).toContain('| machine=server-b (not reachable now)')
     const refused = resultOf(fx.model, 'sessions_read', 2)
-    expect(refused).toMatch(/^rejected: /)
-    expect(refused).toContain('machine/unanswered')
+    expect(refused).toMatch(/^refused: rejected \| /)
+    expect(refused).toContain('machine/unreachable: no dsh process of the session\'s machine is running now')
   })
 
   it('A sends to a cold B session with notify: B\'s host wakes it, it answers once, A\'s sender gets one notice', async () => {

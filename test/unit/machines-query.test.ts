@@ -90,6 +90,13 @@ describe('sessions of other machines', () => {
     expect(text).not.toMatch(/at \w+ \(/)
   })
 
+  it('a session of a machine not reachable now is refused at once, its machine never asked', async () => {
+    const { w, me, deps, asked } = machinesWorld(() => [remote('session-far', 200, { reachable: false })], () => ({ kind: 'not-found' }))
+    const text = await sessionsRead({ session_id: 'session-far' }, w.call(me), deps)
+    expect(text).toContain('machine/unreachable: no dsh process of the session\'s machine is running now')
+    expect(asked).toEqual([])
+  })
+
   it('a session its machine no longer has is not-found, as a local one', async () => {
     const { w, me, deps } = machinesWorld(() => [remote('session-far', 200)], () => ({ kind: 'not-found' }))
     expect(await sessionsRead({ session_id: 'session-far' }, w.call(me), deps)).toMatch(/^refused: not-found \| /)
@@ -137,5 +144,19 @@ describe('the directory cache', () => {
     heard()
     expect((await cache.get()).byId.has('s-3')).toBe(true)
     expect(reads).toBe(3)
+  })
+
+  it('keeps the reading it made known through a change heard while it was read (the questions asked right after a read)', async () => {
+    let heard: () => void = () => undefined
+    let release: () => void = () => undefined
+    const cache = new DirectoryCache(async () => {
+      await new Promise<void>(resolve => { release = resolve })
+      return [remote('s-1', 1)]
+    }, listener => { heard = listener })
+    const reading = cache.get()
+    heard()
+    release()
+    await reading
+    expect(cache.known()?.byId.has('s-1')).toBe(true)
   })
 })

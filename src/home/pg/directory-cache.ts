@@ -30,6 +30,8 @@ export class DirectoryCache {
   private readonly read: () => Promise<RemoteSession[]>
   private readonly now: () => number
   private last: { reading: DirectoryReading, at: number } | undefined
+  /** The reading made last, kept whatever was heard since (for {@link known}). */
+  private latest: DirectoryReading | undefined
   private inFlight: Promise<DirectoryReading> | undefined
   /** Bumped by each change heard: a read that started before one is not kept as fresh. */
   private generation = 0
@@ -47,9 +49,12 @@ export class DirectoryCache {
     })
   }
 
-  /** The reading made last, whatever its age (`undefined` before the first); for lookups right after a list or read. */
+  /**
+   * The reading made last, whatever its age and whatever was heard since (`undefined` before the first): for the
+   * questions asked right after a list, lookup or read of the same sessions (is it live, which machine).
+   */
   known(): DirectoryReading | undefined {
-    return this.last?.reading
+    return this.latest
   }
 
   /** A fresh reading. @throws what the read threw (a store fault while the store cannot be reached). */
@@ -67,6 +72,7 @@ export class DirectoryCache {
     const at = this.now()
     const sessions = await this.read()
     const reading = { sessions, byId: new Map(sessions.map(session => [session.header.id, session])) }
+    this.latest = reading
     if (generation === this.generation) this.last = { reading, at }
     return reading
   }

@@ -117,6 +117,8 @@ export function withMachines(inner: SessionQueryPort, deps: MachinesQueryDeps): 
       if (here !== undefined) return here
       const session = await other(sessionId)
       if (session === undefined) return undefined
+      // No process of that machine holds a lease: none would answer, so the reader is not kept waiting for nothing.
+      if (!session.reachable) throw machineFailure('machine/unreachable', `machine ${session.machineName} is not reachable`)
       const read = await deps.askSurface(session.machine, sessionId, signal)
       if (read.kind === 'surface') return read.surface
       if (read.kind === 'not-found') return undefined
@@ -138,6 +140,8 @@ export function withMachines(inner: SessionQueryPort, deps: MachinesQueryDeps): 
       },
     }),
     isLive: sessionId => inner.isLive(sessionId) || known(sessionId)?.live === true,
+    // A holder on another machine is that machine's process, not another dsh process of this home.
+    liveElsewhere: sessionId => known(sessionId) === undefined ? inner.liveElsewhere?.(sessionId) : undefined,
     machineOf(sessionId): MachineView | undefined {
       const session = known(sessionId)
       return session === undefined ? undefined : { name: session.machineName, reachable: session.reachable }
