@@ -40,6 +40,7 @@ import type { HomeRuntime } from './runtime.js'
 import type { StoreStatus } from './store-supervisor.js'
 import { storeFaultWhy } from './store-fault.js'
 import { waitOutLock } from './store-retry.js'
+import { ofAnotherMachine, ofThisMachine, type Elsewhere } from './channel-machines.js'
 
 /** The channel's path (the page calls `ctx.connection.rpc.call(CHANNEL, endpoint, payload)`). */
 export const CHANNEL = '/cross-session'
@@ -65,6 +66,8 @@ export interface ChannelHost {
   readonly status?: () => StoreStatus
   /** The pushes to the pages (their key sockets); told at once of a write through the channel. */
   readonly feed?: ChangeFeed
+  /** On a store shared by machines: whether a session is another machine's (./channel-machines.ts); absent: none is. */
+  readonly elsewhere?: Elsewhere
 }
 
 /** Endpoints that write to the store: the pages are told at once. */
@@ -96,13 +99,17 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
     switch (endpoint) {
       case 'approvals.list': {
         const target = typeof args.sessionId === 'string' ? args.sessionId : undefined
-        return { ok: true, value: { approvals: store.approvals(now, target).map(shown) } }
+        const mine = await ofThisMachine(host.elsewhere, store.approvals(now, target), approval => approval.target, signal)
+        return { ok: true, value: { approvals: mine.map(shown) } }
       }
       case 'approvals.decide': {
         const decision = args.decision
         if (typeof args.messageId !== 'string' || (decision !== 'deliver' && decision !== 'refuse'))
           return fail('bad-request', 'expected { messageId, decision: "deliver" | "refuse" }')
         const messageId = args.messageId
+        const held = store.approval(messageId)
+        if (held !== undefined && await ofAnotherMachine(host.elsewhere, held.target, signal))
+          return fail('not-found', 'that held message is for a session of another machine: decide it on that machine\'s page')
         const take = (): ReturnType<typeof store.decide> => store.decide(messageId, decision as ApprovalDecision, now)
         const outcome = await waitOutLock(take, signal)
         if (outcome.approval !== undefined && (outcome.ok || outcome.approval.state === 'expired')) host.decided(outcome.approval)
@@ -122,6 +129,8 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
         if (typeof args.sessionId !== 'string' || !MODES.includes(mode as InboundMode | null))
           return fail('bad-request', 'expected { sessionId, mode: "accept" | "hold" | "refuse" | null }')
         const sessionId = args.sessionId
+        if (await ofAnotherMachine(host.elsewhere, sessionId, signal))
+          return fail('not-found', 'that session is on another machine: set its choice on that machine\'s page')
         const choice = mode === null ? undefined : mode as InboundMode
         await waitOutLock(() => store.setInbound(sessionId, choice), signal)
         return { ok: true, value: { own: mode, host: host.inbound() } }

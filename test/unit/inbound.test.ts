@@ -265,4 +265,28 @@ describe('the approval half of the home store', () => {
     expect(await call('traffic.list', {})).toMatchObject({ ok: true, value: { rows: [{ messageId: 'm1', state: 'pending' }], titles: { 'session-s': 'title of session-s' } } })
     expect(await call('nothing.here', {})).toMatchObject({ ok: false, error: { code: 'not-found' } })
   })
+
+  it('on a store shared by machines, a page lists and decides only its machine\'s held messages, and sets only their choice', async () => {
+    const { store } = open()
+    const host = {
+      runtime: { store, tick: () => undefined } as unknown as HomeRuntime,
+      sessions: { readTitles: async (ids: readonly string[]) => new Map(ids.map(id => [id, `title of ${id}`])) } as never,
+      inbound: () => 'accept' as const,
+      decided: () => undefined,
+      log: () => undefined,
+      home: () => ({ path: '/home/u/.dsh', sandboxRoot: undefined, kind: undefined }),
+      // `session-far` is a session another machine published (home/channel-machines.ts).
+      elsewhere: async (sessionId: string) => sessionId === 'session-far',
+    }
+    const call = (endpoint: string, payload: unknown) => answerChannel(host, endpoint, payload, new AbortController().signal)
+    store.holdForApproval(approval('here'))
+    store.holdForApproval(approval('there', { target: 'session-far' }))
+    expect(await call('approvals.list', {})).toMatchObject({ ok: true, value: { approvals: [{ messageId: 'here' }] } })
+    expect((await call('approvals.list', {}) as { value: { approvals: unknown[] } }).value.approvals).toHaveLength(1)
+    expect(await call('approvals.decide', { messageId: 'there', decision: 'deliver' })).toMatchObject({ ok: false, error: { code: 'not-found' } })
+    expect(store.approval('there')?.state).toBe('held')
+    expect(await call('inbound.set', { sessionId: 'session-far', mode: 'accept' })).toMatchObject({ ok: false, error: { code: 'not-found' } })
+    expect(store.inboundOf('session-far')).toBeUndefined()
+    expect(await call('approvals.decide', { messageId: 'here', decision: 'deliver' })).toEqual({ ok: true, value: { state: 'delivered' } })
+  })
 })

@@ -1,0 +1,37 @@
+/**
+ * Which sessions a page may decide for (docs/architecture.md §8 "Several
+ * machines"): on a store shared by several machines, a machine's page
+ * lists and decides the held messages, and sets the inbound choice, of
+ * that machine's sessions only. The user of each machine decides at that
+ * machine, where the session is (its approval card is on that machine's
+ * page); on one machine every session is the page's, and nothing is looked up.
+ *
+ * @module dsh-cross-session/home/channel-machines
+ */
+
+import type { SessionQueryPort } from '../ports.js'
+
+/** Whether a session is another machine's. @throws what its lookup throws (a store fault while the shared store cannot be read). */
+export type Elsewhere = (sessionId: string, signal: AbortSignal) => Promise<boolean>
+
+/** {@link Elsewhere} by the port's lookup: a record naming a machine is another machine's (`home/pg/machines-query.ts`). */
+export function byLookup(sessions: Pick<SessionQueryPort, 'lookup'>): Elsewhere {
+  return async (sessionId, signal) => (await sessions.lookup(sessionId, signal))?.machine !== undefined
+}
+
+/** Whether `sessionId` is another machine's; `false` on one machine (`elsewhere` absent). */
+export async function ofAnotherMachine(elsewhere: Elsewhere | undefined, sessionId: string, signal: AbortSignal): Promise<boolean> {
+  return elsewhere === undefined ? false : await elsewhere(sessionId, signal)
+}
+
+/** `items` without those whose session is another machine's; one question per distinct session. */
+export async function ofThisMachine<T>(elsewhere: Elsewhere | undefined, items: readonly T[], sessionOf: (item: T) => string,
+  signal: AbortSignal): Promise<T[]> {
+  if (elsewhere === undefined) return [...items]
+  const there = new Map<string, boolean>()
+  for (const item of items) {
+    const id = sessionOf(item)
+    if (!there.has(id)) there.set(id, await elsewhere(id, signal))
+  }
+  return items.filter(item => there.get(sessionOf(item)) !== true)
+}
