@@ -60,7 +60,7 @@ interface Shared {
   /** Close what the store's choice opened beside it (./store-choice.ts). */
   closeAlso: () => void
   /** On a shared store: how to start, and then, the other machines' side of this process (./pg/machines-home.ts). */
-  startMachines?: (local: SessionQueryPort) => MachinesHome
+  startMachines?: (local: SessionQueryPort, inbound: () => InboundMode) => MachinesHome
   machines?: MachinesHome
 }
 
@@ -154,7 +154,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
   runtime.expired = decided
   const here = withPresence(ports.sessions, runtime.store)
   // On a shared store, once per process: this machine's sessions published, other machines' reads answered.
-  if (shared.users === 1 && shared.startMachines !== undefined) shared.machines = shared.startMachines(here)
+  if (shared.users === 1 && shared.startMachines !== undefined) shared.machines = shared.startMachines(here, inbound)
   const sessions = shared.machines === undefined ? here : shared.machines.wrap(here, () => settings().visibility)
   // The browser half's channel (held messages, inbound choices, traffic), where the host serves a web UI; once per process.
   if (shared.users === 1) {

@@ -23,6 +23,7 @@ import { RETRY_BUSY_MS, StoreSupervisor } from './store-supervisor.js'
 import { StoreWatch } from './store-watch.js'
 import { storeFaultWhy } from './store-fault.js'
 import type { SessionQueryPort } from '../ports.js'
+import type { InboundMode } from '../settings/resolve.js'
 import { startMachines, type MachinesHome } from './pg/machines-home.js'
 import type { PgHomeStore } from './pg/pg-home-store.js'
 import { pgSite } from './pg/pg-site.js'
@@ -40,7 +41,7 @@ export interface ChosenStore {
   /** Before the runtime stops: leave the home's record of store users, and close what only this choice opened. */
   readonly closeAlso: () => void
   /** PostgreSQL only: start publishing `local`'s sessions and answering other machines' reads (`home/pg/machines-home.ts`). */
-  readonly machines?: (local: SessionQueryPort) => MachinesHome
+  readonly machines?: (local: SessionQueryPort, inbound: () => InboundMode) => MachinesHome
 }
 
 /** `store`, running its per-message transitions off the event loop (`home/off-loop.ts`). */
@@ -86,8 +87,8 @@ export function chooseStore(home: string, setting: string, machine: string, warn
       leave(users)
       local.close()
     },
-    machines: sessions => startMachines(supervisor.store as unknown as Pick<PgHomeStore, 'machines'>, listener => site.listen(listener),
-      sessions, warn),
+    machines: (sessions, inbound) => startMachines(supervisor.store as unknown as Pick<PgHomeStore, 'machines'>,
+      listener => site.listen(listener), sessions, inbound, warn),
   }
 }
 

@@ -11,6 +11,7 @@
 import type { RelayProvenance } from '../model/provenance.js'
 import type { HeaderFilter } from '../model/list-filter.js'
 import type { MachineView, SessionHeaderView, SessionRecordView } from '../model/sessions.js'
+import type { InboundMode } from '../settings/resolve.js'
 
 /**
  * One current-surface snapshot (rc.8 `SessionSurfaceSnapshot`). `events` are
@@ -107,6 +108,14 @@ export interface SessionQueryPort {
    * the port last listed or read it; `undefined` for a session of this machine, and absent without a shared store.
    */
   machineOf?(sessionId: string): MachineView | undefined
+  /**
+   * For a session of another machine on a shared store: that machine's own `inbound` setting, as it published it
+   * (what a peer message does to a session with no choice of its own, docs/tools.md#inbound-messages); `undefined`
+   * for a session of this machine, or one whose machine published none. Absent without a shared store.
+   * @throws a failure while the shared store cannot be read (a send is then refused: the target's `hold` or `refuse`
+   *   is never bypassed).
+   */
+  hostInboundOf?(sessionId: string, signal: AbortSignal): Promise<InboundMode | undefined>
 }
 
 /** The calling session, from `exec.agent` (docs/architecture.md §2). */

@@ -8,7 +8,7 @@
  * @module test/unit/machines-query
  */
 import { describe, expect, it } from 'vitest'
-import { sessionsList, sessionsRead, storeFault } from '../../src/testing.js'
+import { sessionsList, sessionsRead, sessionsSend, storeFault } from '../../src/testing.js'
 import { DirectoryCache, DIRECTORY_FRESH_MS } from '../../src/home/pg/directory-cache.js'
 import type { RemoteSession } from '../../src/home/pg/directory-rows.js'
 import { withMachines, type RemoteSurface } from '../../src/home/pg/machines-query.js'
@@ -114,6 +114,23 @@ describe('sessions of other machines', () => {
     expect(read).toContain('machine/store-down')
     // A local read is untouched.
     expect(await sessionsRead({ session_id: 'session-local' }, w.call(me), deps)).toMatch(/^session session-local /)
+  })
+
+  it('follow their machine\'s inbound setting: a send to one whose machine refuses peer messages is refused, whatever this one says', async () => {
+    const { w, me, deps } = machinesWorld(() => [remote('session-far', 200, { live: true, hostInbound: 'refuse' })], () => ({ kind: 'not-found' }))
+    expect(deps.settings.inbound).toBe('accept')
+    const text = await sessionsSend({ session_id: 'session-far', message: 'hello there' }, w.call(me), deps)
+    expect(text).toMatch(/^refused: rejected \| /)
+    expect(text).toContain('session-far does not take messages from peer sessions (its user set inbound messages to refuse)')
+    expect(w.controller.log).toEqual([])
+  })
+
+  it('a send is refused while the shared store cannot be read, never decided by this machine\'s inbound setting alone', async () => {
+    const down = storeFault('connect ECONNREFUSED 127.0.0.1:5432', 'the PostgreSQL server cannot be reached')
+    const { w, me, deps } = machinesWorld(() => down, () => ({ kind: 'not-found' }))
+    const text = await sessionsSend({ session_id: 'session-far', message: 'hello there' }, w.call(me), deps)
+    expect(text).toMatch(/^refused: /)
+    expect(w.controller.log).toEqual([])
   })
 
   it('do not exist with visibility workspace: a path names a directory of its own machine only', async () => {

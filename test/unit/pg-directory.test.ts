@@ -72,6 +72,17 @@ describe.skipIf(url === undefined)('the directory of every machine\'s sessions',
     expect([...(await server.published()).keys()].sort()).toEqual(['a', 'c', 'd'])
   })
 
+  it('a machine publishes its inbound setting with its sessions; another machine lists it with each of them', async () => {
+    const { on } = await world()
+    const server = await on('m-server', 'server-1')
+    const laptop = await on('m-laptop', 'laptop')
+    await server.publish({ upserts: [row('s-1')], removed: [] }, 'hold')
+    expect((await laptop.directory()).map(each => [each.header.id, each.hostInbound])).toEqual([['s-1', 'hold']])
+    // Only the setting changed: it is written all the same.
+    await server.publish({ upserts: [], removed: [] }, 'refuse')
+    expect((await laptop.directory()).map(each => each.hostInbound)).toEqual(['refuse'])
+  })
+
   it('a machine none of whose processes holds a lease is listed as not reachable, its sessions still there', async () => {
     const { on, admin, schema } = await world()
     const server = await on('m-server', 'server-1')

@@ -8,8 +8,10 @@
  *   ({@link DirectoryPublisher.poke}: a session made, ended, or its log
  *   written; at most one publication per {@link PUBLISH_SOON_MS}), and every
  *   {@link PUBLISH_EVERY_MS} for what another process changed unseen.
- * - **What**: a publication writes only what changed since the last one
- *   (one transaction, `home/pg/pg-directory.ts` `publish`). What was
+ * - **What**: a publication writes only what changed since the last one,
+ *   and this machine's `inbound` setting (one transaction,
+ *   `home/pg/pg-directory.ts` `publish`): a sender on another machine
+ *   applies it to this machine's sessions, as a sender here does. What was
  *   published is read from the store at the first publication, after a
  *   failed one and every {@link REREAD_EVERY} publications; between them it
  *   is kept here. Every process of a machine publishes the same sessions,
@@ -25,6 +27,7 @@
 
 import type { SessionQueryPort } from '../../ports.js'
 import { directoryChange, type DirectoryChange, type DirectoryRow } from './directory-rows.js'
+import type { InboundMode } from '../../settings/resolve.js'
 
 /** Delay from a change seen to its publication, ms (changes in between go in the same one). */
 export const PUBLISH_SOON_MS = 1_000
@@ -38,7 +41,8 @@ export const REREAD_EVERY = 20
 /** The store's side of a publication (`home/pg/pg-directory.ts`, off the event loop). */
 export interface DirectoryStore {
   published(): Promise<Map<string, DirectoryRow>>
-  publish(change: DirectoryChange): Promise<void>
+  /** Write `change` and this machine's `inbound` setting, in one transaction. */
+  publish(change: DirectoryChange, inbound: InboundMode): Promise<void>
 }
 
 /** Publishes this machine's sessions. */
@@ -46,6 +50,7 @@ export class DirectoryPublisher {
   private readonly sessions: SessionQueryPort
   private readonly store: DirectoryStore
   private readonly log: (message: string) => void
+  private readonly inbound: () => InboundMode
   private readonly stopping = new AbortController()
   private published: Map<string, DirectoryRow> | undefined
   private count = 0
@@ -55,11 +60,15 @@ export class DirectoryPublisher {
   private again = false
   private failing = false
 
-  /** @param sessions - this machine's sessions (the local port, with presence: `home/query.ts`). */
-  constructor(sessions: SessionQueryPort, store: DirectoryStore, log: (message: string) => void) {
+  /**
+   * @param sessions - this machine's sessions (the local port, with presence: `home/query.ts`).
+   * @param inbound - this machine's `inbound` setting now (other machines' senders apply it to its sessions).
+   */
+  constructor(sessions: SessionQueryPort, store: DirectoryStore, log: (message: string) => void, inbound: () => InboundMode) {
     this.sessions = sessions
     this.store = store
     this.log = log
+    this.inbound = inbound
   }
 
   /** Publish now and from then on. */
@@ -116,7 +125,7 @@ export class DirectoryPublisher {
         return { header: row.header, live: row.live, ...(title === undefined ? {} : { title }) }
       })
       const change = directoryChange(before, next)
-      await this.store.publish(change)
+      await this.store.publish(change, this.inbound())
       this.published = new Map(next.map(row => [row.header.id, row]))
       this.count++
       if (this.failing) this.log('this machine\'s sessions are published again on the shared store')

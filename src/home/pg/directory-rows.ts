@@ -7,6 +7,7 @@
  */
 
 import type { SessionHeaderView } from '../../model/sessions.js'
+import type { InboundMode } from '../../settings/resolve.js'
 
 /** One published session: its header fields, its title, and whether it is live on its machine now. */
 export interface DirectoryRow {
@@ -23,6 +24,8 @@ export interface RemoteSession extends DirectoryRow {
   readonly machineName: string
   /** Whether a process of that machine holds a lease now (it can answer a read, deliver a message). */
   readonly reachable: boolean
+  /** That machine's `inbound` setting, as it last published it: what a peer message does to a session with no choice of its own. */
+  readonly hostInbound?: InboundMode
 }
 
 /** What to write so that the published rows become `next`: rows new or changed, and ids gone. */

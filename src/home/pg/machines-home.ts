@@ -13,6 +13,7 @@
 
 import type { SessionQueryPort } from '../../ports.js'
 import type { Visibility } from '../../model/sessions.js'
+import type { InboundMode } from '../../settings/resolve.js'
 import { DirectoryCache } from './directory-cache.js'
 import { DirectoryPublisher } from './directory-publisher.js'
 import { withMachines } from './machines-query.js'
@@ -35,9 +36,10 @@ export interface MachinesHome {
  * @param store - the supervised store (a {@link PgHomeStore} while one is open; its calls throw store faults otherwise).
  * @param listen - hears every store's events (`home/pg/pg-site.ts`).
  * @param local - this machine's sessions, with presence (`home/query.ts`).
+ * @param inbound - this machine's `inbound` setting now (published for other machines' senders).
  */
 export function startMachines(store: Pick<PgHomeStore, 'machines'>, listen: (listener: (event: PgEvent) => void) => () => void,
-  local: SessionQueryPort, log: (message: string) => void): MachinesHome {
+  local: SessionQueryPort, inbound: () => InboundMode, log: (message: string) => void): MachinesHome {
   const onChange = (listener: () => void): (() => void) => listen(event => 'changed' in event && listener())
   // Reads asked and answered on whichever store is open now; their calls throw store faults while none is.
   const reads: ReadStore = {
@@ -48,8 +50,8 @@ export function startMachines(store: Pick<PgHomeStore, 'machines'>, listen: (lis
   const directory = new DirectoryCache(async () => await store.machines('directory'), onChange)
   const publisher = new DirectoryPublisher(local, {
     published: async () => await store.machines('published'),
-    publish: async change => await store.machines('publish', change),
-  }, log)
+    publish: async (change, mode) => await store.machines('publish', change, mode),
+  }, log, inbound)
   const answerer = new ReadAnswerer({
     store: reads, log, readSurface: async (sessionId, signal) => await local.readSurface(sessionId, signal),
   })

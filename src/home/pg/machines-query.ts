@@ -142,6 +142,8 @@ export function withMachines(inner: SessionQueryPort, deps: MachinesQueryDeps): 
     isLive: sessionId => inner.isLive(sessionId) || known(sessionId)?.live === true,
     // A holder on another machine is that machine's process, not another dsh process of this home.
     liveElsewhere: sessionId => known(sessionId) === undefined ? inner.liveElsewhere?.(sessionId) : undefined,
+    // Another machine's sessions follow that machine's `inbound` setting, not this one's.
+    hostInboundOf: async sessionId => (await other(sessionId))?.hostInbound,
     machineOf(sessionId): MachineView | undefined {
       const session = known(sessionId)
       return session === undefined ? undefined : { name: session.machineName, reachable: session.reachable }

@@ -10,6 +10,9 @@
 
 import type { DirectoryChange, DirectoryRow, RemoteSession } from './directory-rows.js'
 import { PgWithdraw } from './pg-withdraw.js'
+import type { InboundMode } from '../../settings/resolve.js'
+
+const INBOUND_MODES: readonly InboundMode[] = ['accept', 'hold', 'refuse']
 
 /** A `directory` row as `pg@8` returns it, with its machine (`bigint` as text). */
 interface PgDirectoryRow {
@@ -31,11 +34,18 @@ const ROWS_PER_INSERT = 1000
 
 /** The directory on PostgreSQL. */
 export class PgDirectory extends PgWithdraw {
-  /** Publish this machine's sessions: `change.upserts` written, `change.removed` gone, in one transaction. */
-  async publish(change: DirectoryChange): Promise<void> {
-    if (change.upserts.length === 0 && change.removed.length === 0) return
+  /**
+   * Publish this machine's sessions: `change.upserts` written, `change.removed` gone, and, when given, the `inbound`
+   * setting of this machine (what a peer message to its sessions does when a session made no choice of its own), in
+   * one transaction.
+   */
+  async publish(change: DirectoryChange, inbound?: InboundMode): Promise<void> {
+    if (change.upserts.length === 0 && change.removed.length === 0 && inbound === undefined) return
     const machine = this.self.machine
     await this.tx(async query => {
+      if (inbound !== undefined) {
+        await query(`UPDATE ${this.s}.machines SET inbound = $2 WHERE id = $1 AND inbound IS DISTINCT FROM $2`, [machine, inbound])
+      }
       if (change.removed.length > 0) {
         await query(`DELETE FROM ${this.s}.directory WHERE machine = $1 AND session_id = ANY($2::text[])`, [machine, change.removed])
       }
@@ -64,11 +74,16 @@ export class PgDirectory extends PgWithdraw {
 
   /** Every other machine's published sessions, newest first. */
   async directory(): Promise<RemoteSession[]> {
-    const rows = await this.read<PgDirectoryRow>(`SELECT d.*, m.name AS machine_name,
+    const rows = await this.read<PgDirectoryRow & { machine_inbound: string | null }>(`SELECT d.*, m.name AS machine_name,
+        m.inbound AS machine_inbound,
         EXISTS (SELECT 1 FROM ${this.s}.processes p WHERE p.machine = d.machine AND p.lease_until > clock_timestamp()) AS reachable
       FROM ${this.s}.directory d JOIN ${this.s}.machines m ON m.id = d.machine
       WHERE d.machine <> $1 ORDER BY d.created_at DESC, d.session_id`, [this.self.machine])
-    return rows.map(row => ({ ...rowOf(row), machine: row.machine, machineName: row.machine_name, reachable: row.reachable }))
+    return rows.map(row => {
+      const inbound = INBOUND_MODES.find(mode => mode === row.machine_inbound)
+      return { ...rowOf(row), machine: row.machine, machineName: row.machine_name, reachable: row.reachable,
+        ...(inbound === undefined ? {} : { hostInbound: inbound }) }
+    })
   }
 }
 

@@ -51,7 +51,7 @@ export function pgSchema(schema: string): string {
 CREATE SCHEMA IF NOT EXISTS ${schema};
 CREATE TABLE IF NOT EXISTS ${schema}.meta (key text PRIMARY KEY, value text NOT NULL);
 CREATE TABLE IF NOT EXISTS ${schema}.machines (
-  id text PRIMARY KEY, name text NOT NULL, seen_at timestamptz NOT NULL);
+  id text PRIMARY KEY, name text NOT NULL, seen_at timestamptz NOT NULL, inbound text);
 CREATE TABLE IF NOT EXISTS ${schema}.processes (
   machine text NOT NULL REFERENCES ${schema}.machines (id),
   pid integer NOT NULL, start bigint NOT NULL,

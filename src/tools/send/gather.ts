@@ -53,7 +53,8 @@ export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext,
 
 /**
  * The target's inbound choice: its own (home store), else the `inbound`
- * setting. Read from the store and the settings only, never from the target
+ * setting of its machine (this one's, or, for a session of another machine
+ * on a shared store, the one that machine published). Read from the store and the settings only, never from the target
  * (docs/tools.md#refusals-and-their-order, guarantee 3). A store that cannot
  * be read leaves the choice unknown, and the send is refused: the target's
  * own `refuse` or `hold` is never bypassed (docs/architecture.md §8). While
@@ -64,9 +65,10 @@ export async function gatherAndDecide(initial: SendFacts, call: ToolCallContext,
 async function inboundOf(targetId: string, callerId: string | undefined, call: ToolCallContext,
   deps: ToolDeps): Promise<InboundMode | InboundUnknown> {
   try {
+    const hostInbound = await deps.sessions.hostInboundOf?.(targetId, call.signal)
     // A store locked for a moment is waited for, with the event loop free (home/store-retry.ts).
     return await retryStore(() => {
-      const mode = deps.inbound?.inboundOf(targetId) ?? deps.settings.inbound
+      const mode = deps.inbound?.inboundOf(targetId) ?? hostInbound ?? deps.settings.inbound
       const earlierHeld = mode === 'accept' && deps.inbound?.approvals?.(Date.now(), targetId)
         .some(held => held.sender === callerId) === true
       return earlierHeld ? 'hold' : mode
