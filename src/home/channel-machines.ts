@@ -2,7 +2,7 @@
  * Which sessions a page may decide for (docs/architecture.md §8 "Several
  * machines"): on a store shared by several machines, a machine's page
  * lists and decides the held messages, and sets the inbound choice, of
- * that machine's sessions only. The user of each machine decides at that
+ * that machine's sessions only, and shows the traffic they sent or were sent. The user of each machine decides at that
  * machine, where the session is (its approval card is on that machine's
  * page); on one machine every session is the page's, and nothing is looked up.
  *
@@ -24,14 +24,21 @@ export async function ofAnotherMachine(elsewhere: Elsewhere | undefined, session
   return elsewhere === undefined ? false : await elsewhere(sessionId, signal)
 }
 
-/** `items` without those whose session is another machine's; one question per distinct session. */
+/**
+ * `items` of this machine: those whose session (`sessionOf`), or whose other session (`alsoOf`, when given), is not
+ * another machine's; one question per distinct session.
+ */
 export async function ofThisMachine<T>(elsewhere: Elsewhere | undefined, items: readonly T[], sessionOf: (item: T) => string,
-  signal: AbortSignal): Promise<T[]> {
+  signal: AbortSignal, alsoOf?: (item: T) => string): Promise<T[]> {
   if (elsewhere === undefined) return [...items]
   const there = new Map<string, boolean>()
-  for (const item of items) {
-    const id = sessionOf(item)
+  const away = async (id: string): Promise<boolean> => {
     if (!there.has(id)) there.set(id, await elsewhere(id, signal))
+    return there.get(id) === true
   }
-  return items.filter(item => there.get(sessionOf(item)) !== true)
+  const kept: T[] = []
+  for (const item of items) {
+    if (!await away(sessionOf(item)) || (alsoOf !== undefined && !await away(alsoOf(item)))) kept.push(item)
+  }
+  return kept
 }

@@ -140,7 +140,8 @@ export async function answer(host: ChannelHost, endpoint: string, payload: unkno
       case 'traffic.list': {
         const limit = typeof args.limit === 'number' && Number.isSafeInteger(args.limit)
           ? Math.min(Math.max(args.limit, 1), TRAFFIC_ROWS) : TRAFFIC_ROWS
-        const rows = store.traffic(limit)
+        // On a shared store, a page shows what its machine's sessions sent or were sent (./channel-machines.ts).
+        const rows = await ofThisMachine(host.elsewhere, store.traffic(limit), row => row.sender, signal, row => row.target)
         const ids = [...new Set(rows.flatMap(row => [row.sender, row.target]))]
         const titles = ids.length === 0 ? new Map<string, string | undefined>() : await host.sessions.readTitles(ids, signal)
         const held = new Map(store.approvals(now).map(approval => [approval.messageId, approval.body]))

@@ -288,5 +288,11 @@ describe('the approval half of the home store', () => {
     expect(await call('inbound.set', { sessionId: 'session-far', mode: 'accept' })).toMatchObject({ ok: false, error: { code: 'not-found' } })
     expect(store.inboundOf('session-far')).toBeUndefined()
     expect(await call('approvals.decide', { messageId: 'here', decision: 'deliver' })).toEqual({ ok: true, value: { state: 'delivered' } })
+    // Traffic: what this machine's sessions sent or were sent; a row between two other machines' sessions is not shown.
+    store.journal({ messageId: 'sent-away', target: 'session-far', sender: 'session-s', hop: 1, mode: 'queue', state: 'recorded', seq: 3 })
+    store.journal({ messageId: 'between-others', target: 'session-far', sender: 'session-far', hop: 1, mode: 'queue', state: 'recorded', seq: 4 })
+    const traffic = await call('traffic.list', {}) as { value: { rows: Array<{ messageId: string }> } }
+    expect(traffic.value.rows.map(row => row.messageId)).toContain('sent-away')
+    expect(traffic.value.rows.map(row => row.messageId)).not.toContain('between-others')
   })
 })
