@@ -14,6 +14,14 @@ import { displayId } from './common.js'
 import { renderMachineTail, renderRemoteTail } from './remote-tail.js'
 import { renderHeld, type HeldValue } from './inbound.js'
 
+/**
+ * Where a message delivered through the store went: another dsh process of this home (`pid`), or a session of
+ * another machine (docs/architecture.md §8 "Several machines": its machine as a list row shows it, no pid).
+ */
+export type ShownRemote =
+  | { readonly pid: number, readonly handoff?: boolean, readonly runTask?: boolean }
+  | { readonly machine: { readonly name: string, readonly reachable: boolean }, readonly handoff?: boolean }
+
 /** The value of an accepted (not held) `sessions_send` result; {@link renderAccepted} writes its text. */
 export interface AcceptedValue {
   readonly kind: 'accepted'
@@ -32,13 +40,7 @@ export interface AcceptedValue {
    * Set when the target is held by another dsh process: delivered through the home store (`handoff`: that long-lived
    * host wakes it; `runTask`: it is a headless run's own task session, which takes it only after that run).
    */
-  readonly remote?: {
-    readonly pid: number
-    readonly handoff?: boolean
-    readonly runTask?: boolean
-    /** A session of another machine (docs/architecture.md §8 "Several machines"): its machine as a list row shows it. */
-    readonly machine?: { readonly name: string, readonly reachable: boolean }
-  }
+  readonly remote?: ShownRemote
   readonly recordWaitMs: number
   readonly waitCancelled: boolean
   /** A short-lived process that woke the target waited for the turn that took the message. */
@@ -74,10 +76,11 @@ function renderAcceptedBody(line: Omit<AcceptedValue, 'kind'>): string {
   const head = `accepted for ${displayId(line.targetId)} | mode=${line.mode} | ${chars} | hop ${line.hop}`
   const ending = line.answer?.ended === true ? ANSWERED : REPLY_LATER
   if (line.remote !== undefined) {
-    const tail = line.remote.machine === undefined
-      ? renderRemoteTail({ pid: line.remote.pid, handoff: line.remote.handoff === true, runTask: line.remote.runTask === true,
+    const { remote } = line
+    const tail = 'pid' in remote
+      ? renderRemoteTail({ pid: remote.pid, handoff: remote.handoff === true, runTask: remote.runTask === true,
           mode: line.mode, recorded: line.recorded, recordWaitMs: line.recordWaitMs, waitCancelled: line.waitCancelled })
-      : renderMachineTail({ machine: line.remote.machine, handoff: line.remote.handoff === true, mode: line.mode, recorded: line.recorded,
+      : renderMachineTail({ machine: remote.machine, handoff: remote.handoff === true, mode: line.mode, recorded: line.recorded,
           recordWaitMs: line.recordWaitMs, waitCancelled: line.waitCancelled })
     return `${head}${tail.head}${answerHead(line.answer)}\n${tail.body}${cut}${answerBody(line.answer)}${ending}`
   }

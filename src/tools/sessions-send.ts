@@ -21,9 +21,9 @@
  * @module dsh-cross-session/tools/sessions-send
  */
 
-import type { AnswerWait, MailboxStage, SendMode } from '../ports.js'
+import type { AnswerWait, MailboxStage, ResolvedTarget, SendMode } from '../ports.js'
 import type { Recorded } from '../harness/recorded.js'
-import type { AcceptedValue } from '../presentation/accepted.js'
+import type { AcceptedValue, ShownRemote } from '../presentation/accepted.js'
 import { shownMachine } from '../presentation/list.js'
 import { commonRefusals, isStopped, NOTHING_DELIVERED, refused, type StoppedValue } from '../presentation/common.js'
 import type { SendValue } from '../presentation/results.js'
@@ -153,9 +153,7 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
     running: admitted.admitted.running,
     ...(admitted.admitted.stored === true ? { stored: true } : {}),
     ...(wait.recorded === undefined ? {} : { recorded: shownRecorded(wait.recorded) }),
-    ...(remote === undefined ? {} : { remote: { pid: remote.pid, ...(remote.handoff === true ? { handoff: true } : {}),
-      ...(remote.runTask === true ? { runTask: true } : {}),
-      ...(remote.machine === undefined ? {} : { machine: shownMachine(remote.machine) }) } }),
+    ...(remote === undefined ? {} : { remote: shownRemote(remote) }),
     recordWaitMs: settings.recordWaitMs,
     waitCancelled: wait.cancelled,
     ...(answer === undefined ? {} : { answer: shownAnswer(answer) }),
@@ -163,4 +161,11 @@ export async function sessionsSend(rawArgs: unknown, call: ToolCallContext, deps
   }
   limits.recordCall(caller.sessionId, identity, result)
   return result
+}
+
+/** Where the message went, as the result shows it: another process of this home, or another machine (no pid there). */
+function shownRemote(remote: NonNullable<ResolvedTarget['remote']>): ShownRemote {
+  const handoff = remote.handoff === true ? { handoff: true } : {}
+  if (remote.machine !== undefined) return { machine: shownMachine(remote.machine), ...handoff }
+  return { pid: remote.pid, ...handoff, ...(remote.runTask === true ? { runTask: true } : {}) }
 }

@@ -50,7 +50,8 @@ function shownParts(value: ResultValue): string[] {
         `accepted for ${value.targetId} | mode=${value.mode} | chars=${value.chars}`, `| hop ${value.hop}`,
         ...(value.truncatedFrom === undefined ? [] : [`(truncated from ${value.truncatedFrom})`]),
         ...(value.recorded !== undefined && 'seq' in value.recorded ? [`at seq ${value.recorded.seq}`] : []),
-        ...(value.remote === undefined ? (value.woke ? ['(woke a cold session)'] : []) : [`pid ${value.remote.pid}`]),
+        ...(value.remote === undefined ? (value.woke ? ['(woke a cold session)'] : [])
+          : ['pid' in value.remote ? `pid ${value.remote.pid}` : `machine ${value.remote.machine.name}`]),
         ...(value.answer?.ended === true ? [`its turn ended (${value.answer.reason}) at seq ${value.answer.seq}`] : []),
         ...(value.notice === undefined ? [] : ['\nNotice: ']),
       ]
