@@ -54,14 +54,36 @@ export function apply(ctx: PluginContext, config: unknown): void {
   const log = (level: 'info' | 'warn', message: string): void => logger[level](message)
   const source = new SettingsSource(config, log)
   let sync: (() => void) | undefined
+  /** The activation waiting for the settings service's section (below), and whether that section was read (or refused). */
+  let waiting: (() => void) | undefined
+  let settled = false
   const onChange = (): void => {
+    settled = true
     void source.current
+    const start = waiting
+    waiting = undefined
+    start?.()
     sync?.()
   }
   attachSettings(ctx as unknown as SettingsContext, isScopedContext(ctx) ? 'preset' : 'host', source, log, onChange)
   const required = Object.keys(REQUIRED_SERVICES)
   ctx.inject(required, inner => {
-    sync = activate(inner, source, log)
+    const start = (): void => { sync = activate(inner, source, log) }
+    // The home chooses its store once, when it starts (docs/tools.md#settings, `store`): with a settings service in the
+    // composition whose section is not read yet, the activation waits for it (./settings/wiring.ts calls onChange).
+    if (ctx.get('settings') === undefined || settled) return start()
+    waiting = start
+    // A section never read (a settings service that does not answer) does not keep the tools away for good.
+    const late = setTimeout(() => {
+      if (waiting !== start) return
+      log('warn', 'settings: the settings service\'s section was not read in time; starting with the row config')
+      onChange()
+    }, MOUNT_GRACE_MS)
+    late.unref?.()
+    inner.effect(() => () => {
+      clearTimeout(late)
+      if (waiting === start) waiting = undefined
+    }, 'cross-session.waiting-for-settings')
   })
   // One check after the grace period: a required service still missing, and
   // whether this composition has a settings service at all.

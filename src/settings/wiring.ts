@@ -87,6 +87,7 @@ export function attachSettings(ctx: SettingsContext, mode: MountMode, source: Se
       } catch (error: unknown) {
         log('warn', `settings: the "${ns}" section was not registered (${error instanceof Error ? error.message : String(error)}); `
         + 'the row config alone applies until the plugin reloads. Make the section a map of keys in settings.yaml.')
+        onChange() // what waited for the section goes on with the row config
         return
       }
       source.setSource(() => scope.get(), 'settings')
