@@ -58,6 +58,8 @@ export interface PluginContext extends HostContext {
   effect(execute: () => () => void, label?: string): unknown
   on?(event: string, listener: (...args: unknown[]) => void, options?: { global?: boolean }): unknown
   readonly fiber?: { readonly state: number }
+  /** Cordis 4.0.1 `ctx.plugin`: a child fiber (`src/activation.ts` starts the activation in one, to start it again). */
+  plugin?(plugin: { name: string, apply(ctx: PluginContext): void }): { dispose(): Promise<void> | void }
 }
 
 /**
@@ -91,10 +93,9 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
     controller: createControllerPort({ agents: ctx.agents, sessionController, defaultModel, events, flush: sessionFlush(ctx) }, woken),
   }
   // Several dsh processes on one DSH_HOME: the home store (docs/architecture.md §8).
-  // The store is chosen when the home starts in this process (docs/tools.md#settings, `store`).
+  // The store is chosen when the home starts in this process (docs/tools.md#settings, `store`; src/activation.ts).
   const chosen = source.current as unknown as Partial<StoreSettings>
-  const mounted = mountHome(ctx, local, log, () => source.current,
-    { store: chosen.store ?? process.env.DSH_CROSS_SESSION_STORE ?? 'sqlite', machine: chosen.machine ?? '' })
+  const mounted = mountHome(ctx, local, log, () => source.current, { store: chosen.store ?? 'sqlite', machine: chosen.machine ?? '' })
   const { sessions, controller } = mounted
   home.corpus = mounted.corpus
   // `settings` is a getter: every tool call reads the current value (O(1), src/settings/source.ts).

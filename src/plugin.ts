@@ -28,13 +28,16 @@
  *    agent's inbox; both wrapped for several processes on one home (§8)
  *    — and keeps the three tools registered while `enabled` is true (a live
  *    `false` unregisters them);
- * 5. on disposal unregisters all three, clears its timer, cancels calls in flight
+ * 5. starts that activation again when the `store` or `machine` setting
+ *    changes: the home chooses its store when it starts (src/activation.ts);
+ * 6. on disposal unregisters all three, clears its timer, cancels calls in flight
  *    (and their bounded waits), and disposes every session it woke once its turn ended.
  *
  * @module dsh-cross-session
  */
 
-import { activate, MOUNT_GRACE_MS, missingServiceMessage, missingServices, REQUIRED_SERVICES, type PluginContext } from './activate.js'
+import { MOUNT_GRACE_MS, missingServiceMessage, missingServices, REQUIRED_SERVICES, type PluginContext } from './activate.js'
+import { startActivation, type Activation } from './activation.js'
 import { SettingsSource } from './settings/source.js'
 import { attachSettings, isScopedContext, type SettingsContext } from './settings/wiring.js'
 
@@ -53,43 +56,21 @@ export function apply(ctx: PluginContext, config: unknown): void {
   const logger = ctx.logger('cross-session')
   const log = (level: 'info' | 'warn', message: string): void => logger[level](message)
   const source = new SettingsSource(config, log)
-  let sync: (() => void) | undefined
-  /** The activation waiting for the settings service's section (below), and whether that section was read (or refused). */
-  let waiting: (() => void) | undefined
-  let settled = false
+  let activation: Activation | undefined
   const onChange = (): void => {
-    settled = true
     void source.current
-    const start = waiting
-    waiting = undefined
-    start?.()
-    sync?.()
+    activation?.settingsChanged()
   }
   attachSettings(ctx as unknown as SettingsContext, isScopedContext(ctx) ? 'preset' : 'host', source, log, onChange)
   const required = Object.keys(REQUIRED_SERVICES)
   ctx.inject(required, inner => {
-    const start = (): void => { sync = activate(inner, source, log) }
-    // The home chooses its store once, when it starts (docs/tools.md#settings, `store`): with a settings service in the
-    // composition whose section is not read yet, the activation waits for it (./settings/wiring.ts calls onChange).
-    if (ctx.get('settings') === undefined || settled) return start()
-    waiting = start
-    // A section never read (a settings service that does not answer) does not keep the tools away for good.
-    const late = setTimeout(() => {
-      if (waiting !== start) return
-      log('warn', 'settings: the settings service\'s section was not read in time; starting with the row config')
-      onChange()
-    }, MOUNT_GRACE_MS)
-    late.unref?.()
-    inner.effect(() => () => {
-      clearTimeout(late)
-      if (waiting === start) waiting = undefined
-    }, 'cross-session.waiting-for-settings')
+    activation = startActivation(inner, source, log)
   })
   // One check after the grace period: a required service still missing, and
   // whether this composition has a settings service at all.
   const timer = setTimeout(() => {
     if (ctx.get('settings') === undefined) log('info', 'settings: no settings service in this composition; the row config alone applies')
-    if (sync !== undefined || !source.current.enabled) return
+    if (activation !== undefined || !source.current.enabled) return
     const missing = missingServices(service => ctx.get(service) !== undefined)
     log('warn', missingServiceMessage(missing.length > 0 ? missing : required))
   }, MOUNT_GRACE_MS)

@@ -62,6 +62,8 @@ interface Shared {
   /** On a shared store: how to start, and then, the other machines' side of this process (./pg/machines-home.ts). */
   startMachines?: (local: SessionQueryPort, inbound: () => InboundMode) => MachinesHome
   machines?: MachinesHome
+  /** The `store` and `machine` settings it started with. */
+  where?: StoreSettings
 }
 
 // One runtime per process and home, even if two copies of this module load.
@@ -139,7 +141,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     try {
       const started = startRuntime(ctx, home, log, where)
       const feed = new ChangeFeed(() => storeVersion(started.runtime.store))
-      shared = { ...started, users: 0, reach: new HomeReach(home, message => log('warn', message)), feed }
+      shared = { ...started, users: 0, reach: new HomeReach(home, message => log('warn', message)), feed, where }
     } catch (error: unknown) {
       // Never uncoordinated: without a runtime every send is refused (lists and reads still work).
       log('warn', `the cross-session home could not be started: ${String(error)}; sends to other sessions are refused`)
@@ -147,6 +149,9 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
     }
     runtimes.set(home, shared)
   }
+  if (shared.where !== undefined && (shared.where.store !== where.store || shared.where.machine !== where.machine))
+    log('warn', 'the store or machine setting changed while another activation of this process keeps the home: '
+    + 'it applies once they all start again')
   const { runtime, supervisor, reach, feed } = shared
   shared.users++
   const warn = (message: string): void => log('warn', message)

@@ -33,7 +33,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // 4 the three tools
   ['tools/'],
   // 5 the web face (its own bundle), the Cordis entry and what it mounts
-  ['client/', 'plugin.ts', 'activate.ts', 'testing.ts'],
+  ['client/', 'plugin.ts', 'activation.ts', 'activate.ts', 'testing.ts'],
 ]
 
 function layerOf(path: string): number {
