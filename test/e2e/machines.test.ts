@@ -11,10 +11,12 @@
  * scripted model received, and the rows of the shared database.
  * @module test/e2e/machines
  */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { resultOf, startFakeModel } from './support/fake-model.ts'
-import { homeFixture, makeHome, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome } from './support/harness.ts'
+import { homeFixture, makeHome, readLog, runHeadless, SKIP_E2E, startWeb, waitFor, writePatch, type DshHome } from './support/harness.ts'
 import { router, steps } from './support/scenario.ts'
 import { pgUrl, testDatabase } from '../support/pg-target.ts'
 
@@ -55,7 +57,10 @@ describe.skipIf(SKIP_E2E || url === undefined)('two machines on one PostgreSQL s
     })
     const b: DshHome = makeHome('machine-b')
     fx.h = b
-    const patchB = writePatch(b, { plugin: { store: db.url, machine: 'server-b' } })
+    // B as a user sets it up (README "Several machines"): the section in settings.yaml, read after the first activation
+    // at boot, so the activation starts again on the store it names.
+    writeFileSync(join(b.home, 'settings.yaml'), `cross-session:\n  store: ${db.url}\n  machine: server-b\n`)
+    const patchB = writePatch(b)
     fx.web = await startWeb(b, fx.model, { patch: patchB })
     betaId = (await fx.web.create()).sessionId
     await fx.web.prompt(betaId, 'ROLE:BETA first words')
@@ -63,6 +68,11 @@ describe.skipIf(SKIP_E2E || url === undefined)('two machines on one PostgreSQL s
     await fx.web.prompt(betaId, 'ROLE:BETA second words')
     await fx.web.waitIdle(betaId, { turns: 2 })
     await waitFor(async () => await published(db.admin, betaId), 'B publishes its session')
+    const password = new URL(db.url).password
+    const logB = readLog(b).map(line => line.text)
+    expect(logB.some(line => line.startsWith('the cross-session store is the PostgreSQL server at postgres://') && line.includes(':***@'))).toBe(true)
+    expect(password.length).toBeGreaterThan(0)
+    expect(logB.some(line => line.includes(password))).toBe(false)
 
     const a = makeHome('machine-a')
     cleanups.push(async () => a.cleanup())
