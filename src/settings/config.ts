@@ -27,7 +27,7 @@
  */
 
 import Schema from '@deepseek-ai/schemastery'
-import { DEFAULT_SETTINGS, SETTING_KEYS, SETTING_RULES, type Settings } from './resolve.js'
+import { DEFAULT_SETTINGS, SETTING_KEYS, SETTING_RULES, type Settings } from './keys.js'
 import { SETTINGS_NAMESPACE, SETTINGS_TABLE } from './table.js'
 
 /** The settings namespace (a section of `$DSH_HOME/settings.yaml`); defined with the plain-data table. */
