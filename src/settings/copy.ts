@@ -8,6 +8,8 @@
  */
 
 import type { Settings } from './keys.js'
+import { MAX_MACHINE_NAME } from './machine-name.js'
+import { MAX_STORE_CHARS } from './store-url.js'
 
 /** One string in both languages the harness's own cards ship. */
 export interface Bilingual {
@@ -21,8 +23,13 @@ export interface Copy {
   description: Bilingual
   unit?: string
   options?: Record<string, Bilingual>
+  /** A text's rule in words: what the card says when it refuses a value. */
+  rule?: Bilingual
+  /** What an empty text means, when it means something (the card's placeholder). */
+  empty?: Bilingual
 }
 
+/** The words of every setting, by key. */
 export const COPY: { readonly [K in keyof Settings]: Copy } = {
   enabled: {
     label: { en: 'Enabled', zh: '启用' },
@@ -124,5 +131,28 @@ export const COPY: { readonly [K in keyof Settings]: Copy } = {
     label: { en: 'Held message expiry', zh: '保留消息过期时间' },
     description: { en: 'How long a held message waits for its user\'s decision; then it is dropped.', zh: '保留的消息等待用户决定的最长时间，之后被丢弃。' },
     unit: 'ms',
+  },
+  store: {
+    label: { en: 'Home store', zh: '主存储' },
+    description: {
+      en: 'Where the home store lives: sqlite (this DSH_HOME\'s SQLite file) or a postgres:// URL of a PostgreSQL server '
+        + 'that several machines share. Keep its password in PGPASSWORD or ~/.pgpass, not here.',
+      zh: '主存储的位置：sqlite（此 DSH_HOME 的 SQLite 文件），或多台机器共用的 PostgreSQL 服务器的 postgres:// URL。'
+        + '密码请放在 PGPASSWORD 或 ~/.pgpass 中，不要写在这里。',
+    },
+    unit: 'characters',
+    rule: { en: `Expected sqlite, or a postgres:// or postgresql:// URL on one line, at most ${MAX_STORE_CHARS} characters.`,
+      zh: `应为 sqlite，或单行、不超过 ${MAX_STORE_CHARS} 个字符的 postgres:// 或 postgresql:// URL。` },
+    empty: { en: 'sqlite', zh: 'sqlite' },
+  },
+  machine: {
+    label: { en: 'Machine name', zh: '机器名称' },
+    description: {
+      en: 'The name other machines show beside this home\'s sessions when they share a PostgreSQL store. Empty: this host\'s name.',
+      zh: '共用 PostgreSQL 存储时，其他机器在此主目录的会话旁显示的名称。留空：使用本机主机名。',
+    },
+    unit: 'characters',
+    rule: { en: `Expected at most ${MAX_MACHINE_NAME} characters, without control characters.`, zh: `最多 ${MAX_MACHINE_NAME} 个字符，且不含控制字符。` },
+    empty: { en: 'this host\'s name', zh: '本机主机名' },
   },
 }

@@ -13,6 +13,8 @@
 
 import type { SendMode } from '../model/schemas.js'
 import type { Visibility } from '../model/sessions.js'
+import { MAX_MACHINE_NAME, machineNameProblem } from './machine-name.js'
+import { MAX_STORE_CHARS, storePlace } from './store-url.js'
 
 /** Who a session may see (`src/model/sessions.ts`). */
 export type { Visibility }
@@ -57,6 +59,13 @@ export interface Settings {
   readonly inbound: InboundMode
   /** How long a held message waits for its user's decision before it expires, ms (60000–86400000). */
   readonly holdExpiryMs: number
+  /**
+   * Where the home store lives: `sqlite` or empty (this `DSH_HOME`'s SQLite file) or a `postgres://` URL
+   * (src/settings/store-url.ts); trimmed, and kept as given even when malformed (docs/architecture.md §6, "Text").
+   */
+  readonly store: string
+  /** The name other machines see (src/settings/machine-name.ts; at most 64 characters); empty: this host's name. */
+  readonly machine: string
 }
 
 /** What a peer message to a session does: docs/tools.md#inbound-messages. */
@@ -83,13 +92,33 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   noticeWakesEndedRun: false,
   inbound: 'accept',
   holdExpiryMs: 600_000,
+  store: 'sqlite',
+  machine: '',
 })
 
-/** How one setting is judged: its type and, for numbers, the range it is clamped into. */
+/**
+ * How one setting is judged: its type and, for numbers, the range it is clamped into. A text is trimmed and
+ * judged by `problem` (`undefined`: taken; else a sentence naming the key and what is wrong, never a password);
+ * a refused text is replaced by the default, or kept as given where falling back to the default would be
+ * worse than refusing later (`whenRefused: 'keep'`: the `store`, docs/architecture.md §6, "Text").
+ * `maxChars` (code points) is the longest text `problem` takes, for the schema, the docs and the card.
+ */
 export type SettingRule =
   | { readonly kind: 'boolean' }
   | { readonly kind: 'integer', readonly min: number, readonly max: number }
   | { readonly kind: 'enum', readonly values: readonly string[] }
+  | {
+    readonly kind: 'text'
+    readonly maxChars: number
+    readonly problem: (text: string) => string | undefined
+    readonly whenRefused: 'keep' | 'default'
+  }
+
+/** What is wrong with a `store` value (storePlace's refusal), or `undefined`. */
+function storeProblem(text: string): string | undefined {
+  const place = storePlace(text)
+  return 'error' in place ? place.error : undefined
+}
 
 /** Type and range of every setting (docs/tools.md#settings); src/settings/config.ts builds the schemastery `Config` from it. */
 export const SETTING_RULES: { readonly [K in keyof Settings]: SettingRule } = {
@@ -112,6 +141,8 @@ export const SETTING_RULES: { readonly [K in keyof Settings]: SettingRule } = {
   noticeWakesEndedRun: { kind: 'boolean' },
   inbound: { kind: 'enum', values: ['accept', 'hold', 'refuse'] },
   holdExpiryMs: { kind: 'integer', min: 60_000, max: 86_400_000 },
+  store: { kind: 'text', maxChars: MAX_STORE_CHARS, problem: storeProblem, whenRefused: 'keep' },
+  machine: { kind: 'text', maxChars: MAX_MACHINE_NAME, problem: machineNameProblem, whenRefused: 'default' },
 }
 
 /** Setting keys, in table order. */

@@ -32,7 +32,12 @@ interface ResolvedSettings {
  * Never throws. A missing key takes its default silently; a value of the
  * wrong type falls back to the default, a number out of range is clamped
  * (non-integers are rounded), an unknown key is ignored — each of these
- * leaves a note so the caller can log what it changed.
+ * leaves a note so the caller can log what it changed. A text (`store`,
+ * `machine`) is trimmed (surrounding white space is not part of a value, so
+ * trimming is no note); one its rule refuses falls back to the default, but
+ * the `store`, which is kept as given so that what reads it refuses to open
+ * a store rather than fall back to SQLite (docs/architecture.md §6, "Text"):
+ * both leave a note naming what is wrong, never a password.
  * @param raw - anything (`undefined`, an object, garbage).
  * @returns the resolved settings and the notes.
  */
@@ -79,6 +84,23 @@ function resolveOne(key: string, rule: SettingRule, value: unknown, fallback: un
       const clamped = Math.min(rule.max, Math.max(rule.min, rounded))
       if (clamped !== value) notes.push(`${key}: ${value} is outside ${rule.min}–${rule.max} or not an integer; using ${clamped}`)
       return clamped
+    }
+    case 'text': {
+      if (typeof value !== 'string') {
+        notes.push(`${key}: expected text, got ${describe(value)}; using ${JSON.stringify(fallback)}`)
+        return fallback
+      }
+      const text = value.trim()
+      const problem = rule.problem(text)
+      if (problem === undefined) return text
+      // The rule's sentence quotes a refused value (passwords masked); a log line stays one short line.
+      const said = clipLine(oneLine(problem), 300)
+      if (rule.whenRefused === 'keep') {
+        notes.push(`${said}; kept as given, not replaced by ${JSON.stringify(fallback)}`)
+        return text
+      }
+      notes.push(`${said}; using ${JSON.stringify(fallback)}`)
+      return fallback
     }
   }
 }
