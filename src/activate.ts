@@ -14,7 +14,7 @@ import { listenSessionEvents } from './harness/session-events.js'
 import { createSessionQueryPort } from './adapters/session-query.js'
 import { WokenSessions } from './adapters/woken.js'
 import { resolveCaller } from './adapters/caller.js'
-import { mountHome, type StoreSettings } from './home/mount.js'
+import { mountHome } from './home/mount.js'
 import { sessionFlush, type HostContext, type HostDefaultModel, type HostSessionController } from './harness/host.js'
 import { SendLimits } from './model/limits.js'
 import type { AcceptedValue } from './presentation/accepted.js'
@@ -94,8 +94,8 @@ export function activate(ctx: PluginContext, source: SettingsSource, log: (level
   }
   // Several dsh processes on one DSH_HOME: the home store (docs/architecture.md §8).
   // The store is chosen when the home starts in this process (docs/tools.md#settings, `store`; src/activation.ts).
-  const chosen = source.current as unknown as Partial<StoreSettings>
-  const mounted = mountHome(ctx, local, log, () => source.current, { store: chosen.store ?? 'sqlite', machine: chosen.machine ?? '' })
+  const { store, machine } = source.current
+  const mounted = mountHome(ctx, local, log, () => source.current, { store, machine })
   const { sessions, controller } = mounted
   home.corpus = mounted.corpus
   // `settings` is a getter: every tool call reads the current value (O(1), src/settings/source.ts).

@@ -16,12 +16,12 @@
 
 import { activate, type PluginContext } from './activate.js'
 import type { SettingsSource } from './settings/source.js'
+import type { Settings } from './settings/resolve.js'
 import { isScopedContext } from './settings/wiring.js'
 
-/** Where the home's store is, as the settings say now: `store` and `machine` (absent keys read as the defaults). */
-export function storeKey(settings: unknown): string {
-  const { store, machine } = settings as { store?: unknown, machine?: unknown }
-  return JSON.stringify([typeof store === 'string' ? store : 'sqlite', typeof machine === 'string' ? machine : ''])
+/** Where the home's store is, as the settings say now: `store` and `machine`. */
+export function storeKey(settings: Pick<Settings, 'store' | 'machine'>): string {
+  return JSON.stringify([settings.store, settings.machine])
 }
 
 /** The activation of one `inner` context, and how to follow the settings. */

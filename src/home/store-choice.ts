@@ -27,7 +27,7 @@ import type { InboundMode } from '../settings/resolve.js'
 import { startMachines, type MachinesHome } from './pg/machines-home.js'
 import type { PgHomeStore } from './pg/pg-home-store.js'
 import { pgSite } from './pg/pg-site.js'
-import { storePlace } from './pg/store-url.js'
+import { storePlace } from '../settings/store-url.js'
 
 /** The supervised store of one process and home, and how it hears other processes' changes. */
 export interface ChosenStore {

@@ -14,7 +14,8 @@
  * out-of-range number in `settings.yaml` (or in the row) passes the schema
  * unchanged and reaches {@link resolveSettings}, the one place that clamps,
  * defaults and notes each change. The typed member (`list[0]`) carries the
- * type and, for numbers, the range, for the table and for a settings card.
+ * type and, for numbers, the range (for a text, its longest length), for the
+ * table and for a settings card.
  *
  * Runtime import of `@deepseek-ai/schemastery` (a peer): a second copy, as a
  * path-mounted plugin gets, is harmless — schemastery brands schemas with
@@ -27,7 +28,7 @@
  */
 
 import Schema from '@deepseek-ai/schemastery'
-import { DEFAULT_SETTINGS, SETTING_KEYS, SETTING_RULES, type Settings } from './resolve.js'
+import { DEFAULT_SETTINGS, SETTING_KEYS, SETTING_RULES, type Settings } from './keys.js'
 import { SETTINGS_NAMESPACE, SETTINGS_TABLE } from './table.js'
 
 /** The settings namespace (a section of `$DSH_HOME/settings.yaml`); defined with the plain-data table. */
@@ -39,6 +40,8 @@ function typed(key: keyof Settings): Schema {
     case 'boolean': return Schema.boolean()
     case 'enum': return Schema.union(rule.values.map(value => Schema.const(value)))
     case 'integer': return Schema.number().step(1).min(rule.min).max(rule.max)
+    // schemastery counts a string's length in UTF-16 units, the resolver in code points: the member only informs.
+    case 'text': return Schema.string().max(rule.maxChars)
   }
 }
 
@@ -67,7 +70,7 @@ export const Config: Schema<ConfigInput> = Schema.object(
 interface SettingRow {
   readonly key: string
   readonly default: unknown
-  /** `1–200`, `queue | steer`, or empty for booleans. */
+  /** `1–200`, `queue | steer`, `at most 64 characters`, or empty for booleans. */
   readonly range: string
   readonly description: string
 }
@@ -88,7 +91,8 @@ function settingRows(schema: Schema = Config): SettingRow[] {
     const range = first === undefined ? ''
       : first.type === 'number' ? `${first.meta.min}–${first.meta.max}`
         : first.type === 'union' ? (first.list ?? []).map(option => String(option.value)).join(' \\| ')
-          : ''
+          : first.type === 'string' ? `at most ${first.meta.max} characters`
+            : ''
     const description = node.meta.description
     const text = typeof description === 'string' ? description : String((description as Record<string, unknown> | undefined)?.[''] ?? '')
     return { key, default: node.meta.default, range, description: text }
@@ -99,7 +103,8 @@ function settingRows(schema: Schema = Config): SettingRow[] {
 export function settingsTableMarkdown(schema: Schema = Config): string {
   const lines = ['| key | default | range | meaning |', '|---|---|---|---|']
   for (const row of settingRows(schema)) {
-    const value = typeof row.default === 'number' ? String(row.default) : `\`${String(row.default)}\``
+    // An empty code span does not render; an empty default is said in words.
+    const value = typeof row.default === 'number' ? String(row.default) : row.default === '' ? '(empty)' : `\`${String(row.default)}\``
     const range = row.range.includes('|') ? row.range.split(' \\| ').map(option => `\`${option}\``).join(' \\| ') : row.range
     lines.push(`| \`${row.key}\` | ${value} | ${range} | ${row.description} |`)
   }

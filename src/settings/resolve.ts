@@ -1,121 +1,19 @@
 /**
- * Settings of the `cross-session` namespace, resolved by one pure function.
+ * Settings of the `cross-session` namespace, resolved by one pure function
+ * over the keys and rules of src/settings/keys.ts (re-exported here, where
+ * most modules read them).
  *
  * Keys, defaults and ranges: docs/tools.md#settings (its table is printed
- * from the `Config` that `src/settings/config.ts` builds from this module).
- * `recordWaitMs` bounds the wait of "Accepted means recorded" and
- * `answerWaitMs` the wait for a woken session's answer
- * (docs/tools.md#sessions_send).
+ * from the `Config` that `src/settings/config.ts` builds from the same rules).
  *
  * @module dsh-cross-session/settings/resolve
  */
 
-import type { SendMode } from '../model/schemas.js'
-import type { Visibility } from '../model/sessions.js'
 import { clipLine, oneLine } from '../core/text.js'
+import { DEFAULT_SETTINGS, SETTING_KEYS, SETTING_RULES, type SettingRule, type Settings } from './keys.js'
 
-/** Who a session may see (`src/model/sessions.ts`). */
-export type { Visibility }
-
-/** Resolved settings; every field is present and in range. */
-export interface Settings {
-  /** `false` registers no tool at all. */
-  readonly enabled: boolean
-  /** Mode of a `sessions_send` that gives none. */
-  readonly defaultSendMode: SendMode
-  /** Whether a send may wake (resume) a cold session. */
-  readonly allowResume: boolean
-  /** Whether delivered messages carry the cross-session frame (docs/tools.md#the-frame). */
-  readonly frameMessages: boolean
-  /** Default of `sessions_read`'s `include_injected`. */
-  readonly includeInjectedByDefault: boolean
-  /** Cap on `sessions_list` rows (1–200). */
-  readonly maxListResults: number
-  /** Cap on `sessions_read` messages (1–100). */
-  readonly maxReadMessages: number
-  /** Cap on characters (code points) per read message (100–20000). */
-  readonly maxMessageChars: number
-  /** Cap on characters (code points) of a sent body (100–40000). */
-  readonly maxSendChars: number
-  /** `workspace`: only sessions with the caller's `cwd` exist for the tools. */
-  readonly visibility: Visibility
-  /** Sends per minute per sender→target pair (1–120). */
-  readonly maxSendsPerMinute: number
-  /** Longest causal relay chain, in hops (1–32). */
-  readonly maxHops: number
-  /** How long a send waits for its message to reach the target's log, ms (0–30000). */
-  readonly recordWaitMs: number
-  /** How long a send from a headless run that woke its target waits for that turn to end (its exit would cut it off), ms (0–600000). */
-  readonly answerWaitMs: number
-  /** Default of `sessions_send`'s `notify` (docs/tools.md#notices). */
-  readonly notifyByDefault: boolean
-  /** How long a notice waits for the watched turn to end and then for its sender, ms (60000–604800000). */
-  readonly noticeTtlMs: number
-  /** Whether a notice may resume this session in `dsh web` once its headless run exited (docs/tools.md#notices). */
-  readonly noticeWakesEndedRun: boolean
-  /** What a peer message does (docs/tools.md#inbound-messages): `accept`, `hold` for its user, `refuse`; a session's own choice wins. */
-  readonly inbound: InboundMode
-  /** How long a held message waits for its user's decision before it expires, ms (60000–86400000). */
-  readonly holdExpiryMs: number
-}
-
-/** What a peer message to a session does: docs/tools.md#inbound-messages. */
-export type InboundMode = 'accept' | 'hold' | 'refuse'
-
-/** Defaults (the `default` column of docs/tools.md#settings). */
-export const DEFAULT_SETTINGS: Settings = Object.freeze({
-  enabled: true,
-  defaultSendMode: 'queue',
-  allowResume: true,
-  frameMessages: true,
-  includeInjectedByDefault: false,
-  maxListResults: 25,
-  maxReadMessages: 12,
-  maxMessageChars: 1200,
-  maxSendChars: 4000,
-  visibility: 'all',
-  maxSendsPerMinute: 6,
-  maxHops: 4,
-  recordWaitMs: 5000,
-  answerWaitMs: 120_000,
-  notifyByDefault: false,
-  noticeTtlMs: 12 * 60 * 60_000,
-  noticeWakesEndedRun: false,
-  inbound: 'accept',
-  holdExpiryMs: 600_000,
-})
-
-/** How one setting is judged: its type and, for numbers, the range it is clamped into. */
-type SettingRule =
-  | { readonly kind: 'boolean' }
-  | { readonly kind: 'integer', readonly min: number, readonly max: number }
-  | { readonly kind: 'enum', readonly values: readonly string[] }
-
-/** Type and range of every setting (docs/tools.md#settings); src/settings/config.ts builds the schemastery `Config` from it. */
-export const SETTING_RULES: { readonly [K in keyof Settings]: SettingRule } = {
-  enabled: { kind: 'boolean' },
-  defaultSendMode: { kind: 'enum', values: ['queue', 'steer'] },
-  allowResume: { kind: 'boolean' },
-  frameMessages: { kind: 'boolean' },
-  includeInjectedByDefault: { kind: 'boolean' },
-  maxListResults: { kind: 'integer', min: 1, max: 200 },
-  maxReadMessages: { kind: 'integer', min: 1, max: 100 },
-  maxMessageChars: { kind: 'integer', min: 100, max: 20000 },
-  maxSendChars: { kind: 'integer', min: 100, max: 40000 },
-  visibility: { kind: 'enum', values: ['all', 'workspace'] },
-  maxSendsPerMinute: { kind: 'integer', min: 1, max: 120 },
-  maxHops: { kind: 'integer', min: 1, max: 32 },
-  recordWaitMs: { kind: 'integer', min: 0, max: 30000 },
-  answerWaitMs: { kind: 'integer', min: 0, max: 600_000 },
-  notifyByDefault: { kind: 'boolean' },
-  noticeTtlMs: { kind: 'integer', min: 60_000, max: 7 * 24 * 60 * 60_000 },
-  noticeWakesEndedRun: { kind: 'boolean' },
-  inbound: { kind: 'enum', values: ['accept', 'hold', 'refuse'] },
-  holdExpiryMs: { kind: 'integer', min: 60_000, max: 86_400_000 },
-}
-
-/** Setting keys, in table order. */
-export const SETTING_KEYS = Object.keys(SETTING_RULES) as Array<keyof Settings>
+export { DEFAULT_SETTINGS, SETTING_KEYS, SETTING_RULES }
+export type { InboundMode, Settings, Visibility } from './keys.js'
 
 /** Result of {@link resolveSettings}: the settings and one note per change made. */
 interface ResolvedSettings {
@@ -134,7 +32,12 @@ interface ResolvedSettings {
  * Never throws. A missing key takes its default silently; a value of the
  * wrong type falls back to the default, a number out of range is clamped
  * (non-integers are rounded), an unknown key is ignored — each of these
- * leaves a note so the caller can log what it changed.
+ * leaves a note so the caller can log what it changed. A text (`store`,
+ * `machine`) is trimmed (surrounding white space is not part of a value, so
+ * trimming is no note); one its rule refuses falls back to the default, but
+ * the `store`, which is kept as given so that what reads it refuses to open
+ * a store rather than fall back to SQLite (docs/architecture.md §6, "Text"):
+ * both leave a note naming what is wrong, never a password.
  * @param raw - anything (`undefined`, an object, garbage).
  * @returns the resolved settings and the notes.
  */
@@ -181,6 +84,23 @@ function resolveOne(key: string, rule: SettingRule, value: unknown, fallback: un
       const clamped = Math.min(rule.max, Math.max(rule.min, rounded))
       if (clamped !== value) notes.push(`${key}: ${value} is outside ${rule.min}–${rule.max} or not an integer; using ${clamped}`)
       return clamped
+    }
+    case 'text': {
+      if (typeof value !== 'string') {
+        notes.push(`${key}: expected text, got ${describe(value)}; using ${JSON.stringify(fallback)}`)
+        return fallback
+      }
+      const text = value.trim()
+      const problem = rule.problem(text)
+      if (problem === undefined) return text
+      // The rule's sentence quotes a refused value (passwords masked); a log line stays one short line.
+      const said = clipLine(oneLine(problem), 300)
+      if (rule.whenRefused === 'keep') {
+        notes.push(`${said}; kept as given, not replaced by ${JSON.stringify(fallback)}`)
+        return text
+      }
+      notes.push(`${said}; using ${JSON.stringify(fallback)}`)
+      return fallback
     }
   }
 }

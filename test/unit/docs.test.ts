@@ -31,7 +31,7 @@ describe('settings table', () => {
     expect(table.split('\n').slice(2).map(line => line.split('`')[1])).toEqual([
       'enabled', 'defaultSendMode', 'allowResume', 'frameMessages', 'includeInjectedByDefault', 'maxListResults', 'maxReadMessages',
       'maxMessageChars', 'maxSendChars', 'visibility', 'maxSendsPerMinute', 'maxHops', 'recordWaitMs', 'answerWaitMs',
-      'notifyByDefault', 'noticeTtlMs', 'noticeWakesEndedRun', 'inbound', 'holdExpiryMs',
+      'notifyByDefault', 'noticeTtlMs', 'noticeWakesEndedRun', 'inbound', 'holdExpiryMs', 'store', 'machine',
     ])
   })
 })

@@ -10,7 +10,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { machineId, machineName, MAX_MACHINE_NAME } from '../../src/home/pg/machine-id.js'
+import { machineId, machineName } from '../../src/home/pg/machine-id.js'
+import { MAX_MACHINE_NAME } from '../../src/settings/machine-name.js'
 
 const homes: string[] = []
 afterEach(() => {
@@ -67,12 +68,17 @@ describe('the machine id', () => {
 })
 
 describe('the machine name', () => {
-  it('is the setting, trimmed and cleaned; the host name when that leaves nothing', () => {
+  it('is the setting, trimmed, when the setting\'s rule takes it; else the host name fitted to the rule', () => {
     expect(machineName('  laptop ', 'host-1')).toBe('laptop')
     expect(machineName('', 'host-1')).toBe('host-1')
+    // One rule (src/settings/machine-name.ts): a setting it refuses is not cleaned into another name.
     expect(machineName('\u0007\u0000', 'host-1')).toBe('host-1')
-    expect(machineName('a\nb', 'h')).toBe('ab')
-    expect([...machineName('é'.repeat(100), 'h')]).toHaveLength(MAX_MACHINE_NAME)
+    expect(machineName('a\nb', 'h')).toBe('h')
+    expect(machineName('é'.repeat(MAX_MACHINE_NAME + 1), 'h')).toBe('h')
+    expect(machineName('é'.repeat(MAX_MACHINE_NAME), 'h')).toBe('é'.repeat(MAX_MACHINE_NAME))
+    // The host name is not the user's to fix: it is fitted instead.
+    expect(machineName('', 'a\nb')).toBe('ab')
+    expect([...machineName('', 'é'.repeat(100))]).toHaveLength(MAX_MACHINE_NAME)
     expect(machineName('', '')).toBe('unnamed')
   })
 })

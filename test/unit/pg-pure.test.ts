@@ -1,6 +1,6 @@
 /**
  * The pure parts of the PostgreSQL store: the `store` setting's value
- * (`home/pg/store-url.ts`, never showing a password), which `pg@8` errors
+ * (`src/settings/store-url.ts`, never showing a password), which `pg@8` errors
  * are faults of the server (`home/pg/pg-fault.ts`), and whose liveness
  * counts (`home/pg/lease.ts`).
  *
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { storeFaultWhy } from '../../src/testing.js'
 import { isAlive, sameProcess } from '../../src/home/pg/lease.js'
 import { asStoreError, isRetryable, pgFaultWhy } from '../../src/home/pg/pg-fault.js'
-import { storePlace } from '../../src/home/pg/store-url.js'
+import { MAX_STORE_CHARS, shownStore, storePlace } from '../../src/settings/store-url.js'
 import { isSchemaName } from '../../src/home/pg/pg-schema.js'
 
 describe('the store setting', () => {
@@ -41,6 +41,28 @@ describe('the store setting', () => {
       const shown = JSON.stringify(storePlace(text))
       expect(shown).not.toMatch(/s3|cr3t/)
     }
+    // A `password` parameter of a text that is not a URL (here a port out of range), however its name is spelt.
+    for (const text of ['postgres://db:99999999/x?password=s3cret', 'postgres://u@db:99999999/x?sslmode=require&pass%77ord=s3cret']) {
+      const refused = storePlace(text)
+      expect(refused).toHaveProperty('error')
+      expect(JSON.stringify(refused)).not.toContain('s3cret')
+      expect(shownStore(text)).not.toContain('s3cret')
+    }
+  })
+
+  it('refuses an overlong value and a control character (the URL parser would drop a line break the driver then reads)', () => {
+    const long = `postgres://db/${'x'.repeat(MAX_STORE_CHARS)}`
+    expect(storePlace(long)).toEqual({ error: `store must be at most 2000 characters; this one has ${MAX_STORE_CHARS + 14}` })
+    expect(storePlace(`postgres://db/${'x'.repeat(MAX_STORE_CHARS - 14)}`)).toMatchObject({ kind: 'postgres' })
+    expect(storePlace('postgres://d\nb/x')).toEqual({ error: 'store must be sqlite or a postgres:// URL on one line; this one holds a control character' })
+  })
+
+  it('shows any value without its password: a URL masked, sqlite and empty as they are, garbage masked', () => {
+    expect(shownStore(' postgres://ann:s3cret@db/x ')).toBe('postgres://ann:***@db/x')
+    expect(shownStore('postgres://db/x?password=s3cret&sslmode=require')).toBe('postgres://db/x?password=***&sslmode=require')
+    expect(shownStore('sqlite')).toBe('sqlite')
+    expect(shownStore('')).toBe('')
+    expect(shownStore('ann:s3cret@db')).toBe('***@db')
   })
 })
 

@@ -25,7 +25,7 @@ const DOCUMENTED_DEFAULTS = {
   enabled: true, defaultSendMode: 'queue', allowResume: true, frameMessages: true, includeInjectedByDefault: false,
   maxListResults: 25, maxReadMessages: 12, maxMessageChars: 1200, maxSendChars: 4000, visibility: 'all',
   maxSendsPerMinute: 6, maxHops: 4, recordWaitMs: 5000, answerWaitMs: 120000, notifyByDefault: false, noticeTtlMs: 43200000, noticeWakesEndedRun: false,
-  inbound: 'accept', holdExpiryMs: 600000,
+  inbound: 'accept', holdExpiryMs: 600000, store: 'sqlite', machine: '',
 }
 
 afterEach(() => {

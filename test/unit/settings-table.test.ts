@@ -28,11 +28,13 @@ const DOCUMENTED = [
   { key: 'noticeWakesEndedRun', kind: 'boolean', default: false },
   { key: 'inbound', kind: 'enum', default: 'accept', values: ['accept', 'hold', 'refuse'] },
   { key: 'holdExpiryMs', kind: 'integer', default: 600000, min: 60000, max: 86400000 },
+  { key: 'store', kind: 'text', default: 'sqlite', maxChars: 2000 },
+  { key: 'machine', kind: 'text', default: '', maxChars: 64 },
 ] as const
 
 describe('SETTINGS_TABLE', () => {
   it('has the documented rows, in the documented order, each labelled and described in both languages', () => {
-    expect(SETTINGS_TABLE.map(({ key, kind, default: value, min, max, values }) => ({ key, kind, default: value, ...(min === undefined ? {} : { min, max }), ...(values === undefined ? {} : { values }) }))).toEqual(DOCUMENTED)
+    expect(SETTINGS_TABLE.map(({ key, kind, default: value, min, max, values, maxChars }) => ({ key, kind, default: value, ...(min === undefined ? {} : { min, max }), ...(values === undefined ? {} : { values }), ...(maxChars === undefined ? {} : { maxChars }) }))).toEqual(DOCUMENTED)
     for (const row of SETTINGS_TABLE) {
       expect(row.label.en.length).toBeGreaterThan(0)
       expect(row.label.zh.length).toBeGreaterThan(0)
@@ -67,5 +69,38 @@ describe('SETTINGS_TABLE', () => {
     expect(parseSettingInput(row('visibility'), 'some').ok).toBe(false)
     expect(parseSettingInput(row('allowResume'), 'false')).toEqual({ ok: true, value: false })
     expect(parseSettingInput(row('allowResume'), 'no').ok).toBe(false)
+  })
+
+  it('judges a typed text by the resolver\'s rule, strictly, with a reason in both languages', () => {
+    const row = (key: string) => SETTINGS_TABLE.find(r => r.key === key)!
+    expect(parseSettingInput(row('store'), ' postgres://ann@db/x ')).toEqual({ ok: true, value: 'postgres://ann@db/x' })
+    expect(parseSettingInput(row('store'), 'sqlite')).toEqual({ ok: true, value: 'sqlite' })
+    expect(parseSettingInput(row('store'), '')).toEqual({ ok: true, value: '' })
+    expect(parseSettingInput(row('store'), 'mysql://ann:s3cret@db/x')).toEqual({ ok: false, reason: {
+      en: 'store must be sqlite or a postgres:// URL; mysql: is another scheme.',
+      zh: '应为 sqlite，或单行、不超过 2000 个字符的 postgres:// 或 postgresql:// URL。',
+    } })
+    for (const text of ['ann:s3cret@db', 'postgres://db:99999999/x?password=s3cret', `postgres://db/${'x'.repeat(2000)}`, 'postgres://d\tb/x']) {
+      const parsed = parseSettingInput(row('store'), text)
+      expect(parsed.ok).toBe(false)
+      expect(JSON.stringify(parsed)).not.toContain('s3cret')
+    }
+    expect(parseSettingInput(row('machine'), ' laptop ')).toEqual({ ok: true, value: 'laptop' })
+    expect(parseSettingInput(row('machine'), '')).toEqual({ ok: true, value: '' })
+    expect(parseSettingInput(row('machine'), 'é'.repeat(64)).ok).toBe(true)
+    expect(parseSettingInput(row('machine'), 'é'.repeat(65))).toEqual({ ok: false, reason: {
+      en: 'machine must be at most 64 characters; this one has 65.', zh: '最多 64 个字符，且不含控制字符。',
+    } })
+    expect(parseSettingInput(row('machine'), 'lap\u0007top').ok).toBe(false)
+  })
+
+  it('takes as given exactly the texts the resolver takes without a note', () => {
+    const row = (key: string) => SETTINGS_TABLE.find(r => r.key === key)!
+    const texts = ['', 'sqlite', 'postgres://db/x', 'x', 'mysql://db', 'a\nb', 'é'.repeat(64), 'é'.repeat(65), `postgres://db/${'x'.repeat(1990)}`]
+    for (const key of ['store', 'machine'] as const) {
+      for (const text of texts) {
+        expect(parseSettingInput(row(key), text).ok).toBe(resolveSettings({ [key]: text }).notes.length === 0)
+      }
+    }
   })
 })

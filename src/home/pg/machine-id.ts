@@ -3,7 +3,8 @@
  * §8 "Several machines"): a stable id, made once and kept in
  * `$DSH_HOME/cross-session/machine-id` (owner-only, never through a
  * symlink, `home/store-files.ts`), and the name shown beside its sessions on
- * other machines (the `machine` setting; the host name when it is empty).
+ * other machines (the `machine` setting, src/settings/machine-name.ts; the
+ * host name when it is empty).
  *
  * Two processes starting at once make one id: each writes its own draft
  * whole, then links it into place; the link of the second fails (`EEXIST`)
@@ -16,13 +17,11 @@ import { closeSync, constants, linkSync, openSync, readFileSync, rmSync, writeFi
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { nanoid } from 'nanoid'
+import { fittedMachineName, machineNameProblem } from '../../settings/machine-name.js'
 import { plainDirectory, storePaths } from '../store-files.js'
 
 /** A machine id this package made: `m-` and 21 nanoid characters. */
 const MACHINE_ID = /^m-[A-Za-z0-9_-]{21}$/
-
-/** Longest machine name, in characters (code points). */
-export const MAX_MACHINE_NAME = 64
 
 /**
  * This home's machine id, made on first use. @throws a file-system error when
@@ -62,10 +61,13 @@ function readOwn(file: string): string {
 }
 
 /**
- * The name other machines see (pure): the `machine` setting trimmed, control characters dropped, at most
- * {@link MAX_MACHINE_NAME} characters; the host name when that leaves nothing.
+ * The name other machines see (pure): the `machine` setting, trimmed, when
+ * the setting's rule (src/settings/machine-name.ts) takes it and it is not
+ * empty; else the host name, fitted to the same rule; else `unnamed`.
+ * The resolver has already replaced a setting the rule refuses (with a note).
  */
 export function machineName(setting: string, host: string = hostname()): string {
-  const clean = (text: string): string => [...text.replace(/\p{Cc}/gu, '').trim()].slice(0, MAX_MACHINE_NAME).join('')
-  return clean(setting) || clean(host) || 'unnamed'
+  const name = setting.trim()
+  const taken = machineNameProblem(name) === undefined ? name : ''
+  return taken || fittedMachineName(host) || 'unnamed'
 }

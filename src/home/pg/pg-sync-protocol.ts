@@ -25,7 +25,7 @@ export const SYNC_WAIT_MS = 15_000
 
 /** What the worker is started with. */
 export interface PgWorkerData {
-  /** The connection URL (`home/pg/store-url.ts`; never logged). */
+  /** The connection URL (`settings/store-url.ts`; never logged). */
   readonly url: string
   readonly schema: string
   readonly self: MachineTag
