@@ -11,6 +11,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: [
+      'test/unit/directory-publisher.test.ts',
       'test/unit/drain-once.test.ts',
       'test/unit/failures.test.ts',
       'test/unit/home-log.test.ts',
@@ -22,6 +23,7 @@ export default defineConfig({
       'test/unit/inbound.test.ts',
       'test/unit/limits.test.ts',
       'test/unit/list-recheck.test.ts',
+      'test/unit/machines-query.test.ts',
       'test/unit/lock-patience.test.ts',
       'test/unit/newest-list.test.ts',
       'test/unit/off-loop.test.ts',
@@ -29,6 +31,7 @@ export default defineConfig({
       'test/unit/pg-faults.test.ts',
       'test/unit/pg-pure.test.ts',
       'test/unit/pg-reads.test.ts',
+      'test/unit/pg-remote-read.test.ts',
       'test/unit/pg-runtime.test.ts',
       'test/unit/pg-store.test.ts',
       'test/unit/pg-sync.test.ts',
@@ -43,6 +46,7 @@ export default defineConfig({
       'test/unit/store-contract-notices.test.ts',
       'test/unit/store-corpus.test.ts',
       'test/unit/store-retry.test.ts',
+      'test/unit/store-users.test.ts',
       'test/unit/tick-faults.test.ts',
       'test/unit/woken.test.ts',
       'test/unit/write-turns.test.ts',
