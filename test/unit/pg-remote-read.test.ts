@@ -65,7 +65,8 @@ function answering(store: ReadStore, readSurface: (id: string) => Promise<Surfac
   return { logged, answerer }
 }
 
-describe.skipIf(url === undefined)('a read of another machine\'s session, asked and answered through PostgreSQL', () => {
+// Each test starts worker threads and connection pools: on a loaded two-core machine that alone can pass vitest's default 5 s.
+describe.skipIf(url === undefined)('a read of another machine\'s session, asked and answered through PostgreSQL', { timeout: 30_000 }, () => {
   it('A asks, a process of B answers: A gets B\'s surface as B read it; an unknown session is not-found', async () => {
     const { on } = await world()
     const a = await on('machine-a')
