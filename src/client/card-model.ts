@@ -12,9 +12,14 @@
  * against, refuses to write over a newer one, and reads a write's outcome
  * back from the user layer.
  *
+ * A password is never shown: the `store` field shows its value through
+ * shownStore (src/settings/store-url.ts; `***` for a password), and a save
+ * never writes that masked text back (docs/architecture.md §6, "Text").
+ *
  * @module dsh-cross-session/client/card-model
  */
 
+import { shownStore, storePlace } from '../settings/store-url.js'
 import { parseSettingInput, type Bilingual, type SettingRow } from '../settings/table.js'
 
 /** The scope snapshot as the card reads it (`SettingsScopeSnapshot`). */
@@ -34,6 +39,44 @@ function recordOf(value: unknown): Record<string, unknown> {
 export function currentValue(row: SettingRow, view: ScopeView): boolean | number | string {
   const value = recordOf(view.value)[row.key]
   return typeof value === typeof row.default ? value as boolean | number | string : row.default
+}
+
+/** How a text setting that may hold a secret is shown, by key: the `store` URL without its password. */
+const SHOWN: Readonly<Partial<Record<string, (value: string) => string>>> = { store: shownStore }
+
+/** The effective value as the field shows it (and as the page may hold it): a password masked as `***`. */
+export function shownValue(row: SettingRow, view: ScopeView): string {
+  const value = currentValue(row, view)
+  const shown = SHOWN[row.key]
+  return typeof value === 'string' && shown !== undefined ? shown(value) : String(value)
+}
+
+/** Why a draft that still holds the masked password is refused (writing it would store `***` as the password). */
+const MASKED: Bilingual = {
+  en: 'The password is shown as ***. Type the whole URL with its password, or keep the password in PGPASSWORD or ~/.pgpass '
+    + 'and leave it out of the URL.',
+  zh: '密码显示为 ***。请输入带密码的完整 URL，或将密码放在 PGPASSWORD 或 ~/.pgpass 中，并从 URL 中去掉。',
+}
+
+/** Whether a typed URL carries `***` as its password (in the URL or as `?password=`). */
+function holdsMask(text: string): boolean {
+  const place = storePlace(text)
+  if ('error' in place || place.kind !== 'postgres') return false
+  const url = new URL(place.url)
+  return url.password === '***' || url.searchParams.get('password') === '***'
+}
+
+/**
+ * A draft of a field whose shown value hides something: `unchanged` when it is
+ * the shown text itself (nothing to save), a refusal when it keeps the mask,
+ * else `undefined` (judged as any draft).
+ */
+function maskedDraft(row: SettingRow, text: string, view: ScopeView): 'unchanged' | Bilingual | undefined {
+  const value = currentValue(row, view)
+  const shown = shownValue(row, view)
+  if (SHOWN[row.key] === undefined || typeof value !== 'string' || shown === value.trim()) return undefined
+  if (text.trim() === shown) return 'unchanged'
+  return holdsMask(text.trim()) ? MASKED : undefined
 }
 
 /** Whether the user layer carries the key (presence, not value, marks an override). */
@@ -62,15 +105,22 @@ export function durationText(ms: number, lang: Lang = 'en'): string {
   return `${ms} ${unitWord('ms', lang)}`
 }
 
-/** A setting's value as shown beside its default: a duration in ms also as people say it, `43200000 (12 h)`. */
+/** The word for an empty text, by language. */
+const EMPTY: Readonly<Record<Lang, string>> = { en: 'empty', zh: '空' }
+
+/**
+ * A setting's value as shown beside its default: a duration in ms also as people say it, `43200000 (12 h)`; an
+ * empty text with what it means, `empty (this host's name)`.
+ */
 export function defaultText(row: SettingRow, lang: Lang = 'en'): string {
+  if (row.default === '') return row.empty === undefined ? EMPTY[lang] : `${EMPTY[lang]} (${row.empty[lang]})`
   const value = String(row.default)
   if (row.unit !== 'ms' || typeof row.default !== 'number' || row.default < 1000) return value
   return `${value} (${durationText(row.default, lang)})`
 }
 
 /**
- * `1–200`, `queue | steer`, `true | false`, with the unit when there is one (a duration in ms also as
+ * `1–200`, `queue | steer`, `true | false`, `at most 64 characters`, with the unit when there is one (a duration in ms also as
  * `1 min–7 d`); units in `lang`.
  */
 export function rangeText(row: SettingRow, lang: Lang = 'en'): string {
@@ -81,6 +131,10 @@ export function rangeText(row: SettingRow, lang: Lang = 'en'): string {
   if (row.kind === 'integer') return `${row.min}–${row.max}${row.unit === undefined ? '' : ` ${unitWord(row.unit, lang)}`}`
   // Option values stay as settings.yaml spells them (the select shows their names).
   if (row.kind === 'enum') return (row.values ?? []).join(' | ')
+  if (row.kind === 'text') {
+    const chars = `${row.maxChars} ${unitWord('characters', lang)}`
+    return lang === 'zh' ? `最多 ${chars}` : `at most ${chars}`
+  }
   return 'true | false'
 }
 
@@ -99,7 +153,8 @@ type SavePlan =
  * @param editedAt - the revision the first draft was typed against.
  * @returns `invalid` (every bad field with its reason) before `conflict`
  *   (the document moved since editing began), else the writes of the drafts
- *   that differ from the current value.
+ *   that differ from the current value. A draft that is a masked value as
+ *   shown is no write; one that keeps the mask in an edited URL is invalid.
  */
 export function planSave(
   rows: readonly SettingRow[], drafts: ReadonlyMap<string, string>, view: ScopeView, editedAt: number | undefined,
@@ -109,6 +164,12 @@ export function planSave(
   for (const row of rows) {
     const text = drafts.get(row.key)
     if (text === undefined) continue
+    const masked = maskedDraft(row, text, view)
+    if (masked === 'unchanged') continue
+    if (masked !== undefined) {
+      errors[row.key] = masked
+      continue
+    }
     const parsed = parseSettingInput(row, text)
     if (!parsed.ok) errors[row.key] = parsed.reason
     else if (parsed.value !== currentValue(row, view)) writes.push({ key: row.key, value: parsed.value })

@@ -7,14 +7,15 @@
  * lib/client.js `PluginCard`, whose look src/client/styles.js copies). Every
  * setting of SETTINGS_TABLE shows its label, description, default and range;
  * on/off settings are switches, option values are shown in the page's
- * language; edits are staged and written on Save through the bound settings
- * scope. Decisions (validation, fencing, outcome) are
+ * language, texts are text fields (the `store` URL shown, and kept in the
+ * page's DOM, only with its password masked); edits are staged and written on
+ * Save through the bound settings scope. Decisions (validation, fencing, outcome) are
  * ./card-model.ts. docs/architecture.md §7, "Two halves".
  * @module dsh-cross-session/client/settings-card
  */
 import { useState, useSyncExternalStore } from 'react'
 import { SETTINGS_TABLE } from '../settings/table.ts'
-import { currentValue, defaultText, isOverridden, planSave, rangeText, unlanded } from './card-model.ts'
+import { defaultText, isOverridden, planSave, rangeText, shownValue, unlanded } from './card-model.ts'
 import { HomeWarning } from './home-warning.jsx'
 import { StoreLine } from './store-line.jsx'
 
@@ -101,10 +102,6 @@ export class CardController {
   }
 }
 
-function valueText(value) {
-  return typeof value === 'string' ? value : String(value)
-}
-
 /** An on/off setting: a switch (rc.8 ui-trajectory's toolbar switch: `role="switch"`, a track and a thumb). */
 function Switch({ id, on, disabled, onToggle, label }) {
   return (
@@ -115,7 +112,7 @@ function Switch({ id, on, disabled, onToggle, label }) {
   )
 }
 
-/** The control of one field: a switch, a select of translated options, or a number input. */
+/** The control of one field: a switch, a select of translated options, a text input, or a number input. */
 function Control({ row, id, text, error, lang, disabled, onEdit }) {
   if (row.kind === 'boolean') {
     return <Switch id={id} on={text === 'true'} disabled={disabled} label={row.label[lang]} onToggle={on => onEdit(row.key, String(on))} />
@@ -127,6 +124,13 @@ function Control({ row, id, text, error, lang, disabled, onEdit }) {
       </select>
     )
   }
+  if (row.kind === 'text') {
+    // No maxLength: a browser would cut a longer value silently, where the card refuses it with a reason.
+    return (
+      <input id={id} className="xs-input" type="text" spellCheck={false} autoComplete="off" value={text} placeholder={row.empty?.[lang]}
+        disabled={disabled} aria-invalid={error !== undefined} onChange={event => onEdit(row.key, event.target.value)} />
+    )
+  }
   return (
     <input id={id} className="xs-input" inputMode="numeric" value={text} disabled={disabled} aria-invalid={error !== undefined}
       onChange={event => onEdit(row.key, event.target.value)} />
@@ -135,8 +139,9 @@ function Control({ row, id, text, error, lang, disabled, onEdit }) {
 
 /** One field, laid out as the harness's own plugin cards lay theirs (rc.8 ui-settings-plugins `ValueField`). */
 function Field({ row, view, draft, error, lang, t, onEdit, disabled }) {
-  const current = currentValue(row, view)
-  const text = draft ?? valueText(current)
+  // The value as shown: the store's password masked, never the stored text (docs/architecture.md §6, "Text").
+  const shown = shownValue(row, view)
+  const text = draft ?? shown
   const id = `xs-setting-${row.key}`
   const control = <Control row={row} id={id} text={text} error={error} lang={lang} disabled={disabled} onEdit={onEdit} />
   const said = (key, value) => `${t(key)}${t('card.colon')}${value}`
@@ -144,7 +149,7 @@ function Field({ row, view, draft, error, lang, t, onEdit, disabled }) {
     ? said('card.default', t(row.default ? 'card.on' : 'card.off'))
     : `${said('card.default', defaultText(row, lang))} · ${said('card.range', rangeText(row, lang))}`
   return (
-    <div className="xs-field" data-xs-field={row.key} data-xs-value={valueText(current)} data-xs-kind={row.kind}>
+    <div className="xs-field" data-xs-field={row.key} data-xs-value={shown} data-xs-kind={row.kind}>
       <div className="xs-field-head">
         <label className="xs-field-label" htmlFor={id}>{row.label[lang]}</label>
         {isOverridden(row, view) ? <span className="xs-badge-pill">{t('card.overridden')}</span> : null}

@@ -201,5 +201,22 @@ describe.skipIf(SKIP_E2E || skipForBrowser)('web face (dsh web + headless Chromi
     await card.locator('[data-xs-save]').click()
     await card.locator('.xs-status[data-kind="saved"]').waitFor()
     expect(readFileSync(settingsFile, 'utf8')).toMatch(/maxReadMessages: 20/)
+
+    // A store URL with a password (docs/architecture.md §6, "Text"): the card shows it masked, the page holds no
+    // password, and the masked text, saved unchanged, is not written back over it.
+    const atStore = (await web.rpc<{ namespaces: Array<{ ns: string, revision: number }> }>('settings.describe', {})).namespaces.find(n => n.ns === 'cross-session')!.revision
+    await web.rpc('settings.mutate', { ns: 'cross-session', ops: [{ op: 'set', path: ['store'], value: 'postgres://ann:s3cret@db.invalid/x' }], expectedRevision: atStore })
+    await card.locator('[data-xs-field="store"][data-xs-value="postgres://ann:***@db.invalid/x"]').waitFor({ timeout: 30_000 })
+    expect(await field('store').locator('input').inputValue()).toBe('postgres://ann:***@db.invalid/x')
+    expect(await page.content()).not.toContain('s3cret')
+    await field('store').locator('input').fill('postgres://ann:***@db.invalid/x ')
+    await card.locator('[data-xs-save]').click()
+    await card.locator('[data-xs-save]:disabled').waitFor()
+    expect(readFileSync(settingsFile, 'utf8')).toMatch(/store: postgres:\/\/ann:s3cret@db\.invalid\/x/)
+    // Keeping the mask in an edited URL is refused inline.
+    await field('store').locator('input').fill('postgres://ann:***@db2.invalid/x')
+    await card.locator('[data-xs-save]').click()
+    expect(await card.locator('[data-xs-error="store"]').innerText()).toMatch(/^The password is shown as \*\*\*/)
+    expect(readFileSync(settingsFile, 'utf8')).not.toMatch(/db2/)
   })
 })
