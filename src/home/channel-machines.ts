@@ -4,20 +4,14 @@
  * lists and decides the held messages, and sets the inbound choice, of
  * that machine's sessions only, and shows the traffic they sent or were sent. The user of each machine decides at that
  * machine, where the session is (its approval card is on that machine's
- * page); on one machine every session is the page's, and nothing is looked up.
+ * page); on one machine every session is the page's, and nothing is looked up. On a shared store the question is
+ * `home/pg/machines-home.ts` `elsewhere`: another machine published the session, or this machine has none such.
  *
  * @module dsh-cross-session/home/channel-machines
  */
 
-import type { SessionQueryPort } from '../ports.js'
-
 /** Whether a session is another machine's. @throws what its lookup throws (a store fault while the shared store cannot be read). */
 export type Elsewhere = (sessionId: string, signal: AbortSignal) => Promise<boolean>
-
-/** {@link Elsewhere} by the port's lookup: a record naming a machine is another machine's (`home/pg/machines-query.ts`). */
-export function byLookup(sessions: Pick<SessionQueryPort, 'lookup'>): Elsewhere {
-  return async (sessionId, signal) => (await sessions.lookup(sessionId, signal))?.machine !== undefined
-}
 
 /** Whether `sessionId` is another machine's; `false` on one machine (`elsewhere` absent). */
 export async function ofAnotherMachine(elsewhere: Elsewhere | undefined, sessionId: string, signal: AbortSignal): Promise<boolean> {

@@ -31,7 +31,6 @@ import { RunTaskGate } from './run-hold.js'
 import { topLevelOnly } from './adoption.js'
 import { approvalDecided } from './approval-notices.js'
 import { serveChannel, type WebServerRoutes } from './channel.js'
-import { byLookup } from './channel-machines.js'
 import { ChangeFeed, storeVersion } from './change-feed.js'
 import { HomeReach } from './home-reach.js'
 import type { InboundMode, Settings } from '../settings/resolve.js'
@@ -169,7 +168,7 @@ export function mountHome(ctx: HomeMountContext, ports: { sessions: SessionQuery
       if (webServer !== undefined) {
         serveChannel(webServer, own,
           { runtime, sessions, inbound, decided, log: warn, home: () => reach.view(), status: () => supervisor.status(), feed,
-            ...(shared.machines === undefined ? {} : { elsewhere: byLookup(sessions) }) })
+            ...(shared.machines === undefined ? {} : { elsewhere: shared.machines.elsewhere }) })
       }
     })
   }

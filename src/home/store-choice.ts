@@ -21,7 +21,7 @@ import type { SqliteHomeStore } from './store-sqlite.js'
 import { sqliteSite } from './store-site.js'
 import { RETRY_BUSY_MS, StoreSupervisor } from './store-supervisor.js'
 import { StoreWatch } from './store-watch.js'
-import { storeFaultWhy } from './store-fault.js'
+import { storeFault } from './store-fault.js'
 import type { SessionQueryPort } from '../ports.js'
 import type { InboundMode } from '../settings/resolve.js'
 import { startMachines, type MachinesHome } from './pg/machines-home.js'
@@ -59,14 +59,20 @@ function offLoop(store: SqliteHomeStore, warn: (message: string) => void): Sqlit
 export function chooseStore(home: string, setting: string, machine: string, warn: (message: string) => void): ChosenStore {
   const place = storePlace(setting)
   if ('error' in place) throw new Error(place.error)
-  const sqlite = (): StoreSupervisor => new StoreSupervisor(
-    sqliteSite(busyMs => offLoop(openHomeStore(home, selfTag(), isAlive, warn, Date.now, busyMs), warn), storePaths(home).file),
-    selfTag(), warn)
   if (place.kind === 'sqlite') {
-    const supervisor = sqlite()
+    // Each opening records this process's choice first; another process's other choice keeps the store closed (retried).
+    const supervisor = new StoreSupervisor(sqliteSite(busyMs => {
+      const store = openHomeStore(home, selfTag(), isAlive, warn, Date.now, busyMs)
+      try {
+        useOneStore(store, 'sqlite')
+      } catch (error: unknown) {
+        store.close()
+        throw error
+      }
+      return offLoop(store, warn)
+    }, storePaths(home).file), selfTag(), warn)
     supervisor.start(RETRY_BUSY_MS)
     const users = supervisor.store as unknown as StoreUsers
-    useOneStore(users, 'sqlite', warn, () => supervisor.close())
     return { supervisor, watch: new StoreWatch(supervisor.store, storePaths(home).dir), kind: 'sqlite', onLeaseLost: () => () => undefined,
       closeAlso: () => leave(users) }
   }
@@ -75,8 +81,9 @@ export function chooseStore(home: string, setting: string, machine: string, warn
     storePaths(home).file), selfTag(), warn)
   local.start(RETRY_BUSY_MS)
   const users = local.store as unknown as StoreUsers
-  useOneStore(users, place.shown, warn, () => local.close())
-  const site = pgSite({ url: place.url, shown: place.shown, home, self: selfTag(), machine, rows: () => local.corpus(), log: warn })
+  const site = pgSite({ url: place.url, shown: place.shown, home, self: selfTag(), machine, rows: () => local.corpus(), log: warn,
+    // Before each opening: this machine's store must be readable, to record this process's choice there.
+    claim: () => useOneStore(users, place.shown) })
   const supervisor = new StoreSupervisor(site, selfTag(), warn)
   supervisor.start(RETRY_BUSY_MS)
   const watch = new StoreWatch(supervisor.store, { pushed: changed => site.listen(event => 'changed' in event && changed()) })
@@ -99,27 +106,16 @@ interface StoreUsers {
 }
 
 /**
- * Record this process's `choice` in the home's SQLite store (`home/store-users.ts`). @throws `Error` (after `close`)
- * when another living process of the home uses another store. A SQLite store that cannot be used now is said and let be:
- * a process on it fails closed until it opens, and one on PostgreSQL then has no corpus rows of its own either.
+ * Record this process's `choice` in the home's SQLite store (`home/store-users.ts`), before its store opens.
+ * @throws a store fault while another living process of the home uses another store (the supervisor keeps the store
+ *   closed, every send refused with this reason, and tries again: that process may be switching too), or what the
+ *   SQLite store throws (a store fault while it cannot be used).
  */
-function useOneStore(users: StoreUsers, choice: string, warn: (message: string) => void, close: () => void): void {
-  let other: string | undefined
-  try {
-    other = users.useStore(choice)
-  } catch (error: unknown) {
-    const why = storeFaultWhy(error)
-    if (why === undefined) {
-      close()
-      throw error
-    }
-    warn(`which store this home's other processes use could not be checked (${why})`)
-    return
-  }
+function useOneStore(users: StoreUsers, choice: string): void {
+  const other = users.useStore(choice)
   if (other === undefined) return
-  close()
-  throw new Error(`another dsh process of this home coordinates on the store ${other}, and this one is set to ${choice}; `
-    + 'set store alike for every process of the home (settings.yaml) and start this one again')
+  throw storeFault(`another dsh process of this home coordinates on the store ${other}, and this one is set to ${choice}`,
+    `another dsh process of this home uses the store ${other}: set store alike for every process of the home (settings.yaml)`)
 }
 
 /** Leave the record of store users (at stop; a process that dies is dropped by the next that records a choice). */

@@ -12,6 +12,7 @@ import { sessionsList, sessionsRead, sessionsSend, storeFault } from '../../src/
 import { DirectoryCache, DIRECTORY_FRESH_MS } from '../../src/home/pg/directory-cache.js'
 import type { RemoteSession } from '../../src/home/pg/directory-rows.js'
 import { withMachines, type RemoteSurface } from '../../src/home/pg/machines-query.js'
+import { elsewhereOf } from '../../src/home/pg/machines-home.js'
 import type { Visibility } from '../../src/model/sessions.js'
 import { assistantEvent, makeWorld, session, userEvent } from '../support/fakes.js'
 
@@ -47,7 +48,7 @@ function machinesWorld(others: () => RemoteSession[] | Error, answer: (machine: 
 describe('sessions of other machines', () => {
   it('are listed beside this machine\'s, newest first, each with its machine and whether it is reachable now', async () => {
     const { w, me, deps } = machinesWorld(() => [remote('session-far', 200, { live: true }),
-      remote('session-asleep', 10, { machineName: 'laptop', reachable: false })], () => ({ kind: 'not-found' }))
+      remote('session-asleep', 10, { machineName: 'laptop', reachable: false, live: true })], () => ({ kind: 'not-found' }))
     const text = await sessionsList({}, w.call(me), deps)
     const lines = text.split('\n')
     expect(lines[0]).toBe('- session-far [live, top-level] | cwd=/work/project | machine=server-1')
@@ -175,5 +176,16 @@ describe('the directory cache', () => {
     release()
     await reading
     expect(cache.known()?.byId.has('s-1')).toBe(true)
+  })
+
+  it('a page\'s question "another machine\'s?" reads the directory whatever the visibility, and calls a session this machine lacks not its own', async () => {
+    const w = makeWorld({ visibility: 'workspace' })
+    w.corpus.add(session('session-here', 1))
+    const directory = new DirectoryCache(async () => [remote('session-far', 2)], () => undefined)
+    const elsewhere = elsewhereOf(directory, w.corpus)
+    const signal = new AbortController().signal
+    expect(await elsewhere('session-far', signal)).toBe(true)
+    expect(await elsewhere('session-here', signal)).toBe(false)
+    expect(await elsewhere('session-nowhere', signal)).toBe(true)
   })
 })

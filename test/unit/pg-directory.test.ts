@@ -72,6 +72,27 @@ describe.skipIf(url === undefined)('the directory of every machine\'s sessions',
     expect([...(await server.published()).keys()].sort()).toEqual(['a', 'c', 'd'])
   })
 
+  it('a home copied to another host is refused while a process of its machine id on another boot holds a lease', async () => {
+    const { schema, admin, drop } = await testSchema(url!, 'xs_boot')
+    cleanups.push(drop)
+    const pool = new pg.Pool({ connectionString: url, max: 2 })
+    cleanups.push(() => pool.end())
+    const on = (boot: string, pid: number): PgStore =>
+      new PgStore({ pool, schema, self: { machine: 'm-copied', pid, start: 1 }, machineName: 'copied', aliveHere: () => true, boot })
+    const first = on('boot:one', 100)
+    const second = on('boot:two', 200)
+    await first.join(true)
+    await expect(second.refuseCopiedMachine()).rejects.toMatchObject({ storeFault: expect.stringContaining('a copied DSH_HOME?') })
+    await expect(second.join(true)).rejects.toMatchObject({ storeFault: expect.stringContaining('another host uses this home') })
+    expect((await admin.query(`SELECT pid FROM ${schema}.processes ORDER BY pid`)).rows.map(r => r.pid)).toEqual([100])
+    // The same boot is the same host: a second process there joins.
+    await on('boot:one', 101).join(false)
+    // Once the other host's lease ran out (its processes gone, or a reboot), the id is free.
+    await admin.query(`UPDATE ${schema}.processes SET lease_until = clock_timestamp() - interval '1 second' WHERE boot = 'boot:one'`)
+    await second.join(true)
+    expect((await admin.query(`SELECT pid FROM ${schema}.processes WHERE lease_until > clock_timestamp()`)).rows.map(r => r.pid)).toEqual([200])
+  })
+
   it('a machine publishes its inbound setting with its sessions; another machine lists it with each of them', async () => {
     const { on } = await world()
     const server = await on('m-server', 'server-1')

@@ -22,10 +22,19 @@ import type { PgEvent } from './pg-sync-protocol.js'
 import { ReadAnswerer } from './read-answerer.js'
 import { askSurface, type ReadStore } from './remote-read.js'
 
+/** How often the `inbound` setting is looked at for a change to publish, ms. */
+const INBOUND_LOOK_MS = 500
+
 /** The other machines' side of one process. */
 export interface MachinesHome {
   /** `local` with the sessions of other machines (`visibility` read per call). */
   wrap(local: SessionQueryPort, visibility: () => Visibility): SessionQueryPort
+  /**
+   * Whether a session is not this machine's, for the web page's decisions (`home/channel-machines.ts`): another
+   * machine published it, or this machine has no such session. Whatever the `visibility` setting. @throws a store
+   * fault while the directory cannot be read.
+   */
+  elsewhere(sessionId: string, signal: AbortSignal): Promise<boolean>
   /** A session of this process changed (made, ended, its log written): publish it soon. */
   poke(): void
   stop(): void
@@ -59,16 +68,31 @@ export function startMachines(store: Pick<PgHomeStore, 'machines'>, listen: (lis
   answerer.start()
   // A lease taken again: other machines may have listed this one as not reachable; its rows are published again.
   const unlisten = listen(event => 'leaseLost' in event && publisher.poke())
+  // A change of this machine's `inbound` setting is published within a second or so: other machines' senders apply it.
+  let lastInbound = inbound()
+  const watchInbound = setInterval(() => {
+    if (inbound() === lastInbound) return
+    lastInbound = inbound()
+    publisher.poke()
+  }, INBOUND_LOOK_MS)
+  watchInbound.unref?.()
   return {
     wrap: (inner, visibility) => withMachines(inner, {
       directory, visibility, log,
       askSurface: async (machine, sessionId, signal) => await askSurface(reads, machine, sessionId, { signal }),
     }),
+    elsewhere: elsewhereOf(directory, local),
     poke: () => publisher.poke(),
     stop() {
+      clearInterval(watchInbound)
       unlisten()
       publisher.stop()
       void answerer.stop()
     },
   }
+}
+
+/** {@link MachinesHome.elsewhere}: published by another machine (any visibility), or no session of this machine. */
+export function elsewhereOf(directory: Pick<DirectoryCache, 'get'>, local: Pick<SessionQueryPort, 'lookup'>): MachinesHome['elsewhere'] {
+  return async (sessionId, signal) => (await directory.get()).byId.has(sessionId) || await local.lookup(sessionId, signal) === undefined
 }

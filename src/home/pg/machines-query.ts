@@ -41,9 +41,14 @@ export interface MachinesQueryDeps {
   readonly log: (message: string) => void
 }
 
-/** A thrown failure the tools show by its code (`core/failure-kinds.ts` `MACHINE_CODES`). */
+/**
+ * A thrown failure the tools show by its code (`core/failure-kinds.ts` `MACHINE_CODES`). An expected condition (a
+ * machine not running), not a fault of this code: the host log gets its one line, without a stack.
+ */
 function machineFailure(code: string, message: string): Error {
-  return Object.assign(new Error(message), { code })
+  const error = Object.assign(new Error(message), { code, name: 'MachineFailure' })
+  error.stack = `MachineFailure: ${message}`
+  return error
 }
 
 const REMOTE_FAILURES = {
@@ -52,10 +57,13 @@ const REMOTE_FAILURES = {
   'too-large': 'machine/too-large',
 } as const
 
-/** A published session as the tools read a corpus row. */
+/**
+ * A published session as the tools read a corpus row. Live only while its machine is reachable: a machine none of
+ * whose processes holds a lease runs no session, whatever it last published (a process that ended does not publish).
+ */
 export function remoteRecord(session: RemoteSession): SessionRecordView {
   const machine = { name: session.machineName, reachable: session.reachable }
-  return { header: session.header, live: session.live, persisted: true, machine }
+  return { header: session.header, live: session.live && session.reachable, persisted: true, machine }
 }
 
 /** Wrap `inner` (this machine's port) with the sessions of other machines. */
@@ -139,11 +147,15 @@ export function withMachines(inner: SessionQueryPort, deps: MachinesQueryDeps): 
         return checked
       },
     }),
-    isLive: sessionId => inner.isLive(sessionId) || known(sessionId)?.live === true,
+    isLive: sessionId => inner.isLive(sessionId) || (known(sessionId)?.live === true && known(sessionId)?.reachable === true),
     // A holder on another machine is that machine's process, not another dsh process of this home.
     liveElsewhere: sessionId => known(sessionId) === undefined ? inner.liveElsewhere?.(sessionId) : undefined,
-    // Another machine's sessions follow that machine's `inbound` setting, not this one's.
-    hostInboundOf: async sessionId => (await other(sessionId))?.hostInbound,
+    // Another machine's sessions follow that machine's `inbound` setting, not this one's; one it never published
+    // (another release) holds the message for that machine's user rather than decide by this machine's setting.
+    hostInboundOf: async sessionId => {
+      const session = await other(sessionId)
+      return session === undefined ? undefined : session.hostInbound ?? 'hold'
+    },
     machineOf(sessionId): MachineView | undefined {
       const session = known(sessionId)
       return session === undefined ? undefined : { name: session.machineName, reachable: session.reachable }

@@ -15,6 +15,7 @@ import { storeFault } from '../store-fault.js'
 import { isAlive, type MachineTag, type NamedProcess } from './lease.js'
 import { lastLetGoOf, namedOf, type PgHolderRow } from './pg-holder-rows.js'
 import { changeChannel, isSchemaName } from './pg-schema.js'
+import { bootId } from './boot-id.js'
 import { inTransaction, readRows, type Query } from './pg-tx.js'
 
 /** A process as a change notice's payload: `machine:pid:start`. */
@@ -40,6 +41,8 @@ export interface PgStoreOptions {
   readonly aliveHere: (tag: ProcessTag) => boolean
   /** This machine's clock, ms: a message's times (its age for the sweep), as the SQLite store keeps them. */
   readonly now?: () => number
+  /** This process's boot (`home/pg/boot-id.ts`; tests give their own). */
+  readonly boot?: string
 }
 
 /** The shared part of the PostgreSQL store's transitions. */
@@ -50,6 +53,8 @@ export class PgConnection {
   protected readonly s: string
   protected readonly machineName: string
   protected readonly now: () => number
+  /** This process's boot: a process of this machine on another boot is another host's (`home/pg/boot-id.ts`). */
+  protected readonly boot: string
   private readonly aliveHere: (tag: ProcessTag) => boolean
 
   /** @throws Error when `options.schema` is not a schema name this package accepts (`home/pg/pg-schema.ts` `isSchemaName`). */
@@ -62,6 +67,7 @@ export class PgConnection {
     this.machineName = options.machineName
     this.aliveHere = options.aliveHere
     this.now = options.now ?? Date.now
+    this.boot = options.boot ?? bootId()
   }
 
   /**

@@ -19,6 +19,8 @@ import type { ProcessTag } from '../../harness/dsh-home.js'
 import type { Board, Holder, HolderView, HoldOutcome, LetGo } from '../store.js'
 import { LEASE_MS, sameProcess, type MachineTag } from './lease.js'
 import { NOW_MS, PgConnection } from './pg-connection.js'
+import type { Query } from './pg-tx.js'
+import { storeFault } from '../store-fault.js'
 import { holderOf, namedOf, WITH_LEASE, type PgHolderRow } from './pg-holder-rows.js'
 
 /** The holder transitions on PostgreSQL: each one transaction, each read one statement; faults of the server throw as store faults. */
@@ -27,14 +29,30 @@ export class PgHolders extends PgConnection {
   async join(longLived: boolean): Promise<void> {
     const { machine, pid, start } = this.self
     await this.tx(async query => {
+      // The machine's row first: it is locked until commit, so two hosts joining with one id at once take turns.
       await query(`INSERT INTO ${this.s}.machines (id, name, seen_at) VALUES ($1, $2, clock_timestamp())
         ON CONFLICT (id) DO UPDATE SET name = excluded.name, seen_at = excluded.seen_at`, [machine, this.machineName])
-      await query(`INSERT INTO ${this.s}.processes (machine, pid, start, long_lived, joined_at, lease_until)
-        VALUES ($1, $2, $3, $4, clock_timestamp(), clock_timestamp() + $5 * interval '1 millisecond')
+      await this.refuseCopiedMachine(query)
+      await query(`INSERT INTO ${this.s}.processes (machine, pid, start, long_lived, joined_at, lease_until, boot)
+        VALUES ($1, $2, $3, $4, clock_timestamp(), clock_timestamp() + $5 * interval '1 millisecond', $6)
         ON CONFLICT (machine, pid, start) DO UPDATE SET long_lived = excluded.long_lived, joined_at = excluded.joined_at,
-          lease_until = excluded.lease_until`,
-      [machine, pid, start, longLived, LEASE_MS])
+          lease_until = excluded.lease_until, boot = excluded.boot`,
+      [machine, pid, start, longLived, LEASE_MS, this.boot])
     })
+  }
+
+  /**
+   * Refuse this machine id while a process of it on another boot holds a lease (`home/pg/boot-id.ts`): its home was
+   * copied to another host, and the two would judge each other's processes by pids of another host. Run on open
+   * (`home/pg/pg-site.ts`) and in each join. @throws a store fault naming what to do.
+   */
+  async refuseCopiedMachine(query: Query = this.read): Promise<void> {
+    const { machine, pid, start } = this.self
+    const others = await query(`SELECT 1 FROM ${this.s}.processes WHERE machine = $1 AND boot <> $2 AND lease_until > clock_timestamp()
+      AND NOT (pid = $3 AND start = $4) LIMIT 1`, [machine, this.boot, pid, start])
+    if (others.length === 0) return
+    throw storeFault(`a process on another host uses this home's machine id ${machine}`,
+      'another host uses this home\'s machine id (a copied DSH_HOME?): remove cross-session/machine-id on one of them')
   }
 
   /**

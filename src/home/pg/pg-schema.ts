@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS ${schema}.machines (
 CREATE TABLE IF NOT EXISTS ${schema}.processes (
   machine text NOT NULL REFERENCES ${schema}.machines (id),
   pid integer NOT NULL, start bigint NOT NULL,
-  long_lived boolean NOT NULL, joined_at timestamptz NOT NULL, lease_until timestamptz NOT NULL,
+  long_lived boolean NOT NULL, joined_at timestamptz NOT NULL, lease_until timestamptz NOT NULL, boot text NOT NULL,
   PRIMARY KEY (machine, pid, start));
 CREATE TABLE IF NOT EXISTS ${schema}.holders (
   session_id text PRIMARY KEY,

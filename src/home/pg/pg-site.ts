@@ -41,6 +41,8 @@ export interface PgSiteOptions {
   /** This machine's corpus rows (its SQLite store's), or `undefined` while that store cannot be used. */
   readonly rows: () => CorpusRows | undefined
   readonly log: (message: string) => void
+  /** Run before each opening; what it throws (a store fault) keeps the store closed (`home/store-choice.ts`). */
+  readonly claim?: () => void
   /** The schema (tests give their own; {@link PG_SCHEMA} otherwise). */
   readonly schema?: string
 }
@@ -63,12 +65,15 @@ export function pgSite(options: PgSiteOptions): PgSite {
   return {
     where: options.shown,
     open() {
+      options.claim?.()
       const machine = machineId(options.home)
       const self = { machine, ...options.self }
       const sync = new PgSync({ url: options.url, schema: options.schema ?? PG_SCHEMA, self, machineName: machineName(options.machine) },
         options.log)
       try {
         sync.call('prepare', [])
+        // A home copied from another host carries its machine id: refused until that host's processes are gone.
+        sync.call('refuseCopiedMachine', [])
       } catch (error: unknown) {
         sync.close()
         throw error
