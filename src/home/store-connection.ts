@@ -13,6 +13,7 @@ import type { ProcessTag } from '../harness/dsh-home.js'
 import { holderTag, sameTag, type HolderRow } from './store-rows.js'
 import { BUSY_TIMEOUT_MS, lockWaitMs } from './lock-patience.js'
 import { judgeChoices, STORE_USER_PREFIX, storeUserKey } from './store-users.js'
+import { isBusy } from './store-fault.js'
 
 type Alive = (tag: ProcessTag) => boolean
 
@@ -89,19 +90,28 @@ export class StoreConnection {
   }
 
   /**
-   * Record that this process coordinates on `choice` (`home/store-users.ts`), in one transaction; the rows of dead
-   * processes go. @returns another living process's other choice (then nothing is recorded), or `undefined`.
+   * Record that this process coordinates on `choice` (`home/store-users.ts`); the rows of dead processes go. Judged
+   * first on a read (no lock: a store another process holds locked still opens, as before); recorded in one
+   * transaction, which a lock held past the wait leaves to the next opening.
+   * @returns another living process's other choice (then nothing is recorded), or `undefined`.
    */
   useStore(choice: string): string | undefined {
-    return this.tx(() => {
-      const rows = this.sql(`SELECT key, value FROM meta WHERE key LIKE '${STORE_USER_PREFIX}%'`).all() as Array<{ key: string
-        value: string }>
-      const judged = judgeChoices(rows, choice, this.self, this.alive)
-      for (const key of judged.dead) this.sql('DELETE FROM meta WHERE key = ?').run(key)
-      if (judged.other !== undefined) return judged.other
-      this.sql('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(storeUserKey(this.self), choice)
-      return undefined
-    })
+    const judge = (): ReturnType<typeof judgeChoices> => judgeChoices(this.sql(`SELECT key, value FROM meta
+      WHERE key LIKE '${STORE_USER_PREFIX}%'`).all() as Array<{ key: string, value: string }>, choice, this.self, this.alive)
+    const seen = judge()
+    if (seen.other !== undefined) return seen.other
+    try {
+      return this.tx(() => {
+        const judged = judge()
+        for (const key of judged.dead) this.sql('DELETE FROM meta WHERE key = ?').run(key)
+        if (judged.other !== undefined) return judged.other
+        this.sql('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(storeUserKey(this.self), choice)
+        return undefined
+      })
+    } catch (error: unknown) {
+      if (isBusy(error)) return undefined
+      throw error
+    }
   }
 
   /** Drop this process's choice ({@link useStore}); a process that dies without it is dropped by the next that records one. */

@@ -131,7 +131,7 @@ const CATALOG = {
       storeUnavailable: (why: string): Text => ({
         cause: `the cross-session store is unavailable (${clipLine(oneLine(why), 120)})`,
         next: 'No session was woken. Try again shortly; if it keeps failing, tell your user '
-          + '(the store is cross-session/store.sqlite under DSH_HOME).',
+          + '(the store is the cross-session store setting\'s: cross-session/store.sqlite under DSH_HOME unless it names a server).',
       }),
       /** A delivery step failed; `reason` is this package's own text or a failure-table row. */
       rejected: (reason: string, step: string): Text => ({

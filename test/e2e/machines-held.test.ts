@@ -7,8 +7,8 @@
  * machine A sends from a headless run. B's page, in headless Chromium,
  * shows the approval card, and Deliver puts the message into B's session
  * exactly once: with hold chosen for the session in its header (kept in the
- * shared store), and with `inbound: hold` set for B's whole host (pinned as
- * `it.fails`: A never reads B's settings, so it delivers at once).
+ * shared store), and with `inbound: hold` set for B's whole host (B
+ * publishes its setting with its sessions; A applies it to them).
  *
  * Every assertion reads what really happened: the tool result A's model
  * received, what B's model was sent, B's persisted log, and the rows of the
@@ -150,14 +150,11 @@ describe.skipIf(SKIP_E2E || skipForBrowser || url === undefined)('a message held
   })
 
   /**
-   * B's user set `inbound: hold` for the whole host. On one machine every process of the home reads the same setting, so
-   * a sender there holds (docs/tools.md "Inbound messages": "The sender's process decides, from the store and its
-   * settings"); across machines A reads only its own settings (`tools/send/gather.ts` `inboundOf`: the target's own row,
-   * else the sender's `inbound`), so B's host-wide hold is not seen and the message goes straight into B's session,
-   * where docs/tools.md "Sessions of other machines" promises `hold` on that machine's page as on one machine. This pins
-   * the promised behaviour; it fails until the target machine's host-wide choice reaches the sender.
+   * B's user set `inbound: hold` for the whole host. On one machine every process of the home reads the same setting;
+   * across machines B publishes it with its sessions and A's send applies it to them (docs/architecture.md §8, "A
+   * machine's `inbound` setting travels with its sessions"; `tools/send/gather.ts` `inboundOf`).
    */
-  it.fails('B holds every peer message (inbound: hold in its plugin config): A\'s send is held, and Deliver on B\'s page delivers it into B\'s session once', async () => {
+  it('B holds every peer message (inbound: hold in its plugin config): A\'s send is held, and Deliver on B\'s page delivers it into B\'s session once', async () => {
     const db = await database()
     const parts = await twoMachines(db, { inbound: 'hold' })
     await heldThenDelivered(db, parts)

@@ -84,7 +84,7 @@ describe('a store locked past the wait while the process starts', () => {
     await vi.advanceTimersByTimeAsync(STORE_RETRY_MS + 1000)
     for (const sending of sends) {
       expect(await sending).toBe('refused: rejected | the cross-session store is unavailable (database is locked)\n'
-        + 'Nothing was delivered. No session was woken. Try again shortly; if it keeps failing, tell your user (the store is cross-session/store.sqlite under DSH_HOME).')
+        + 'Nothing was delivered. No session was woken. Try again shortly; if it keeps failing, tell your user (the store is the cross-session store setting\'s: cross-session/store.sqlite under DSH_HOME unless it names a server).')
     }
     vi.useRealTimers()
     expect(woke(host)).toBe(false)

@@ -31,7 +31,7 @@ export const PG_SCHEMA = 'dsh_cross_session'
 
 /** What opening the PostgreSQL store needs. */
 export interface PgSiteOptions {
-  /** The connection URL as set (`home/pg/store-url.ts`); only {@link shown} is ever printed. */
+  /** The connection URL as set (`settings/store-url.ts`); only {@link shown} is ever printed. */
   readonly url: string
   readonly shown: string
   readonly home: string
