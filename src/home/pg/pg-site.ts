@@ -43,6 +43,8 @@ export interface PgSiteOptions {
   readonly log: (message: string) => void
   /** The schema (tests give their own; {@link PG_SCHEMA} otherwise). */
   readonly schema?: string
+  /** Tests only: a simulated machine's processes and clock (`home/pg/simulated-machine.ts`). */
+  readonly simulated?: SharedArrayBuffer
 }
 
 /** The PostgreSQL site, with what its stores hear. */
@@ -65,8 +67,8 @@ export function pgSite(options: PgSiteOptions): PgSite {
     open() {
       const machine = machineId(options.home)
       const self = { machine, ...options.self }
-      const sync = new PgSync({ url: options.url, schema: options.schema ?? PG_SCHEMA, self, machineName: machineName(options.machine) },
-        options.log)
+      const sync = new PgSync({ url: options.url, schema: options.schema ?? PG_SCHEMA, self, machineName: machineName(options.machine),
+        ...(options.simulated === undefined ? {} : { simulated: options.simulated }) }, options.log)
       try {
         sync.call('prepare', [])
       } catch (error: unknown) {
