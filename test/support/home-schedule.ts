@@ -535,6 +535,10 @@ const TOTAL = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
 /** The steps of a schedule with withdraws: the same, and `withdraw`. */
 const WITHDRAW_WEIGHTS: ReadonlyArray<readonly [Action | 'withdraw', number]> = [...WEIGHTS, ['withdraw', 6]]
 const WITHDRAW_TOTAL = WITHDRAW_WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
+
+/** The steps of a schedule of the `down` fault (PostgreSQL): the server goes out of reach four times as often as another fault comes. */
+const DOWN_WEIGHTS: ReadonlyArray<readonly [Action, number]> = WEIGHTS.map(([action, weight]) => [action, action === 'fault' ? 4 * weight : weight])
+const DOWN_TOTAL = DOWN_WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
 // ---- end of withdraw steps ----
 
 /** A transition a process asked of its store's worker thread, not yet answered (`offLoop`). */
@@ -848,8 +852,10 @@ export class HomeSchedule {
   }
 
   private action(): Action | 'withdraw' {
-    let roll = this.rng() * (this.withdraws ? WITHDRAW_TOTAL : TOTAL)
-    for (const [action, weight] of this.withdraws ? WITHDRAW_WEIGHTS : WEIGHTS) {
+    // Only a schedule of a fault no SQLite schedule has draws from other weights: every SQLite schedule draws as before.
+    const [weights, total] = this.withdraws ? [WITHDRAW_WEIGHTS, WITHDRAW_TOTAL] : this.fault === 'down' ? [DOWN_WEIGHTS, DOWN_TOTAL] : [WEIGHTS, TOTAL]
+    let roll = this.rng() * total
+    for (const [action, weight] of weights) {
       roll -= weight
       if (roll < 0) return action
     }
