@@ -51,6 +51,21 @@
  * exactly once in its target's log; one admitted locally without a row at
  * most once) and ORDER per sender, target and mode.
  *
+ * On PostgreSQL (a world of test/support/pg-schedule-world.ts, `world.pg`)
+ * each process opens the store as `home/store-choice.ts` does for
+ * `store: postgres://…`: the shipped `pgSite`, so a `PgSync` worker thread
+ * and a `PgHomeStore` per opening, under the same supervisor, runtime and
+ * guard. Every process is a process of one simulated machine, so the worker
+ * judges the others by pid + start time as on a real machine, through
+ * `home/pg/simulated-machine.ts` (the verdicts of the same `alive` the
+ * SQLite stores are given, and the schedule's clock, written before each
+ * store call); a SIGKILLed process's worker thread is terminated, its
+ * connections with it. The `down` fault cuts every process's connections
+ * to the server for a few steps (test/support/pg-side.ts); the checker reads
+ * the rows on a connection of its own, past the cut. Every step is drawn as
+ * on SQLite: a seed's schedule is the same on either store as long as both
+ * answer alike.
+ *
  * With `withdraws: true` a sender's user also withdraws messages (the real
  * channel's `messages.withdraw`, docs/architecture.md §8 "Withdraw"), and
  * two more invariants hold: WITHDRAWN (a message withdrawn is never in its
@@ -66,9 +81,14 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
 import { answerChannel, approvalDecided, OPEN_TURN_RECENT_MS, deliveryState, failClosed, gatherAndDecide, holdMessage, truncateChars, guardController, HomeRuntime, judgeAlive, openHomeStore, parseStartTime, parseState, RETRY_BUSY_MS, SqliteHomeStore, storeFault, storeFaultWhy, StoreSupervisor, sqliteSite, storePaths, DEFAULT_SETTINGS, type ControllerPort, type HomeStore, type HostUserMessage, type ProcessTag, type StoreWatch } from '../../src/testing.js'
+import { onTheLoop } from '../../src/home/off-loop.js'
+import type { PgHomeStore } from '../../src/home/pg/pg-home-store.js'
+import { pgSite, type PgSite } from '../../src/home/pg/pg-site.js'
+import { setSimulatedClock, setSimulatedProcess } from '../../src/home/pg/simulated-machine.js'
+import type { StoreSite } from '../../src/home/store-site.js'
 import { mulberry32 } from './prng.js'
 import { SessionLog, SimAgent } from './rc8-sim.js'
-import { connection, openCrashWorld, type CrashWorld } from './schedule-world.js'
+import { connection, openCrashWorld, type CrashWorld, type PgWorld } from './schedule-world.js'
 
 /** The channel's home view, for a host whose home no session's shell can write (src/home/home-reach.ts). */
 const NO_REACH = (): { path: string, sandboxRoot: undefined, kind: undefined } => ({ path: '/home', sandboxRoot: undefined, kind: undefined })
@@ -85,9 +105,11 @@ export class InvariantBroken extends Error {}
  * zombie until reaped); `replace` (the store file is deleted under running
  * processes, and a new one made); `full` (a process's next 1–4 write
  * transitions fail with `database or disk is full`, rolled back, as SQLite
- * does on `SQLITE_FULL`).
+ * does on `SQLITE_FULL`); `down` (PostgreSQL only: the server out of reach
+ * of every simulated process for the next 1–4 steps, its connections reset
+ * and new ones refused, test/support/pg-side.ts).
  */
-export type StoreFault = 'none' | 'busy' | 'zombie' | 'replace' | 'full'
+export type StoreFault = 'none' | 'busy' | 'zombie' | 'replace' | 'full' | 'down'
 
 /**
  * What ORDER is checked against: `store`, the messages that went through the
@@ -286,7 +308,9 @@ class Proc {
 
   /** The supervised store, as `home/mount.ts` opens it (`home/store-supervisor.ts`). */
   private openStore(): HomeStore {
-    const supervisor = new StoreSupervisor(sqliteSite(busyMs => this.openOne(busyMs), storePaths(this.run.world.home).file), this.tag, line => this.logged.push(line))
+    const pg = this.run.world.pg
+    const site = pg === undefined ? sqliteSite(busyMs => this.openOne(busyMs), storePaths(this.run.world.home).file) : this.pgStoreSite(pg)
+    const supervisor = new StoreSupervisor(site, this.tag, line => this.logged.push(line))
     this.supervisors.push(supervisor)
     supervisor.start(RETRY_BUSY_MS)
     this.supervisor = supervisor
@@ -305,6 +329,93 @@ class Proc {
   }
 
   supervisor!: StoreSupervisor
+
+  /** The PostgreSQL site of the last start (what its stores hear: a lease lost and taken again). */
+  private pgSiteNow: PgSite | undefined
+
+  /**
+   * What `home/store-choice.ts` opens for `store: postgres://…`: the shipped `pgSite` (a `PgSync` worker thread and a
+   * `PgHomeStore` per opening), this process a process of the world's simulated machine (its liveness and clock,
+   * `home/pg/simulated-machine.ts`), each store it opens crashable. No corpus rows (a process whose SQLite store
+   * cannot be used: nothing here reads them).
+   */
+  private pgStoreSite(pg: PgWorld): StoreSite {
+    const site = pgSite({ url: pg.url, shown: 'the test server', home: this.run.world.home, self: this.tag, machine: 'schedule',
+      rows: () => undefined, log: line => this.logged.push(line), schema: pg.schema, simulated: pg.machine })
+    this.pgSiteNow = site
+    const real = new WeakMap<object, PgHomeStore>()
+    return {
+      where: site.where,
+      open: busyMs => {
+        if (this.dead) throw Object.assign(new Error('the process is gone'), { code: 'EIO' })
+        let store: PgHomeStore
+        try {
+          store = site.open(busyMs)
+        } catch (error: unknown) {
+          if (isStoreFault(error)) this.run.cover('store fault in open')
+          throw error
+        }
+        const crashable = this.crashablePg(store)
+        real.set(crashable, store)
+        return crashable
+      },
+      holds: store => site.holds(real.get(store)!),
+    }
+  }
+
+  /**
+   * Every method of a PostgreSQL store first passes the crash point, and tells the simulated machine which processes
+   * live and what time it is (`HomeSchedule.publish`). A store fault (the server out of reach) is the process's as a
+   * locked SQLite store is: what it could not write waits for its reconcile. The three `…OffLoop` transitions run as
+   * the SQLite store runs them without a worker (`home/off-loop.ts` `onTheLoop`: the same transition on the store's
+   * worker thread, its answer awaited at once), or, with `offLoop`, as steps of the runner (`HomeSchedule.offLoopCall`),
+   * so that a replay is exact.
+   */
+  private crashablePg(store: PgHomeStore): HomeStore {
+    const faulted = <T>(name: string, run: () => T): T => {
+      this.run.publish()
+      try {
+        return run()
+      } catch (error: unknown) {
+        if (isStoreFault(error)) {
+          this.lockedSinceTick = true
+          this.run.cover(`store fault in ${name}`)
+        }
+        throw error
+      }
+    }
+    return new Proxy(store, {
+      get: (target, name) => {
+        const value = Reflect.get(target, name) as unknown
+        if (typeof value !== 'function') return value
+        // SIGKILLed or closed: the worker thread is terminated, its connections end, the server rolls back what was open.
+        if (name === 'close') {
+          return () => {
+            this.run.closeReplies(target)
+            target.close()
+          }
+        }
+        if (typeof name === 'string' && name.endsWith('OffLoop')) {
+          const method = name.slice(0, -'OffLoop'.length) as 'post' | 'claim' | 'recordAll'
+          const sync = target[method] as (...rest: unknown[]) => unknown
+          return (...args: unknown[]) => {
+            if (this.run.offLoop) {
+              return this.run.offLoopCall(this, target, method, () => {
+                this.op()
+                return faulted(method, () => sync.apply(target, args))
+              })
+            }
+            this.op()
+            return onTheLoop(() => faulted(method, () => sync.apply(target, args)))
+          }
+        }
+        return (...args: unknown[]) => {
+          this.op()
+          return faulted(String(name), () => (value as (...rest: unknown[]) => unknown).apply(target, args))
+        }
+      },
+    })
+  }
 
   /** `HomeRuntime` + `guardController` as `home/mount.ts` composes them, over this process's surroundings. */
   start(): void {
@@ -343,6 +454,13 @@ class Proc {
       log: line => this.logged.push(line),
     }))
     this.supervisor.listen(() => runtime.rejoin())
+    // As home/mount.ts: a lease found run out was taken again by the worker; the runtime marks its holds again. (Never
+    // heard in a schedule, shorter than a lease: said, for a run that lasted that long.)
+    this.pgSiteNow?.listen(event => {
+      if (!('leaseLost' in event) || this.dead) return
+      this.run.cover('lease lost and taken again')
+      runtime.rejoin()
+    })
     runtime.start()
   }
 
@@ -417,12 +535,16 @@ const TOTAL = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
 /** The steps of a schedule with withdraws: the same, and `withdraw`. */
 const WITHDRAW_WEIGHTS: ReadonlyArray<readonly [Action | 'withdraw', number]> = [...WEIGHTS, ['withdraw', 6]]
 const WITHDRAW_TOTAL = WITHDRAW_WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
+
+/** The steps of a schedule of the `down` fault (PostgreSQL): the server goes out of reach four times as often as another fault comes. */
+const DOWN_WEIGHTS: ReadonlyArray<readonly [Action, number]> = WEIGHTS.map(([action, weight]) => [action, action === 'fault' ? 4 * weight : weight])
+const DOWN_TOTAL = DOWN_WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0)
 // ---- end of withdraw steps ----
 
 /** A transition a process asked of its store's worker thread, not yet answered (`offLoop`). */
 interface Reply {
   readonly process: Proc
-  readonly store: SqliteHomeStore
+  readonly store: object
   readonly what: string
   readonly transition: () => unknown
   readonly resolve: (value: unknown) => void
@@ -477,7 +599,7 @@ export class HomeSchedule {
   private readonly replies: Reply[] = []
 
   /** A transition asked of `store`'s worker by `process` (see {@link offLoop}). */
-  offLoopCall(process: Proc, store: SqliteHomeStore, what: string, transition: () => unknown): Promise<unknown> {
+  offLoopCall(process: Proc, store: object, what: string, transition: () => unknown): Promise<unknown> {
     return new Promise((resolve, reject) => {
       // A process that is gone runs nothing more (its worker died with it).
       if (process.dead) throw new Crash('SIGKILL')
@@ -516,7 +638,7 @@ export class HomeSchedule {
   }
 
   /** `store` was closed: what its worker had not answered is rejected as a store fault (a process that is gone, as gone). */
-  closeReplies(store: SqliteHomeStore): void {
+  closeReplies(store: object): void {
     for (const reply of this.replies.filter(each => each.store === store)) {
       this.replies.splice(this.replies.indexOf(reply), 1)
       reply.reject(reply.process.dead ? new Crash('gone') : storeFault('the cross-session store is unavailable (the store was closed)', 'the store was closed'))
@@ -581,6 +703,33 @@ export class HomeSchedule {
     // state, is `Z`; field 22 the start time. Read by the shipped parsers.
     const stat = `${tag.pid} (dsh) ${dead ? 'Z' : 'S'} 1 ${STAT_FIELDS_5_TO_21} ${tag.start} 0 0`
     return judgeAlive(tag, { signal: 'alive', start: parseStartTime(stat), state: parseState(stat) })
+  }
+
+  /**
+   * On PostgreSQL: tell the store's worker threads what a process of this machine reads before a transition (the
+   * store's clock: one reading of the schedule's clock; and which processes live, each judged by {@link alive}, in
+   * `home/pg/simulated-machine.ts`'s slots), as the worker judges a process of its own machine by pid + start time.
+   */
+  publish(): void {
+    const machine = this.world.pg?.machine
+    if (machine === undefined) return
+    setSimulatedClock(machine, Date.now())
+    for (const process of this.processes) setSimulatedProcess(machine, process.tag, this.alive(process.tag))
+  }
+
+  /** Steps left with the server out of reach (the `down` fault). */
+  private downSteps = 0
+
+  /** After a step: the server out of reach is reachable again once its steps are over. */
+  stepped(): void {
+    if (this.downSteps > 0 && --this.downSteps === 0) this.reachable()
+  }
+
+  /** The server is reachable again (the gate opened: test/support/pg-side.ts). */
+  reachable(): void {
+    if (this.downSteps > 0) this.note('the server is reachable again')
+    this.downSteps = 0
+    this.world.pg?.gate(true)
   }
 
   /** The simulated clock, ms: `Date.now` ticks once per reading (timestamps never repeat, a replay is exact). */
@@ -703,8 +852,10 @@ export class HomeSchedule {
   }
 
   private action(): Action | 'withdraw' {
-    let roll = this.rng() * (this.withdraws ? WITHDRAW_TOTAL : TOTAL)
-    for (const [action, weight] of this.withdraws ? WITHDRAW_WEIGHTS : WEIGHTS) {
+    // Only a schedule of a fault no SQLite schedule has draws from other weights: every SQLite schedule draws as before.
+    const [weights, total] = this.withdraws ? [WITHDRAW_WEIGHTS, WITHDRAW_TOTAL] : this.fault === 'down' ? [DOWN_WEIGHTS, DOWN_TOTAL] : [WEIGHTS, TOTAL]
+    let roll = this.rng() * total
+    for (const [action, weight] of weights) {
       roll -= weight
       if (roll < 0) return action
     }
@@ -838,6 +989,16 @@ export class HomeSchedule {
         this.note(`zombie ${zombie} reaped`)
         this.zombies.delete(zombie)
         this.cover('zombie reaped')
+        return true
+      }
+      case 'down': {
+        const pg = this.world.pg
+        if (pg === undefined || this.downSteps > 0) return false
+        // From now until the end of the next 1–4 steps: connections reset, new ones refused (test/support/pg-side.ts).
+        this.downSteps = 2 + this.int(4)
+        this.note(`the server is out of reach, for the next ${this.downSteps - 1} steps`)
+        pg.gate(false)
+        this.cover('server out of reach')
         return true
       }
       case 'replace':
@@ -1064,6 +1225,7 @@ export class HomeSchedule {
   async calm(): Promise<void> {
     this.note('calm')
     this.calmed = true
+    this.reachable()
     // A zombie is dead (its code runs no more): a session it holds must not stay held until it is reaped.
     const rows = this.world.checker.holdersOf(this.everyone)
     const zombie = rows.find(row => row.pid !== null && this.zombies.has(`${row.pid}.${row.start}`))
@@ -1269,6 +1431,7 @@ export async function runHomeSchedule(world: CrashWorld, seed: number, options: 
       done++
       await schedule.after()
       await schedule.watched()
+      schedule.stepped()
     }
     await schedule.calm()
     await schedule.recover()
@@ -1285,6 +1448,8 @@ export async function runHomeSchedule(world: CrashWorld, seed: number, options: 
       world.dead.add(key(process.tag))
       process.disconnect()
     }
+    schedule.publish()
+    schedule.reachable()
   }
 }
 

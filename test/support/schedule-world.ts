@@ -4,7 +4,8 @@
  * simulated processes (each configured as `home/store-open.ts` configures
  * one), the pids handed out, the processes dead so far, and a
  * {@link Checker} that reads the store through a connection of its own, the
- * way another process sees it.
+ * way another process sees it. A world on PostgreSQL
+ * (test/support/pg-schedule-world.ts) has the same shape, with `pg` set.
  *
  * @module test/support/schedule-world
  */
@@ -12,13 +13,39 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { BUSY_TIMEOUT_MS, openHomeStore, storePaths } from '../../src/testing.js'
 
-/** Shared by every schedule of one run: one store file, its connections, pids never reused. */
+/** What the invariants read of the store, through a connection of their own (the way another process sees it). */
+export interface StoreChecker {
+  holdersOf(sessions: readonly string[]): Array<{ session_id: string, pid: number | null, start: number | null, state: string }>
+  watchRows(prefix: string): Array<{ message_id: string, target: string, state: string, turn_end_seq: number | null, outcome: string | null }>
+  inboundOf(sessionId: string): string | undefined
+  approvalRows(prefix: string): Array<{ message_id: string, state: string }>
+  messageRows(after: number): Array<{ n: number, message_id: string, target: string, state: string, seq: number | null, answered_seq: number | null, reason: string | null }>
+  lastOrder(): number
+}
+
+/**
+ * The PostgreSQL store of a world (test/support/pg-schedule-world.ts), where the simulated processes open it through
+ * the shipped `pgSite` instead of the SQLite file.
+ */
+export interface PgWorld {
+  /** The server's URL through the gate every simulated process connects through. */
+  readonly url: string
+  readonly schema: string
+  /** The simulated machine every simulated process is a process of (`home/pg/simulated-machine.ts`). */
+  readonly machine: SharedArrayBuffer
+  /** Cut (`false`: the server out of reach for every simulated process) or restore (`true`) their connections. */
+  gate(open: boolean): void
+}
+
+/** Shared by every schedule of one run: one store file (or PostgreSQL schema), its connections, pids never reused. */
 export interface CrashWorld {
   readonly home: string
   readonly dead: Set<string>
   nextPid: number
   /** Reads the store at the path (a new one after {@link moved}). */
-  checker: Checker
+  checker: StoreChecker
+  /** Set when the store is PostgreSQL's (the SQLite file at `home` otherwise). */
+  readonly pg?: PgWorld
   /** Connections not in use by a living simulated process. */
   readonly idle: DatabaseSync[]
   /** How often each path of interest was taken, over every schedule (the test asserts the run was not vacuous). */
@@ -33,7 +60,7 @@ export interface CrashWorld {
 }
 
 /** Reads the store through its own connection, the way another process sees it. */
-export class Checker {
+export class Checker implements StoreChecker {
   private readonly top: StatementSync
   private readonly messages: StatementSync
   private readonly approvals: StatementSync

@@ -45,6 +45,8 @@ export interface PgSiteOptions {
   readonly claim?: () => void
   /** The schema (tests give their own; {@link PG_SCHEMA} otherwise). */
   readonly schema?: string
+  /** Tests only: a simulated machine's processes and clock (`home/pg/simulated-machine.ts`). */
+  readonly simulated?: SharedArrayBuffer
 }
 
 /** The PostgreSQL site, with what its stores hear. */
@@ -68,8 +70,8 @@ export function pgSite(options: PgSiteOptions): PgSite {
       options.claim?.()
       const machine = machineId(options.home)
       const self = { machine, ...options.self }
-      const sync = new PgSync({ url: options.url, schema: options.schema ?? PG_SCHEMA, self, machineName: machineName(options.machine) },
-        options.log)
+      const sync = new PgSync({ url: options.url, schema: options.schema ?? PG_SCHEMA, self, machineName: machineName(options.machine),
+        ...(options.simulated === undefined ? {} : { simulated: options.simulated }) }, options.log)
       try {
         sync.call('prepare', [])
         // A home copied from another host carries its machine id: refused until that host's processes are gone.

@@ -35,6 +35,11 @@ export interface PgWorkerData {
   readonly signal: SharedArrayBuffer
   /** A counter of other processes' changes the worker heard (`LISTEN`), read without a round trip. */
   readonly changes: SharedArrayBuffer
+  /**
+   * Tests only: a simulated machine whose processes' liveness and clock the test sets (`home/pg/simulated-machine.ts`);
+   * absent, the real pid + start probe and clock.
+   */
+  readonly simulated?: SharedArrayBuffer
 }
 
 /** What the worker says unasked: another process changed the store; this process's lease had run out (it joined again). */

@@ -15,7 +15,9 @@
  *
  * Liveness of a process of this machine is judged as its process judges it
  * (`harness/process-tag.ts` `isAlive`); this process is the worker's
- * process (`workerData.self`).
+ * process (`workerData.self`). A test may give a simulated machine instead
+ * (`workerData.simulated`, `home/pg/simulated-machine.ts`): its probe and
+ * clock.
  *
  * @module dsh-cross-session/home/pg/pg-sync-worker
  */
@@ -29,6 +31,7 @@ import { tagText } from './pg-connection.js'
 import { loadPg } from './pg-module.js'
 import { changeChannel, preparePgStore } from './pg-schema.js'
 import { PgStore } from './pg-store.js'
+import { simulatedAlive, simulatedNow } from './simulated-machine.js'
 import { PG_CONNECT_MS, PG_IDLE_IN_TRANSACTION_MS, PG_STATEMENT_MS, type PgAnswer, type PgEvent, type PgRequest,
   type PgWorkerData } from './pg-sync-protocol.js'
 
@@ -73,7 +76,8 @@ async function open(): Promise<Opened> {
   const pool = new loaded.pg.Pool({ ...config, max: 4 })
   // A connection the server drops while idle in the pool is replaced on the next request; the event is not a crash.
   pool.on('error', () => undefined)
-  const store = new PgStore({ pool, schema: data.schema, self: data.self, machineName: data.machineName, aliveHere: isAlive })
+  const simulated = data.simulated === undefined ? {} : { aliveHere: simulatedAlive(data.simulated), now: simulatedNow(data.simulated) }
+  const store = new PgStore({ pool, schema: data.schema, self: data.self, machineName: data.machineName, aliveHere: isAlive, ...simulated })
   return { store, pool, listener: () => new loaded.pg.Client(config) }
 }
 
