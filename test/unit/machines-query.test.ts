@@ -130,7 +130,7 @@ describe('sessions of other machines', () => {
     const down = storeFault('connect ECONNREFUSED 127.0.0.1:5432', 'the PostgreSQL server cannot be reached')
     const { w, me, deps } = machinesWorld(() => down, () => ({ kind: 'not-found' }))
     const text = await sessionsSend({ session_id: 'session-far', message: 'hello there' }, w.call(me), deps)
-    expect(text).toMatch(/^refused: /)
+    expect(text).toMatch(/^refused: rejected \| the cross-session store is unavailable \(the PostgreSQL server cannot be reached\)/)
     expect(w.controller.log).toEqual([])
   })
 

@@ -152,8 +152,10 @@ export function withMachines(inner: SessionQueryPort, deps: MachinesQueryDeps): 
     liveElsewhere: sessionId => known(sessionId) === undefined ? inner.liveElsewhere?.(sessionId) : undefined,
     // Another machine's sessions follow that machine's `inbound` setting, not this one's; one it never published
     // (another release) holds the message for that machine's user rather than decide by this machine's setting.
+    // A store that cannot be read throws its own fault: the send is refused with that reason (tools/send/gather.ts).
     hostInboundOf: async sessionId => {
-      const session = await other(sessionId)
+      if (deps.visibility() === 'workspace') return undefined
+      const session = (await deps.directory.get()).byId.get(sessionId)
       return session === undefined ? undefined : session.hostInbound ?? 'hold'
     },
     machineOf(sessionId): MachineView | undefined {
