@@ -62,7 +62,8 @@ Activation {
   start()
   return {
     settingsChanged() {
-      void restart()
+      // A plugin unloading under the restart (its fiber disposed) leaves nothing to start: said, never thrown.
+      restart().catch((error: unknown) => log('warn', `settings: the cross-session activation could not start again: ${String(error)}`))
       sync?.()
     },
   }
