@@ -6,7 +6,8 @@ import { defineConfig } from 'vitest/config'
  * (docs/mutation.md): the test files that drive those modules, and none
  * that start OS processes (test/unit/home-race.test.ts, test/unit/pg-process-death.test.ts) or replay ten
  * thousand crash schedules (test/unit/home-schedule.test.ts), so a run
- * fits a 2-core machine.
+ * fits a 2-core machine. The crash schedules on PostgreSQL run 2 seeds of each kind here (`PG_SCHEDULE_SEEDS`,
+ * about 35 s: each simulated process starts a worker thread).
  */
 export default defineConfig({
   test: {
@@ -33,6 +34,7 @@ export default defineConfig({
       'test/unit/pg-reads.test.ts',
       'test/unit/pg-remote-read.test.ts',
       'test/unit/pg-runtime.test.ts',
+      'test/unit/pg-schedule.test.ts',
       'test/unit/pg-store.test.ts',
       'test/unit/pg-sync.test.ts',
       'test/unit/recorded.test.ts',
@@ -51,6 +53,7 @@ export default defineConfig({
       'test/unit/woken.test.ts',
       'test/unit/write-turns.test.ts',
     ],
+    env: { PG_SCHEDULE_SEEDS: '2' },
     setupFiles: ['test/support/unit-home.ts'],
     // The PostgreSQL store's tests run against one throwaway server (test/support/pg-global.ts).
     globalSetup: ['test/support/pg-global.ts'],

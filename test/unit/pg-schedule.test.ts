@@ -25,7 +25,8 @@
  * runtime then repairs it and every other invariant holds, is caught).
  * `PG_SCHEDULE_SEED=<n>` replays one seed here with its steps printed
  * (`PG_SCHEDULE_FAULT=down`, `PG_SCHEDULE_OFF_LOOP=1`, `PG_SCHEDULE_WITHDRAWS=1`);
- * `PG_SCHEDULE_SEEDS=<count>` runs that many of each kind.
+ * `PG_SCHEDULE_SEEDS=<count>` runs that many of each kind, `PG_SCHEDULE_FROM=<n>`
+ * from seed `n` on.
  *
  * @module test/unit/pg-schedule
  */
@@ -45,6 +46,8 @@ const STEPS = 30
 /** Seeds of each kind below (the plain ones twice as many). */
 const SEEDS = Number(process.env.PG_SCHEDULE_SEEDS ?? 6)
 const replaySeed = process.env.PG_SCHEDULE_SEED === undefined ? undefined : Number(process.env.PG_SCHEDULE_SEED)
+/** The first seed of each kind (`PG_SCHEDULE_FROM`, to look further than the seeds run here). */
+const FROM = Number(process.env.PG_SCHEDULE_FROM ?? 1)
 
 interface Kind {
   readonly fault: StoreFault
@@ -113,7 +116,7 @@ function parting(sqlite: string, pg: string): string {
 }
 
 /**
- * Seeds 1…`count` of `kind` on one PostgreSQL world; the first that breaks an invariant fails the test with its steps
+ * Seeds `FROM`… (`count` of them) of `kind` on one PostgreSQL world; the first that breaks an invariant fails the test with its steps
  * (replayed on a fresh world). Without a fault, SAME STEPS too: the seed's schedule on SQLite takes the very same steps
  * with the very same outcomes (one machine, so nothing of what only PostgreSQL does applies: every half of the store
  * keeps the SQLite store's outcomes, docs/architecture.md §8 "Several machines"); this catches a store that answers a
@@ -125,7 +128,7 @@ async function seeds(count: number, kind: Kind): Promise<{ covered: Map<string, 
   Object.assign(world, { covered })
   let sent = 0
   let crashes = 0
-  for (let seed = 1; seed <= count; seed++) {
+  for (let seed = FROM; seed < FROM + count; seed++) {
     const trace: string[] = []
     const firstPid = world.nextPid
     try {
