@@ -9,6 +9,8 @@
  *   changes by `NOTIFY`; this machine's SQLite store is opened too, for the
  *   corpus index's rows only (they describe this machine's log files).
  *
+ * Each opening first records which store this process uses in the home's SQLite store (`home/store-users.ts`): one
+ * set otherwise than a living process of the home keeps its store closed, with that reason, and is tried again.
  * A `store` value that is neither is thrown as an `Error` naming what is wrong (never the password): the mount then
  * fails closed (`home/fail-closed.ts`) rather than coordinate on a store the user did not choose.
  *
