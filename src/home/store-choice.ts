@@ -102,10 +102,7 @@ export function chooseStore(home: string, setting: string, machine: string, warn
 }
 
 /** The record of which store each process of the home uses (`home/store-connection.ts`, on the home's SQLite store). */
-interface StoreUsers {
-  useStore(choice: string): string | undefined
-  leaveStoreUsers(): void
-}
+type StoreUsers = Pick<SqliteHomeStore, 'useStore' | 'leaveStoreUsers'>
 
 /**
  * Record this process's `choice` in the home's SQLite store (`home/store-users.ts`), before its store opens.
