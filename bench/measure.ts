@@ -58,10 +58,11 @@ export interface CaseRow {
   /** Retained heap of a structure after a full GC, MB (the corpus index row). */
   retainedMB?: number
   /**
-   * The floor of this call measured in the same process right after each call (bench/harness/floors.mjs):
-   * what it is, after the first call and the median after the warm ones, ms.
+   * The floor of this call (bench/harness/floors.mjs): what it is, the first call's and the median after the warm
+   * ones, ms. A first call's floor is measured in the same process right after the call, or, where `afterMs` is
+   * given, as a first run in new worker threads (`firstRunFloor`; `afterMs` is then the in-process figure).
    */
-  floor?: { what: string, firstMs?: number, medianMs?: number }
+  floor?: { what: string, firstMs?: number, afterMs?: number, medianMs?: number }
   /** 1-minute load average of the case (real harness: when it started; in memory: when it ended). */
   load?: number
 }

@@ -80,9 +80,9 @@ export function corpusTable(rows: CaseRow[]): string {
   const lines: Array<[string, (corpus: number) => string]> = [
     ['`sessions_list {}`', corpus => pair(pick(corpus, 'sessions_list', row => row.case === 'no query'))],
     // The measured process's query row, not the priming process's ('query, first process on an unindexed home').
-    ['… its floor: readdir of root + projects, every `corpus_logs` row\'s key and filter columns in chunks, 26 rows whole, 25 stats (median of three after the first call)', corpus => floorPair(pick(corpus, 'sessions_list', row => row.case === 'no query'))],
+    ['… its floor: readdir of root + projects, every `corpus_logs` row\'s key and filter columns in chunks, 26 rows whole, 25 stats (median of three first runs, each in a new worker thread)', corpus => floorPair(pick(corpus, 'sessions_list', row => row.case === 'no query'))],
     ['`sessions_list {query}`', corpus => pair(pick(corpus, 'sessions_list', row => row.case === 'query (title word)'))],
-    ['… its floor: a stat of every candidate log (after each call)', corpus => floorPair(pick(corpus, 'sessions_list', row => row.case === 'query (title word)'))],
+    ['… its floor: a stat of every candidate log (first: median of three first runs in new worker threads; warm: after each call)', corpus => floorPair(pick(corpus, 'sessions_list', row => row.case === 'query (title word)'))],
     ['`sessions_list {query}`, first process on an unindexed home', corpus => pair(pick(corpus, 'sessions_list', row => row.case.startsWith('query, first process')))],
     ['… its floor: readdir of root + projects, every log read whole, its header frame and its frames from the end to a title decoded', corpus => floorPair(pick(corpus, 'sessions_list', row => row.case.startsWith('query, first process')))],
     ['… every call to its whole answer (its title folds stop 5 s after each call began)', corpus => pair(pick(corpus, 'sessions_list', row => row.case.includes('to the whole answer')))],

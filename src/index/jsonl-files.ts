@@ -104,8 +104,9 @@ export function jsonlFiles(layout: JsonlLayout, options: { racyMs?: number } = {
 
     async list(signal) {
       const logs = await listing.logs(signal)
-      // A root this large answers a query list in shared batches: the thread starts now, while the list goes on.
-      if (logs.length >= PARALLEL_MIN_PATHS) worker.prepare()
+      // A root this large answers a query list in shared batches: the thread starts once the event loop turns (after
+      // this call, which then has both cores to itself: a thread's start is tens of ms of a core's time).
+      if (logs.length >= PARALLEL_MIN_PATHS) setImmediate(() => worker.prepare()).unref()
       return logs
     },
 

@@ -23,6 +23,12 @@ import { WriteTurns } from './write-turns.js'
 /** Above this many evicted logs in one refresh, their rows are read in one query over the root. */
 const BULK_ROWS = 64
 
+/**
+ * How long the rows a {@link SharedIndex.scan} read whole answer {@link SharedIndex.bySession} for their session,
+ * ms: the same list's title read asks for each shown row's right after the scan read it.
+ */
+export const PICKED_ROWS_MS = 1000
+
 /** The shared rows of one root, as one corpus index uses them. */
 export class SharedIndex {
   private readonly source: () => CorpusRows | undefined
@@ -33,6 +39,8 @@ export class SharedIndex {
   private readonly headers = new Map<string, CorpusRow>()
   private readonly removed = new Set<string>()
   private readonly titles = new Map<string, CachedTitle>()
+  /** The rows the last scan read whole, by session id, and when (`performance.now()`, ms). */
+  private picked: { rows: Map<string, CorpusRow>, at: number } | undefined
   private readonly turns = new WriteTurns(changes => this.guard(rows => {
     rows.write(this.root, changes)
     return true
@@ -79,14 +87,27 @@ export class SharedIndex {
 
   /**
    * `CorpusRows.scan` of the root (a new process's first list, `index/newest.ts`); `undefined` when no store is open
-   * or it fails (then the caller lists the usual way).
+   * or it fails (then the caller lists the usual way). The rows it reads whole answer {@link bySession} for
+   * {@link PICKED_ROWS_MS}.
    */
   scan(filter: HeaderFilter, visit: RowVisitor, pick: () => readonly string[]): CorpusRow[] | undefined {
-    return this.guard(rows => rows.scan(this.root, filter, visit, pick))
+    const picked = this.guard(rows => rows.scan(this.root, filter, visit, pick))
+    this.picked = picked === undefined ? undefined : { rows: new Map(picked.map(row => [row.sessionId, row])), at: performance.now() }
+    return picked
   }
 
-  /** The row of one session id. */
+  /**
+   * The row of one session id: one the last scan read whole moments ago (each once), else the store's. A row is a
+   * cache entry either way (its header used only while its file keeps that identity, its title only at that
+   * revision), so one read a second earlier is as exact, and spares a query per shown row.
+   */
   bySession(sessionId: string): CorpusRow | undefined {
+    const picked = this.picked
+    const row = picked !== undefined && performance.now() - picked.at < PICKED_ROWS_MS ? picked.rows.get(sessionId) : undefined
+    if (row !== undefined) {
+      picked!.rows.delete(sessionId)
+      return row
+    }
     return this.guard(rows => rows.bySession(this.root, sessionId))
   }
 

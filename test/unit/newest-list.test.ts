@@ -9,9 +9,9 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createIndexedSessionQueryPort, jsonlLayout, NEW_LOGS_AT_MOST, newestLogs, NewestKept, openHomeStore, sessionsList,
-  type CorpusRows, type HostAgent, type SessionQueryPort, type SqliteHomeStore } from '../../src/testing.js'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createIndexedSessionQueryPort, jsonlLayout, NEW_LOGS_AT_MOST, newestLogs, NewestKept, openHomeStore, PICKED_ROWS_MS, sessionsList,
+  type CorpusRow, type CorpusRows, type HostAgent, type SessionQueryPort, type SqliteHomeStore } from '../../src/testing.js'
 import { makeWorld, session } from '../support/fakes.js'
 import { Root } from '../support/jsonl-root.js'
 import { mulberry32 } from '../support/prng.js'
@@ -393,5 +393,56 @@ describe('the filter in SQL', () => {
     }
     expect(checked).toBe(9 * 2 * 4 * 3 * 4)
     db.close()
+  })
+})
+
+describe('the rows a first list shows', () => {
+  /** A row of the shared rows, as `home/corpus-row-read.ts` makes it. */
+  const rowOf = (id: string): CorpusRow => ({ path: `/r/p/${id}/session.jsonl.zstd`, sessionId: id, dirName: id, identity: `1:${id.length}:0`,
+    header: { id, createdAt: 1 }, title: undefined })
+
+  /** A SharedIndex over rows that count the store's `bySession` queries. */
+  async function counting(): Promise<{ shared: InstanceType<typeof import('../../src/testing.js').SharedIndex>, queries: string[] }> {
+    const { SharedIndex } = await import('../../src/testing.js')
+    const queries: string[] = []
+    const rows = {
+      scan: (_root: string, _filter: unknown, _visit: unknown, pick: () => readonly string[]) => pick().map(path => rowOf(path.split('/')[3]!)),
+      bySession: (_root: string, id: string) => {
+        queries.push(id)
+        return rowOf(id)
+      },
+    } as unknown as CorpusRows
+    return { shared: new SharedIndex(() => rows, '/r\0session.jsonl.zstd'), queries }
+  }
+  const filter = { caller: { id: 'me', createdAt: 0 }, visibility: 'all', scope: 'all' } as const
+
+  it('are taken from the scan that read them whole, each once, with no query to the store', async () => {
+    const { shared, queries } = await counting()
+    const picked = shared.scan(filter, () => undefined, () => ['/r/p/session-a/session.jsonl.zstd', '/r/p/session-b/session.jsonl.zstd'])
+    expect(picked?.map(row => row.sessionId)).toEqual(['session-a', 'session-b'])
+    expect(shared.bySession('session-a')).toBe(picked![0])
+    expect(shared.bySession('session-b')).toBe(picked![1])
+    expect(queries).toEqual([])
+    // Each once; a session the scan did not read whole is the store's.
+    expect(shared.bySession('session-a')?.sessionId).toBe('session-a')
+    expect(shared.bySession('session-c')?.sessionId).toBe('session-c')
+    expect(queries).toEqual(['session-a', 'session-c'])
+  })
+
+  it(`are the store's again ${PICKED_ROWS_MS} ms after the scan`, async () => {
+    const { shared, queries } = await counting()
+    let now = 5_000
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now)
+    try {
+      shared.scan(filter, () => undefined, () => ['/r/p/session-a/session.jsonl.zstd', '/r/p/session-b/session.jsonl.zstd'])
+      now += PICKED_ROWS_MS - 1
+      shared.bySession('session-a')
+      expect(queries).toEqual([])
+      now += 1
+      shared.bySession('session-b')
+      expect(queries).toEqual(['session-b'])
+    } finally {
+      clock.mockRestore()
+    }
   })
 })
