@@ -166,19 +166,11 @@ async function timeCase(row, definition, argsFor, iterations, exec, counters, fl
     counters.calls = {}
     counters.titlesFolded = 0
     const indexBefore = indexTotals()
-    const marks = []
-    globalThis.__mark = label => marks.push([label, performance.now()])
     const started = performance.now()
     // The model's text as the registry renders it from the value (rc.8 ToolRuntime.createSuccessResult).
     const args = argsFor(index)
     output = definition.output.render(args, await definition.execute(args, exec(index))).map(block => block.text).join('\n')
     const ms = performance.now() - started
-    globalThis.__mark = undefined
-    if (process.env.BENCH_MARKS !== undefined && row.tool === 'sessions_list' && index <= 1) {
-      const { appendFileSync } = await import('node:fs')
-      let last = started
-      appendFileSync('/tmp/marks.txt', `${row.corpus} ${row.case} #${index} ${ms.toFixed(1)} ms: ${marks.map(([label, at]) => { const d = at - last; last = at; return `${label} +${d.toFixed(1)}` }).join(', ')}, end +${(started + ms - last).toFixed(1)}\n`)
-    }
     const indexAfter = indexTotals()
     for (const key of Object.keys(indexAfter)) {
       const delta = indexAfter[key] - indexBefore[key]
