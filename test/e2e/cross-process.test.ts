@@ -13,7 +13,7 @@
 import { describe, expect, it } from 'vitest'
 import { resultOf, startFakeModel, textOf } from './support/fake-model.ts'
 import { homeFixture, makeHome, readSession, runDsh, runHeadless, SKIP_E2E, startWeb, transcript, waitFor, writePatch, type PersistedSession } from './support/harness.ts'
-import { expectContiguous, idAt, peerMessages } from './support/logs.ts'
+import { expectContiguous, idAt, onceEachInOrder, peerMessages } from './support/logs.ts'
 import { heldTurnScenario, router, steps } from './support/scenario.ts'
 import { holderOf, messagesFor, readStore, writeStore } from './support/store.ts'
 
@@ -262,25 +262,21 @@ describe.skipIf(SKIP_E2E)('several dsh processes on one home', () => {
     expect(said, woke).not.toBeNull()
     const persisted = readSession(fx.h, alphaId)
     expectContiguous(persisted)
-    const older = peerMessages(persisted, 'PENDING-BODY')
-    const newer = peerMessages(persisted, 'NEWER-BODY')
-    expect(older).toHaveLength(1)
-    expect(newer).toHaveLength(1)
-    expect(older[0]!.seq).toBeLessThan(newer[0]!.seq)
-    expect(newer[0]!.seq).toBe(Number(said![1]))
+    const [older, newer] = onceEachInOrder(persisted, 'PENDING-BODY', 'NEWER-BODY') as [number, number]
+    expect(newer).toBe(Number(said![1]))
     // The turn C waited for is in the log: A answered, then that turn ended completed.
     const ended = Number(said![2])
     expect(persisted.events.find(e => e.seq === ended)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'completed' } } })
-    expect(transcript(persisted).some(m => m.role === 'assistant' && m.text === 'ALPHA-SAW-PEER' && m.seq > newer[0]!.seq && m.seq < ended)).toBe(true)
+    expect(transcript(persisted).some(m => m.role === 'assistant' && m.text === 'ALPHA-SAW-PEER' && m.seq > newer && m.seq < ended)).toBe(true)
     // Each message has its row, recorded where the log holds it, in posting order: the pending one under the id B
     // minted for its call; C's own, admitted in C's process after it woke A, under its id (a local admission is
     // posted to the store too, so it survives that process's death: docs/architecture.md §8).
     const mintedByB = mintedFor(bravoId, fx.model.toolResults('sessions_send')[0]!.callId)
     expect(messagesFor(fx.h, alphaId).map(m => [m.state, m.seq, m.message_id])).toEqual([
-      ['recorded', older[0]!.seq, expect.stringMatching(mintedByB)],
-      ['recorded', newer[0]!.seq, idAt(persisted, newer[0]!.seq)],
+      ['recorded', older, expect.stringMatching(mintedByB)],
+      ['recorded', newer, idAt(persisted, newer)],
     ])
-    expect(idAt(persisted, older[0]!.seq)).toMatch(mintedByB)
+    expect(idAt(persisted, older)).toMatch(mintedByB)
     fx.web = undefined
   })
 

@@ -16,6 +16,20 @@ export function peerMessages(session: PersistedSession, marker: string): Array<{
   return transcript(session).filter(m => m.role === 'user' && m.text.startsWith('Cross-session message') && m.text.includes(marker))
 }
 
+/**
+ * The seqs of the peer messages with these body markers, in the order given, after checking that each is in the
+ * log exactly once and that they are in that order (one delivery each, first in first out).
+ */
+export function onceEachInOrder(session: PersistedSession, ...markers: string[]): number[] {
+  const seqs = markers.map(marker => {
+    const found = peerMessages(session, marker)
+    expect(found, marker).toHaveLength(1)
+    return found[0]!.seq
+  })
+  for (let index = 1; index < seqs.length; index++) expect(seqs[index]!).toBeGreaterThan(seqs[index - 1]!)
+  return seqs
+}
+
 /** The `user/message` id at `seq` (a delivered message's id is its sender's request id). */
 export function idAt(session: PersistedSession, seq: number): unknown {
   return session.events.find(event => event.seq === seq && event.type === 'user/message')?.data?.id
